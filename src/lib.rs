@@ -1,0 +1,21 @@
+//! RBM Playground: exact, seeded training and sampling of binary Restricted Boltzmann Machines.
+//!
+//! - [`model`]: the RBM of ALGORITHMS.md §1 (conditionals, free energy, statistics, file format);
+//! - [`data`]: the small data sets of §2 with their bounds;
+//! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
+//! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
+//! - [`rng`], [`math`]: platform-independent random streams and numerics;
+//! - `wasm` (wasm32 only): the JavaScript boundary used by the page's Web Worker.
+
+pub mod data;
+pub mod error;
+pub mod eval;
+pub mod math;
+pub mod model;
+pub mod rng;
+pub mod train;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use error::{Error, Result};

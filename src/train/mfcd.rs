@@ -1,0 +1,37 @@
+//! MF-CD (Welling & Hinton 2002, compared in the PCD paper; ALGORITHMS.md §4): CD-1 with
+//! probabilities in place of samples — deterministic mean-field reconstruction.
+
+use super::{AlgoInfo, Algorithm, Ctx, Report, Setup};
+use crate::error::Result;
+use crate::model::Stats;
+
+/// Registration.
+pub const INFO: AlgoInfo = AlgoInfo {
+    name: "mf-cd",
+    title: "MF-CD",
+    paper: "Welling & Hinton 2002",
+    options: &[],
+    build: |s: &Setup| Ok(Box::new(MfCd { neg: Stats::new(s.model.m(), s.model.n()) })),
+};
+
+/// Mean-field CD: v₁ = E[v|E[h|v₀]], negative statistics s(v₁) with E[h|v₁].
+pub struct MfCd {
+    neg: Stats,
+}
+
+impl Algorithm for MfCd {
+    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
+        cx.positive_phase();
+        let (m, n, rows) = (cx.model.m(), cx.model.n(), cx.rows());
+        let mut h0 = vec![0.0f32; rows * n];
+        let mut v1 = vec![0.0f32; rows * m];
+        let mut h1 = vec![0.0f32; rows * n];
+        cx.model.hidden_probs(cx.batch, &mut h0);
+        cx.model.visible_probs(&h0, &mut v1);
+        cx.model.hidden_probs(&v1, &mut h1);
+        self.neg.clear();
+        self.neg.add(&v1, &h1);
+        cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+        Ok(Report { sweeps: 1.0, vh_steps: 1.0, stats: vec![] })
+    }
+}

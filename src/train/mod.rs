@@ -1,0 +1,121 @@
+//! Training lanes (ALGORITHMS.md §4).
+//!
+//! Every algorithm estimates the positive phase the same way — E_data[s] on a mini-batch with
+//! probabilities for h — and differs in how it estimates E_model[s] and how it steps. Each lives
+//! in its own file behind [`Algorithm`] and is registered once in [`ALGORITHMS`]; a [`Lane`]
+//! owns the model, the data order, the random streams, the compute bookkeeping and evaluation.
+
+pub mod cd;
+pub mod chains;
+pub mod fpcd;
+pub mod lane;
+pub mod mfcd;
+pub mod optimizer;
+pub mod pcd;
+
+pub use chains::Chains;
+pub use lane::{Lane, LaneConfig, Record};
+pub use optimizer::Optimizer;
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::model::{Rbm, Stats};
+use crate::rng::Rng;
+
+/// What one update did, for the compute axis and the per-algorithm curves.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Full Gibbs sweeps (h|v then v|h) spent per chain in this update (UCD: averaged over
+    /// chains, counting both coupled chains).
+    pub sweeps: f64,
+    /// v|h half-steps (samples of the visible layer) per chain, rejection proposals included.
+    pub vh_steps: f64,
+    /// Per-algorithm statistics, e.g. UCD's `mean_tau`. Keys starting with `max_` are
+    /// maximised over an evaluation window, others averaged.
+    pub stats: Vec<(&'static str, f64)>,
+}
+
+/// Everything an update may touch.
+pub struct Ctx<'a> {
+    /// The plain (W, b, c) model; algorithms with another parameterisation write it back here.
+    pub model: &'a mut Rbm,
+    /// The mini-batch, `rows × m` values.
+    pub batch: &'a [f32],
+    /// The lane's sampling stream.
+    pub rng: &'a mut Rng,
+    /// Learning rate η for this update.
+    pub lr: f32,
+    /// Applies θ ← θ + η·(pos − neg) with the lane's weight decay and momentum.
+    pub opt: &'a mut Optimizer,
+    /// Scratch positive statistics, sized for the model.
+    pub pos: &'a mut Stats,
+}
+
+impl Ctx<'_> {
+    /// Number of rows in the mini-batch.
+    pub fn rows(&self) -> usize {
+        self.batch.len() / self.model.m()
+    }
+
+    /// Fills `self.pos` with E_data[s] on the mini-batch under the current model, with
+    /// probabilities for h (the positive phase shared by every algorithm).
+    pub fn positive_phase(&mut self) {
+        let rows = self.rows();
+        let mut hp = vec![0.0f32; rows * self.model.n()];
+        self.model.hidden_probs(self.batch, &mut hp);
+        self.pos.clear();
+        self.pos.add(self.batch, &hp);
+    }
+}
+
+/// A training algorithm: one parameter update per call (ALGORITHMS.md §4).
+pub trait Algorithm: Send {
+    /// Performs one update on `cx.batch`, changing `cx.model`.
+    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report>;
+
+    /// The chains' current visible states (`chains × m`), if the algorithm keeps any, for display.
+    fn chain_states(&self) -> Option<&[f32]> {
+        None
+    }
+}
+
+/// What an algorithm's constructor sees.
+pub struct Setup<'a> {
+    /// The whole lane configuration (algorithm options included).
+    pub cfg: &'a LaneConfig,
+    /// The initial model.
+    pub model: &'a Rbm,
+    /// The training data.
+    pub data: &'a Dataset,
+    /// Mini-batch size.
+    pub batch: usize,
+    /// Number of negative chains (defaults to the batch size).
+    pub chains: usize,
+}
+
+/// A registered algorithm.
+pub struct AlgoInfo {
+    /// CLI and API name.
+    pub name: &'static str,
+    /// Label for the page.
+    pub title: &'static str,
+    /// Where it comes from.
+    pub paper: &'static str,
+    /// The options of [`LaneConfig`] it reads.
+    pub options: &'static [&'static str],
+    /// Constructor.
+    pub build: fn(&Setup) -> Result<Box<dyn Algorithm>>,
+}
+
+/// Every algorithm, in the order the page lists them. Adding one = one file + one line here.
+pub const ALGORITHMS: &[&AlgoInfo] = &[&cd::INFO, &mfcd::INFO, &pcd::INFO, &fpcd::INFO];
+
+/// Looks an algorithm up by name.
+pub fn find(name: &str) -> Result<&'static AlgoInfo> {
+    ALGORITHMS.iter().copied().find(|a| a.name == name).ok_or_else(|| {
+        Error::Invalid(format!(
+            "unknown algorithm '{name}' (known: {})",
+            ALGORITHMS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+        ))
+    })
+}

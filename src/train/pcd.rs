@@ -1,0 +1,45 @@
+//! PCD / SML (Tieleman 2008; ALGORITHMS.md §4): persistent chains, k sweeps per update,
+//! never reset.
+
+use super::{AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use crate::error::Result;
+use crate::model::Stats;
+
+/// Registration.
+pub const INFO: AlgoInfo = AlgoInfo {
+    name: "pcd",
+    title: "PCD-k",
+    paper: "Tieleman 2008",
+    options: &["k", "chains"],
+    build: |s: &Setup| Ok(Box::new(Pcd::new(s))),
+};
+
+/// Persistent contrastive divergence.
+pub struct Pcd {
+    k: usize,
+    chains: Chains,
+    neg: Stats,
+}
+
+impl Pcd {
+    /// `s.chains` persistent chains, chain i started at training row i mod rows.
+    pub fn new(s: &Setup) -> Pcd {
+        let (m, n) = (s.model.m(), s.model.n());
+        Pcd { k: s.cfg.k, chains: Chains::from_rows(&s.data.values, m, n, s.chains), neg: Stats::new(m, n) }
+    }
+}
+
+impl Algorithm for Pcd {
+    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
+        cx.positive_phase();
+        self.chains.sweeps(cx.model, cx.rng, self.k);
+        self.chains.finish(cx.model);
+        self.chains.stats_into(&mut self.neg);
+        cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+        Ok(Report { sweeps: self.k as f64, vh_steps: self.k as f64, stats: vec![] })
+    }
+
+    fn chain_states(&self) -> Option<&[f32]> {
+        Some(&self.chains.v)
+    }
+}
