@@ -181,9 +181,30 @@ impl Lane {
     /// A new lane: validates `cfg`, initialises the model from the seed's `Init` stream (shared
     /// by all lanes of a seed, so lanes start from the same model) and builds the algorithm.
     pub fn new(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane> {
+        Lane::build(cfg, data, None)
+    }
+
+    /// A lane that starts from a given model instead of a fresh initialisation (`cfg.hidden`
+    /// and `cfg.init` are ignored; the model's sizes must fit the data).
+    pub fn with_model(cfg: LaneConfig, data: Arc<Dataset>, model: Rbm) -> Result<Lane> {
+        Lane::build(LaneConfig { hidden: model.n(), ..cfg }, data, Some(model))
+    }
+
+    fn build(cfg: LaneConfig, data: Arc<Dataset>, model: Option<Rbm>) -> Result<Lane> {
         cfg.validate(&data)?;
         let seed = cfg.seed.unwrap_or_else(entropy_seed);
-        let model = Rbm::init(&data, cfg.hidden, cfg.init, &mut stream(seed, 0, Purpose::Init))?;
+        let model = match model {
+            Some(m) if m.m() != data.m => {
+                return Err(Error::Invalid(format!(
+                    "the model has {} visible units but '{}' has {} per pattern",
+                    m.m(),
+                    data.name,
+                    data.m
+                )))
+            }
+            Some(m) => m,
+            None => Rbm::init(&data, cfg.hidden, cfg.init, &mut stream(seed, 0, Purpose::Init))?,
+        };
         let batch_size = cfg.batch.unwrap_or(data.rows());
         let chains = cfg.chains.unwrap_or(batch_size);
         let algo = (find(&cfg.algo)?.build)(&Setup { cfg: &cfg, model: &model, data: &data, batch: batch_size, chains })?;
@@ -228,6 +249,11 @@ impl Lane {
         } else {
             &self.model
         }
+    }
+
+    /// The gradient estimate g = pos − neg (− weight decay) of the last update.
+    pub fn last_gradient(&self) -> &crate::model::Params<f32> {
+        self.opt.grad()
     }
 
     /// The training data.
