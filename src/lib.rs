@@ -7,8 +7,10 @@
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `wasm` (wasm32 only): the JavaScript boundary used by the page's Web Worker.
 
+pub mod bench;
 pub mod data;
 pub mod error;
+pub mod kernels;
 pub mod eval;
 pub mod math;
 pub mod model;

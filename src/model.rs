@@ -7,8 +7,9 @@
 
 use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
-use crate::math::{bernoulli, sigmoid, softplus};
-use crate::rng::{normal, uniform, Rng};
+use crate::kernels::{sum_selected_32, CHUNK};
+use crate::math::{one_plus_exp_neg, sigmoid, softplus};
+use crate::rng::{fill_uniform, normal, Rng};
 use serde::{Deserialize, Serialize};
 
 /// The largest model the core accepts (visible × hidden weights), to refuse absurd requests
@@ -82,6 +83,10 @@ pub struct Rbm {
     n: usize,
     w: Vec<f32>,
     wt: Vec<f32>,
+    /// W packed by column chunks (for c + vᵀW), kept in sync with `w`.
+    packed_w: Packed,
+    /// Wᵀ packed by column chunks (for b + W h), kept in sync with `w`.
+    packed_wt: Packed,
     /// Visible biases b (length m).
     pub b: Vec<f32>,
     /// Hidden biases c (length n).
@@ -136,7 +141,16 @@ impl Rbm {
                 return Err(Error::Parse(format!("{name}[{k}] is not a finite number")));
             }
         }
-        let mut r = Rbm { m, n, wt: vec![0.0; m * n], w: p.w, b: p.b, c: p.c };
+        let mut r = Rbm {
+            m,
+            n,
+            wt: vec![0.0; m * n],
+            packed_w: Packed::new(m, n),
+            packed_wt: Packed::new(n, m),
+            w: p.w,
+            b: p.b,
+            c: p.c,
+        };
         r.sync_transpose();
         Ok(r)
     }
@@ -208,6 +222,8 @@ impl Rbm {
                 self.wt[j * m + i] = self.w[i * n + j];
             }
         }
+        self.packed_w.fill(&self.w);
+        self.packed_wt.fill(&self.wt);
     }
 
     /// A copy of the parameters.
@@ -238,48 +254,41 @@ impl Rbm {
             .map(|(name, _)| name)
     }
 
-    /// Hidden pre-activations c + vᵀW for one visible row (0/1 or real values).
+    /// Hidden pre-activations c + vᵀW for every row of `v` (rows × m, 0/1 or real values)
+    /// into `out` (rows × n).
     #[inline]
     pub fn hidden_pre(&self, v: &[f32], out: &mut [f32]) {
-        select_rows(&self.c, &self.w, self.n, v, out);
+        pre_activations(&self.c, &self.w, &self.packed_w, v, out);
     }
 
-    /// Visible pre-activations b + W h for one hidden row.
+    /// Visible pre-activations b + W h for every row of `h` (rows × n) into `out` (rows × m).
     #[inline]
     pub fn visible_pre(&self, h: &[f32], out: &mut [f32]) {
-        select_rows(&self.b, &self.wt, self.m, h, out);
+        pre_activations(&self.b, &self.wt, &self.packed_wt, h, out);
     }
 
     /// p(h=1|v) for every row of `v` (rows × m) into `hp` (rows × n).
     pub fn hidden_probs(&self, v: &[f32], hp: &mut [f32]) {
-        for (vr, hr) in v.chunks_exact(self.m).zip(hp.chunks_exact_mut(self.n)) {
-            self.hidden_pre(vr, hr);
-            hr.iter_mut().for_each(|a| *a = sigmoid(*a));
-        }
+        self.hidden_pre(v, hp);
+        hp.iter_mut().for_each(|a| *a = sigmoid(*a));
     }
 
     /// p(v=1|h) for every row of `h` (rows × n) into `vp` (rows × m).
     pub fn visible_probs(&self, h: &[f32], vp: &mut [f32]) {
-        for (hr, vr) in h.chunks_exact(self.n).zip(vp.chunks_exact_mut(self.m)) {
-            self.visible_pre(hr, vr);
-            vr.iter_mut().for_each(|a| *a = sigmoid(*a));
-        }
+        self.visible_pre(h, vp);
+        vp.iter_mut().for_each(|a| *a = sigmoid(*a));
     }
 
-    /// Samples h ~ p(h|v) for every row; one uniform per unit, rows in order.
+    /// Samples h ~ p(h|v) for every row, with uniforms from [`fill_uniform`] in row order.
     pub fn sample_hidden(&self, v: &[f32], h: &mut [f32], rng: &mut Rng) {
-        for (vr, hr) in v.chunks_exact(self.m).zip(h.chunks_exact_mut(self.n)) {
-            self.hidden_pre(vr, hr);
-            hr.iter_mut().for_each(|a| *a = f32::from(u8::from(bernoulli(uniform(rng), *a))));
-        }
+        self.hidden_pre(v, h);
+        sample_in_place(h, self.n, rng);
     }
 
-    /// Samples v ~ p(v|h) for every row; one uniform per unit, rows in order.
+    /// Samples v ~ p(v|h) for every row, with uniforms from [`fill_uniform`] in row order.
     pub fn sample_visible(&self, h: &[f32], v: &mut [f32], rng: &mut Rng) {
-        for (hr, vr) in h.chunks_exact(self.n).zip(v.chunks_exact_mut(self.m)) {
-            self.visible_pre(hr, vr);
-            vr.iter_mut().for_each(|a| *a = f32::from(u8::from(bernoulli(uniform(rng), *a))));
-        }
+        self.visible_pre(h, v);
+        sample_in_place(v, self.m, rng);
     }
 
     /// Free energy F(v) = −bᵀv − Σ_j softplus(c_j + (vᵀW)_j) in f64 (ALGORITHMS.md §1).
@@ -320,20 +329,100 @@ impl Rbm {
     }
 }
 
-/// `out = bias + Σ_k x_k · rows[k]` over the non-zero `x_k`: the binary-sparse pre-activation.
-/// A 0/1 state adds whole rows (no multiply); real values (mean-field, grey data) scale them.
-#[inline]
-fn select_rows(bias: &[f32], rows: &[f32], width: usize, x: &[f32], out: &mut [f32]) {
-    out.copy_from_slice(bias);
-    for (k, &xk) in x.iter().enumerate() {
-        if xk == 0.0 {
-            continue;
+/// Replaces pre-activations `a` (rows of `width`) by 0/1 samples: unit on iff
+/// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit, rows in order.
+fn sample_in_place(a: &mut [f32], width: usize, rng: &mut Rng) {
+    let mut t = vec![0.0f32; width];
+    let mut u = vec![0.0f32; width];
+    for row in a.chunks_exact_mut(width) {
+        one_plus_exp_neg(row, &mut t);
+        fill_uniform(rng, &mut u);
+        for ((x, &t), &u) in row.iter_mut().zip(&t).zip(&u) {
+            *x = if u * t < 1.0 { 1.0 } else { 0.0 };
         }
-        let row = &rows[k * width..(k + 1) * width];
-        if xk == 1.0 {
-            out.iter_mut().zip(row).for_each(|(o, r)| *o += r);
-        } else {
-            out.iter_mut().zip(row).for_each(|(o, r)| *o += xk * r);
+    }
+}
+
+/// A k×width row-major matrix re-laid by column chunks: chunk c holds, for every row i, the
+/// [`CHUNK`] columns c·32 … c·32+31 contiguously (zero-padded past `width`). Summing selected
+/// rows then walks one small contiguous block per chunk, which stays in cache across a batch.
+#[derive(Clone, Debug, PartialEq)]
+struct Packed {
+    k: usize,
+    width: usize,
+    data: Vec<f32>,
+}
+
+impl Packed {
+    fn new(k: usize, width: usize) -> Packed {
+        let chunks = width.div_ceil(CHUNK);
+        Packed { k, width, data: vec![0.0; chunks * k * CHUNK] }
+    }
+
+    fn fill(&mut self, mat: &[f32]) {
+        let (k, width, cw) = (self.k, self.width, CHUNK);
+        for (c, blk) in self.data.chunks_exact_mut(k * cw).enumerate() {
+            let cols = cw.min(width - c * cw);
+            for (i, dst) in blk.chunks_exact_mut(cw).enumerate() {
+                dst[..cols].copy_from_slice(&mat[i * width + c * cw..i * width + c * cw + cols]);
+            }
+        }
+    }
+}
+
+/// `out_r = bias + Σ_i x_ri · mat[i]` for every row r of `x` (rows of k values; `mat` is
+/// k×width row-major, `packed` the same matrix by chunks): the binary-sparse pre-activation.
+/// A 0/1 row adds the rows selected by its active units — no multiplies — chunk by chunk with
+/// register accumulators, chunk-outer so each chunk's block is reused by the whole batch.
+/// Rows with other values (mean-field, grey data) scale the selected rows. Additions run in
+/// index order, so the result equals the dense product bit for bit.
+fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &mut [f32]) {
+    let (k, width) = (packed.k, packed.width);
+    let rows = x.len() / k;
+    // Active indices of every binary row, concatenated; `ends[r]` closes row r's list.
+    let mut idx: Vec<u32> = Vec::with_capacity(rows * k / 4 + 1);
+    let mut ends: Vec<usize> = Vec::with_capacity(rows);
+    let mut dense_rows = Vec::new();
+    for (r, xr) in x.chunks_exact(k).enumerate() {
+        let start = idx.len();
+        let mut binary = true;
+        for (i, &xi) in xr.iter().enumerate() {
+            if xi != 0.0 {
+                idx.push(i as u32);
+                binary &= xi == 1.0;
+            }
+        }
+        if !binary {
+            idx.truncate(start);
+            dense_rows.push(r);
+        }
+        ends.push(idx.len());
+    }
+    add_selected(bias, packed, &idx, &ends, out);
+    for r in dense_rows {
+        let (xr, or) = (&x[r * k..(r + 1) * k], &mut out[r * width..(r + 1) * width]);
+        or.copy_from_slice(bias);
+        for (i, &xi) in xr.iter().enumerate() {
+            if xi != 0.0 {
+                or.iter_mut().zip(&mat[i * width..(i + 1) * width]).for_each(|(o, m)| *o += xi * m);
+            }
+        }
+    }
+}
+
+/// The chunk-outer, row-inner accumulation of [`pre_activations`] over binary rows.
+fn add_selected(bias: &[f32], packed: &Packed, idx: &[u32], ends: &[usize], out: &mut [f32]) {
+    let (k, width) = (packed.k, packed.width);
+    for (c, blk) in packed.data.chunks_exact(k * CHUNK).enumerate() {
+        let c0 = c * CHUNK;
+        let cols = CHUNK.min(width - c0);
+        let mut b = [0.0f32; CHUNK];
+        b[..cols].copy_from_slice(&bias[c0..c0 + cols]);
+        let mut start = 0;
+        for (r, &end) in ends.iter().enumerate() {
+            let acc = sum_selected_32(&b, blk, &idx[start..end]);
+            start = end;
+            out[r * width + c0..r * width + c0 + cols].copy_from_slice(&acc[..cols]);
         }
     }
 }

@@ -56,6 +56,22 @@ pub fn uniform(rng: &mut Rng) -> f32 {
     (rng.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
+/// Fills `out` with uniform draws in [0, 1) with 24 bits each, two per 64-bit output (high
+/// half first) — the draw order every sampler of the core uses.
+#[inline]
+pub fn fill_uniform(rng: &mut Rng, out: &mut [f32]) {
+    const K: f32 = 1.0 / 16_777_216.0;
+    let mut pairs = out.chunks_exact_mut(2);
+    for p in &mut pairs {
+        let x = rng.next_u64();
+        p[0] = ((x >> 40) as u32) as f32 * K;
+        p[1] = (((x >> 8) as u32) & 0x00FF_FFFF) as f32 * K;
+    }
+    if let [last] = pairs.into_remainder() {
+        *last = uniform(rng);
+    }
+}
+
 /// A uniform draw in [0, 1) with 53 random bits.
 #[inline(always)]
 pub fn uniform_f64(rng: &mut Rng) -> f64 {

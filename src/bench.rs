@@ -1,0 +1,80 @@
+//! Benchmark workloads shared by the native bench (`cargo bench --bench speed`) and the
+//! browser bench (the wasm build, run in a Web Worker by `npm run bench`). Timings only — never
+//! used by tests. The clock is passed in (`Instant` natively, `performance.now()` in a worker).
+
+use crate::data::Dataset;
+use crate::error::Result;
+use crate::eval::exact;
+use crate::model::{Init, Params, Rbm};
+use crate::rng::{normal, stream, Purpose};
+use crate::train::{Chains, Lane, LaneConfig};
+use std::sync::Arc;
+
+/// Calls `f` until `min_secs` have passed (at least twice) and returns calls per second.
+pub fn rate(now: &dyn Fn() -> f64, min_secs: f64, mut f: impl FnMut()) -> f64 {
+    f(); // warm-up
+    let t0 = now();
+    let mut calls = 0u64;
+    loop {
+        f();
+        calls += 1;
+        let dt = now() - t0;
+        if dt >= min_secs && calls >= 2 {
+            return calls as f64 / dt;
+        }
+    }
+}
+
+/// Updates per second of the UCD paper's BAS 4×4 set-up (16 hidden, 1000 chains, full 32-row
+/// batch, UCD-code init, lr 0.1) for `algo`, evaluation excluded.
+pub fn bas4_updates(algo: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+    let cfg = LaneConfig {
+        algo: algo.into(),
+        hidden: 16,
+        lr: 0.1,
+        chains: Some(1000),
+        init: Init::Ucd,
+        seed: Some(1),
+        every: u64::MAX,
+        ..Default::default()
+    };
+    let mut lane = Lane::new(cfg, Arc::new(Dataset::builtin("bas4")?))?;
+    let mut err = None;
+    let r = rate(now, min_secs, || {
+        if let Err(e) = lane.step() {
+            err = Some(e);
+        }
+    });
+    err.map_or(Ok(r), Err)
+}
+
+/// A random m×n model whose units are on with about the given probabilities (MNIST-like:
+/// 14% of visible and 22% of hidden units on), for kernel benchmarks.
+pub fn sparse_model(m: usize, n: usize, p_v: f64, p_h: f64) -> Result<Rbm> {
+    let mut r = stream(1, 0, Purpose::Aux);
+    let mut p = Params::zeros(m, n);
+    p.w.iter_mut().for_each(|x| *x = (0.01 * normal(&mut r)) as f32);
+    p.b.iter_mut().for_each(|x| *x = (p_v / (1.0 - p_v)).ln() as f32);
+    p.c.iter_mut().for_each(|x| *x = (p_h / (1.0 - p_h)).ln() as f32);
+    Rbm::from_params(m, n, p)
+}
+
+/// Block-Gibbs sweeps per second of an m×n RBM on `batch` chains at MNIST-like densities.
+pub fn gibbs_sweeps(m: usize, n: usize, batch: usize, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+    let model = sparse_model(m, n, 0.14, 0.22)?;
+    let mut rng = stream(2, 0, Purpose::Aux);
+    let mut start = vec![0.0f32; batch * m];
+    start.iter_mut().for_each(|x| *x = f32::from(u8::from(crate::rng::uniform(&mut rng) < 0.14)));
+    let mut chains = Chains::from_rows(&start, m, n, batch);
+    Ok(rate(now, min_secs, || chains.sweep(&model, &mut rng)))
+}
+
+/// Seconds for the exact log Z of an m×n RBM (enumerating the n hidden units), single thread.
+pub fn exact_log_z_secs(m: usize, n: usize, now: &dyn Fn() -> f64) -> Result<f64> {
+    let model = sparse_model(m, n, 0.14, 0.22)?;
+    let t0 = now();
+    let z = exact::log_z(&model)?;
+    let dt = now() - t0;
+    assert!(z.is_finite());
+    Ok(dt)
+}
