@@ -7,7 +7,7 @@
 
 use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
-use crate::kernels::{sum_selected_32, CHUNK};
+use crate::kernels::sum_selected;
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
 use crate::rng::{fill_uniform, normal, Rng};
 use serde::{Deserialize, Serialize};
@@ -344,23 +344,25 @@ fn sample_in_place(a: &mut [f32], width: usize, rng: &mut Rng) {
 }
 
 /// A k×width row-major matrix re-laid by column chunks: chunk c holds, for every row i, the
-/// [`CHUNK`] columns c·32 … c·32+31 contiguously (zero-padded past `width`). Summing selected
-/// rows then walks one small contiguous block per chunk, which stays in cache across a batch.
+/// `cw` columns c·cw … c·cw+cw−1 contiguously (zero-padded past `width`); cw = 32 (eight
+/// 4-lane registers), or 16 for layers of at most 16 units. Summing selected rows then walks
+/// one small contiguous block per chunk, which stays in cache across a batch.
 #[derive(Clone, Debug, PartialEq)]
 struct Packed {
     k: usize,
     width: usize,
+    cw: usize,
     data: Vec<f32>,
 }
 
 impl Packed {
     fn new(k: usize, width: usize) -> Packed {
-        let chunks = width.div_ceil(CHUNK);
-        Packed { k, width, data: vec![0.0; chunks * k * CHUNK] }
+        let cw = if width <= 16 { 16 } else { 32 };
+        Packed { k, width, cw, data: vec![0.0; width.div_ceil(cw) * k * cw] }
     }
 
     fn fill(&mut self, mat: &[f32]) {
-        let (k, width, cw) = (self.k, self.width, CHUNK);
+        let (k, width, cw) = (self.k, self.width, self.cw);
         for (c, blk) in self.data.chunks_exact_mut(k * cw).enumerate() {
             let cols = cw.min(width - c * cw);
             for (i, dst) in blk.chunks_exact_mut(cw).enumerate() {
@@ -384,21 +386,16 @@ fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &
     let mut ends: Vec<usize> = Vec::with_capacity(rows);
     let mut dense_rows = Vec::new();
     for (r, xr) in x.chunks_exact(k).enumerate() {
-        let start = idx.len();
-        let mut binary = true;
-        for (i, &xi) in xr.iter().enumerate() {
-            if xi != 0.0 {
-                idx.push(i as u32);
-                binary &= xi == 1.0;
-            }
-        }
-        if !binary {
-            idx.truncate(start);
+        if !push_active(xr, &mut idx) {
             dense_rows.push(r);
         }
         ends.push(idx.len());
     }
-    add_selected(bias, packed, &idx, &ends, out);
+    if packed.cw == 16 {
+        add_selected::<4>(bias, packed, &idx, &ends, out);
+    } else {
+        add_selected::<8>(bias, packed, &idx, &ends, out);
+    }
     for r in dense_rows {
         let (xr, or) = (&x[r * k..(r + 1) * k], &mut out[r * width..(r + 1) * width]);
         or.copy_from_slice(bias);
@@ -410,19 +407,67 @@ fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &
     }
 }
 
-/// The chunk-outer, row-inner accumulation of [`pre_activations`] over binary rows.
-fn add_selected(bias: &[f32], packed: &Packed, idx: &[u32], ends: &[usize], out: &mut [f32]) {
-    let (k, width) = (packed.k, packed.width);
-    for (c, blk) in packed.data.chunks_exact(k * CHUNK).enumerate() {
-        let c0 = c * CHUNK;
-        let cols = CHUNK.min(width - c0);
-        let mut b = [0.0f32; CHUNK];
-        b[..cols].copy_from_slice(&bias[c0..c0 + cols]);
-        let mut start = 0;
-        for (r, &end) in ends.iter().enumerate() {
-            let acc = sum_selected_32(&b, blk, &idx[start..end]);
-            start = end;
-            out[r * width + c0..r * width + c0 + cols].copy_from_slice(&acc[..cols]);
+/// Appends the indices of the non-zero entries of `x` to `idx` in increasing order, without
+/// branching on each (random) state, and returns true if every non-zero entry is exactly 1. For a non-binary
+/// row nothing is appended.
+#[inline]
+pub fn push_active(x: &[f32], idx: &mut Vec<u32>) -> bool {
+    let start = idx.len();
+    let mut other = false;
+    for (blk, xs) in x.chunks(64).enumerate() {
+        // A bit mask of the non-zero units (compare-and-or, no data-dependent branch), then
+        // one index per set bit.
+        let mut mask = 0u64;
+        for (t, &xi) in xs.iter().enumerate() {
+            mask |= u64::from(xi != 0.0) << t;
+            other |= (xi != 0.0) & (xi != 1.0);
+        }
+        let base = (blk * 64) as u32;
+        while mask != 0 {
+            idx.push(base + mask.trailing_zeros());
+            mask &= mask - 1;
+        }
+    }
+    if other {
+        idx.truncate(start);
+    }
+    !other
+}
+
+/// The accumulation of [`pre_activations`] over binary rows, with chunks of 4·`Q` columns:
+/// chunk-outer, then blocks of rows of `mat` small enough for L1 (16 KB), then the batch, so
+/// each block is reused by every row of the batch while in cache. Each row's active list is
+/// walked in increasing order across blocks, so the additions happen in index order.
+fn add_selected<const Q: usize>(bias: &[f32], packed: &Packed, idx: &[u32], ends: &[usize], out: &mut [f32]) {
+    let (k, width, cw) = (packed.k, packed.width, 4 * Q);
+    let kb = (4096 / cw).max(1);
+    let rows = ends.len();
+    let mut acc = vec![[[0.0f32; 4]; Q]; rows];
+    let mut cursor = vec![0usize; rows];
+    for (c, blk) in packed.data.chunks_exact(k * cw).enumerate() {
+        let c0 = c * cw;
+        let cols = cw.min(width - c0);
+        let mut b = [[0.0f32; 4]; Q];
+        b.as_flattened_mut()[..cols].copy_from_slice(&bias[c0..c0 + cols]);
+        acc.iter_mut().for_each(|a| *a = b);
+        for (r, cur) in cursor.iter_mut().enumerate() {
+            *cur = if r == 0 { 0 } else { ends[r - 1] };
+        }
+        for k1 in (kb..k + kb).step_by(kb) {
+            for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter_mut()).zip(ends) {
+                let list = &idx[*cur..end];
+                let take = if k1 >= k { list.len() } else { list.partition_point(|&i| (i as usize) < k1) };
+                *a = sum_selected(a, blk, &list[..take]);
+                *cur += take;
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            let o = &mut out[r * width + c0..r * width + c0 + cols];
+            if cols == cw {
+                o.copy_from_slice(a.as_flattened());
+            } else {
+                o.iter_mut().zip(a.as_flattened()).for_each(|(o, a)| *o = *a);
+            }
         }
     }
 }
@@ -453,17 +498,34 @@ impl Stats {
 
     /// Adds s(v) for every row: `v` (rows × m) and the matching `hp` = E[h|v] (rows × n).
     pub fn add(&mut self, v: &[f32], hp: &[f32]) {
+        let mut idx = Vec::with_capacity(self.m);
         for (vr, hr) in v.chunks_exact(self.m).zip(hp.chunks_exact(self.n)) {
-            self.add_weighted(vr, hr, 1.0);
+            self.add_row(vr, hr, 1.0, &mut idx);
             self.count += 1.0;
         }
     }
 
     /// Adds `weight · s` for one row without counting it (for signed correction terms).
     pub fn add_weighted(&mut self, v: &[f32], hp: &[f32], weight: f32) {
+        self.add_row(v, hp, weight, &mut Vec::with_capacity(self.m));
+    }
+
+    fn add_row(&mut self, v: &[f32], hp: &[f32], weight: f32, idx: &mut Vec<u32>) {
         let n = self.n;
-        for (i, &vi) in v.iter().enumerate() {
-            if vi != 0.0 {
+        idx.clear();
+        if push_active(v, idx) {
+            for &i in idx.iter() {
+                let i = i as usize;
+                let row = &mut self.sum.w[i * n..(i + 1) * n];
+                if weight == 1.0 {
+                    row.iter_mut().zip(hp).for_each(|(g, &h)| *g += h);
+                } else {
+                    row.iter_mut().zip(hp).for_each(|(g, &h)| *g += weight * h);
+                }
+                self.sum.b[i] += weight;
+            }
+        } else {
+            for (i, &vi) in v.iter().enumerate() {
                 let a = weight * vi;
                 let row = &mut self.sum.w[i * n..(i + 1) * n];
                 row.iter_mut().zip(hp).for_each(|(g, &h)| *g += a * h);
