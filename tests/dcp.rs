@@ -8,6 +8,7 @@ use rbm_playground::model::{Init, Rbm, Stats};
 use rbm_playground::rng::{stream, Purpose};
 use rbm_playground::train::cd::Cd;
 use rbm_playground::train::cg::Cg;
+use rbm_playground::train::csdcp::Csdcp;
 use rbm_playground::train::{Algorithm, Centered, Ctx, Lane, LaneConfig, Optimizer, Setup};
 use std::sync::Arc;
 
@@ -316,4 +317,49 @@ fn the_papers_small_data_runs_learn() {
             assert!(last <= bar.bound().unwrap() + 1e-9);
         }
     }
+}
+
+#[test]
+fn cs_dcp_slides_the_offsets_at_every_inner_step_as_algorithm_4_prints() {
+    let data = data("bas4");
+    let cfg = LaneConfig {
+        hidden: 5,
+        d: 3,
+        kprime: 2,
+        nu_mu: 0.1,
+        nu_lambda: 0.2,
+        ..Default::default()
+    };
+    let model = Rbm::init(&data, 5, Init::Ucd, &mut stream(4, 0, Purpose::Init)).unwrap();
+    let setup = Setup {
+        cfg: &cfg,
+        model: &model,
+        data: &data,
+        batch: 7,
+        chains: 7,
+    };
+    let mut cs = Csdcp::new(&setup).unwrap();
+    let mut drv = Driver::new(data.clone(), model.clone());
+    drv.step(&mut cs);
+    // One mini-batch = rows 0..7; μ moves d = 3 times towards the batch mean:
+    // μ_3 = μ_batch + (1 − ν_μ)³ (μ_0 − μ_batch); λ likewise towards mean E[h|V] under θ_t.
+    let mu0 = data.mean();
+    let keep = (1.0f64 - 0.1).powi(3);
+    for (i, (&mu, &m0)) in cs.centered().mu().iter().zip(&mu0).enumerate() {
+        let batch_mean = (0..7).map(|r| data.row(r)[i] as f64).sum::<f64>() / 7.0;
+        let want = batch_mean + keep * (m0 - batch_mean);
+        assert!(
+            (mu as f64 - want).abs() < 1e-6,
+            "μ[{i}] = {mu}, want {want}"
+        );
+    }
+    let mut hp = vec![0.0; 7 * 5];
+    model.hidden_probs(&data.values[..7 * 16], &mut hp);
+    let keep = (1.0f64 - 0.2).powi(3);
+    for (j, &l) in cs.centered().lambda().iter().enumerate() {
+        let batch_mean = (0..7).map(|r| hp[r * 5 + j] as f64).sum::<f64>() / 7.0;
+        let want = batch_mean + keep * (0.5 - batch_mean);
+        assert!((l as f64 - want).abs() < 1e-6, "λ[{j}] = {l}, want {want}");
+    }
+    assert_eq!(drv.model, cs.centered().plain());
 }

@@ -29,6 +29,10 @@
 //! (W, b̃, c̃) are authoritative; after every step they are converted to the plain model the lane
 //! evaluates, exports and samples ([`Centered::to_plain`]). The chains run under the plain model,
 //! whose conditionals equal the centered ones (up to f32 rounding).
+//!
+//! The shared optimizer steps the centered parameters, so the gradient it records (what
+//! `Lane::last_gradient` and `rbm grad` see for cg and cs-dcp) is the centered one,
+//! (∇W, ∇b̃, ∇c̃) = (G_W − G_b λᵀ − μ G_cᵀ, G_b, G_c) in terms of the plain estimate G.
 
 use super::{Chains, Optimizer};
 use crate::data::Dataset;
