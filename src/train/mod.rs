@@ -6,13 +6,18 @@
 //! owns the model, the data order, the random streams, the compute bookkeeping and evaluation.
 
 pub mod cd;
+pub mod centered;
+pub mod cg;
 pub mod chains;
+pub mod csdcp;
 pub mod fpcd;
 pub mod lane;
 pub mod mfcd;
 pub mod optimizer;
 pub mod pcd;
+pub mod sdcp;
 
+pub use centered::Centered;
 pub use chains::Chains;
 pub use lane::{Lane, LaneConfig, Record};
 pub use optimizer::Optimizer;
@@ -60,11 +65,16 @@ impl Ctx<'_> {
     /// Fills `self.pos` with E_data[s] on the mini-batch under the current model, with
     /// probabilities for h (the positive phase shared by every algorithm).
     pub fn positive_phase(&mut self) {
-        let rows = self.rows();
-        let mut hp = vec![0.0f32; rows * self.model.n()];
-        self.model.hidden_probs(self.batch, &mut hp);
+        self.positive_phase_into(&mut Vec::new());
+    }
+
+    /// [`Ctx::positive_phase`] with a caller-owned buffer for E[h|v] on the batch (resized to
+    /// `rows × n`), so an algorithm's update path allocates nothing; the numbers are the same.
+    pub fn positive_phase_into(&mut self, hp: &mut Vec<f32>) {
+        hp.resize(self.rows() * self.model.n(), 0.0);
+        self.model.hidden_probs(self.batch, hp);
         self.pos.clear();
-        self.pos.add(self.batch, &hp);
+        self.pos.add(self.batch, hp);
     }
 }
 
@@ -108,7 +118,8 @@ pub struct AlgoInfo {
 }
 
 /// Every algorithm, in the order the page lists them. Adding one = one file + one line here.
-pub const ALGORITHMS: &[&AlgoInfo] = &[&cd::INFO, &mfcd::INFO, &pcd::INFO, &fpcd::INFO];
+pub const ALGORITHMS: &[&AlgoInfo] =
+    &[&cd::INFO, &mfcd::INFO, &pcd::INFO, &fpcd::INFO, &sdcp::INFO, &cg::INFO, &csdcp::INFO];
 
 /// Looks an algorithm up by name.
 pub fn find(name: &str) -> Result<&'static AlgoInfo> {

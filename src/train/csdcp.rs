@@ -1,0 +1,99 @@
+//! CS-DCP, S-DCP with centered gradients (Upadhya & Sastry 2017, Algorithm 4; ALGORITHMS.md
+//! §4). The parameterisation and its equations are in [`super::centered`].
+//!
+//! Per mini-batch, following Algorithm 4 as printed:
+//!
+//! ```text
+//! H_p = E[h|V] under θ_t; μ_batch = mean(V); λ_batch = mean(H_p)     (once per mini-batch)
+//! chains ← batch rows
+//! for l = 0 .. d−1:
+//!     K′ Gibbs sweeps under θ̃(l); H_n = E[h|V_n]                      (chains continue)
+//!     b̃ += ν_λ W(l)(λ_batch − λ); c̃ += ν_μ W(l)ᵀ(μ_batch − μ); slide μ, λ
+//!     if l = 0: ∇_W g = (V − μ)(H_p − λ)ᵀ/N      (kept for the later inner steps)
+//!     ∇W = ∇_W g − (V_n − μ)(H_n − λ)ᵀ/N; ∇b̃ = mean(V) − mean(V_n); ∇c̃ = mean(H_p) − mean(H_n)
+//!     θ̃(l+1) = θ̃(l) + η∇
+//! ```
+//!
+//! So the offsets slide d times per mini-batch, towards the same batch means, and the
+//! positive W statistics use the offsets of the first inner step. With d = 1 and K′ = k this
+//! is CG-k bit for bit.
+
+use super::{AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
+use crate::error::Result;
+use crate::model::Stats;
+
+/// Registration.
+pub const INFO: AlgoInfo = AlgoInfo {
+    name: "cs-dcp",
+    title: "CS-DCP",
+    paper: "Upadhya & Sastry 2017",
+    options: &["d", "kprime", "chains", "nu_mu", "nu_lambda"],
+    build: |s: &Setup| Ok(Box::new(Csdcp::new(s)?)),
+};
+
+/// S-DCP with centered gradients (Algorithm 4).
+pub struct Csdcp {
+    /// Inner SGD steps per mini-batch.
+    d: usize,
+    /// Gibbs sweeps K′ per inner step.
+    kprime: usize,
+    centered: Centered,
+    chains: Chains,
+    pos: Stats,
+    neg: Stats,
+}
+
+impl Csdcp {
+    /// CS-DCP with d = `cfg.d`, K′ = `cfg.kprime`, the paper's offsets (μ = data mean,
+    /// λ = 0.5) and ν_μ = `cfg.nu_mu`, ν_λ = `cfg.nu_lambda`.
+    pub fn new(s: &Setup) -> Result<Csdcp> {
+        let centered = Centered::new(s.model, s.data, s.cfg.nu_mu as f32, s.cfg.nu_lambda as f32)?;
+        Ok(Csdcp::with_centered(s, centered))
+    }
+
+    /// CS-DCP starting from a given centered form of `s.model`.
+    pub fn with_centered(s: &Setup, centered: Centered) -> Csdcp {
+        let (m, n) = (s.model.m(), s.model.n());
+        Csdcp {
+            d: s.cfg.d,
+            kprime: s.cfg.kprime,
+            centered,
+            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
+            pos: Stats::new(m, n),
+            neg: Stats::new(m, n),
+        }
+    }
+
+    /// The centered parameters and offsets.
+    pub fn centered(&self) -> &Centered {
+        &self.centered
+    }
+}
+
+impl Algorithm for Csdcp {
+    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
+        self.centered.begin_batch(cx.model, cx.batch);
+        self.chains.restart(cx.batch, cx.model.m());
+        for l in 0..self.d {
+            self.chains.sweeps(cx.model, cx.rng, self.kprime);
+            self.chains.finish(cx.model);
+            self.centered.slide();
+            if l == 0 {
+                self.centered.data_stats(cx.batch, &mut self.pos);
+            }
+            self.centered.chain_stats(&self.chains, &mut self.neg);
+            self.centered
+                .step(cx.opt, &self.pos, &self.neg, cx.lr, cx.model);
+        }
+        let sweeps = (self.d * self.kprime) as f64;
+        Ok(Report {
+            sweeps,
+            vh_steps: sweeps,
+            stats: vec![],
+        })
+    }
+
+    fn chain_states(&self) -> Option<&[f32]> {
+        Some(&self.chains.v)
+    }
+}

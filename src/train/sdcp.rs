@@ -1,0 +1,81 @@
+//! S-DCP, stochastic difference-of-convex-functions programming (Upadhya & Sastry 2017,
+//! Algorithm 3; ALGORITHMS.md §4).
+//!
+//! The log-likelihood is g(θ) − f(θ) with g = log Σ_h e^{−E(v,h)} and f = log Z, both convex.
+//! Each mini-batch is one DC step θ_{t+1} ≈ argmin_θ f(θ) − θᵀ∇g(θ_t), solved by d SGD steps:
+//!
+//! ```text
+//! pos = E_data[s] under θ_t                     (∇g, computed once per mini-batch)
+//! θ̃ ← θ_t; chains ← batch rows
+//! repeat d times:
+//!     K′ Gibbs sweeps of the chains under θ̃    (chains continue across inner steps)
+//!     neg = s(v_chains) with E[h|v] under θ̃    (∇f estimate, as in CD)
+//!     θ̃ ← θ̃ + η (pos − neg)                   (Δθ rebuilt at every inner step)
+//! θ_{t+1} = θ̃
+//! ```
+//!
+//! With d = 1 this is CD-K′ (the paper's §3 remark), bit for bit here: same chains, same
+//! random-number order, same optimizer step.
+
+use super::{AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use crate::error::Result;
+use crate::model::Stats;
+
+/// Registration.
+pub const INFO: AlgoInfo = AlgoInfo {
+    name: "sdcp",
+    title: "S-DCP",
+    paper: "Upadhya & Sastry 2017",
+    options: &["d", "kprime", "chains"],
+    build: |s: &Setup| Ok(Box::new(Sdcp::new(s))),
+};
+
+/// S-DCP with d inner steps of K′ sweeps each (Upadhya & Sastry 2017, Algorithm 3).
+pub struct Sdcp {
+    /// Inner SGD steps per mini-batch.
+    d: usize,
+    /// Gibbs sweeps K′ per inner step.
+    kprime: usize,
+    chains: Chains,
+    neg: Stats,
+    /// E[h|v] on the batch under θ_t (scratch for the positive phase).
+    hp: Vec<f32>,
+}
+
+impl Sdcp {
+    /// S-DCP with d = `cfg.d`, K′ = `cfg.kprime` and `s.chains` chains (chain i starts at
+    /// batch row i mod batch, as in CD).
+    pub fn new(s: &Setup) -> Sdcp {
+        let (m, n) = (s.model.m(), s.model.n());
+        Sdcp {
+            d: s.cfg.d,
+            kprime: s.cfg.kprime,
+            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
+            neg: Stats::new(m, n),
+            hp: Vec::with_capacity(s.batch * n),
+        }
+    }
+}
+
+impl Algorithm for Sdcp {
+    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
+        cx.positive_phase_into(&mut self.hp);
+        self.chains.restart(cx.batch, cx.model.m());
+        for _ in 0..self.d {
+            self.chains.sweeps(cx.model, cx.rng, self.kprime);
+            self.chains.finish(cx.model);
+            self.chains.stats_into(&mut self.neg);
+            cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+        }
+        let sweeps = (self.d * self.kprime) as f64;
+        Ok(Report {
+            sweeps,
+            vh_steps: sweeps,
+            stats: vec![],
+        })
+    }
+
+    fn chain_states(&self) -> Option<&[f32]> {
+        Some(&self.chains.v)
+    }
+}
