@@ -42,6 +42,16 @@ fn main() {
             print(&name, "updates/s", bench::bas4_updates(algo, &now, secs));
         }
     }
+    for algo in ["cd", "pcd", "sdcp", "cs-dcp", "cg"] {
+        let name = format!("shifting_bar_{algo}_updates");
+        if want(&name) {
+            print(
+                &name,
+                "updates/s",
+                bench::small_updates("shifting-bar", algo, &now, secs),
+            );
+        }
+    }
     if want("gibbs_784x500") {
         print(
             "gibbs_784x500_b100",

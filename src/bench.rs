@@ -48,6 +48,30 @@ pub fn bas4_updates(algo: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<
     err.map_or(Ok(r), Err)
 }
 
+/// Updates per second of the S-DCP paper's small-data set-up (4 hidden, full batch, S-DCP
+/// init) on `data` for `algo` with its equal-compute setting (K = 12, or d = 3, K′ = 4).
+pub fn small_updates(data: &str, algo: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+    let cfg = LaneConfig {
+        algo: algo.into(),
+        hidden: 4,
+        lr: 0.3,
+        k: 12,
+        d: 3,
+        kprime: 4,
+        seed: Some(1),
+        every: u64::MAX,
+        ..Default::default()
+    };
+    let mut lane = Lane::new(cfg, Arc::new(Dataset::builtin(data)?))?;
+    let mut err = None;
+    let r = rate(now, min_secs, || {
+        if let Err(e) = lane.step() {
+            err = Some(e);
+        }
+    });
+    err.map_or(Ok(r), Err)
+}
+
 /// A random m×n model whose units are on with about the given probabilities (MNIST-like:
 /// 14% of visible and 22% of hidden units on), for kernel benchmarks.
 pub fn sparse_model(m: usize, n: usize, p_v: f64, p_h: f64) -> Result<Rbm> {

@@ -146,5 +146,6 @@ mod tests {
     fn simd_sum_equals_scalar_sum_in_index_order() {
         check::<8>();
         check::<4>();
+        check::<2>();
     }
 }

@@ -279,16 +279,16 @@ impl Rbm {
         vp.iter_mut().for_each(|a| *a = sigmoid(*a));
     }
 
-    /// Samples h ~ p(h|v) for every row, with uniforms from [`fill_uniform`] in row order.
+    /// Samples h ~ p(h|v) for every row, with one uniform per unit from [`fill_uniform`], rows in order.
     pub fn sample_hidden(&self, v: &[f32], h: &mut [f32], rng: &mut Rng) {
         self.hidden_pre(v, h);
-        sample_in_place(h, self.n, rng);
+        sample_in_place(h, rng);
     }
 
-    /// Samples v ~ p(v|h) for every row, with uniforms from [`fill_uniform`] in row order.
+    /// Samples v ~ p(v|h) for every row, with one uniform per unit from [`fill_uniform`], rows in order.
     pub fn sample_visible(&self, h: &[f32], v: &mut [f32], rng: &mut Rng) {
         self.visible_pre(h, v);
-        sample_in_place(v, self.m, rng);
+        sample_in_place(v, rng);
     }
 
     /// Free energy F(v) = −bᵀv − Σ_j softplus(c_j + (vᵀW)_j) in f64 (ALGORITHMS.md §1).
@@ -329,23 +329,40 @@ impl Rbm {
     }
 }
 
-/// Replaces pre-activations `a` (rows of `width`) by 0/1 samples: unit on iff
-/// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit, rows in order.
-fn sample_in_place(a: &mut [f32], width: usize, rng: &mut Rng) {
-    let mut t = vec![0.0f32; width];
-    let mut u = vec![0.0f32; width];
-    for row in a.chunks_exact_mut(width) {
-        one_plus_exp_neg(row, &mut t);
-        fill_uniform(rng, &mut u);
-        for ((x, &t), &u) in row.iter_mut().zip(&t).zip(&u) {
+/// Replaces pre-activations `a` (any number of rows) by 0/1 samples: unit on iff
+/// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit from [`fill_uniform`] in order.
+fn sample_in_place(a: &mut [f32], rng: &mut Rng) {
+    SCRATCH.with_borrow_mut(|s| {
+        s.t.resize(a.len(), 0.0);
+        s.u.resize(a.len(), 0.0);
+        one_plus_exp_neg(a, &mut s.t);
+        fill_uniform(rng, &mut s.u);
+        for ((x, &t), &u) in a.iter_mut().zip(&s.t).zip(&s.u) {
             *x = if u * t < 1.0 { 1.0 } else { 0.0 };
         }
-    }
+    })
+}
+
+/// Work buffers of the Gibbs kernels, reused across calls so the hot path does not allocate
+/// (on 9×4 models allocation would cost more than the arithmetic).
+#[derive(Default)]
+struct Scratch {
+    idx: Vec<u32>,
+    ends: Vec<usize>,
+    dense_rows: Vec<usize>,
+    cursor: Vec<usize>,
+    acc: Vec<f32>,
+    t: Vec<f32>,
+    u: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// A k×width row-major matrix re-laid by column chunks: chunk c holds, for every row i, the
 /// `cw` columns c·cw … c·cw+cw−1 contiguously (zero-padded past `width`); cw = 32 (eight
-/// 4-lane registers), or 16 for layers of at most 16 units. Summing selected rows then walks
+/// 4-lane registers), or 16 / 8 for layers of at most 16 / 8 units. Summing selected rows then walks
 /// one small contiguous block per chunk, which stays in cache across a batch.
 #[derive(Clone, Debug, PartialEq)]
 struct Packed {
@@ -357,7 +374,13 @@ struct Packed {
 
 impl Packed {
     fn new(k: usize, width: usize) -> Packed {
-        let cw = if width <= 16 { 16 } else { 32 };
+        let cw = if width <= 8 {
+            8
+        } else if width <= 16 {
+            16
+        } else {
+            32
+        };
         Packed { k, width, cw, data: vec![0.0; width.div_ceil(cw) * k * cw] }
     }
 
@@ -380,31 +403,33 @@ impl Packed {
 /// index order, so the result equals the dense product bit for bit.
 fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &mut [f32]) {
     let (k, width) = (packed.k, packed.width);
-    let rows = x.len() / k;
-    // Active indices of every binary row, concatenated; `ends[r]` closes row r's list.
-    let mut idx: Vec<u32> = Vec::with_capacity(rows * k / 4 + 1);
-    let mut ends: Vec<usize> = Vec::with_capacity(rows);
-    let mut dense_rows = Vec::new();
-    for (r, xr) in x.chunks_exact(k).enumerate() {
-        if !push_active(xr, &mut idx) {
-            dense_rows.push(r);
+    SCRATCH.with_borrow_mut(|s| {
+        // Active indices of every binary row, concatenated; `ends[r]` closes row r's list.
+        let Scratch { idx, ends, dense_rows, cursor, acc, .. } = s;
+        idx.clear();
+        ends.clear();
+        dense_rows.clear();
+        for (r, xr) in x.chunks_exact(k).enumerate() {
+            if !push_active(xr, idx) {
+                dense_rows.push(r);
+            }
+            ends.push(idx.len());
         }
-        ends.push(idx.len());
-    }
-    if packed.cw == 16 {
-        add_selected::<4>(bias, packed, &idx, &ends, out);
-    } else {
-        add_selected::<8>(bias, packed, &idx, &ends, out);
-    }
-    for r in dense_rows {
-        let (xr, or) = (&x[r * k..(r + 1) * k], &mut out[r * width..(r + 1) * width]);
-        or.copy_from_slice(bias);
-        for (i, &xi) in xr.iter().enumerate() {
-            if xi != 0.0 {
-                or.iter_mut().zip(&mat[i * width..(i + 1) * width]).for_each(|(o, m)| *o += xi * m);
+        match packed.cw {
+            8 => add_selected::<2>(bias, packed, idx, ends, cursor, acc, out),
+            16 => add_selected::<4>(bias, packed, idx, ends, cursor, acc, out),
+            _ => add_selected::<8>(bias, packed, idx, ends, cursor, acc, out),
+        }
+        for &r in dense_rows.iter() {
+            let (xr, or) = (&x[r * k..(r + 1) * k], &mut out[r * width..(r + 1) * width]);
+            or.copy_from_slice(bias);
+            for (i, &xi) in xr.iter().enumerate() {
+                if xi != 0.0 {
+                    or.iter_mut().zip(&mat[i * width..(i + 1) * width]).for_each(|(o, m)| *o += xi * m);
+                }
             }
         }
-    }
+    })
 }
 
 /// Appends the indices of the non-zero entries of `x` to `idx` in increasing order, without
@@ -438,12 +463,22 @@ pub fn push_active(x: &[f32], idx: &mut Vec<u32>) -> bool {
 /// chunk-outer, then blocks of rows of `mat` small enough for L1 (16 KB), then the batch, so
 /// each block is reused by every row of the batch while in cache. Each row's active list is
 /// walked in increasing order across blocks, so the additions happen in index order.
-fn add_selected<const Q: usize>(bias: &[f32], packed: &Packed, idx: &[u32], ends: &[usize], out: &mut [f32]) {
+fn add_selected<const Q: usize>(
+    bias: &[f32],
+    packed: &Packed,
+    idx: &[u32],
+    ends: &[usize],
+    cursor: &mut Vec<usize>,
+    acc: &mut Vec<f32>,
+    out: &mut [f32],
+) {
     let (k, width, cw) = (packed.k, packed.width, 4 * Q);
     let kb = (4096 / cw).max(1);
     let rows = ends.len();
-    let mut acc = vec![[[0.0f32; 4]; Q]; rows];
-    let mut cursor = vec![0usize; rows];
+    acc.resize(rows * cw, 0.0);
+    cursor.resize(rows, 0);
+    let (acc, _) = acc.as_chunks_mut::<4>();
+    let (acc, _) = acc.as_chunks_mut::<Q>();
     for (c, blk) in packed.data.chunks_exact(k * cw).enumerate() {
         let c0 = c * cw;
         let cols = cw.min(width - c0);
@@ -453,12 +488,19 @@ fn add_selected<const Q: usize>(bias: &[f32], packed: &Packed, idx: &[u32], ends
         for (r, cur) in cursor.iter_mut().enumerate() {
             *cur = if r == 0 { 0 } else { ends[r - 1] };
         }
-        for k1 in (kb..k + kb).step_by(kb) {
-            for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter_mut()).zip(ends) {
-                let list = &idx[*cur..end];
-                let take = if k1 >= k { list.len() } else { list.partition_point(|&i| (i as usize) < k1) };
-                *a = sum_selected(a, blk, &list[..take]);
-                *cur += take;
+        if k <= kb {
+            // One block: each row's whole list at once.
+            for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter()).zip(ends) {
+                *a = sum_selected(a, blk, &idx[*cur..end]);
+            }
+        } else {
+            for k1 in (kb..k + kb).step_by(kb) {
+                for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter_mut()).zip(ends) {
+                    let list = &idx[*cur..end];
+                    let take = if k1 >= k { list.len() } else { list.partition_point(|&i| (i as usize) < k1) };
+                    *a = sum_selected(a, blk, &list[..take]);
+                    *cur += take;
+                }
             }
         }
         for (r, a) in acc.iter().enumerate() {
