@@ -119,10 +119,10 @@ pub fn check_fit(model: &Rbm, data: &Dataset) -> CliResult {
 /// `LaneConfig::default()` value, so defaults live in one place.
 #[derive(Args, Debug, Clone)]
 pub struct AlgoArgs {
-    /// Algorithm: cd, mf-cd, pcd, fpcd, sdcp, cs-dcp, cg, ucd (as registered) [default: cd]
+    /// Algorithm: cd, mf-cd, pcd, fpcd, sdcp, cs-dcp, cg, ucd (as registered)
     #[arg(long)]
     pub algo: Option<String>,
-    /// Gibbs sweeps per update (CD-k, PCD-k, FPCD, CG; UCD's k) [default: 1]
+    /// Gibbs sweeps per update (CD-k, PCD-k, FPCD, CG; UCD's k)
     #[arg(long)]
     pub k: Option<usize>,
     /// Negative chains [default: the batch size]
@@ -131,25 +131,25 @@ pub struct AlgoArgs {
     /// Mini-batch size [default: the whole data set]
     #[arg(long)]
     pub batch: Option<usize>,
-    /// S-DCP / CS-DCP inner steps d [default: 3]
+    /// S-DCP / CS-DCP inner steps d
     #[arg(long)]
     pub d: Option<usize>,
-    /// S-DCP / CS-DCP Gibbs sweeps K′ per inner step [default: 4]
+    /// S-DCP / CS-DCP Gibbs sweeps K′ per inner step
     #[arg(long)]
     pub kprime: Option<usize>,
-    /// CG / CS-DCP sliding factor ν_μ of the visible offset [default: 0.01]
+    /// CG / CS-DCP sliding factor ν_μ of the visible offset
     #[arg(long)]
     pub nu_mu: Option<f64>,
-    /// CG / CS-DCP sliding factor ν_λ of the hidden offset [default: 0.01]
+    /// CG / CS-DCP sliding factor ν_λ of the hidden offset
     #[arg(long)]
     pub nu_lambda: Option<f64>,
     /// FPCD fast learning rate η_F [default: the learning rate]
     #[arg(long)]
     pub fast_lr: Option<f64>,
-    /// FPCD decay α of the fast parameters [default: 0.95]
+    /// FPCD decay α of the fast parameters
     #[arg(long)]
     pub fast_decay: Option<f64>,
-    /// UCD cap T_max on the coupled steps [default: 100]
+    /// UCD cap T_max on the coupled steps
     #[arg(long)]
     pub max_steps: Option<usize>,
 }
@@ -178,28 +178,28 @@ impl AlgoArgs {
 pub struct TrainArgs {
     #[command(flatten)]
     pub algo: AlgoArgs,
-    /// Hidden units n [default: 16]
+    /// Hidden units n
     #[arg(long)]
     pub hidden: Option<usize>,
-    /// Learning rate η [default: 0.1]
+    /// Learning rate η
     #[arg(long)]
     pub lr: Option<f64>,
     /// Decay η linearly to 0 over this many updates (Tieleman 2008) [default: off]
     #[arg(long)]
     pub lr_decay_iters: Option<u64>,
-    /// Initialisation: sdcp (W ~ N(0, 0.01²), base-rate b) or ucd (all ~ N(0, 0.1²)) [default: sdcp]
+    /// Initialisation: sdcp (W ~ N(0, 0.01²), base-rate b) or ucd (all ~ N(0, 0.1²))
     #[arg(long)]
     pub init: Option<Init>,
-    /// Evaluate every this many updates [default: 10]
+    /// Evaluate every this many updates
     #[arg(long)]
     pub every: Option<u64>,
-    /// Largest smaller layer enumerated for the exact ATLL [default: 20]
+    /// Largest smaller layer enumerated for the exact ATLL
     #[arg(long)]
     pub exact_bits: Option<usize>,
-    /// L2 weight decay on W [default: 0]
+    /// L2 weight decay on W
     #[arg(long)]
     pub weight_decay: Option<f64>,
-    /// Momentum [default: 0]
+    /// Momentum
     #[arg(long)]
     pub momentum: Option<f64>,
 }

@@ -2,8 +2,18 @@
 //! training, gradient-estimate diagnostics and the papers' experiments, all printing JSON so
 //! the output can be piped (`jq`, plotting scripts).
 //!
+//! ```text
+//! rbm train --data bas4 --algo pcd --hidden 16 --lr 0.01 --chains 1000 --iters 2000 --seed 1 \
+//!     --save-model m.json                       # header line, then one record per evaluation
+//! rbm loglik --model m.json --data bas4         # log Z, ATLL, bound, KL, mass on data, top patterns
+//! rbm grad --model m.json --data bas4 --algo cd --chains 1000 --reps 100 --seed 1
+//! rbm reproduce sdcp-shifting-bar --algos cd,pcd --runs 5 --seed 1
+//! rbm presets                                   # the presets' settings
+//! ```
+//!
 //! Every failure prints one line `error: …` on stderr and exits with status 1 (clap's own
-//! usage errors keep clap's format and status 2).
+//! usage errors keep clap's format and status 2). Output cut short by a closed pipe
+//! (`| head`) ends quietly.
 
 mod common;
 mod grad;
@@ -11,7 +21,8 @@ mod loglik;
 mod reproduce;
 mod train;
 
-use clap::{Parser, Subcommand};
+use crate::train::LaneConfig;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use common::{CliResult, Failure, Out};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,10 +90,42 @@ fn install_panic_hook() {
     }));
 }
 
+/// Appends `[default: …]` to the help of every flag named after a [`LaneConfig`] field, taken
+/// from `LaneConfig::default()` itself so the help cannot drift from the code. Fields whose
+/// default is "absent" (`null`) keep the wording of their doc comment.
+fn document_defaults(cmd: clap::Command) -> clap::Command {
+    let defaults =
+        serde_json::to_value(LaneConfig::default()).expect("the default configuration serialises");
+    let fields = defaults
+        .as_object()
+        .expect("a struct serialises to an object")
+        .clone();
+    let annotate = move |mut c: clap::Command| {
+        for (key, value) in &fields {
+            let shown = match value {
+                serde_json::Value::Null => continue,
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            if c.get_arguments().any(|a| a.get_id() == key.as_str()) {
+                c = c.mut_arg(key.as_str(), |a| {
+                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    a.help(format!("{help} [default: {shown}]"))
+                });
+            }
+        }
+        c
+    };
+    let a2 = annotate.clone();
+    cmd.mut_subcommand("train", annotate)
+        .mut_subcommand("grad", a2)
+}
+
 /// Entry point of the `rbm` binary.
 pub fn main() -> ExitCode {
     install_panic_hook();
-    let cli = Cli::parse();
+    let matches = document_defaults(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let mut out = Out::stdout();
     let r = match cli.cmd {
         Command::Loglik(a) => loglik::run(a, &mut out),
