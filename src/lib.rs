@@ -4,7 +4,9 @@
 //! - [`data`]: the small data sets of §2 with their bounds;
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
 //! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
+//! - [`experiments`]: the papers' experiments as presets, and their across-trial statistics;
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
+//! - `cli` (native, feature `cli`): the `rbm` command line;
 //! - `wasm` (wasm32 only): the JavaScript boundary used by the page's Web Worker.
 
 pub mod bench;
@@ -12,6 +14,7 @@ pub mod data;
 pub mod error;
 pub mod kernels;
 pub mod eval;
+pub mod experiments;
 pub mod math;
 pub mod model;
 pub mod rng;
@@ -19,5 +22,8 @@ pub mod train;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
+pub mod cli;
 
 pub use error::{Error, Result};

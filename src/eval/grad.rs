@@ -47,47 +47,92 @@ pub struct GradEstimate {
     pub blocks: Vec<BlockEstimate>,
 }
 
-/// Runs `reps` independent one-update estimates of `cfg.algo` at `model` on `data`.
+/// One repetition: the gradient estimate pos − neg of one η = 0 update of a fresh lane at
+/// `model`, with sampling stream `rep`. Repetitions are independent of each other, so callers
+/// may compute them in any order or in parallel and feed them to an [`Accumulator`] in order.
+pub fn repetition(model: &Rbm, data: Arc<Dataset>, cfg: &LaneConfig, rep: usize) -> Result<Params<f32>> {
+    let c = LaneConfig { lr: 0.0, lane: rep as u64, weight_decay: 0.0, momentum: 0.0, ..cfg.clone() };
+    let mut lane = Lane::with_model(c, data, model.clone())?;
+    lane.step()?;
+    Ok(lane.last_gradient().clone())
+}
+
+/// Running sums of the repetitions' estimates (in f64); the result depends only on the order
+/// in which repetitions are added.
+pub struct Accumulator {
+    sum: Params<f64>,
+    sum2: Params<f64>,
+    reps: usize,
+}
+
+impl Accumulator {
+    /// Empty sums for an m×n model.
+    pub fn new(m: usize, n: usize) -> Accumulator {
+        Accumulator { sum: Params::zeros(m, n), sum2: Params::zeros(m, n), reps: 0 }
+    }
+
+    /// Adds one repetition's estimate.
+    pub fn add(&mut self, g: &Params<f32>) {
+        for ((s, s2), x) in self.sum.blocks_mut().into_iter().zip(self.sum2.blocks_mut()).zip(g.blocks()) {
+            for ((a, a2), &v) in s.iter_mut().zip(s2.iter_mut()).zip(x.1) {
+                *a += v as f64;
+                *a2 += (v as f64) * (v as f64);
+            }
+        }
+        self.reps += 1;
+    }
+
+    /// Repetitions added so far.
+    pub fn reps(&self) -> usize {
+        self.reps
+    }
+
+    /// Mean, standard error, bias and Appendix C variance per block, against `exact` when known.
+    pub fn finish(&self, algo: &str, chains: usize, exact: Option<&Params<f64>>) -> Result<GradEstimate> {
+        if self.reps < 2 {
+            return Err(Error::Invalid("reps must be at least 2 to estimate a standard error".into()));
+        }
+        let r = self.reps as f64;
+        let mut blocks = Vec::new();
+        for (k, ((name, s), (_, s2))) in self.sum.blocks().into_iter().zip(self.sum2.blocks()).enumerate() {
+            let mean: Vec<f64> = s.iter().map(|a| a / r).collect();
+            let var: Vec<f64> =
+                s2.iter().zip(&mean).map(|(a2, mu)| ((a2 / r - mu * mu) * r / (r - 1.0)).max(0.0)).collect();
+            let std_err: Vec<f64> = var.iter().map(|v| (v / r).sqrt()).collect();
+            let ex = exact.map(|e| e.blocks()[k].1.to_vec());
+            let bias_norm = ex.as_ref().map(|e| e.iter().zip(&mean).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt());
+            let max_z = ex.as_ref().map(|e| {
+                e.iter().zip(&mean).zip(&std_err).map(|((a, b), se)| (a - b).abs() / se.max(1e-300)).fold(0.0, f64::max)
+            });
+            blocks.push(BlockEstimate { block: name, exact: ex, mean, std_err, bias_norm, max_z, variance: var.iter().sum() });
+        }
+        Ok(GradEstimate { algo: algo.to_string(), chains, reps: self.reps, blocks })
+    }
+}
+
+/// The exact gradient at `model`, when the smaller layer has at most [`exact::MAX_DIST_BITS`]
+/// units (otherwise `None`).
+pub fn exact_gradient(model: &Rbm, data: &Dataset) -> Result<Option<Params<f64>>> {
+    if model.m().min(model.n()) <= exact::MAX_DIST_BITS {
+        Ok(Some(exact::gradient(model, data)?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Runs `reps` independent one-update estimates of `cfg.algo` at `model` on `data`, in order.
 /// `cfg.seed` must be set; the learning rate is forced to 0. Exact values are computed when the
 /// smaller layer has at most [`exact::MAX_DIST_BITS`] units.
 pub fn estimate(model: &Rbm, data: Arc<Dataset>, cfg: &LaneConfig, reps: usize) -> Result<GradEstimate> {
     if reps < 2 {
         return Err(Error::Invalid("reps must be at least 2 to estimate a standard error".into()));
     }
-    let exact = if model.m().min(model.n()) <= exact::MAX_DIST_BITS {
-        Some(exact::gradient(model, &data)?)
-    } else {
-        None
-    };
-    let (m, n) = (model.m(), model.n());
-    let mut sum = Params::<f64>::zeros(m, n);
-    let mut sum2 = Params::<f64>::zeros(m, n);
+    let exact = exact_gradient(model, &data)?;
+    let mut acc = Accumulator::new(model.m(), model.n());
     for rep in 0..reps {
-        let c = LaneConfig { lr: 0.0, lane: rep as u64, weight_decay: 0.0, momentum: 0.0, ..cfg.clone() };
-        let mut lane = Lane::with_model(c, data.clone(), model.clone())?;
-        lane.step()?;
-        let g = lane.last_gradient();
-        for ((s, s2), x) in sum.blocks_mut().into_iter().zip(sum2.blocks_mut()).zip(g.blocks()) {
-            for ((a, a2), &v) in s.iter_mut().zip(s2.iter_mut()).zip(x.1) {
-                *a += v as f64;
-                *a2 += (v as f64) * (v as f64);
-            }
-        }
+        acc.add(&repetition(model, data.clone(), cfg, rep)?);
     }
-    let r = reps as f64;
-    let mut blocks = Vec::new();
-    for (k, ((name, s), (_, s2))) in sum.blocks().into_iter().zip(sum2.blocks()).enumerate() {
-        let mean: Vec<f64> = s.iter().map(|a| a / r).collect();
-        let var: Vec<f64> = s2.iter().zip(&mean).map(|(a2, mu)| ((a2 / r - mu * mu) * r / (r - 1.0)).max(0.0)).collect();
-        let std_err: Vec<f64> = var.iter().map(|v| (v / r).sqrt()).collect();
-        let ex = exact.as_ref().map(|e| e.blocks()[k].1.to_vec());
-        let bias_norm = ex.as_ref().map(|e| e.iter().zip(&mean).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt());
-        let max_z = ex.as_ref().map(|e| {
-            e.iter().zip(&mean).zip(&std_err).map(|((a, b), se)| (a - b).abs() / se.max(1e-300)).fold(0.0, f64::max)
-        });
-        blocks.push(BlockEstimate { block: name, exact: ex, mean, std_err, bias_norm, max_z, variance: var.iter().sum() });
-    }
-    Ok(GradEstimate { algo: cfg.algo.clone(), chains: cfg.chains.unwrap_or(data.rows()), reps, blocks })
+    acc.finish(&cfg.algo, cfg.chains.unwrap_or(cfg.batch.unwrap_or(data.rows())), exact.as_ref())
 }
 
 #[cfg(test)]

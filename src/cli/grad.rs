@@ -1,0 +1,92 @@
+//! `rbm grad`: bias, standard error and variance of an algorithm's gradient estimate at a saved
+//! model ([`crate::eval::grad`]).
+
+use super::common::{
+    check_fit, fail, load_data, load_model, parallel_map, threads, AlgoArgs, CliResult, Out,
+};
+use crate::eval::grad::{exact_gradient, repetition, Accumulator, GradEstimate};
+use crate::rng::entropy_seed;
+use crate::train::LaneConfig;
+use clap::Args;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Options of `rbm grad`.
+#[derive(Args, Debug)]
+pub struct GradCmd {
+    /// Model file: {"visible": m, "hidden": n, "w": [m·n, row-major], "b": [m], "c": [n]}
+    #[arg(long)]
+    model: String,
+    /// Built-in data set (bas3, shifting-bar, bas4) or a file with one 0/1 pattern per line
+    #[arg(long)]
+    data: String,
+    #[command(flatten)]
+    algo: AlgoArgs,
+    /// Independent repetitions of the one-update estimate
+    #[arg(long, default_value_t = 100)]
+    reps: usize,
+    /// Seed [default: drawn from the system and printed]
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Threads for the repetitions [default: available cores]; the result does not depend on it
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    seed: u64,
+    data: &'a str,
+    #[serde(flatten)]
+    estimate: GradEstimate,
+}
+
+/// Most repetitions accepted (each is one fresh lane and one update).
+const MAX_REPS: usize = 10_000_000;
+
+/// Runs `rbm grad`. Repetitions are computed in blocks on threads and added to the sums in
+/// repetition order, so the output is the sequential [`crate::eval::grad::estimate`]'s.
+pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
+    let model = load_model(&a.model)?;
+    let data = Arc::new(load_data(&a.data)?);
+    check_fit(&model, &data)?;
+    if a.reps < 2 {
+        return fail("reps must be at least 2 to estimate a standard error");
+    }
+    if a.reps > MAX_REPS {
+        return fail(format!(
+            "reps = {} is more than the limit of {MAX_REPS}",
+            a.reps
+        ));
+    }
+    let threads = threads(a.threads)?;
+    let seed = a.seed.unwrap_or_else(entropy_seed);
+    let mut cfg = LaneConfig {
+        seed: Some(seed),
+        ..LaneConfig::default()
+    };
+    a.algo.apply(&mut cfg);
+    cfg.validate(&data)?;
+    let exact = exact_gradient(&model, &data)?;
+    let mut acc = Accumulator::new(model.m(), model.n());
+    // Blocks bound the memory held by finished repetitions waiting to be added in order.
+    let block = threads * 16;
+    let mut start = 0;
+    while start < a.reps {
+        let len = block.min(a.reps - start);
+        let gs = parallel_map(len, threads, |i| {
+            repetition(&model, data.clone(), &cfg, start + i)
+        });
+        for g in gs {
+            acc.add(&g?);
+        }
+        start += len;
+    }
+    let chains = cfg.chains.unwrap_or(cfg.batch.unwrap_or(data.rows()));
+    let estimate = acc.finish(&cfg.algo, chains, exact.as_ref())?;
+    out.line(&Report {
+        seed,
+        data: &data.name,
+        estimate,
+    })
+}

@@ -1,0 +1,403 @@
+//! Integration tests of the `rbm` binary: its JSON agrees with the library's exact evaluation,
+//! runs are reproducible, bad input gives one `error:` line, and `reproduce` does not depend on
+//! the number of threads.
+#![cfg(not(target_arch = "wasm32"))]
+
+use rbm_playground::data::Dataset;
+use rbm_playground::eval::exact;
+use rbm_playground::model::{Params, Rbm};
+use rbm_playground::rng::{normal, stream, Purpose};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn rbm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rbm"))
+        .args(args)
+        .output()
+        .expect("the rbm binary runs")
+}
+
+/// Runs `rbm` expecting success; returns stdout's lines parsed as JSON.
+fn json_lines(args: &[&str]) -> Vec<Value> {
+    let out = rbm(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "rbm {args:?} failed: {err}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// A file in the temporary directory, removed when dropped.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(name: &str, contents: &str) -> Temp {
+        let p = std::env::temp_dir().join(format!("rbm-cli-test-{}-{name}", std::process::id()));
+        std::fs::write(&p, contents).unwrap();
+        Temp(p)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn random_model(m: usize, n: usize, scale: f64, seed: u64) -> Rbm {
+    let mut r = stream(seed, 0, Purpose::Aux);
+    let mut p = Params::zeros(m, n);
+    for blk in p.blocks_mut() {
+        blk.iter_mut()
+            .for_each(|x| *x = (scale * normal(&mut r)) as f32);
+    }
+    Rbm::from_params(m, n, p).unwrap()
+}
+
+fn f(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no number '{key}' in {v}"))
+}
+
+#[test]
+fn loglik_agrees_with_the_exact_evaluation() {
+    let model = random_model(9, 5, 1.0, 3);
+    let file = Temp::new("loglik.json", &model.to_json());
+    let data = Dataset::builtin("bas3").unwrap();
+    let want = exact::evaluate(&model, &data).unwrap();
+    let got = &json_lines(&[
+        "loglik",
+        "--model",
+        file.path(),
+        "--data",
+        "bas3",
+        "--top",
+        "5",
+    ])[0];
+    assert!((f(got, "log_z") - want.log_z).abs() < 1e-12);
+    assert!((f(got, "atll") - want.atll).abs() < 1e-12);
+    assert_eq!(got["rows"], 14);
+    assert!((f(got, "kl") - (data.bound().unwrap() - want.atll)).abs() < 1e-12);
+    // Mass on the 14 training patterns and the top patterns, against the full distribution.
+    let p = exact::model_distribution(&model).unwrap();
+    let mass: f64 = data.distinct().iter().map(|&(c, _)| p[c as usize]).sum();
+    assert!((f(got, "mass_on_data") - mass).abs() < 1e-12);
+    let top = got["top"].as_array().unwrap();
+    assert_eq!(top.len(), 5);
+    let best = p.iter().cloned().fold(0.0, f64::max);
+    assert!((f(&top[0], "p") - best).abs() < 1e-15);
+    for pair in top.windows(2) {
+        assert!(f(&pair[0], "p") >= f(&pair[1], "p"));
+    }
+    for t in top {
+        let code = t["pattern"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .enumerate()
+            .fold(0u64, |acc, (i, ch)| acc | (u64::from(ch == '1') << i));
+        assert!((p[code as usize] - f(t, "p")).abs() < 1e-15);
+        assert_eq!(
+            t["in_data"].as_bool().unwrap(),
+            data.distinct().iter().any(|&(c, _)| c == code)
+        );
+    }
+    // A data file of 0/1 lines gives the same numbers as the built-in set it spells out.
+    let text: String = (0..data.rows())
+        .map(|r| {
+            data.row(r)
+                .iter()
+                .map(|&x| if x == 1.0 { '1' } else { '0' })
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    let dfile = Temp::new("bas3.txt", &text);
+    let got2 = &json_lines(&["loglik", "--model", file.path(), "--data", dfile.path()])[0];
+    assert_eq!(got2["atll"], got["atll"]);
+}
+
+#[test]
+fn train_prints_parseable_lines_and_the_same_seed_gives_the_same_output() {
+    let args = [
+        "train", "--data", "bas4", "--algo", "pcd", "--hidden", "8", "--lr", "0.05", "--chains",
+        "50",
+    ];
+    let run = |extra: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend_from_slice(extra);
+        json_lines(&a)
+    };
+    let a = run(&["--iters", "45", "--every", "10", "--seed", "7"]);
+    // Header, then records at 0, 10, 20, 30, 40 and the last update 45.
+    assert_eq!(a.len(), 7);
+    assert_eq!(a[0]["seed"], 7);
+    assert_eq!(a[0]["config"]["algo"], "pcd");
+    let iters: Vec<u64> = a[1..].iter().map(|r| r["iter"].as_u64().unwrap()).collect();
+    assert_eq!(iters, vec![0, 10, 20, 30, 40, 45]);
+    for r in &a[1..] {
+        assert!(f(r, "atll") < 0.0 && f(r, "atll").is_finite());
+        assert_eq!(f(r, "sweeps"), r["iter"].as_f64().unwrap());
+    }
+    assert_eq!(a, run(&["--iters", "45", "--every", "10", "--seed", "7"]));
+    assert_ne!(
+        a[6]["atll"],
+        run(&["--iters", "45", "--every", "10", "--seed", "8"])[6]["atll"]
+    );
+    // Without --seed, the printed seed reproduces the run.
+    let free = run(&["--iters", "20"]);
+    let seed = free[0]["seed"].as_u64().unwrap().to_string();
+    assert_eq!(free, run(&["--iters", "20", "--seed", &seed]));
+    // The saved model evaluates to the last record's ATLL.
+    let saved = Temp::new("trained.json", "");
+    let b = run(&["--iters", "30", "--seed", "7", "--save-model", saved.path()]);
+    let ll = &json_lines(&["loglik", "--model", saved.path(), "--data", "bas4"])[0];
+    assert_eq!(ll["atll"], b.last().unwrap()["atll"]);
+}
+
+/// Asserts a failure with exactly one `error:` line on stderr and no panic; returns stdout.
+fn assert_one_line_error(args: &[&str]) -> String {
+    let out = rbm(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "rbm {args:?} should fail");
+    assert_eq!(err.lines().count(), 1, "rbm {args:?}: {err}");
+    assert!(err.starts_with("error: "), "rbm {args:?}: {err}");
+    assert!(!err.contains("panicked"), "rbm {args:?}: {err}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn bad_input_gives_one_error_line() {
+    let model = Temp::new("ok.json", &random_model(16, 4, 0.5, 1).to_json());
+    let m = model.path();
+    let short = Temp::new(
+        "short.json",
+        r#"{"visible": 2, "hidden": 2, "w": [1, 2, 3], "b": [0, 0], "c": [0, 0]}"#,
+    );
+    let junk = Temp::new("junk.json", "{\"visible\": 2,\n");
+    let nan = Temp::new(
+        "nan.json",
+        r#"{"visible": 1, "hidden": 1, "w": [1e300], "b": [0], "c": [0]}"#,
+    );
+    let big = Temp::new("big.json", &Rbm::zeros(40, 40).unwrap().to_json());
+    let big_data = Temp::new("big.txt", &("01".repeat(20) + "\n"));
+    let bad_data = Temp::new("bad.txt", "0101\n01x1\n");
+    let cases: &[&[&str]] = &[
+        &["loglik", "--model", m, "--data", "no-such-set"],
+        &["loglik", "--model", "/no/such/model.json", "--data", "bas4"],
+        &["loglik", "--model", short.path(), "--data", "bas4"],
+        &["loglik", "--model", junk.path(), "--data", "bas4"],
+        &["loglik", "--model", nan.path(), "--data", "bas4"],
+        &["loglik", "--model", m, "--data", "bas3"],
+        &["loglik", "--model", m, "--data", bad_data.path()],
+        &["loglik", "--model", big.path(), "--data", big_data.path()],
+        &["train", "--data", "bas4", "--lr", "-0.1"],
+        &["train", "--data", "bas4", "--lr", "nan"],
+        &["train", "--data", "bas4", "--lr", "inf"],
+        &["train", "--data", "bas4", "--hidden", "0"],
+        &["train", "--data", "bas4", "--algo", "no-such-algo"],
+        &["train", "--data", "bas4", "--momentum", "1.5"],
+        &["train", "--data", "bas4", "--batch", "33"],
+        &["train", "--data", "bas4", "--chains", "100000000"],
+        &[
+            "grad", "--model", m, "--data", "bas4", "--algo", "cd", "--reps", "1",
+        ],
+        &["grad", "--model", m, "--data", "bas4", "--algo", "nope"],
+        &["grad", "--model", m, "--data", "bas4", "--threads", "0"],
+        &["reproduce", "no-such-preset"],
+        &["reproduce", "sdcp-bas3", "--algos", "cd,nope"],
+        &["reproduce", "sdcp-bas3", "--algos", "cd", "--lrs", "-1"],
+        &["reproduce", "sdcp-bas3", "--algos", "cd", "--runs", "0"],
+        &["reproduce", "sdcp-bas3", "--algos", "cd", "--every", "0"],
+    ];
+    for args in cases {
+        assert_one_line_error(args);
+    }
+    // A bad flag is clap's usage error: not a success, and no panic.
+    let out = rbm(&["train", "--data", "bas4", "--no-such-flag"]);
+    assert!(!out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn a_preset_with_an_unregistered_algorithm_names_it() {
+    for (preset, algo) in [("sdcp-bas3", "sdcp"), ("ucd-bas4", "ucd")] {
+        if rbm_playground::train::find(algo).is_ok() {
+            continue; // registered on this build: the preset runs instead
+        }
+        assert_one_line_error(&["reproduce", preset, "--runs", "1", "--iters", "1"]);
+        let err =
+            String::from_utf8(rbm(&["reproduce", preset, "--runs", "1", "--iters", "1"]).stderr)
+                .unwrap();
+        assert!(err.contains(&format!("'{algo}'")), "{err}");
+    }
+}
+
+#[test]
+fn divergence_prints_the_records_then_one_error_and_saves_the_last_finite_model() {
+    let saved = Temp::new("diverged.json", "");
+    let stdout = assert_one_line_error(&[
+        "train",
+        "--data",
+        "bas4",
+        "--init",
+        "ucd",
+        "--chains",
+        "100",
+        "--lr",
+        "3e38",
+        "--every",
+        "1",
+        "--iters",
+        "50",
+        "--seed",
+        "3",
+        "--save-model",
+        saved.path(),
+    ]);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 2, "header and the record at update 0");
+    let model = Rbm::from_json(&std::fs::read_to_string(&saved.0).unwrap()).unwrap();
+    assert!(model.non_finite().is_none());
+    let data = Dataset::builtin("bas4").unwrap();
+    let last = lines.last().unwrap();
+    assert!((exact::evaluate(&model, &data).unwrap().atll - f(last, "atll")).abs() < 1e-12);
+}
+
+/// Removes the timing fields, the only ones allowed to differ between runs.
+fn without_timing(mut v: Vec<Value>) -> Vec<Value> {
+    for x in &mut v {
+        if let Some(o) = x.as_object_mut() {
+            o.retain(|k, _| !k.ends_with("seconds") && k != "threads");
+        }
+    }
+    v
+}
+
+#[test]
+fn reproduce_does_not_depend_on_threads_and_quantiles_are_ordered() {
+    let args = |t: &'static str| {
+        [
+            "reproduce",
+            "sdcp-shifting-bar",
+            "--algos",
+            "cd,pcd",
+            "--runs",
+            "5",
+            "--iters",
+            "120",
+            "--every",
+            "50",
+            "--seed",
+            "11",
+            "--threads",
+            t,
+        ]
+    };
+    let one = json_lines(&args("1"));
+    let two = json_lines(&args("2"));
+    assert_eq!(without_timing(one.clone()), without_timing(two));
+    assert_eq!(one[0]["type"], "header");
+    assert_eq!(one[0]["seed"], 11);
+    let cps: Vec<&Value> = one.iter().filter(|v| v["type"] == "checkpoint").collect();
+    // 2 algorithms × 2 rates × checkpoints 0, 50, 100, 120.
+    assert_eq!(cps.len(), 2 * 2 * 4);
+    for c in &cps {
+        let q: Vec<f64> = ["q025", "q10", "median", "q90", "q975"]
+            .iter()
+            .map(|k| f(c, k))
+            .collect();
+        assert!(q.windows(2).all(|w| w[0] <= w[1]), "{c}");
+        assert!(q[4] <= f(&one[0], "bound"));
+        assert_eq!(f(c, "sweeps"), 12.0 * f(c, "iter"));
+    }
+    let sums: Vec<&Value> = one.iter().filter(|v| v["type"] == "summary").collect();
+    assert_eq!(sums.len(), 4);
+    for (s, c) in sums.iter().zip(cps.chunks(4).map(|c| c[3])) {
+        for (k, v) in s["final"].as_object().unwrap() {
+            assert_eq!(&c[k], v, "{k}");
+        }
+        assert_eq!((&s["algo"], &s["lr"]), (&c["algo"], &c["lr"]));
+        assert!(f(s, "best_median") >= f(c, "median"));
+    }
+    assert_eq!(one.last().unwrap()["type"], "done");
+    // The lanes selected do not change a lane's numbers.
+    let cd_only = json_lines(&[
+        "reproduce",
+        "sdcp-shifting-bar",
+        "--algos",
+        "cd",
+        "--runs",
+        "5",
+        "--iters",
+        "120",
+        "--every",
+        "50",
+        "--seed",
+        "11",
+    ]);
+    let cd_cps: Vec<&Value> = cd_only
+        .iter()
+        .filter(|v| v["type"] == "checkpoint")
+        .collect();
+    assert_eq!(cd_cps[..], cps[..8]);
+}
+
+#[test]
+fn grad_reports_cd_bias_and_no_variance_for_mean_field() {
+    let data = Temp::new("tiny.txt", "110010\n011001\n100111\n000110\n");
+    let model = Temp::new("tiny.json", &random_model(6, 4, 1.0, 5).to_json());
+    let run = |algo: &str, threads: &str| {
+        json_lines(&[
+            "grad",
+            "--model",
+            model.path(),
+            "--data",
+            data.path(),
+            "--algo",
+            algo,
+            "--chains",
+            "400",
+            "--reps",
+            "40",
+            "--seed",
+            "2",
+            "--threads",
+            threads,
+        ])
+        .remove(0)
+    };
+    let cd = run("cd", "2");
+    assert_eq!(cd, run("cd", "1"), "threads do not change the result");
+    let blocks = cd["blocks"].as_array().unwrap();
+    assert_eq!(
+        blocks
+            .iter()
+            .map(|b| b["block"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["W", "b", "c"]
+    );
+    assert_eq!(blocks[0]["exact"].as_array().unwrap().len(), 24);
+    assert!(
+        f(&blocks[0], "max_z") > 5.0,
+        "CD-1 at a random N(0,1) model is visibly biased: {}",
+        blocks[0]
+    );
+    assert!(blocks
+        .iter()
+        .all(|b| f(b, "variance") > 0.0 && f(b, "bias_norm") > 0.0));
+    let mf = run("mf-cd", "2");
+    for b in mf["blocks"].as_array().unwrap() {
+        assert!(f(b, "variance") < 1e-20, "{b}");
+    }
+}
