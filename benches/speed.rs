@@ -59,6 +59,13 @@ fn main() {
             bench::gibbs_sweeps(784, 500, 100, &now, secs),
         );
     }
+    if want("exact_bas4") {
+        print(
+            "exact_bas4_evals",
+            "evaluations/s",
+            bench::bas4_exact_evals(&now, secs),
+        );
+    }
     if want("exact_log_z") {
         let n = if quick { 16 } else { 20 };
         print(

@@ -93,6 +93,20 @@ pub fn gibbs_sweeps(m: usize, n: usize, batch: usize, now: &dyn Fn() -> f64, min
     Ok(rate(now, min_secs, || chains.sweep(&model, &mut rng)))
 }
 
+/// Exact evaluations (log Z and ATLL) per second of a 16×16 model on BAS 4×4 — what every
+/// point of the page's curve costs.
+pub fn bas4_exact_evals(now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+    let data = Dataset::builtin("bas4")?;
+    let model = Rbm::init(&data, 16, Init::Ucd, &mut stream(1, 0, Purpose::Init))?;
+    let mut err = None;
+    let r = rate(now, min_secs, || {
+        if let Err(e) = exact::evaluate(&model, &data) {
+            err = Some(e);
+        }
+    });
+    err.map_or(Ok(r), Err)
+}
+
 /// Seconds for the exact log Z of an m×n RBM (enumerating the n hidden units), single thread.
 pub fn exact_log_z_secs(m: usize, n: usize, now: &dyn Fn() -> f64) -> Result<f64> {
     let model = sparse_model(m, n, 0.14, 0.22)?;

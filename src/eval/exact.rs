@@ -8,7 +8,7 @@
 
 use crate::data::{decode, Dataset};
 use crate::error::{Error, Result};
-use crate::math::{log_sigmoid, softplus, LogSumExp};
+use crate::math::{log_sigmoid, softplus_sum, LogSumExp};
 use crate::model::{Params, Rbm};
 
 /// Largest layer the core enumerates for log Z: 2^30 states (about a minute for 16 hidden
@@ -106,7 +106,7 @@ fn walk(v: &View, start: u64, end: u64, mut f: impl FnMut(u64, f64, &[f64])) {
 /// Unnormalised log-marginal of a state of the enumerated layer: `lin + Σ softplus(pre)`.
 #[inline]
 fn log_marginal(lin: f64, pre: &[f64]) -> f64 {
-    lin + pre.iter().map(|&a| softplus(a)).sum::<f64>()
+    lin + softplus_sum(pre)
 }
 
 /// Partial log Z over Gray-code indices `start..end` of `layer`; merge partials with
