@@ -19,6 +19,9 @@ pub struct LoglikArgs {
     /// How many of the most probable patterns to list (models with ≤ 20 visible units)
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Threads for the enumeration of log Z (default: all cores; the result does not depend on it)
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 /// One visible pattern and its exact probability.
@@ -88,7 +91,8 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
-    let eval = exact::evaluate(&model, &data)?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let eval = exact::evaluate_given(&model, &data, exact::log_z_threaded(&model, threads)?)?;
     let (mass_on_data, distinct, top) = if model.m() <= exact::MAX_DIST_BITS {
         let (mass, d, t) = distribution_facts(&model, &data, a.top)?;
         (Some(mass), Some(d), Some(t))

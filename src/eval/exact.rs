@@ -118,12 +118,62 @@ pub fn log_z_range(rbm: &Rbm, layer: Layer, start: u64, end: u64) -> LogSumExp {
     acc
 }
 
-/// Exact log Z, enumerating the smaller layer; refused beyond [`MAX_ENUM_BITS`].
+/// States per block of an enumeration: log Z is the ordered merge of per-block partial sums, so
+/// any split of the blocks over threads or workers gives the same bits as one thread.
+pub const BLOCK_STATES: u64 = 1 << 16;
+
+/// The Gray-code index ranges of the blocks of a 2^k enumeration, in merge order.
+pub fn blocks(k: usize) -> impl Iterator<Item = (u64, u64)> {
+    let total = 1u64 << k;
+    (0..total.div_ceil(BLOCK_STATES)).map(move |b| (b * BLOCK_STATES, ((b + 1) * BLOCK_STATES).min(total)))
+}
+
+/// Exact log Z, enumerating the smaller layer block by block; refused beyond [`MAX_ENUM_BITS`].
 pub fn log_z(rbm: &Rbm) -> Result<f64> {
-    let layer = smaller_layer(rbm);
+    let (layer, k) = enumeration(rbm)?;
+    let mut acc = LogSumExp::default();
+    for (a, b) in blocks(k) {
+        acc.merge(log_z_range(rbm, layer, a, b));
+    }
+    Ok(acc.value())
+}
+
+/// [`log_z`] on `threads` threads (native only); the same bits as [`log_z`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn log_z_threaded(rbm: &Rbm, threads: usize) -> Result<f64> {
+    let (layer, k) = enumeration(rbm)?;
+    let ranges: Vec<(u64, u64)> = blocks(k).collect();
+    let threads = threads.clamp(1, ranges.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut parts = vec![LogSumExp::default(); ranges.len()];
+    let done: Vec<Vec<(usize, LogSumExp)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(a, b)) = ranges.get(i) else { break mine };
+                        mine.push((i, log_z_range(rbm, layer, a, b)));
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("log Z worker")).collect()
+    });
+    for (i, p) in done.into_iter().flatten() {
+        parts[i] = p;
+    }
+    let mut acc = LogSumExp::default();
+    parts.into_iter().for_each(|p| acc.merge(p));
+    Ok(acc.value())
+}
+
+/// The layer [`log_z`] enumerates and its size, refused beyond [`MAX_ENUM_BITS`].
+fn enumeration(rbm: &Rbm) -> Result<(Layer, usize)> {
     let k = rbm.m().min(rbm.n());
     check_enumerable(k, MAX_ENUM_BITS, "exact log Z")?;
-    Ok(log_z_range(rbm, layer, 0, 1u64 << k).value())
+    Ok((smaller_layer(rbm), k))
 }
 
 /// Exact average log-likelihood `(1/N) Σ log p(v_r)` of the rows of `data` given `log_z`.
@@ -157,7 +207,11 @@ pub struct Evaluation {
 
 /// Exact log Z and ATLL of `data` (and KL when the data are binary).
 pub fn evaluate(rbm: &Rbm, data: &Dataset) -> Result<Evaluation> {
-    let log_z = log_z(rbm)?;
+    evaluate_given(rbm, data, log_z(rbm)?)
+}
+
+/// [`evaluate`] with a log Z computed elsewhere (e.g. by [`log_z_threaded`] or by workers).
+pub fn evaluate_given(rbm: &Rbm, data: &Dataset, log_z: f64) -> Result<Evaluation> {
     let atll = average_log_likelihood(rbm, data, log_z)?;
     let bound = data.bound();
     Ok(Evaluation { log_z, atll, rows: data.rows(), bound, kl: bound.map(|b| b - atll) })
@@ -327,6 +381,19 @@ mod tests {
             }
             assert!((log_z(&rbm).unwrap() - want).abs() < 1e-10);
         }
+    }
+
+    #[test]
+    fn threaded_log_z_has_the_same_bits_as_sequential() {
+        // 2^18 hidden states = 4 blocks.
+        let rbm = random_model(20, 18, 0.3, 4);
+        let seq = log_z(&rbm).unwrap();
+        for t in [1, 2, 3, 8] {
+            assert_eq!(log_z_threaded(&rbm, t).unwrap().to_bits(), seq.to_bits(), "{t} threads");
+        }
+        // And the blocks add up to one full-range sweep up to rounding.
+        let whole = log_z_range(&rbm, Layer::Hidden, 0, 1 << 18).value();
+        assert!((whole - seq).abs() < 1e-9 * seq.abs());
     }
 
     #[test]
