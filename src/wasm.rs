@@ -166,6 +166,9 @@ struct Distribution {
 #[wasm_bindgen]
 pub struct WasmLane {
     lane: Lane,
+    /// Whether the record at update 0 was handed out already (the core makes it on the first
+    /// `run_into` call that finds the lane at update 0, which `run(0)` does not move past).
+    initial_sent: bool,
 }
 
 #[wasm_bindgen]
@@ -179,11 +182,14 @@ impl WasmLane {
         let data = Arc::new(Dataset::builtin(dataset).map_err(js_err)?);
         Ok(WasmLane {
             lane: Lane::new(cfg, data).map_err(js_err)?,
+            initial_sent: false,
         })
     }
 
-    /// Runs `updates` updates: `{records, iter, seed, error, failed}`. A failure (divergence)
-    /// is reported in `error` with the records made before it; later calls report it again.
+    /// Runs `updates` updates: `{records, iter, seed, error, failed}`. The first call (even
+    /// `run(0)`) includes the record at update 0, and each record is returned once. A failure
+    /// (divergence) is reported in `error` with the records made before it; later calls report
+    /// it again.
     pub fn run(&mut self, updates: u32) -> Result<JsValue, JsError> {
         let mut records = Vec::new();
         let error = self
@@ -191,6 +197,10 @@ impl WasmLane {
             .run_into(updates as u64, &mut records)
             .err()
             .map(|e| e.to_string());
+        if self.initial_sent && records.first().is_some_and(|r| r.iter == 0) {
+            records.remove(0);
+        }
+        self.initial_sent |= !records.is_empty();
         to_js(&RunResult {
             records,
             iter: self.lane.iter(),
