@@ -169,6 +169,10 @@ pub struct WasmLane {
     /// Whether the record at update 0 was handed out already (the core makes it on the first
     /// `run_into` call that finds the lane at update 0, which `run(0)` does not move past).
     initial_sent: bool,
+    /// (update, log Z) of the latest record: the model at that update has this log Z, which
+    /// spares `distribution` an enumeration when nothing moved since (or the lane failed, as
+    /// its kept model is the one of its latest record).
+    recorded_log_z: Option<(u64, f64)>,
 }
 
 #[wasm_bindgen]
@@ -183,6 +187,7 @@ impl WasmLane {
         Ok(WasmLane {
             lane: Lane::new(cfg, data).map_err(js_err)?,
             initial_sent: false,
+            recorded_log_z: None,
         })
     }
 
@@ -201,6 +206,9 @@ impl WasmLane {
             records.remove(0);
         }
         self.initial_sent |= !records.is_empty();
+        if let Some(r) = records.iter().rev().find(|r| r.log_z.is_some()) {
+            self.recorded_log_z = r.log_z.map(|z| (r.iter, z));
+        }
         to_js(&RunResult {
             records,
             iter: self.lane.iter(),
@@ -216,10 +224,14 @@ impl WasmLane {
     }
 
     /// The model's probability of each distinct training pattern, the data's, and the mass off
-    /// the data: `{model, data, off, log_z}`.
+    /// the data: `{model, data, off, log_z}`. Right after a record (or after a failure) it
+    /// reuses that record's exact log Z instead of enumerating again.
     pub fn distribution(&self) -> Result<JsValue, JsError> {
         let (model, data) = (self.lane.model(), self.lane.data());
-        let log_z = exact::log_z(model).map_err(js_err)?;
+        let log_z = match self.recorded_log_z {
+            Some((iter, z)) if iter == self.lane.iter() || self.lane.failure().is_some() => z,
+            _ => exact::log_z(model).map_err(js_err)?,
+        };
         let rows = data.rows() as f64;
         let mut d = Distribution {
             model: Vec::new(),

@@ -184,7 +184,18 @@ fn catalogues_and_views_describe_the_lane() {
     assert!((model.iter().sum::<f64>() + off - 1.0).abs() < 1e-9);
     assert!((data.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     let e = lane.evaluate().unwrap();
-    assert_eq!(get(&e, "log_z").as_f64(), get(&d, "log_z").as_f64());
+    assert_eq!(
+        get(&e, "log_z").as_f64(),
+        get(&d, "log_z").as_f64(),
+        "log Z reused from the record at update 20"
+    );
+    run(&mut lane, 3);
+    let (d, e) = (lane.distribution().unwrap(), lane.evaluate().unwrap());
+    assert_eq!(
+        get(&e, "log_z").as_f64(),
+        get(&d, "log_z").as_f64(),
+        "log Z of the model at update 23"
+    );
     assert_eq!(lane.chains().unwrap().length(), 64 * 16);
-    assert_eq!(lane.iter(), 20.0);
+    assert_eq!(lane.iter(), 23.0);
 }

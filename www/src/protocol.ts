@@ -76,9 +76,26 @@ export function nextChunk(prev: number, elapsedMs: number, target = SLICE_MS): n
   return Math.max(1, Math.min(MAX_CHUNK, Math.round(next)));
 }
 
-/** Exponential moving average of a rate; `null` starts it. */
-export function smoothRate(prev: number | null, updates: number, elapsedMs: number, alpha = 0.2): number | null {
-  if (!(elapsedMs > 0) || updates <= 0) return prev;
-  const r = (updates * 1000) / elapsedMs;
-  return prev === null ? r : prev + alpha * (r - prev);
+/** A rate as exponentially decayed sums of updates and of time (weighted by time, so slow slices
+ * that include an exact evaluation count for what they cost). */
+export interface Rate {
+  updates: number;
+  ms: number;
+}
+
+/** Adds one slice to a rate; `decay` is how much of the past is forgotten per slice. */
+export function addToRate(r: Rate, updates: number, elapsedMs: number, decay = 0.1): Rate {
+  if (!(elapsedMs >= 0) || updates <= 0) return r;
+  return { updates: r.updates * (1 - decay) + updates, ms: r.ms * (1 - decay) + elapsedMs };
+}
+
+/** Updates per second of a rate (0 before any measurable slice). */
+export function perSecond(r: Rate): number {
+  return r.ms > 0 ? (1000 * r.updates) / r.ms : 0;
+}
+
+/** Updates left until the next record (a multiple of `every`) after `iter`. */
+export function toNextRecord(iter: number, every: number): number {
+  const e = Math.max(1, Math.floor(every));
+  return e - (iter % e);
 }

@@ -1,6 +1,6 @@
 // The worker's logic, free of worker globals so the unit tests drive it with a fake core:
 // it owns one lane, runs it in time slices while "running", and streams progress.
-import { nextChunk, smoothRate, type CurvePoint, type FromWorker, type LaneView, type ToWorker } from './protocol';
+import { addToRate, nextChunk, perSecond, toNextRecord, type CurvePoint, type FromWorker, type LaneView, type Rate, type ToWorker } from './protocol';
 import type { Catalog, CoreConfig, Distribution, RunResult } from './types';
 
 /** The part of `WasmLane` the runner uses. */
@@ -48,7 +48,9 @@ export class LaneRunner {
   private running = false;
   private failed = false;
   private chunk = 1;
-  private rate: number | null = null;
+  private rate: Rate = { updates: 0, ms: 0 };
+  /** The lane's evaluation interval (the core's default when the configuration has none). */
+  private every = 10;
   private lastView = -Infinity;
   private pending = false;
 
@@ -96,7 +98,8 @@ export class LaneRunner {
     this.dataset = dataset;
     this.failed = false;
     this.chunk = 1;
-    this.rate = null;
+    this.rate = { updates: 0, ms: 0 };
+    this.every = typeof config.every === 'number' ? config.every : Number(this.core.catalog().defaults.every ?? 10);
     this.host.post({ type: 'configured', seed: lane.seed, field });
     this.slice(0, true);
     this.kick();
@@ -113,18 +116,25 @@ export class LaneRunner {
   tick(): void {
     this.pending = false;
     if (!this.running || this.failed || !this.lane) return;
-    const n = this.chunk;
+    let n = this.chunk;
+    // When the canvases are due, end the slice on a record: the view then reuses the record's
+    // exact log Z instead of enumerating once more.
+    if (this.viewDue()) n = Math.min(n, toNextRecord(this.lane.iter, this.every));
     const t0 = this.host.now();
     this.slice(n, false, t0);
     const elapsed = this.host.now() - t0;
-    this.chunk = nextChunk(n, elapsed);
+    if (n === this.chunk || elapsed > 0) this.chunk = nextChunk(n, elapsed);
     this.kick();
+  }
+
+  private viewDue(): boolean {
+    return this.host.now() - this.lastView >= VIEW_MS;
   }
 
   private slice(updates: number, forceView: boolean, t0 = this.host.now()): void {
     const lane = this.lane!;
     const r = lane.run(updates);
-    if (updates > 0) this.rate = smoothRate(this.rate, updates, this.host.now() - t0);
+    if (updates > 0) this.rate = addToRate(this.rate, updates, this.host.now() - t0);
     const points: CurvePoint[] = [];
     for (const rec of r.records) {
       if (rec.atll !== null) points.push({ iter: rec.iter, sweeps: rec.sweeps, atll: rec.atll });
@@ -145,13 +155,13 @@ export class LaneRunner {
     const lane = this.lane;
     if (!lane) return;
     let view: LaneView | null = null;
-    const now = this.host.now();
-    if (forceView || now - this.lastView >= VIEW_MS) {
+    const atRecord = lane.iter % this.every === 0;
+    if (forceView || (this.viewDue() && (atRecord || this.host.now() - this.lastView >= 4 * VIEW_MS))) {
       view = this.view(lane);
-      this.lastView = now;
+      this.lastView = this.host.now();
     }
     if (!points.length && !view && !stats) return;
-    const rate = this.rate ?? 0;
+    const rate = perSecond(this.rate);
     const msg: FromWorker = { type: 'progress', points, iter: lane.iter, rate, stats, view };
     this.host.post(msg, view ? [view.weights.buffer as ArrayBuffer] : []);
   }

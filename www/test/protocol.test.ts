@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CHUNK, SLICE_MS, nextChunk, smoothRate } from '../src/protocol';
+import { MAX_CHUNK, SLICE_MS, addToRate, nextChunk, perSecond, toNextRecord } from '../src/protocol';
 
 describe('nextChunk (time slicing)', () => {
   it('aims at the slice duration', () => {
@@ -18,14 +18,26 @@ describe('nextChunk (time slicing)', () => {
   });
 });
 
-describe('smoothRate', () => {
-  it('starts at the first measurement and then moves a fraction towards new ones', () => {
-    const r0 = smoothRate(null, 50, 100);
-    expect(r0).toBe(500);
-    expect(smoothRate(r0, 100, 100, 0.5)).toBe(750);
+describe('rates', () => {
+  it('weighs slices by their time, so a slow slice with an evaluation counts in full', () => {
+    let r = { updates: 0, ms: 0 };
+    r = addToRate(r, 10, 10, 0); // fast slice: 1000/s
+    r = addToRate(r, 10, 90, 0); // slow slice: ~111/s
+    expect(perSecond(r)).toBeCloseTo(200, 9); // 20 updates in 100 ms, not the mean of the two rates
   });
-  it('ignores empty slices', () => {
-    expect(smoothRate(300, 0, 10)).toBe(300);
-    expect(smoothRate(null, 10, 0)).toBeNull();
+  it('forgets the past gradually and ignores empty slices', () => {
+    const r = addToRate({ updates: 100, ms: 100 }, 10, 100, 0.5);
+    expect(r).toEqual({ updates: 60, ms: 150 });
+    expect(addToRate(r, 0, 5)).toBe(r);
+    expect(perSecond({ updates: 0, ms: 0 })).toBe(0);
+  });
+});
+
+describe('toNextRecord', () => {
+  it('counts the updates to the next multiple of every', () => {
+    expect(toNextRecord(0, 50)).toBe(50);
+    expect(toNextRecord(49, 50)).toBe(1);
+    expect(toNextRecord(50, 50)).toBe(50);
+    expect(toNextRecord(7, 0)).toBe(1);
   });
 });

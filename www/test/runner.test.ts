@@ -129,6 +129,15 @@ describe('LaneRunner', () => {
     expect(of('state').at(-1)).toEqual({ type: 'state', running: false });
   });
 
+  it('takes the periodic views right at records, where the record\'s log Z can be reused', () => {
+    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 7 }, dataset: 'bas4' });
+    runner.handle({ type: 'start' });
+    runTasks(400);
+    const views = of('progress').slice(1).flatMap((m) => (m.view ? [m.view.iter] : []));
+    expect(views.length).toBeGreaterThan(3);
+    for (const iter of views) expect(iter % 7).toBe(0);
+  });
+
   it('grows the chunk while slices are quick', () => {
     runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 1000 }, dataset: 'bas4' });
     runner.handle({ type: 'start' });
