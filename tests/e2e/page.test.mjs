@@ -182,3 +182,19 @@ test('the lane picker offers every algorithm and adds a lane with its own option
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('another data set and the equal-compute axis', { timeout: 120_000 }, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#dataset', 'shifting-bar');
+  await page.waitForFunction(() => /-2\.197/.test(document.querySelector('#chart').textContent));
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'ready' && l.atll.length === 1));
+  await page.check('input[name="axis"][value="sweeps"]');
+  await page.waitForFunction(() => /Gibbs sweeps/.test(document.querySelector('#chart-axes').textContent));
+  await page.click('#run');
+  await waitForUpdates(page, 300);
+  for (const lane of await lanes(page)) assertRising(lane);
+  const caption = await page.textContent('article[data-lane-id="0"] .dist-caption');
+  assert.match(caption, /9 distinct training patterns/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
