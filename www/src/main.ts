@@ -278,7 +278,7 @@ function buildPanel(lane: Lane): void {
     'article',
     { className: 'lane' },
     el('header', {}, swatch, title, remove),
-    el('p', { className: 'status', role: 'status' }),
+    el('p', { className: 'status' }),
     el('p', { className: 'lane-error', role: 'alert', hidden: true }),
     options,
     el('dl', { className: 'stats', hidden: true }),

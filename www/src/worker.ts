@@ -2,6 +2,7 @@
 import init, { WasmLane, algorithms, dataSets, defaultConfig } from '../pkg/rbm_playground.js';
 import { LaneRunner, errorMessage, type Core, type CoreLane, type Host } from './runner';
 import type { FromWorker, ToWorker } from './protocol';
+import type { Catalog } from './types';
 
 const ctx = self as unknown as {
   postMessage(msg: FromWorker, transfer: Transferable[]): void;
@@ -27,8 +28,9 @@ const host: Host = {
   },
 };
 
+let catalog: Catalog | null = null;
 const core: Core = {
-  catalog: () => ({ algorithms: algorithms(), dataSets: dataSets(), defaults: defaultConfig() }),
+  catalog: () => (catalog ??= { algorithms: algorithms(), dataSets: dataSets(), defaults: defaultConfig() }),
   newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
 };
 
