@@ -105,8 +105,43 @@ pub fn default_config() -> Result<JsValue, JsError> {
     to_js(&LaneConfig::default())
 }
 
-/// Reads a lane configuration object. serde-wasm-bindgen reads only the fields it knows, so
-/// unknown keys (which `LaneConfig` refuses from JSON) are checked here against its field names.
+/// The field names a `Deserialize` struct declares (as serde passes them to
+/// `deserialize_struct`), so renamed or skipped fields can never drift from the check below.
+struct FieldNames(&'static [&'static str]);
+
+impl<'de> serde::Deserializer<'de> for &mut FieldNames {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        Err(serde::de::Error::custom("field names collected"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
+/// `LaneConfig`'s keys.
+fn lane_config_keys() -> &'static [&'static str] {
+    let mut names = FieldNames(&[]);
+    let _ = <LaneConfig as serde::Deserialize>::deserialize(&mut names);
+    names.0
+}
+
+/// Reads a lane configuration object. serde-wasm-bindgen looks up only the fields a struct
+/// declares, so unknown keys (which `LaneConfig` refuses from JSON) are checked here.
 fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
     if config.is_undefined() || config.is_null() {
         return Ok(LaneConfig::default());
@@ -116,13 +151,10 @@ fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
             "the lane configuration must be an object".into(),
         ));
     }
-    let known = match serde_json::to_value(LaneConfig::default()) {
-        Ok(serde_json::Value::Object(fields)) => fields.keys().cloned().collect::<Vec<String>>(),
-        _ => Vec::new(),
-    };
+    let known = lane_config_keys();
     let keys = js_sys::Object::keys(config.unchecked_ref::<js_sys::Object>());
     for key in keys.iter().filter_map(|k| k.as_string()) {
-        if !known.contains(&key) {
+        if !known.contains(&key.as_str()) {
             return Err(Error::Invalid(format!(
                 "unknown lane option '{key}' (known: {})",
                 known.join(", ")

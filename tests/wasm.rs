@@ -109,6 +109,13 @@ fn bad_configurations_are_errors_with_the_core_message() {
         assert!(msg.contains(want), "{config}: {msg}");
         assert!(!msg.contains('\n'), "one-line message: {msg}");
     }
+    // Every key of the core's configuration is accepted.
+    let every_key = serde_json::to_string(&rbm_playground::train::LaneConfig {
+        seed: Some(4),
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(WasmLane::new(js(&every_key), "bas4").is_ok(), "{every_key}");
     // Missing keys take the core's defaults.
     assert!(WasmLane::new(js("{}"), "bas3").is_ok());
     assert!(WasmLane::new(JsValue::UNDEFINED, "bas3").is_ok());
