@@ -53,6 +53,8 @@ export class LaneRunner {
   private every = 10;
   private lastView = -Infinity;
   private pending = false;
+  /** The update count last sent to the page. */
+  private sentIter = -1;
 
   constructor(
     private readonly core: Core,
@@ -75,8 +77,9 @@ export class LaneRunner {
         break;
       case 'pause':
         this.running = false;
-        this.host.post({ type: 'state', running: false });
+        // The final position first: once the page sees "paused", nothing moves any more.
         this.publish([], true);
+        this.host.post({ type: 'state', running: false });
         break;
       case 'export':
         if (this.lane) this.host.post({ type: 'model', json: this.lane.exportModel() });
@@ -160,7 +163,8 @@ export class LaneRunner {
       view = this.view(lane);
       this.lastView = this.host.now();
     }
-    if (!points.length && !view && !stats) return;
+    if (!points.length && !view && !stats && lane.iter === this.sentIter) return;
+    this.sentIter = lane.iter;
     const rate = perSecond(this.rate);
     const msg: FromWorker = { type: 'progress', points, iter: lane.iter, rate, stats, view };
     this.host.post(msg, view ? [view.weights.buffer as ArrayBuffer] : []);

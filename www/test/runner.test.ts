@@ -122,8 +122,16 @@ describe('LaneRunner', () => {
     const last = of('progress').at(-1)!;
     expect(last.rate).toBeGreaterThan(0);
     expect(last.stats).toEqual({ mean_tau: 2.5 });
+    // Every slice reports the update count, records or not.
+    const counts = of('progress').map((m) => m.iter);
+    expect(counts).toEqual([...new Set(counts)].sort((x, y) => x - y));
+    expect(counts.length).toBeGreaterThanOrEqual(20);
     runner.handle({ type: 'pause' });
     const at = core.lanes[0].iter;
+    // The last word before "paused" is the final position.
+    const afterPause = sent.slice(sent.lastIndexOf(of('progress').at(-1)!));
+    expect(afterPause.map((m) => m.type)).toEqual(['progress', 'state']);
+    expect(of('progress').at(-1)!.iter).toBe(at);
     runTasks(10);
     expect(core.lanes[0].iter).toBe(at);
     expect(of('state').at(-1)).toEqual({ type: 'state', running: false });
