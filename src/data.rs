@@ -19,9 +19,18 @@ pub struct Dataset {
 
 /// The built-in data sets: (name, description).
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("bas3", "Bars & Stripes 3x3, 14 distinct patterns (S-DCP paper)"),
-    ("shifting-bar", "Shifting Bar N=9, B=1, 9 patterns (S-DCP paper)"),
-    ("bas4", "Bars & Stripes 4x4, 32 rows with duplicates (UCD paper's code)"),
+    (
+        "bas3",
+        "Bars & Stripes 3x3, 14 distinct patterns (S-DCP paper)",
+    ),
+    (
+        "shifting-bar",
+        "Shifting Bar N=9, B=1, 9 patterns (S-DCP paper)",
+    ),
+    (
+        "bas4",
+        "Bars & Stripes 4x4, 32 rows with duplicates (UCD paper's code)",
+    ),
 ];
 
 impl Dataset {
@@ -39,7 +48,11 @@ impl Dataset {
     }
 
     /// Builds a binary data set from explicit 0/1 rows.
-    pub fn from_rows(name: &str, rows: &[Vec<u8>], shape: Option<(usize, usize)>) -> Result<Dataset> {
+    pub fn from_rows(
+        name: &str,
+        rows: &[Vec<u8>],
+        shape: Option<(usize, usize)>,
+    ) -> Result<Dataset> {
         let m = rows.first().map(|r| r.len()).unwrap_or(0);
         if m == 0 {
             return Err(Error::Parse(format!("data set '{name}' has no patterns")));
@@ -55,7 +68,12 @@ impl Dataset {
             }
             values.extend(r.iter().map(|&x| x as f32));
         }
-        Ok(Dataset { name: name.to_string(), m, values, shape })
+        Ok(Dataset {
+            name: name.to_string(),
+            m,
+            values,
+            shape,
+        })
     }
 
     /// Parses a data file: one pattern per line of `0`/`1` characters; blank lines and lines
@@ -72,12 +90,10 @@ impl Dataset {
                 match ch {
                     '0' => row.push(0),
                     '1' => row.push(1),
-                    _ => {
-                        return Err(Error::Parse(format!(
-                            "{name}, line {}: unexpected character '{ch}' (patterns are 0/1 strings)",
-                            ln + 1
-                        )))
-                    }
+                    _ => return Err(Error::Parse(format!(
+                        "{name}, line {}: unexpected character '{ch}' (patterns are 0/1 strings)",
+                        ln + 1
+                    ))),
                 }
             }
             if let Some(first) = rows.first().map(|r: &Vec<u8>| r.len()) {
@@ -150,13 +166,21 @@ impl Dataset {
             return None;
         }
         let n = self.rows() as f64;
-        Some(self.distinct().iter().map(|&(_, c)| (c as f64 / n) * (c as f64 / n).ln()).sum())
+        Some(
+            self.distinct()
+                .iter()
+                .map(|&(_, c)| (c as f64 / n) * (c as f64 / n).ln())
+                .sum(),
+        )
     }
 }
 
 /// Encodes a binary pattern as an integer, bit i = unit i.
 pub fn encode(v: &[f32]) -> u64 {
-    v.iter().enumerate().fold(0u64, |acc, (i, &x)| if x != 0.0 { acc | 1 << i } else { acc })
+    v.iter().enumerate().fold(
+        0u64,
+        |acc, (i, &x)| if x != 0.0 { acc | 1 << i } else { acc },
+    )
 }
 
 /// Decodes an integer pattern of `m` units.
@@ -183,7 +207,13 @@ pub fn bars_and_stripes(d: usize, keep_duplicates: bool) -> Dataset {
             }
         }
     }
-    let name = if d == 3 { "bas3" } else if d == 4 { "bas4" } else { "bas" };
+    let name = if d == 3 {
+        "bas3"
+    } else if d == 4 {
+        "bas4"
+    } else {
+        "bas"
+    };
     Dataset::from_rows(name, &rows, Some((d, d))).expect("non-empty equal-length rows")
 }
 
@@ -201,12 +231,16 @@ mod tests {
 
     #[test]
     fn builtin_sizes_and_bounds_match_the_spec() {
-        let cases = [("bas3", 14, 14, -(14f64).ln()), ("shifting-bar", 9, 9, -(9f64).ln()), (
-            "bas4",
-            32,
-            30,
-            -(28.0 * 32f64.ln() + 2.0 * 2.0 * 16f64.ln()) / 32.0,
-        )];
+        let cases = [
+            ("bas3", 14, 14, -(14f64).ln()),
+            ("shifting-bar", 9, 9, -(9f64).ln()),
+            (
+                "bas4",
+                32,
+                30,
+                -(28.0 * 32f64.ln() + 2.0 * 2.0 * 16f64.ln()) / 32.0,
+            ),
+        ];
         for (name, rows, distinct, bound) in cases {
             let d = Dataset::builtin(name).unwrap();
             assert_eq!(d.rows(), rows, "{name}");

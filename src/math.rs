@@ -164,7 +164,10 @@ pub struct LogSumExp {
 
 impl Default for LogSumExp {
     fn default() -> Self {
-        Self { max: f64::NEG_INFINITY, sum: 0.0 }
+        Self {
+            max: f64::NEG_INFINITY,
+            sum: 0.0,
+        }
     }
 }
 

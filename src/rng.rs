@@ -105,7 +105,9 @@ mod tests {
 
     #[test]
     fn streams_differ_by_lane_and_purpose_and_repeat_by_seed() {
-        let a: Vec<u32> = (0..4).map(|_| stream(1, 0, Purpose::Sampling).next_u32()).collect();
+        let a: Vec<u32> = (0..4)
+            .map(|_| stream(1, 0, Purpose::Sampling).next_u32())
+            .collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
         let mut s1 = stream(1, 0, Purpose::Sampling);
         let mut s2 = stream(1, 1, Purpose::Sampling);

@@ -67,8 +67,22 @@ struct View<'a> {
 fn view(rbm: &Rbm, layer: Layer) -> View<'static> {
     let f = |xs: &[f32]| xs.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     match layer {
-        Layer::Hidden => View { k: rbm.n(), l: rbm.m(), bias_x: f(&rbm.c), bias_y: f(&rbm.b), rows: f(rbm.wt()), _m: Default::default() },
-        Layer::Visible => View { k: rbm.m(), l: rbm.n(), bias_x: f(&rbm.b), bias_y: f(&rbm.c), rows: f(rbm.w()), _m: Default::default() },
+        Layer::Hidden => View {
+            k: rbm.n(),
+            l: rbm.m(),
+            bias_x: f(&rbm.c),
+            bias_y: f(&rbm.b),
+            rows: f(rbm.wt()),
+            _m: Default::default(),
+        },
+        Layer::Visible => View {
+            k: rbm.m(),
+            l: rbm.n(),
+            bias_x: f(&rbm.b),
+            bias_y: f(&rbm.c),
+            rows: f(rbm.w()),
+            _m: Default::default(),
+        },
     }
 }
 
@@ -84,7 +98,9 @@ fn walk(v: &View, start: u64, end: u64, mut f: impl FnMut(u64, f64, &[f64])) {
     for x in 0..v.k {
         if (code >> x) & 1 == 1 {
             lin += v.bias_x[x];
-            pre.iter_mut().zip(&v.rows[x * v.l..(x + 1) * v.l]).for_each(|(p, r)| *p += r);
+            pre.iter_mut()
+                .zip(&v.rows[x * v.l..(x + 1) * v.l])
+                .for_each(|(p, r)| *p += r);
         }
     }
     f(code, lin, &pre);
@@ -114,7 +130,9 @@ fn log_marginal(lin: f64, pre: &[f64]) -> f64 {
 pub fn log_z_range(rbm: &Rbm, layer: Layer, start: u64, end: u64) -> LogSumExp {
     let v = view(rbm, layer);
     let mut acc = LogSumExp::default();
-    walk(&v, start, end, |_, lin, pre| acc.add(log_marginal(lin, pre)));
+    walk(&v, start, end, |_, lin, pre| {
+        acc.add(log_marginal(lin, pre))
+    });
     acc
 }
 
@@ -214,18 +232,30 @@ pub fn evaluate(rbm: &Rbm, data: &Dataset) -> Result<Evaluation> {
 pub fn evaluate_given(rbm: &Rbm, data: &Dataset, log_z: f64) -> Result<Evaluation> {
     let atll = average_log_likelihood(rbm, data, log_z)?;
     let bound = data.bound();
-    Ok(Evaluation { log_z, atll, rows: data.rows(), bound, kl: bound.map(|b| b - atll) })
+    Ok(Evaluation {
+        log_z,
+        atll,
+        rows: data.rows(),
+        bound,
+        kl: bound.map(|b| b - atll),
+    })
 }
 
 /// The full model distribution p(v) over all 2^m visible patterns (index = pattern code with
 /// bit i = unit i), for m ≤ [`MAX_DIST_BITS`].
 pub fn model_distribution(rbm: &Rbm) -> Result<Vec<f64>> {
     let m = rbm.m();
-    check_enumerable(m, MAX_DIST_BITS, "the model distribution over visible patterns")?;
+    check_enumerable(
+        m,
+        MAX_DIST_BITS,
+        "the model distribution over visible patterns",
+    )?;
     let log_z = log_z(rbm)?;
     let v = view(rbm, Layer::Visible);
     let mut p = vec![0.0f64; 1 << m];
-    walk(&v, 0, 1u64 << m, |code, lin, pre| p[code as usize] = libm::exp(log_marginal(lin, pre) - log_z));
+    walk(&v, 0, 1u64 << m, |code, lin, pre| {
+        p[code as usize] = libm::exp(log_marginal(lin, pre) - log_z)
+    });
     Ok(p)
 }
 
@@ -249,7 +279,9 @@ pub fn model_expectation(rbm: &Rbm) -> Result<Params<f64>> {
     let mut cond = vec![0.0f64; v.l];
     walk(&v, 0, 1u64 << k, |code, lin, pre| {
         let p = libm::exp(log_marginal(lin, pre) - log_z);
-        cond.iter_mut().zip(pre).for_each(|(c, &a)| *c = libm::exp(log_sigmoid(a)));
+        cond.iter_mut()
+            .zip(pre)
+            .for_each(|(c, &a)| *c = libm::exp(log_sigmoid(a)));
         for x in 0..k {
             if (code >> x) & 1 == 0 {
                 continue;
@@ -271,7 +303,11 @@ pub fn model_expectation(rbm: &Rbm) -> Result<Params<f64>> {
                 }
             }
         }
-        let other = if layer == Layer::Hidden { &mut e.b } else { &mut e.c };
+        let other = if layer == Layer::Hidden {
+            &mut e.b
+        } else {
+            &mut e.c
+        };
         other.iter_mut().zip(&cond).for_each(|(o, &c)| *o += p * c);
     });
     Ok(e)
@@ -286,7 +322,9 @@ pub fn data_expectation(rbm: &Rbm, data: &Dataset) -> Params<f64> {
         let v = data.row(r);
         for j in 0..n {
             let a = rbm.c[j] as f64
-                + (0..m).map(|i| v[i] as f64 * rbm.w()[i * n + j] as f64).sum::<f64>();
+                + (0..m)
+                    .map(|i| v[i] as f64 * rbm.w()[i * n + j] as f64)
+                    .sum::<f64>();
             let h = libm::exp(log_sigmoid(a));
             e.c[j] += h;
             for i in 0..m {
@@ -320,7 +358,8 @@ mod tests {
         let mut r = stream(seed, 0, Purpose::Aux);
         let mut p = Params::zeros(m, n);
         for blk in p.blocks_mut() {
-            blk.iter_mut().for_each(|x| *x = (scale * normal(&mut r)) as f32);
+            blk.iter_mut()
+                .for_each(|x| *x = (scale * normal(&mut r)) as f32);
         }
         Rbm::from_params(m, n, p).unwrap()
     }
@@ -366,13 +405,19 @@ mod tests {
 
     #[test]
     fn log_z_matches_brute_force_enumerating_either_layer() {
-        for (seed, (m, n)) in [(5, 3), (3, 6), (4, 4), (7, 2), (1, 1)].into_iter().enumerate() {
+        for (seed, (m, n)) in [(5, 3), (3, 6), (4, 4), (7, 2), (1, 1)]
+            .into_iter()
+            .enumerate()
+        {
             let rbm = random_model(m, n, 1.5, seed as u64);
             let want = brute_log_z(&rbm);
             for layer in [Layer::Visible, Layer::Hidden] {
                 let k = if layer == Layer::Visible { m } else { n };
                 let got = log_z_range(&rbm, layer, 0, 1 << k).value();
-                assert!((got - want).abs() < 1e-10, "{m}x{n} {layer:?}: {got} vs {want}");
+                assert!(
+                    (got - want).abs() < 1e-10,
+                    "{m}x{n} {layer:?}: {got} vs {want}"
+                );
                 // Split ranges merge to the same value.
                 let mid = (1u64 << k) / 3;
                 let mut a = log_z_range(&rbm, layer, 0, mid);
@@ -425,7 +470,10 @@ mod tests {
                 };
                 let fd = (f(&bump(eps)) - f(&bump(-eps))) / (2.0 * eps as f64);
                 let exact = [&g.w, &g.b, &g.c][blk][idx];
-                assert!((fd - exact).abs() < 2e-4, "{m}x{n} block {blk}[{idx}]: fd {fd} exact {exact}");
+                assert!(
+                    (fd - exact).abs() < 2e-4,
+                    "{m}x{n} block {blk}[{idx}]: fd {fd} exact {exact}"
+                );
             }
         }
     }
@@ -434,7 +482,10 @@ mod tests {
     fn refuses_huge_enumerations() {
         let rbm = Rbm::zeros(40, 40).unwrap();
         assert!(matches!(log_z(&rbm), Err(Error::TooLarge(_))));
-        assert!(matches!(model_distribution(&Rbm::zeros(21, 2).unwrap()), Err(Error::TooLarge(_))));
+        assert!(matches!(
+            model_distribution(&Rbm::zeros(21, 2).unwrap()),
+            Err(Error::TooLarge(_))
+        ));
         // A zero model: Z = 2^(m+n).
         let z = log_z(&Rbm::zeros(3, 2).unwrap()).unwrap();
         assert!((z - 5.0 * 2f64.ln()).abs() < 1e-12);

@@ -25,7 +25,11 @@ impl Cd {
     /// CD-`cfg.k` with `s.chains` chains (chain i starts at batch row i mod batch).
     pub fn new(s: &Setup) -> Cd {
         let (m, n) = (s.model.m(), s.model.n());
-        Cd { k: s.cfg.k, chains: Chains::from_rows(&s.data.values, m, n, s.chains), neg: Stats::new(m, n) }
+        Cd {
+            k: s.cfg.k,
+            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
+            neg: Stats::new(m, n),
+        }
     }
 }
 
@@ -37,7 +41,11 @@ impl Algorithm for Cd {
         self.chains.finish(cx.model);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
-        Ok(Report { sweeps: self.k as f64, vh_steps: self.k as f64, stats: vec![] })
+        Ok(Report {
+            sweeps: self.k as f64,
+            vh_steps: self.k as f64,
+            stats: vec![],
+        })
     }
 
     fn chain_states(&self) -> Option<&[f32]> {

@@ -19,7 +19,12 @@ pub struct Chains {
 impl Chains {
     /// Chains started at `rows` (`rows.len() / m` patterns): chain i starts at row i mod rows.
     pub fn from_rows(rows: &[f32], m: usize, n: usize, count: usize) -> Chains {
-        let mut c = Chains { count, v: vec![0.0; count * m], h: vec![0.0; count * n], hp: vec![0.0; count * n] };
+        let mut c = Chains {
+            count,
+            v: vec![0.0; count * m],
+            h: vec![0.0; count * n],
+            hp: vec![0.0; count * n],
+        };
         c.restart(rows, m);
         c
     }

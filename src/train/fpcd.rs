@@ -55,11 +55,28 @@ impl Algorithm for Fpcd {
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let (a, ef) = (self.fast_decay, self.fast_lr);
-        for (f, g) in self.fast_params.blocks_mut().into_iter().zip(cx.opt.grad().blocks()) {
-            f.iter_mut().zip(g.1).for_each(|(f, g)| *f = a * *f + ef * g);
+        for (f, g) in self
+            .fast_params
+            .blocks_mut()
+            .into_iter()
+            .zip(cx.opt.grad().blocks())
+        {
+            f.iter_mut()
+                .zip(g.1)
+                .for_each(|(f, g)| *f = a * *f + ef * g);
         }
-        let fast_norm = self.fast_params.w.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
-        Ok(Report { sweeps: self.k as f64, vh_steps: self.k as f64, stats: vec![("fast_w_norm", fast_norm)] })
+        let fast_norm = self
+            .fast_params
+            .w
+            .iter()
+            .map(|x| (*x as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        Ok(Report {
+            sweeps: self.k as f64,
+            vh_steps: self.k as f64,
+            stats: vec![("fast_w_norm", fast_norm)],
+        })
     }
 
     fn chain_states(&self) -> Option<&[f32]> {

@@ -92,11 +92,15 @@ impl Default for LaneConfig {
 }
 
 fn finite_nonneg(x: f64, name: &str) -> Result<()> {
-    ensure(x.is_finite() && x >= 0.0, || format!("{name} must be a finite number ≥ 0, got {x}"))
+    ensure(x.is_finite() && x >= 0.0, || {
+        format!("{name} must be a finite number ≥ 0, got {x}")
+    })
 }
 
 fn unit_interval(x: f64, name: &str) -> Result<()> {
-    ensure(x.is_finite() && (0.0..=1.0).contains(&x), || format!("{name} must be in [0, 1], got {x}"))
+    ensure(x.is_finite() && (0.0..=1.0).contains(&x), || {
+        format!("{name} must be in [0, 1], got {x}")
+    })
 }
 
 impl LaneConfig {
@@ -106,12 +110,20 @@ impl LaneConfig {
         check_size(data.m, self.hidden)?;
         finite_nonneg(self.lr, "the learning rate")?;
         finite_nonneg(self.weight_decay, "weight decay")?;
-        ensure(self.momentum.is_finite() && (0.0..1.0).contains(&self.momentum), || {
-            format!("momentum must be in [0, 1), got {}", self.momentum)
-        })?;
-        for (x, name) in [(self.k, "k"), (self.d, "d"), (self.kprime, "kprime"), (self.max_steps, "max_steps")] {
+        ensure(
+            self.momentum.is_finite() && (0.0..1.0).contains(&self.momentum),
+            || format!("momentum must be in [0, 1), got {}", self.momentum),
+        )?;
+        for (x, name) in [
+            (self.k, "k"),
+            (self.d, "d"),
+            (self.kprime, "kprime"),
+            (self.max_steps, "max_steps"),
+        ] {
             ensure(x >= 1, || format!("{name} must be at least 1"))?;
-            ensure(x <= 100_000, || format!("{name} = {x} is more than the limit of 100000"))?;
+            ensure(x <= 100_000, || {
+                format!("{name} = {x} is more than the limit of 100000")
+            })?;
         }
         ensure(self.every >= 1, || "every must be at least 1".into())?;
         unit_interval(self.nu_mu, "nu_mu")?;
@@ -122,17 +134,26 @@ impl LaneConfig {
         }
         if let Some(b) = self.batch {
             ensure((1..=data.rows()).contains(&b), || {
-                format!("batch must be between 1 and the {} rows of '{}', got {b}", data.rows(), data.name)
+                format!(
+                    "batch must be between 1 and the {} rows of '{}', got {b}",
+                    data.rows(),
+                    data.name
+                )
             })?;
         }
         if let Some(c) = self.chains {
             ensure(c >= 1, || "chains must be at least 1".into())?;
             let vals = c.saturating_mul(data.m.max(self.hidden));
             if vals > MAX_CHAIN_VALUES {
-                return Err(Error::TooLarge(format!("{c} chains of {} units exceed the limit", data.m)));
+                return Err(Error::TooLarge(format!(
+                    "{c} chains of {} units exceed the limit",
+                    data.m
+                )));
             }
         }
-        ensure(self.lr_decay_iters != Some(0), || "lr_decay_iters must be at least 1".into())?;
+        ensure(self.lr_decay_iters != Some(0), || {
+            "lr_decay_iters must be at least 1".into()
+        })?;
         Ok(())
     }
 }
@@ -187,7 +208,14 @@ impl Lane {
     /// A lane that starts from a given model instead of a fresh initialisation (`cfg.hidden`
     /// and `cfg.init` are ignored; the model's sizes must fit the data).
     pub fn with_model(cfg: LaneConfig, data: Arc<Dataset>, model: Rbm) -> Result<Lane> {
-        Lane::build(LaneConfig { hidden: model.n(), ..cfg }, data, Some(model))
+        Lane::build(
+            LaneConfig {
+                hidden: model.n(),
+                ..cfg
+            },
+            data,
+            Some(model),
+        )
     }
 
     fn build(cfg: LaneConfig, data: Arc<Dataset>, model: Option<Rbm>) -> Result<Lane> {
@@ -203,11 +231,22 @@ impl Lane {
                 )))
             }
             Some(m) => m,
-            None => Rbm::init(&data, cfg.hidden, cfg.init, &mut stream(seed, 0, Purpose::Init))?,
+            None => Rbm::init(
+                &data,
+                cfg.hidden,
+                cfg.init,
+                &mut stream(seed, 0, Purpose::Init),
+            )?,
         };
         let batch_size = cfg.batch.unwrap_or(data.rows());
         let chains = cfg.chains.unwrap_or(batch_size);
-        let algo = (find(&cfg.algo)?.build)(&Setup { cfg: &cfg, model: &model, data: &data, batch: batch_size, chains })?;
+        let algo = (find(&cfg.algo)?.build)(&Setup {
+            cfg: &cfg,
+            model: &model,
+            data: &data,
+            batch: batch_size,
+            chains,
+        })?;
         let (m, n) = (data.m, cfg.hidden);
         Ok(Lane {
             opt: Optimizer::new(m, n, cfg.weight_decay as f32, cfg.momentum as f32),
@@ -290,7 +329,8 @@ impl Lane {
             }
             let r = self.order[self.cursor];
             self.cursor += 1;
-            self.batch_buf.extend_from_slice(&self.data.values[r * m..(r + 1) * m]);
+            self.batch_buf
+                .extend_from_slice(&self.data.values[r * m..(r + 1) * m]);
         }
     }
 
@@ -322,7 +362,10 @@ impl Lane {
         let rep = self.algo.update(&mut cx)?;
         self.iter += 1;
         if let Some(what) = self.model.non_finite() {
-            let e = Error::Diverged { iter: self.iter, what: what.to_string() };
+            let e = Error::Diverged {
+                iter: self.iter,
+                what: what.to_string(),
+            };
             self.failed = Some(e.clone());
             return Err(e);
         }
@@ -355,7 +398,14 @@ impl Lane {
             .map(|(k, (s, c))| (k.to_string(), if k.starts_with("max_") { s } else { s / c }))
             .collect();
         self.last_good.clone_from(&self.model);
-        Ok(Record { iter: self.iter, sweeps: self.sweeps, vh_steps: self.vh_steps, atll, log_z, stats })
+        Ok(Record {
+            iter: self.iter,
+            sweeps: self.sweeps,
+            vh_steps: self.vh_steps,
+            atll,
+            log_z,
+            stats,
+        })
     }
 
     /// Runs `updates` updates, returning a record at iteration 0 (first call only) and at every

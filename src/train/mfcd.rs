@@ -11,7 +11,11 @@ pub const INFO: AlgoInfo = AlgoInfo {
     title: "MF-CD",
     paper: "Welling & Hinton 2002",
     options: &[],
-    build: |s: &Setup| Ok(Box::new(MfCd { neg: Stats::new(s.model.m(), s.model.n()) })),
+    build: |s: &Setup| {
+        Ok(Box::new(MfCd {
+            neg: Stats::new(s.model.m(), s.model.n()),
+        }))
+    },
 };
 
 /// Mean-field CD: v₁ = E[v|E[h|v₀]], negative statistics s(v₁) with E[h|v₁].
@@ -32,6 +36,10 @@ impl Algorithm for MfCd {
         self.neg.clear();
         self.neg.add(&v1, &h1);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
-        Ok(Report { sweeps: 1.0, vh_steps: 1.0, stats: vec![] })
+        Ok(Report {
+            sweeps: 1.0,
+            vh_steps: 1.0,
+            stats: vec![],
+        })
     }
 }

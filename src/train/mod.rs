@@ -123,10 +123,18 @@ pub const ALGORITHMS: &[&AlgoInfo] =
 
 /// Looks an algorithm up by name.
 pub fn find(name: &str) -> Result<&'static AlgoInfo> {
-    ALGORITHMS.iter().copied().find(|a| a.name == name).ok_or_else(|| {
-        Error::Invalid(format!(
-            "unknown algorithm '{name}' (known: {})",
-            ALGORITHMS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
-        ))
-    })
+    ALGORITHMS
+        .iter()
+        .copied()
+        .find(|a| a.name == name)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "unknown algorithm '{name}' (known: {})",
+                ALGORITHMS
+                    .iter()
+                    .map(|a| a.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
 }

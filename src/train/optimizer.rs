@@ -33,12 +33,24 @@ impl Optimizer {
     /// Computes g from `pos` and `neg` and applies θ ← θ + η·g (or the momentum form).
     pub fn step(&mut self, model: &mut Rbm, pos: &Stats, neg: &Stats, lr: f32) {
         let (kp, kn) = (1.0 / pos.count.max(1.0), 1.0 / neg.count.max(1.0));
-        for ((g, p), q) in self.grad.blocks_mut().into_iter().zip(pos.sum.blocks()).zip(neg.sum.blocks()) {
-            g.iter_mut().zip(p.1.iter().zip(q.1)).for_each(|(g, (p, q))| *g = p * kp - q * kn);
+        for ((g, p), q) in self
+            .grad
+            .blocks_mut()
+            .into_iter()
+            .zip(pos.sum.blocks())
+            .zip(neg.sum.blocks())
+        {
+            g.iter_mut()
+                .zip(p.1.iter().zip(q.1))
+                .for_each(|(g, (p, q))| *g = p * kp - q * kn);
         }
         if self.weight_decay != 0.0 {
             let wd = self.weight_decay;
-            self.grad.w.iter_mut().zip(model.w()).for_each(|(g, w)| *g -= wd * w);
+            self.grad
+                .w
+                .iter_mut()
+                .zip(model.w())
+                .for_each(|(g, w)| *g -= wd * w);
         }
         self.apply(model, lr);
     }
@@ -55,7 +67,9 @@ impl Optimizer {
             Some(vel) => {
                 let mu = self.momentum;
                 for (v, g) in vel.blocks_mut().into_iter().zip(grad.blocks()) {
-                    v.iter_mut().zip(g.1).for_each(|(v, g)| *v = mu * *v + lr * g);
+                    v.iter_mut()
+                        .zip(g.1)
+                        .for_each(|(v, g)| *v = mu * *v + lr * g);
                 }
                 model.edit(|w, b, c| {
                     for (t, v) in [w, b, c].into_iter().zip(vel.blocks()) {

@@ -25,7 +25,11 @@ impl Pcd {
     /// `s.chains` persistent chains, chain i started at training row i mod rows.
     pub fn new(s: &Setup) -> Pcd {
         let (m, n) = (s.model.m(), s.model.n());
-        Pcd { k: s.cfg.k, chains: Chains::from_rows(&s.data.values, m, n, s.chains), neg: Stats::new(m, n) }
+        Pcd {
+            k: s.cfg.k,
+            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
+            neg: Stats::new(m, n),
+        }
     }
 }
 
@@ -36,7 +40,11 @@ impl Algorithm for Pcd {
         self.chains.finish(cx.model);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
-        Ok(Report { sweeps: self.k as f64, vh_steps: self.k as f64, stats: vec![] })
+        Ok(Report {
+            sweeps: self.k as f64,
+            vh_steps: self.k as f64,
+            stats: vec![],
+        })
     }
 
     fn chain_states(&self) -> Option<&[f32]> {

@@ -1,0 +1,32 @@
+// Builds the core for the browser: the release wasm32 library (SIMD128 from
+// .cargo/config.toml), then wasm-bindgen --target web into www/pkg/ (generated, gitignored),
+// which the page's worker imports. Prints the wasm size, raw and gzipped.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { cargoTargetDir, findWasmBindgen, root, run, step } from './lib/tools.mjs';
+
+export const pkgDir = join(root, 'www', 'pkg');
+
+export function buildWasm() {
+  const tools = findWasmBindgen();
+  if (!tools) throw new Error('wasm-bindgen of the locked version not found: run `npm run setup`');
+  step('Building the core for wasm32 (release)');
+  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features']);
+  const wasm = join(cargoTargetDir, 'wasm32-unknown-unknown', 'release', 'rbm_playground.wasm');
+  rmSync(pkgDir, { recursive: true, force: true });
+  // No name section: smaller download; the core returns errors as values, so traces are rare.
+  run(tools.bindgen, ['--target', 'web', '--remove-name-section', '--remove-producers-section', '--out-dir', pkgDir, wasm]);
+  const bytes = readFileSync(join(pkgDir, 'rbm_playground_bg.wasm'));
+  const gz = gzipSync(bytes, { level: 9 }).length;
+  console.log(`wasm: ${(bytes.length / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzipped (www/pkg/rbm_playground_bg.wasm)`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    buildWasm();
+  } catch (e) {
+    console.error(`build-wasm: ${e.message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,62 @@
+// Every test, in order, stopping at the first failure:
+//   rust   native `cargo test --release`
+//   wasm   the wasm-bindgen-test suite (tests/wasm.rs) in headless Chromium
+//   unit   Vitest unit tests of the page's pure TypeScript logic (www/test)
+//   build  the production build of the page (wasm + type check + vite build)
+//   e2e    end-to-end tests of the built page in headless Chromium (tests/e2e)
+// `node scripts/test.mjs unit e2e` runs only the named steps. Run scripts/setup.mjs first
+// (`npm test` does).
+import { join } from 'node:path';
+import { buildWasm } from './build-wasm.mjs';
+import { chromedriverPath, findWasmBindgen, root, run, step } from './lib/tools.mjs';
+
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+const steps = {
+  rust() {
+    step('Native tests: cargo test --release');
+    run('cargo', ['test', '--release']);
+  },
+  wasm() {
+    step('wasm tests in headless Chromium: cargo test --target wasm32-unknown-unknown --test wasm');
+    const tools = findWasmBindgen();
+    if (!tools) throw new Error('wasm-bindgen-test-runner of the locked version not found: run `npm run setup`');
+    run('cargo', ['test', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features', '--test', 'wasm'], {
+      env: {
+        ...process.env,
+        CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: tools.runner,
+        CHROMEDRIVER: chromedriverPath,
+        // webdriver.json (repository root) gives Chromium's path and flags.
+        WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '300',
+      },
+    });
+  },
+  unit() {
+    step('Unit tests of the page logic: vitest run');
+    run(bin('vitest'), ['run']);
+  },
+  build() {
+    step('Production build of the page');
+    buildWasm();
+    run(bin('tsc'), ['--noEmit', '-p', '.']);
+    run(bin('vite'), ['build']);
+  },
+  e2e() {
+    step('End-to-end tests of the built page in headless Chromium');
+    run(process.execPath, ['--test', '--test-concurrency=1', 'tests/e2e/page.test.mjs']);
+  },
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted) if (!(name in steps)) {
+  console.error(`unknown test step '${name}' (steps: ${Object.keys(steps).join(', ')})`);
+  process.exit(2);
+}
+const t0 = Date.now();
+try {
+  for (const [name, fn] of Object.entries(steps)) if (!wanted.length || wanted.includes(name)) fn();
+} catch (e) {
+  console.error(`\ntests failed: ${e.message}`);
+  process.exit(1);
+}
+console.log(`\nall test steps passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
