@@ -77,18 +77,29 @@ pub fn small_updates(data: &str, algo: &str, now: &dyn Fn() -> f64, min_secs: f6
 pub fn sparse_model(m: usize, n: usize, p_v: f64, p_h: f64) -> Result<Rbm> {
     let mut r = stream(1, 0, Purpose::Aux);
     let mut p = Params::zeros(m, n);
-    p.w.iter_mut().for_each(|x| *x = (0.01 * normal(&mut r)) as f32);
-    p.b.iter_mut().for_each(|x| *x = (p_v / (1.0 - p_v)).ln() as f32);
-    p.c.iter_mut().for_each(|x| *x = (p_h / (1.0 - p_h)).ln() as f32);
+    p.w.iter_mut()
+        .for_each(|x| *x = (0.01 * normal(&mut r)) as f32);
+    p.b.iter_mut()
+        .for_each(|x| *x = (p_v / (1.0 - p_v)).ln() as f32);
+    p.c.iter_mut()
+        .for_each(|x| *x = (p_h / (1.0 - p_h)).ln() as f32);
     Rbm::from_params(m, n, p)
 }
 
 /// Block-Gibbs sweeps per second of an m×n RBM on `batch` chains at MNIST-like densities.
-pub fn gibbs_sweeps(m: usize, n: usize, batch: usize, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+pub fn gibbs_sweeps(
+    m: usize,
+    n: usize,
+    batch: usize,
+    now: &dyn Fn() -> f64,
+    min_secs: f64,
+) -> Result<f64> {
     let model = sparse_model(m, n, 0.14, 0.22)?;
     let mut rng = stream(2, 0, Purpose::Aux);
     let mut start = vec![0.0f32; batch * m];
-    start.iter_mut().for_each(|x| *x = f32::from(u8::from(crate::rng::uniform(&mut rng) < 0.14)));
+    start
+        .iter_mut()
+        .for_each(|x| *x = f32::from(u8::from(crate::rng::uniform(&mut rng) < 0.14)));
     let mut chains = Chains::from_rows(&start, m, n, batch);
     Ok(rate(now, min_secs, || chains.sweep(&model, &mut rng)))
 }

@@ -90,10 +90,12 @@ impl Dataset {
                 match ch {
                     '0' => row.push(0),
                     '1' => row.push(1),
-                    _ => return Err(Error::Parse(format!(
+                    _ => {
+                        return Err(Error::Parse(format!(
                         "{name}, line {}: unexpected character '{ch}' (patterns are 0/1 strings)",
                         ln + 1
-                    ))),
+                    )))
+                    }
                 }
             }
             if let Some(first) = rows.first().map(|r: &Vec<u8>| r.len()) {

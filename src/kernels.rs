@@ -6,16 +6,22 @@
 //! accumulators per chunk walking the list of active indices"). Only additions, in index
 //! order, so every target gives the same bits.
 
-
 /// Returns `init + Σ_{i ∈ idx} blk[i·W .. i·W+W]` for W = 4·`Q` columns (Q = 8: 32 columns,
 /// Q = 4: 16 columns for narrow layers), added in the order of `idx`.
 ///
 /// # Panics
 /// If an index addresses past the end of `blk` (callers pass indices < rows of the block).
 #[inline]
-pub fn sum_selected<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+pub fn sum_selected<const Q: usize>(
+    init: &[[f32; 4]; Q],
+    blk: &[f32],
+    idx: &[u32],
+) -> [[f32; 4]; Q] {
     if let Some(&last) = idx.iter().max() {
-        assert!((last as usize + 1) * 4 * Q <= blk.len(), "index past the packed block");
+        assert!(
+            (last as usize + 1) * 4 * Q <= blk.len(),
+            "index past the packed block"
+        );
     }
     imp::sum_selected(init, blk, idx)
 }
@@ -25,7 +31,11 @@ mod imp {
     use std::arch::x86_64::*;
 
     #[inline(always)]
-    pub fn sum_selected<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+    pub fn sum_selected<const Q: usize>(
+        init: &[[f32; 4]; Q],
+        blk: &[f32],
+        idx: &[u32],
+    ) -> [[f32; 4]; Q] {
         if Q % 2 == 0 && std::arch::is_x86_feature_detected!("avx") {
             // SAFETY: AVX was detected at run time.
             unsafe { sum_avx(init, blk, idx) }
@@ -37,7 +47,11 @@ mod imp {
 
     /// 4-lane registers. Loads read 4·Q floats inside `blk` (bounds checked by the caller).
     #[target_feature(enable = "sse2")]
-    unsafe fn sum_sse2<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+    unsafe fn sum_sse2<const Q: usize>(
+        init: &[[f32; 4]; Q],
+        blk: &[f32],
+        idx: &[u32],
+    ) -> [[f32; 4]; Q] {
         let mut a: [__m128; Q] = std::array::from_fn(|q| _mm_loadu_ps(init[q].as_ptr()));
         let base = blk.as_ptr();
         for &i in idx {
@@ -55,7 +69,11 @@ mod imp {
 
     /// 8-lane registers (Q even): the same element-wise additions, half the instructions.
     #[target_feature(enable = "avx")]
-    unsafe fn sum_avx<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+    unsafe fn sum_avx<const Q: usize>(
+        init: &[[f32; 4]; Q],
+        blk: &[f32],
+        idx: &[u32],
+    ) -> [[f32; 4]; Q] {
         let flat = init.as_flattened();
         let mut a = [_mm256_setzero_ps(); 4];
         let h = Q / 2;
@@ -83,11 +101,16 @@ mod imp {
     use std::arch::wasm32::*;
 
     #[inline(always)]
-    pub fn sum_selected<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+    pub fn sum_selected<const Q: usize>(
+        init: &[[f32; 4]; Q],
+        blk: &[f32],
+        idx: &[u32],
+    ) -> [[f32; 4]; Q] {
         // SAFETY: every load reads 4·Q floats inside `blk` (bounds checked by the caller) or
         // `init`; v128 loads and stores have no alignment requirement.
         unsafe {
-            let mut a: [v128; Q] = std::array::from_fn(|q| v128_load(init[q].as_ptr() as *const v128));
+            let mut a: [v128; Q] =
+                std::array::from_fn(|q| v128_load(init[q].as_ptr() as *const v128));
             let base = blk.as_ptr();
             for &i in idx {
                 let r = base.add(i as usize * 4 * Q) as *const v128;
@@ -104,16 +127,25 @@ mod imp {
     }
 }
 
-#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
 mod imp {
 
     #[inline(always)]
-    pub fn sum_selected<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+    pub fn sum_selected<const Q: usize>(
+        init: &[[f32; 4]; Q],
+        blk: &[f32],
+        idx: &[u32],
+    ) -> [[f32; 4]; Q] {
         let mut acc = *init;
         for &i in idx {
             let row = &blk[i as usize * 4 * Q..(i as usize + 1) * 4 * Q];
             for (q, a) in acc.iter_mut().enumerate() {
-                a.iter_mut().zip(&row[4 * q..4 * q + 4]).for_each(|(a, r)| *a += r);
+                a.iter_mut()
+                    .zip(&row[4 * q..4 * q + 4])
+                    .for_each(|(a, r)| *a += r);
             }
         }
         acc
@@ -126,8 +158,11 @@ mod tests {
 
     fn check<const Q: usize>() {
         let w = 4 * Q;
-        let blk: Vec<f32> = (0..10 * w).map(|x| ((x * 7919) % 1000) as f32 * 0.001 - 0.3).collect();
-        let init: [[f32; 4]; Q] = std::array::from_fn(|q| std::array::from_fn(|t| (4 * q + t) as f32 * 0.1));
+        let blk: Vec<f32> = (0..10 * w)
+            .map(|x| ((x * 7919) % 1000) as f32 * 0.001 - 0.3)
+            .collect();
+        let init: [[f32; 4]; Q] =
+            std::array::from_fn(|q| std::array::from_fn(|t| (4 * q + t) as f32 * 0.1));
         let idx = [3u32, 0, 9, 9, 4];
         let got = sum_selected(&init, &blk, &idx);
         let mut want = init;

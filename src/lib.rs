@@ -12,9 +12,9 @@
 pub mod bench;
 pub mod data;
 pub mod error;
-pub mod kernels;
 pub mod eval;
 pub mod experiments;
+pub mod kernels;
 pub mod math;
 pub mod model;
 pub mod rng;

@@ -46,7 +46,9 @@ pub fn fast_exp(x: f32) -> f32 {
 /// `out[j] = 1 + e^{−a[j]}` for a whole row (vectorised); a unit is on iff `u·out[j] < 1`.
 #[inline]
 pub fn one_plus_exp_neg(a: &[f32], out: &mut [f32]) {
-    out.iter_mut().zip(a).for_each(|(o, &x)| *o = 1.0 + fast_exp(-x));
+    out.iter_mut()
+        .zip(a)
+        .for_each(|(o, &x)| *o = 1.0 + fast_exp(-x));
 }
 
 /// e^x for x ≤ 0 in f64, branch-free (vectorises): x = n·ln2 + r with |r| ≤ ln2/2 and a
@@ -93,7 +95,11 @@ pub fn exp_nonpos(x: f64) -> f64 {
 pub fn log1p_unit(y: f64) -> f64 {
     let u = 1.0 + y;
     let corr = (y - (u - 1.0)) / u;
-    let k = if u > std::f64::consts::SQRT_2 { 1.0 } else { 0.0 };
+    let k = if u > std::f64::consts::SQRT_2 {
+        1.0
+    } else {
+        0.0
+    };
     let v = u * (1.0 - 0.5 * k);
     let s = (v - 1.0) / (v + 1.0);
     let s2 = s * s;
@@ -143,7 +149,8 @@ pub fn softplus_sum(xs: &[f64]) -> f64 {
             pos[j] += x.max(0.0);
             prod[j] *= 1.0 + exp_nonpos(-x.abs());
         }
-        total += ((pos[0] + pos[1]) + (pos[2] + pos[3])) + ln_ge1((prod[0] * prod[1]) * (prod[2] * prod[3]));
+        total += ((pos[0] + pos[1]) + (pos[2] + pos[3]))
+            + ln_ge1((prod[0] * prod[1]) * (prod[2] * prod[3]));
     }
     total
 }
@@ -262,14 +269,29 @@ mod tests {
     #[test]
     fn softplus_sum_matches_a_libm_sum() {
         let mut r = crate::rng::stream(3, 0, crate::rng::Purpose::Aux);
-        for (len, scale) in [(1usize, 1.0), (3, 5.0), (16, 2.0), (784, 3.0), (2500, 1.0), (17, 300.0)] {
-            let xs: Vec<f64> = (0..len).map(|_| scale * crate::rng::normal(&mut r)).collect();
+        for (len, scale) in [
+            (1usize, 1.0),
+            (3, 5.0),
+            (16, 2.0),
+            (784, 3.0),
+            (2500, 1.0),
+            (17, 300.0),
+        ] {
+            let xs: Vec<f64> = (0..len)
+                .map(|_| scale * crate::rng::normal(&mut r))
+                .collect();
             let want: f64 = xs.iter().map(|&x| softplus_libm(x)).sum();
             let got = softplus_sum(&xs);
-            assert!((got - want).abs() <= 1e-14 * want.abs().max(1.0) * (len as f64).sqrt(), "{len}: {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 1e-14 * want.abs().max(1.0) * (len as f64).sqrt(),
+                "{len}: {got} vs {want}"
+            );
         }
         for x in [1.0, 1.5, 2.0, 1e300, 3.7e5] {
-            assert!((ln_ge1(x) - libm::log(x)).abs() <= 2e-16 * libm::log(x).max(1.0), "{x}");
+            assert!(
+                (ln_ge1(x) - libm::log(x)).abs() <= 2e-16 * libm::log(x).max(1.0),
+                "{x}"
+            );
         }
     }
 

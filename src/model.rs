@@ -31,7 +31,11 @@ pub struct Params<T> {
 impl<T: Copy + Default> Params<T> {
     /// All zeros for an m×n model.
     pub fn zeros(m: usize, n: usize) -> Self {
-        Params { w: vec![T::default(); m * n], b: vec![T::default(); m], c: vec![T::default(); n] }
+        Params {
+            w: vec![T::default(); m * n],
+            b: vec![T::default(); m],
+            c: vec![T::default(); n],
+        }
     }
 
     /// The three blocks in order (W, b, c), with their names.
@@ -113,7 +117,9 @@ pub struct ModelFile {
 /// Checks that an m×n model is within [`MAX_WEIGHTS`] and non-empty.
 pub fn check_size(m: usize, n: usize) -> Result<()> {
     ensure(m > 0, || "the model needs at least one visible unit".into())?;
-    ensure(n > 0, || "the number of hidden units must be at least 1".into())?;
+    ensure(n > 0, || {
+        "the number of hidden units must be at least 1".into()
+    })?;
     if m.checked_mul(n).is_none_or(|k| k > MAX_WEIGHTS) {
         return Err(Error::TooLarge(format!(
             "{m}×{n} = {} weights exceeds the limit of {MAX_WEIGHTS}",
@@ -168,7 +174,8 @@ impl Rbm {
         let mut p = Params::zeros(m, n);
         match init {
             Init::Sdcp => {
-                p.w.iter_mut().for_each(|x| *x = (0.01 * normal(rng)) as f32);
+                p.w.iter_mut()
+                    .for_each(|x| *x = (0.01 * normal(rng)) as f32);
                 for (b, mu) in p.b.iter_mut().zip(data.mean()) {
                     let mu = mu.clamp(1e-3, 1.0 - 1e-3);
                     *b = libm::log(mu / (1.0 - mu)) as f32;
@@ -228,7 +235,11 @@ impl Rbm {
 
     /// A copy of the parameters.
     pub fn params(&self) -> Params<f32> {
-        Params { w: self.w.clone(), b: self.b.clone(), c: self.c.clone() }
+        Params {
+            w: self.w.clone(),
+            b: self.b.clone(),
+            c: self.c.clone(),
+        }
     }
 
     /// Sets `self` to `base + delta` (used for FPCD's θ + θ_F) without reallocating.
@@ -312,7 +323,13 @@ impl Rbm {
     /// Serialises to the JSON model file format.
     pub fn to_json(&self) -> String {
         let f = |xs: &[f32]| xs.iter().map(|&x| x as f64).collect::<Vec<f64>>();
-        let file = ModelFile { visible: self.m, hidden: self.n, w: f(&self.w), b: f(&self.b), c: f(&self.c) };
+        let file = ModelFile {
+            visible: self.m,
+            hidden: self.n,
+            w: f(&self.w),
+            b: f(&self.b),
+            c: f(&self.c),
+        };
         serde_json::to_string(&file).expect("finite numbers serialise")
     }
 
@@ -321,11 +338,19 @@ impl Rbm {
         let f: ModelFile =
             serde_json::from_str(text).map_err(|e| Error::Parse(format!("model file: {e}")))?;
         let g = |xs: Vec<f64>| xs.into_iter().map(|x| x as f32).collect::<Vec<f32>>();
-        Rbm::from_params(f.visible, f.hidden, Params { w: g(f.w), b: g(f.b), c: g(f.c) })
-            .map_err(|e| match e {
-                Error::Parse(s) => Error::Parse(format!("model file: {s}")),
-                other => other,
-            })
+        Rbm::from_params(
+            f.visible,
+            f.hidden,
+            Params {
+                w: g(f.w),
+                b: g(f.b),
+                c: g(f.c),
+            },
+        )
+        .map_err(|e| match e {
+            Error::Parse(s) => Error::Parse(format!("model file: {s}")),
+            other => other,
+        })
     }
 }
 
@@ -381,7 +406,12 @@ impl Packed {
         } else {
             32
         };
-        Packed { k, width, cw, data: vec![0.0; width.div_ceil(cw) * k * cw] }
+        Packed {
+            k,
+            width,
+            cw,
+            data: vec![0.0; width.div_ceil(cw) * k * cw],
+        }
     }
 
     fn fill(&mut self, mat: &[f32]) {
@@ -405,7 +435,14 @@ fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &
     let (k, width) = (packed.k, packed.width);
     SCRATCH.with_borrow_mut(|s| {
         // Active indices of every binary row, concatenated; `ends[r]` closes row r's list.
-        let Scratch { idx, ends, dense_rows, cursor, acc, .. } = s;
+        let Scratch {
+            idx,
+            ends,
+            dense_rows,
+            cursor,
+            acc,
+            ..
+        } = s;
         idx.clear();
         ends.clear();
         dense_rows.clear();
@@ -425,7 +462,9 @@ fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &
             or.copy_from_slice(bias);
             for (i, &xi) in xr.iter().enumerate() {
                 if xi != 0.0 {
-                    or.iter_mut().zip(&mat[i * width..(i + 1) * width]).for_each(|(o, m)| *o += xi * m);
+                    or.iter_mut()
+                        .zip(&mat[i * width..(i + 1) * width])
+                        .for_each(|(o, m)| *o += xi * m);
                 }
             }
         }
@@ -497,7 +536,11 @@ fn add_selected<const Q: usize>(
             for k1 in (kb..k + kb).step_by(kb) {
                 for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter_mut()).zip(ends) {
                     let list = &idx[*cur..end];
-                    let take = if k1 >= k { list.len() } else { list.partition_point(|&i| (i as usize) < k1) };
+                    let take = if k1 >= k {
+                        list.len()
+                    } else {
+                        list.partition_point(|&i| (i as usize) < k1)
+                    };
                     *a = sum_selected(a, blk, &list[..take]);
                     *cur += take;
                 }
@@ -508,7 +551,9 @@ fn add_selected<const Q: usize>(
             if cols == cw {
                 o.copy_from_slice(a.as_flattened());
             } else {
-                o.iter_mut().zip(a.as_flattened()).for_each(|(o, a)| *o = *a);
+                o.iter_mut()
+                    .zip(a.as_flattened())
+                    .for_each(|(o, a)| *o = *a);
             }
         }
     }
@@ -529,7 +574,12 @@ pub struct Stats {
 impl Stats {
     /// Empty statistics for an m×n model.
     pub fn new(m: usize, n: usize) -> Stats {
-        Stats { sum: Params::zeros(m, n), count: 0.0, m, n }
+        Stats {
+            sum: Params::zeros(m, n),
+            count: 0.0,
+            m,
+            n,
+        }
     }
 
     /// Forgets everything added.
@@ -574,7 +624,11 @@ impl Stats {
                 self.sum.b[i] += a;
             }
         }
-        self.sum.c.iter_mut().zip(hp).for_each(|(g, &h)| *g += weight * h);
+        self.sum
+            .c
+            .iter_mut()
+            .zip(hp)
+            .for_each(|(g, &h)| *g += weight * h);
     }
 
     /// Mean statistics (sums divided by the row count).
@@ -597,7 +651,8 @@ mod tests {
         let mut r = stream(seed, 0, Purpose::Aux);
         let mut p = Params::zeros(m, n);
         for blk in p.blocks_mut() {
-            blk.iter_mut().for_each(|x| *x = (scale * normal(&mut r)) as f32);
+            blk.iter_mut()
+                .for_each(|x| *x = (scale * normal(&mut r)) as f32);
         }
         Rbm::from_params(m, n, p).unwrap()
     }
@@ -614,7 +669,10 @@ mod tests {
         let mut hp = [0.0; 3];
         rbm.hidden_probs(&v, &mut hp);
         for j in 0..3 {
-            let a: f64 = rbm.c[j] as f64 + (0..5).map(|i| v[i] as f64 * rbm.w()[i * 3 + j] as f64).sum::<f64>();
+            let a: f64 = rbm.c[j] as f64
+                + (0..5)
+                    .map(|i| v[i] as f64 * rbm.w()[i * 3 + j] as f64)
+                    .sum::<f64>();
             assert!((hp[j] as f64 - 1.0 / (1.0 + (-a).exp())).abs() < 1e-6);
         }
     }
@@ -634,7 +692,10 @@ mod tests {
         for t in bad {
             assert!(Rbm::from_json(t).is_err(), "{t}");
         }
-        assert!(matches!(check_size(100_000, 100_000), Err(Error::TooLarge(_))));
+        assert!(matches!(
+            check_size(100_000, 100_000),
+            Err(Error::TooLarge(_))
+        ));
     }
 
     #[test]
@@ -643,7 +704,10 @@ mod tests {
         let mut r = stream(1, 0, Purpose::Init);
         let a = Rbm::init(&d, 16, Init::Sdcp, &mut r).unwrap();
         assert!(a.c.iter().all(|&x| x == 0.0));
-        assert!((a.b[0] as f64 - 0.0).abs() < 1e-6, "BAS mean is 1/2 so b = logit(0.5) = 0");
+        assert!(
+            (a.b[0] as f64 - 0.0).abs() < 1e-6,
+            "BAS mean is 1/2 so b = logit(0.5) = 0"
+        );
         let sd = (a.w().iter().map(|x| (*x as f64).powi(2)).sum::<f64>() / 256.0).sqrt();
         assert!((sd - 0.01).abs() < 0.003, "{sd}");
         let u = Rbm::init(&d, 16, Init::Ucd, &mut r).unwrap();

@@ -91,7 +91,9 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let eval = exact::evaluate_given(&model, &data, exact::log_z_threaded(&model, threads)?)?;
     let (mass_on_data, distinct, top) = if model.m() <= exact::MAX_DIST_BITS {
         let (mass, d, t) = distribution_facts(&model, &data, a.top)?;

@@ -143,7 +143,8 @@ pub const BLOCK_STATES: u64 = 1 << 16;
 /// The Gray-code index ranges of the blocks of a 2^k enumeration, in merge order.
 pub fn blocks(k: usize) -> impl Iterator<Item = (u64, u64)> {
     let total = 1u64 << k;
-    (0..total.div_ceil(BLOCK_STATES)).map(move |b| (b * BLOCK_STATES, ((b + 1) * BLOCK_STATES).min(total)))
+    (0..total.div_ceil(BLOCK_STATES))
+        .map(move |b| (b * BLOCK_STATES, ((b + 1) * BLOCK_STATES).min(total)))
 }
 
 /// Exact log Z, enumerating the smaller layer block by block; refused beyond [`MAX_ENUM_BITS`].
@@ -171,13 +172,18 @@ pub fn log_z_threaded(rbm: &Rbm, threads: usize) -> Result<f64> {
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(a, b)) = ranges.get(i) else { break mine };
+                        let Some(&(a, b)) = ranges.get(i) else {
+                            break mine;
+                        };
                         mine.push((i, log_z_range(rbm, layer, a, b)));
                     }
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("log Z worker")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("log Z worker"))
+            .collect()
     });
     for (i, p) in done.into_iter().flatten() {
         parts[i] = p;
@@ -434,7 +440,11 @@ mod tests {
         let rbm = random_model(20, 18, 0.3, 4);
         let seq = log_z(&rbm).unwrap();
         for t in [1, 2, 3, 8] {
-            assert_eq!(log_z_threaded(&rbm, t).unwrap().to_bits(), seq.to_bits(), "{t} threads");
+            assert_eq!(
+                log_z_threaded(&rbm, t).unwrap().to_bits(),
+                seq.to_bits(),
+                "{t} threads"
+            );
         }
         // And the blocks add up to one full-range sweep up to rounding.
         let whole = log_z_range(&rbm, Layer::Hidden, 0, 1 << 18).value();

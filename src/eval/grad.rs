@@ -50,8 +50,19 @@ pub struct GradEstimate {
 /// One repetition: the gradient estimate pos − neg of one η = 0 update of a fresh lane at
 /// `model`, with sampling stream `rep`. Repetitions are independent of each other, so callers
 /// may compute them in any order or in parallel and feed them to an [`Accumulator`] in order.
-pub fn repetition(model: &Rbm, data: Arc<Dataset>, cfg: &LaneConfig, rep: usize) -> Result<Params<f32>> {
-    let c = LaneConfig { lr: 0.0, lane: rep as u64, weight_decay: 0.0, momentum: 0.0, ..cfg.clone() };
+pub fn repetition(
+    model: &Rbm,
+    data: Arc<Dataset>,
+    cfg: &LaneConfig,
+    rep: usize,
+) -> Result<Params<f32>> {
+    let c = LaneConfig {
+        lr: 0.0,
+        lane: rep as u64,
+        weight_decay: 0.0,
+        momentum: 0.0,
+        ..cfg.clone()
+    };
     let mut lane = Lane::with_model(c, data, model.clone())?;
     lane.step()?;
     Ok(lane.last_gradient().clone())
@@ -68,12 +79,22 @@ pub struct Accumulator {
 impl Accumulator {
     /// Empty sums for an m×n model.
     pub fn new(m: usize, n: usize) -> Accumulator {
-        Accumulator { sum: Params::zeros(m, n), sum2: Params::zeros(m, n), reps: 0 }
+        Accumulator {
+            sum: Params::zeros(m, n),
+            sum2: Params::zeros(m, n),
+            reps: 0,
+        }
     }
 
     /// Adds one repetition's estimate.
     pub fn add(&mut self, g: &Params<f32>) {
-        for ((s, s2), x) in self.sum.blocks_mut().into_iter().zip(self.sum2.blocks_mut()).zip(g.blocks()) {
+        for ((s, s2), x) in self
+            .sum
+            .blocks_mut()
+            .into_iter()
+            .zip(self.sum2.blocks_mut())
+            .zip(g.blocks())
+        {
             for ((a, a2), &v) in s.iter_mut().zip(s2.iter_mut()).zip(x.1) {
                 *a += v as f64;
                 *a2 += (v as f64) * (v as f64);
@@ -88,25 +109,64 @@ impl Accumulator {
     }
 
     /// Mean, standard error, bias and Appendix C variance per block, against `exact` when known.
-    pub fn finish(&self, algo: &str, chains: usize, exact: Option<&Params<f64>>) -> Result<GradEstimate> {
+    pub fn finish(
+        &self,
+        algo: &str,
+        chains: usize,
+        exact: Option<&Params<f64>>,
+    ) -> Result<GradEstimate> {
         if self.reps < 2 {
-            return Err(Error::Invalid("reps must be at least 2 to estimate a standard error".into()));
+            return Err(Error::Invalid(
+                "reps must be at least 2 to estimate a standard error".into(),
+            ));
         }
         let r = self.reps as f64;
         let mut blocks = Vec::new();
-        for (k, ((name, s), (_, s2))) in self.sum.blocks().into_iter().zip(self.sum2.blocks()).enumerate() {
+        for (k, ((name, s), (_, s2))) in self
+            .sum
+            .blocks()
+            .into_iter()
+            .zip(self.sum2.blocks())
+            .enumerate()
+        {
             let mean: Vec<f64> = s.iter().map(|a| a / r).collect();
-            let var: Vec<f64> =
-                s2.iter().zip(&mean).map(|(a2, mu)| ((a2 / r - mu * mu) * r / (r - 1.0)).max(0.0)).collect();
+            let var: Vec<f64> = s2
+                .iter()
+                .zip(&mean)
+                .map(|(a2, mu)| ((a2 / r - mu * mu) * r / (r - 1.0)).max(0.0))
+                .collect();
             let std_err: Vec<f64> = var.iter().map(|v| (v / r).sqrt()).collect();
             let ex = exact.map(|e| e.blocks()[k].1.to_vec());
-            let bias_norm = ex.as_ref().map(|e| e.iter().zip(&mean).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt());
-            let max_z = ex.as_ref().map(|e| {
-                e.iter().zip(&mean).zip(&std_err).map(|((a, b), se)| (a - b).abs() / se.max(1e-300)).fold(0.0, f64::max)
+            let bias_norm = ex.as_ref().map(|e| {
+                e.iter()
+                    .zip(&mean)
+                    .map(|(a, b)| (a - b).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
             });
-            blocks.push(BlockEstimate { block: name, exact: ex, mean, std_err, bias_norm, max_z, variance: var.iter().sum() });
+            let max_z = ex.as_ref().map(|e| {
+                e.iter()
+                    .zip(&mean)
+                    .zip(&std_err)
+                    .map(|((a, b), se)| (a - b).abs() / se.max(1e-300))
+                    .fold(0.0, f64::max)
+            });
+            blocks.push(BlockEstimate {
+                block: name,
+                exact: ex,
+                mean,
+                std_err,
+                bias_norm,
+                max_z,
+                variance: var.iter().sum(),
+            });
         }
-        Ok(GradEstimate { algo: algo.to_string(), chains, reps: self.reps, blocks })
+        Ok(GradEstimate {
+            algo: algo.to_string(),
+            chains,
+            reps: self.reps,
+            blocks,
+        })
     }
 }
 
@@ -123,16 +183,27 @@ pub fn exact_gradient(model: &Rbm, data: &Dataset) -> Result<Option<Params<f64>>
 /// Runs `reps` independent one-update estimates of `cfg.algo` at `model` on `data`, in order.
 /// `cfg.seed` must be set; the learning rate is forced to 0. Exact values are computed when the
 /// smaller layer has at most [`exact::MAX_DIST_BITS`] units.
-pub fn estimate(model: &Rbm, data: Arc<Dataset>, cfg: &LaneConfig, reps: usize) -> Result<GradEstimate> {
+pub fn estimate(
+    model: &Rbm,
+    data: Arc<Dataset>,
+    cfg: &LaneConfig,
+    reps: usize,
+) -> Result<GradEstimate> {
     if reps < 2 {
-        return Err(Error::Invalid("reps must be at least 2 to estimate a standard error".into()));
+        return Err(Error::Invalid(
+            "reps must be at least 2 to estimate a standard error".into(),
+        ));
     }
     let exact = exact_gradient(model, &data)?;
     let mut acc = Accumulator::new(model.m(), model.n());
     for rep in 0..reps {
         acc.add(&repetition(model, data.clone(), cfg, rep)?);
     }
-    acc.finish(&cfg.algo, cfg.chains.unwrap_or(cfg.batch.unwrap_or(data.rows())), exact.as_ref())
+    acc.finish(
+        &cfg.algo,
+        cfg.chains.unwrap_or(cfg.batch.unwrap_or(data.rows())),
+        exact.as_ref(),
+    )
 }
 
 #[cfg(test)]
@@ -149,12 +220,24 @@ mod tests {
             blk.iter_mut().for_each(|x| *x = normal(&mut r) as f32);
         }
         let model = Rbm::from_params(6, 4, p).unwrap();
-        let cfg = LaneConfig { algo: "mf-cd".into(), seed: Some(1), ..Default::default() };
+        let cfg = LaneConfig {
+            algo: "mf-cd".into(),
+            seed: Some(1),
+            ..Default::default()
+        };
         let e = estimate(&model, data.clone(), &cfg, 3).unwrap();
         assert!(e.blocks.iter().all(|b| b.variance < 1e-20));
-        let cd = LaneConfig { algo: "cd".into(), chains: Some(400), seed: Some(1), ..Default::default() };
+        let cd = LaneConfig {
+            algo: "cd".into(),
+            chains: Some(400),
+            seed: Some(1),
+            ..Default::default()
+        };
         let e = estimate(&model, data, &cd, 50).unwrap();
-        assert!(e.blocks[0].max_z.unwrap() > 5.0, "CD-1 at a random N(0,1) model is visibly biased");
+        assert!(
+            e.blocks[0].max_z.unwrap() > 5.0,
+            "CD-1 at a random N(0,1) model is visibly biased"
+        );
         assert!(e.blocks.iter().all(|b| b.variance > 0.0));
     }
 }

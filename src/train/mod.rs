@@ -118,8 +118,15 @@ pub struct AlgoInfo {
 }
 
 /// Every algorithm, in the order the page lists them. Adding one = one file + one line here.
-pub const ALGORITHMS: &[&AlgoInfo] =
-    &[&cd::INFO, &mfcd::INFO, &pcd::INFO, &fpcd::INFO, &sdcp::INFO, &cg::INFO, &csdcp::INFO];
+pub const ALGORITHMS: &[&AlgoInfo] = &[
+    &cd::INFO,
+    &mfcd::INFO,
+    &pcd::INFO,
+    &fpcd::INFO,
+    &sdcp::INFO,
+    &cg::INFO,
+    &csdcp::INFO,
+];
 
 /// Looks an algorithm up by name.
 pub fn find(name: &str) -> Result<&'static AlgoInfo> {
