@@ -30,48 +30,12 @@ fn main() {
         }
     };
     let want = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
-    let print = |name: &str, unit: &str, r: rbm_playground::Result<f64>| match r {
-        Ok(x) => println!(
-            "{{\"target\":\"native\",\"bench\":\"{name}\",\"value\":{x:.1},\"unit\":\"{unit}\"}}"
-        ),
-        Err(e) => println!("{{\"target\":\"native\",\"bench\":\"{name}\",\"error\":\"{e}\"}}"),
-    };
-    for algo in rbm_playground::train::ALGORITHMS.iter().map(|a| a.name) {
-        let name = format!("bas4_{algo}_updates");
-        if want(&name) {
-            print(&name, "updates/s", bench::bas4_updates(algo, &now, secs));
+    for name in bench::workloads(quick).into_iter().filter(|n| want(n)) {
+        match bench::run(&name, &now, secs) {
+            Ok((x, unit)) => {
+                println!("{{\"target\":\"native\",\"bench\":\"{name}\",\"value\":{x:.3},\"unit\":\"{unit}\"}}")
+            }
+            Err(e) => println!("{{\"target\":\"native\",\"bench\":\"{name}\",\"error\":\"{e}\"}}"),
         }
-    }
-    for algo in ["cd", "pcd", "sdcp", "cs-dcp", "cg"] {
-        let name = format!("shifting_bar_{algo}_updates");
-        if want(&name) {
-            print(
-                &name,
-                "updates/s",
-                bench::small_updates("shifting-bar", algo, &now, secs),
-            );
-        }
-    }
-    if want("gibbs_784x500") {
-        print(
-            "gibbs_784x500_b100",
-            "sweeps/s",
-            bench::gibbs_sweeps(784, 500, 100, &now, secs),
-        );
-    }
-    if want("exact_bas4") {
-        print(
-            "exact_bas4_evals",
-            "evaluations/s",
-            bench::bas4_exact_evals(&now, secs),
-        );
-    }
-    if want("exact_log_z") {
-        let n = if quick { 16 } else { 20 };
-        print(
-            &format!("exact_log_z_784x{n}"),
-            "s",
-            bench::exact_log_z_secs(784, n, &now),
-        );
     }
 }

@@ -10,6 +10,50 @@ use crate::rng::{normal, stream, Purpose};
 use crate::train::{Chains, Lane, LaneConfig};
 use std::sync::Arc;
 
+/// The names of every workload, in the order they are reported.
+pub fn workloads(quick: bool) -> Vec<String> {
+    let mut w: Vec<String> = crate::train::ALGORITHMS
+        .iter()
+        .map(|a| format!("bas4_{}_updates", a.name))
+        .collect();
+    for algo in ["cd", "pcd", "sdcp", "cs-dcp", "cg"] {
+        w.push(format!("shifting_bar_{algo}_updates"));
+    }
+    w.push("gibbs_784x500_b100".into());
+    w.push("exact_bas4_evals".into());
+    w.push(format!("exact_log_z_784x{}", if quick { 16 } else { 20 }));
+    w
+}
+
+/// Runs the workload `name` (see [`workloads`]) for at least `min_secs`; returns its figure and
+/// unit.
+pub fn run(name: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<(f64, &'static str)> {
+    let algo_of = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix("_updates"))
+    };
+    if let Some(algo) = algo_of("bas4_") {
+        return Ok((bas4_updates(algo, now, min_secs)?, "updates/s"));
+    }
+    if let Some(algo) = algo_of("shifting_bar_") {
+        return Ok((
+            small_updates("shifting-bar", algo, now, min_secs)?,
+            "updates/s",
+        ));
+    }
+    match name {
+        "gibbs_784x500_b100" => Ok((gibbs_sweeps(784, 500, 100, now, min_secs)?, "sweeps/s")),
+        "exact_bas4_evals" => Ok((bas4_exact_evals(now, min_secs)?, "evaluations/s")),
+        _ => match name
+            .strip_prefix("exact_log_z_784x")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(n) => Ok((exact_log_z_secs(784, n, now)?, "s")),
+            None => Err(crate::Error::Invalid(format!("unknown benchmark '{name}'"))),
+        },
+    }
+}
+
 /// Calls `f` until `min_secs` have passed (at least twice) and returns calls per second.
 pub fn rate(now: &dyn Fn() -> f64, min_secs: f64, mut f: impl FnMut()) -> f64 {
     f(); // warm-up

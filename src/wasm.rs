@@ -341,3 +341,19 @@ impl WasmLane {
         self.lane.failure().map(|e| e.to_string())
     }
 }
+
+/// The benchmark workloads (`bench::workloads`), for `npm run bench` in a browser worker.
+#[wasm_bindgen(js_name = benchWorkloads)]
+pub fn bench_workloads(quick: bool) -> Vec<String> {
+    crate::bench::workloads(quick)
+}
+
+/// Runs one benchmark workload for at least `min_secs` seconds of `Date.now()` time and returns
+/// its figure (the unit is the native bench's: updates/s, sweeps/s, evaluations/s or s).
+#[wasm_bindgen(js_name = benchRun)]
+pub fn bench_run(name: &str, min_secs: f64) -> Result<f64, JsError> {
+    let now = || js_sys::Date::now() / 1000.0;
+    crate::bench::run(name, &now, min_secs)
+        .map(|r| r.0)
+        .map_err(js_err)
+}
