@@ -4,6 +4,7 @@
 //! - [`data`]: the small data sets of §2 with their bounds;
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
 //! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
+//! - [`sampler`]: samplers on the Gibbs conditionals (UCD's chain coupling);
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `wasm` (wasm32 only): the JavaScript boundary used by the page's Web Worker.
 
@@ -13,6 +14,7 @@ pub mod eval;
 pub mod math;
 pub mod model;
 pub mod rng;
+pub mod sampler;
 pub mod train;
 
 #[cfg(target_arch = "wasm32")]

@@ -12,6 +12,7 @@ pub mod lane;
 pub mod mfcd;
 pub mod optimizer;
 pub mod pcd;
+pub mod ucd;
 
 pub use chains::Chains;
 pub use lane::{Lane, LaneConfig, Record};
@@ -26,9 +27,10 @@ use crate::rng::Rng;
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// Full Gibbs sweeps (h|v then v|h) spent per chain in this update (UCD: averaged over
-    /// chains, counting both coupled chains).
+    /// chains, counting both coupled chains; see `ucd`).
     pub sweeps: f64,
-    /// v|h half-steps (samples of the visible layer) per chain, rejection proposals included.
+    /// v|h half-steps (samples of the visible layer) per chain, rejection proposals included
+    /// (UCD: visible vectors actually drawn, a proposal shared by both chains counted once).
     pub vh_steps: f64,
     /// Per-algorithm statistics, e.g. UCD's `mean_tau`. Keys starting with `max_` are
     /// maximised over an evaluation window, others averaged.
@@ -108,7 +110,7 @@ pub struct AlgoInfo {
 }
 
 /// Every algorithm, in the order the page lists them. Adding one = one file + one line here.
-pub const ALGORITHMS: &[&AlgoInfo] = &[&cd::INFO, &mfcd::INFO, &pcd::INFO, &fpcd::INFO];
+pub const ALGORITHMS: &[&AlgoInfo] = &[&cd::INFO, &mfcd::INFO, &pcd::INFO, &fpcd::INFO, &ucd::INFO];
 
 /// Looks an algorithm up by name.
 pub fn find(name: &str) -> Result<&'static AlgoInfo> {
