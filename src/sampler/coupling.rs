@@ -129,8 +129,10 @@ fn to_thresholds(a: &[f32], t: &mut [f32]) {
 /// `x = 1{z < σ(a)}` written as `z·t < 1` with t = 1 + e^{−a} (as `math::bernoulli`).
 #[inline]
 fn propose(z: &[f32], t: &[f32], x: &mut [f32]) {
-    for ((x, &z), &t) in x.iter_mut().zip(z).zip(t) {
-        *x = if z * t < 1.0 { 1.0 } else { 0.0 };
+    let n = x.len();
+    let (z, t) = (&z[..n], &t[..n]);
+    for i in 0..n {
+        x[i] = if z[i] * t[i] < 1.0 { 1.0 } else { 0.0 };
     }
 }
 
@@ -152,40 +154,52 @@ impl Coupling {
     }
 
     /// Prepares L(·) for the pre-activations and thresholds of the current step: δ and K.
+    /// Four independent lanes (unit i in lane i mod 4) keep the loop branch-free and
+    /// vectorisable in a fixed order of operations.
     #[inline]
     fn prepare_log_ratio(&mut self) {
-        let (mut prod, mut prod_eta, mut exp, mut exp_eta) = (1.0f64, 1.0f64, 0i64, 0i64);
-        let (mut sum_delta, mut extreme) = (0.0f64, 0.0f64);
-        for (i, (((d, &a), &b), (&t, &t_eta))) in self
-            .delta
-            .iter_mut()
-            .zip(&self.a)
-            .zip(&self.a_eta)
-            .zip(self.t.iter().zip(&self.t_eta))
-            .enumerate()
-        {
-            *d = b as f64 - a as f64;
-            sum_delta += *d;
-            if a < EXTREME {
-                extreme += a as f64;
-            } else {
-                prod *= t as f64;
+        let m = self.a.len();
+        let (a, b) = (&self.a[..m], &self.a_eta[..m]);
+        let (t, t_eta, delta) = (&self.t[..m], &self.t_eta[..m], &mut self.delta[..m]);
+        // Per lane: Σ δ_i (with ln t = −a folded in for extreme units) and Π t_i, Π t′_i.
+        let (mut sum, mut prod, mut prod_eta) = ([0.0f64; 4], [1.0f64; 4], [1.0f64; 4]);
+        let (mut exp, mut exp_eta) = (0i64, 0i64);
+        let mut unit = |i: usize,
+                        k: usize,
+                        sum: &mut [f64; 4],
+                        prod: &mut [f64; 4],
+                        prod_eta: &mut [f64; 4]| {
+            let (ai, bi) = (a[i] as f64, b[i] as f64);
+            let (xa, xb) = (a[i] < EXTREME, b[i] < EXTREME);
+            delta[i] = bi - ai;
+            sum[k] += (bi - ai) + if xa { ai } else { 0.0 } - if xb { bi } else { 0.0 };
+            prod[k] *= if xa { 1.0 } else { t[i] as f64 };
+            prod_eta[k] *= if xb { 1.0 } else { t_eta[i] as f64 };
+        };
+        let full = m / 4 * 4;
+        for c in (0..full).step_by(4) {
+            for k in 0..4 {
+                unit(c + k, k, &mut sum, &mut prod, &mut prod_eta);
             }
-            if b < EXTREME {
-                extreme -= b as f64;
-            } else {
-                prod_eta *= t_eta as f64;
-            }
-            // Each threshold is below 2^116, so eight of them stay below f64's 2^1024.
-            if i % 8 == 7 {
-                prod = renormalise(prod, &mut exp);
-                prod_eta = renormalise(prod_eta, &mut exp_eta);
+            // Each threshold is below 2^116, so eight per lane stay below f64's 2^1024.
+            if c % 32 == 28 {
+                for k in 0..4 {
+                    prod[k] = renormalise(prod[k], &mut exp);
+                    prod_eta[k] = renormalise(prod_eta[k], &mut exp_eta);
+                }
             }
         }
-        self.log_norm = sum_delta
-            + libm::log(prod_eta / prod)
-            + (exp_eta - exp) as f64 * std::f64::consts::LN_2
-            + extreme;
+        for i in full..m {
+            unit(i, i - full, &mut sum, &mut prod, &mut prod_eta);
+        }
+        let (mut p, mut p_eta) = (1.0f64, 1.0f64);
+        for k in 0..4 {
+            p *= renormalise(prod[k], &mut exp);
+            p_eta *= renormalise(prod_eta[k], &mut exp_eta);
+        }
+        self.log_norm = ((sum[0] + sum[1]) + (sum[2] + sum[3]))
+            + libm::log(p_eta / p)
+            + (exp_eta - exp) as f64 * std::f64::consts::LN_2;
     }
 
     /// L(v) = log T_v(v|h′) − log T_v(v|h) = Σ_i v_i (a′_i − a_i) − Σ_i [softplus(a′_i) − softplus(a_i)].

@@ -114,6 +114,43 @@ fn gibbs_visible(
     }
 }
 
+/// Adds s(v) − s(v′) with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) to `neg` in one pass (what
+/// `add_weighted(v, mean, 1)` then `add_weighted(v′, mean′, −1)` would add): the W rows of units
+/// on in both chains get E[h|v] − E[h|v′] once. `diff` is scratch of length ≥ n.
+#[inline]
+fn add_difference(
+    neg: &mut Stats,
+    (v, mean): (&[f32], &[f32]),
+    (v_eta, mean_eta): (&[f32], &[f32]),
+    diff: &mut [f32],
+) {
+    let n = mean.len();
+    let diff = &mut diff[..n];
+    diff.iter_mut()
+        .zip(mean.iter().zip(mean_eta))
+        .for_each(|(d, (&p, &q))| *d = p - q);
+    let sum = &mut neg.sum;
+    for (i, (&x, &y)) in v.iter().zip(v_eta).enumerate() {
+        let row = &mut sum.w[i * n..(i + 1) * n];
+        match (x != 0.0, y != 0.0) {
+            (true, true) => row.iter_mut().zip(diff.iter()).for_each(|(g, &d)| *g += d),
+            (true, false) => {
+                row.iter_mut().zip(mean).for_each(|(g, &p)| *g += p);
+                sum.b[i] += 1.0;
+            }
+            (false, true) => {
+                row.iter_mut().zip(mean_eta).for_each(|(g, &q)| *g -= q);
+                sum.b[i] -= 1.0;
+            }
+            (false, false) => {}
+        }
+    }
+    sum.c
+        .iter_mut()
+        .zip(diff.iter())
+        .for_each(|(g, &d)| *g += d);
+}
+
 impl Ucd {
     /// UCD for the model and options of `s`; chain pair i of the display starts at data row
     /// i mod rows. Refuses a cap T_max ≤ k (the estimator would be plain CD-k).
@@ -239,9 +276,15 @@ impl Ucd {
             if t == k || (t > k && !info.met) {
                 self.coupling
                     .hidden_means(&mut self.mean, &mut self.mean_eta);
-                self.neg.add_weighted(&self.v, &self.mean, 1.0);
                 if t > k {
-                    self.neg.add_weighted(&self.v_eta, &self.mean_eta, -1.0);
+                    add_difference(
+                        &mut self.neg,
+                        (&self.v, &self.mean),
+                        (&self.v_eta, &self.mean_eta),
+                        &mut self.pre,
+                    );
+                } else {
+                    self.neg.add_weighted(&self.v, &self.mean, 1.0);
                 }
             }
         }
