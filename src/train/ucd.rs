@@ -58,6 +58,9 @@ pub struct Ucd {
     pre: Vec<f32>,
     z: Vec<f32>,
     neg: Stats,
+    /// Hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows (`rows × n`): every chain
+    /// starts at one of them.
+    row_t: Vec<f32>,
     /// The last ξ visible state of every chain (`chains × m`), for display.
     states: Vec<f32>,
 }
@@ -180,23 +183,22 @@ impl Ucd {
             pre: vec![0.0; m.max(n)],
             z: vec![0.0; m.max(n)],
             neg: Stats::new(m, n),
+            row_t: Vec::new(),
             states,
         })
     }
 
-    /// Runs one chain pair from data row `v0`, adding its estimate to `self.neg`.
-    fn run_chain(&mut self, model: &Rbm, rng: &mut Rng, v0: &[f32]) -> ChainRun {
-        let (k, cap) = (self.k, self.max_steps);
+    /// Runs one chain pair from mini-batch row `r` (`v0`), adding its estimate to `self.neg`.
+    fn run_chain(&mut self, model: &Rbm, rng: &mut Rng, v0: &[f32], r: usize) -> ChainRun {
+        let (k, cap, n) = (self.k, self.max_steps, self.h.len());
         // ξ_0 = η_0 = (v0, h0), h0 ~ p(h|v0).
         self.v_eta.copy_from_slice(v0);
-        gibbs_hidden(
-            model,
-            rng,
-            &self.v_eta,
-            &mut self.h_eta,
-            &mut self.mean_eta,
-            &mut self.z,
-        );
+        let z = &mut self.z[..n];
+        fill_uniform(rng, z);
+        let t0 = &self.row_t[r * n..(r + 1) * n];
+        for ((h, &t), &z) in self.h_eta.iter_mut().zip(t0).zip(z.iter()) {
+            *h = if z * t < 1.0 { 1.0 } else { 0.0 };
+        }
         // ξ_1 by one sweep.
         gibbs_visible(
             model,
@@ -297,13 +299,19 @@ impl Algorithm for Ucd {
         let m = cx.model.m();
         let rows = cx.rows();
         let model: &Rbm = cx.model;
+        let n = model.n();
+        self.row_t.resize(rows * n, 0.0);
+        for (v, t) in cx.batch.chunks_exact(m).zip(self.row_t.chunks_exact_mut(n)) {
+            model.hidden_pre(v, t);
+            t.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
+        }
         self.neg.clear();
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
         for c in 0..self.chains {
             // Algorithm 2, line 2: a data point drawn at random.
             let r = index(cx.rng, rows);
-            let run = self.run_chain(model, cx.rng, &cx.batch[r * m..(r + 1) * m]);
+            let run = self.run_chain(model, cx.rng, &cx.batch[r * m..(r + 1) * m], r);
             self.states[c * m..(c + 1) * m].copy_from_slice(&self.v);
             tau_sum += run.tau as u64;
             tau_max = tau_max.max(run.tau);
