@@ -222,6 +222,26 @@ fn each_coupled_chain_keeps_its_gibbs_transition_law() {
         rejections > 100,
         "rejection rounds beyond the first do happen ({rejections})"
     );
+    // The visible marginals over all 2^m patterns (sums of the joint counts over h̃).
+    let m = model.m();
+    let marginal = |c: &[u64]| -> Vec<u64> {
+        let mut out = vec![0u64; 1 << m];
+        c.iter()
+            .enumerate()
+            .for_each(|(i, &x)| out[i & ((1 << m) - 1)] += x);
+        out
+    };
+    let (pv, pv_eta) = (visible_law(&model, &h), visible_law(&model, &h_eta));
+    let (p_v, p_v_eta) = (
+        chi2_p_value(&marginal(&xi), &pv),
+        chi2_p_value(&marginal(&eta), &pv_eta),
+    );
+    assert!(p_v > ALPHA, "ξ's v law differs from T_v(·|h): p = {p_v}");
+    assert!(
+        p_v_eta > ALPHA,
+        "η's v law differs from T_v(·|h′): p = {p_v_eta}"
+    );
+    // The joint laws of the new states (v, h̃), hidden update included.
     let (p_xi, p_eta) = (chi2_p_value(&xi, &law), chi2_p_value(&eta, &law_eta));
     assert!(
         p_xi > ALPHA,
@@ -407,6 +427,11 @@ fn ucd_on_bas4_is_reproducible_and_raises_the_likelihood() {
         .run(300)
         .unwrap();
     assert_eq!(a, b, "same seed, same curve");
+    let mut lane = Lane::new(bas4_cfg(1), data.clone()).unwrap();
+    lane.run(5).unwrap();
+    let states = lane.chain_states().unwrap();
+    assert_eq!(states.len(), 1000 * 16);
+    assert!(states.iter().all(|&x| x == 0.0 || x == 1.0));
     let c = Lane::new(bas4_cfg(2), data.clone())
         .unwrap()
         .run(100)

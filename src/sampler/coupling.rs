@@ -202,7 +202,8 @@ impl Coupling {
             + (exp_eta - exp) as f64 * std::f64::consts::LN_2;
     }
 
-    /// L(v) = log T_v(v|h′) − log T_v(v|h) = Σ_i v_i (a′_i − a_i) − Σ_i [softplus(a′_i) − softplus(a_i)].
+    /// L(v) = log T_v(v|h′) − log T_v(v|h)
+    /// = Σ_i v_i (a′_i − a_i) − Σ_i [softplus(a′_i) − softplus(a_i)].
     #[inline]
     fn log_ratio(&self, v: &[f32]) -> f64 {
         dot4(v, &self.delta) - self.log_norm
