@@ -5,6 +5,7 @@
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
 //! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
 //! - [`experiments`]: the papers' experiments as presets, and their across-trial statistics;
+//! - [`sampler`]: samplers on the Gibbs conditionals (UCD's chain coupling);
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `cli` (native, feature `cli`): the `rbm` command line;
 //! - `wasm` (wasm32 only): the JavaScript boundary used by the page's Web Worker.
@@ -18,6 +19,7 @@ pub mod kernels;
 pub mod math;
 pub mod model;
 pub mod rng;
+pub mod sampler;
 pub mod train;
 
 #[cfg(target_arch = "wasm32")]

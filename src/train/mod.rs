@@ -16,6 +16,7 @@ pub mod mfcd;
 pub mod optimizer;
 pub mod pcd;
 pub mod sdcp;
+pub mod ucd;
 
 pub use centered::Centered;
 pub use chains::Chains;
@@ -31,9 +32,10 @@ use crate::rng::Rng;
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// Full Gibbs sweeps (h|v then v|h) spent per chain in this update (UCD: averaged over
-    /// chains, counting both coupled chains).
+    /// chains, counting both coupled chains; see `ucd`).
     pub sweeps: f64,
-    /// v|h half-steps (samples of the visible layer) per chain, rejection proposals included.
+    /// v|h half-steps (samples of the visible layer) per chain, rejection proposals included
+    /// (UCD: visible vectors actually drawn, a proposal shared by both chains counted once).
     pub vh_steps: f64,
     /// Per-algorithm statistics, e.g. UCD's `mean_tau`. Keys starting with `max_` are
     /// maximised over an evaluation window, others averaged.
@@ -126,6 +128,7 @@ pub const ALGORITHMS: &[&AlgoInfo] = &[
     &sdcp::INFO,
     &cg::INFO,
     &csdcp::INFO,
+    &ucd::INFO,
 ];
 
 /// Looks an algorithm up by name.
