@@ -1,5 +1,5 @@
 //! Golden fixed-seed runs (native side): the records of a few short lanes, committed in
-//! `tests/golden/bas4.json` and checked bit for bit here and in the browser (`tests/wasm.rs`),
+//! `tests/golden/runs.json` and checked bit for bit here and in the browser (`tests/wasm.rs`),
 //! so the page shows exactly the numbers the CLI computes.
 //!
 //! Regenerate after an intended change of the numbers with
@@ -15,7 +15,8 @@ use serde_json::json;
 use std::sync::Arc;
 
 /// The runs: the first screen's set-up (UCD paper's code: 16 hidden, 1000 chains, full batch,
-/// UCD init, lr 0.1) for CD-1 and PCD-1, and smaller runs of the other algorithms.
+/// UCD init, lr 0.1) for CD-1 and PCD-1, and smaller runs of every other algorithm (UCD on
+/// BAS 4×4; S-DCP, CS-DCP and CG with the S-DCP paper's small-data settings).
 fn specs() -> Vec<(&'static str, &'static str, u32, serde_json::Value)> {
     let first = |algo: &str| json!({"algo": algo, "hidden": 16, "lr": 0.1, "k": 1, "chains": 1000, "init": "ucd", "seed": 7, "every": 10});
     vec![
@@ -33,6 +34,10 @@ fn specs() -> Vec<(&'static str, &'static str, u32, serde_json::Value)> {
             50,
             json!({"algo": "fpcd", "hidden": 12, "lr": 0.1, "chains": 100, "batch": 8, "seed": 5, "every": 10, "init": "ucd", "lane": 2}),
         ),
+        ("ucd", "bas4", 30, json!({"algo": "ucd", "hidden": 16, "lr": 0.1, "chains": 300, "init": "ucd", "seed": 7, "every": 10})),
+        ("sdcp", "bas3", 60, json!({"algo": "sdcp", "hidden": 4, "lr": 0.3, "d": 3, "kprime": 4, "seed": 2, "every": 20})),
+        ("cs-dcp", "bas3", 60, json!({"algo": "cs-dcp", "hidden": 4, "lr": 0.5, "d": 3, "kprime": 4, "seed": 2, "every": 20})),
+        ("cg", "bas3", 300, json!({"algo": "cg", "hidden": 4, "lr": 0.5, "k": 12, "seed": 2, "every": 100})),
     ]
 }
 

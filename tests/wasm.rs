@@ -1,5 +1,5 @@
 //! The wasm API in a real browser (wasm-bindgen-test, headless Chrome): the golden fixed-seed
-//! runs of `tests/golden/bas4.json` give the same bits through `WasmLane` as natively, bad
+//! runs of `tests/golden/runs.json` give the same bits through `WasmLane` as natively, bad
 //! configurations come back as errors with the core's message, and a diverging lane reports
 //! the divergence while keeping its records and its last finite model.
 //!
@@ -19,7 +19,7 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const GOLDEN: &str = include_str!("golden/bas4.json");
+const GOLDEN: &str = include_str!("golden/runs.json");
 
 /// A configuration as the page builds it: a plain object parsed from JSON.
 fn js(config: &str) -> JsValue {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The committed golden file.
-pub const GOLDEN_PATH: &str = "tests/golden/bas4.json";
+pub const GOLDEN_PATH: &str = "tests/golden/runs.json";
 
 /// One fixed-seed run: a lane configuration (the wasm API's keys), a data set, a length.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
