@@ -86,6 +86,11 @@ pub struct Preset {
     pub lanes: &'static [PresetLane],
     /// Learning rates; every lane runs at each.
     pub rates: &'static [f64],
+    /// Where each learning rate comes from, in the order of `rates` (e.g. the paper's text or
+    /// its authors' code), for the page's rate choice.
+    pub rate_notes: &'static [&'static str],
+    /// What the paper reports, i.e. what to look for in the curves (ALGORITHMS.md §6).
+    pub expect: &'static str,
     /// Updates per trial (with a full batch, updates = epochs).
     pub iters: u64,
     /// Default checkpoint interval in updates (exact ATLL at each).
@@ -100,6 +105,11 @@ const SDCP_LANES: &[PresetLane] = &[
     PresetLane::new("sdcp", "S-DCP d=3 K'=4").dcp(3, 4),
     PresetLane::new("cs-dcp", "CS-DCP d=3 K'=4").dcp(3, 4),
     PresetLane::new("cg", "CG-12").k(12),
+];
+
+const SDCP_RATE_NOTES: &[&str] = &[
+    "the paper's smaller rate",
+    "the paper's larger rate (CG escapes the −3.15 plateau)",
 ];
 
 /// The built-in presets.
@@ -125,6 +135,11 @@ pub const PRESETS: &[Preset] = &[
         batch: None,
         lanes: SDCP_LANES,
         rates: &[0.3, 0.5],
+        rate_notes: SDCP_RATE_NOTES,
+        expect: "CD-12 and PCD-12 get stuck near −3.15 at both rates (CG escapes only at η = 0.5), while \
+S-DCP and CS-DCP climb on towards the bound at either rate and reach 90% of the way \
+sooner. Every lane spends 12 Gibbs sweeps per update (k = 12; S-DCP and CS-DCP d·K′ = 3·4), \
+so updates are equal compute.",
         iters: 50_000,
         every: 100,
         trials: 25,
@@ -140,6 +155,14 @@ pub const PRESETS: &[Preset] = &[
         batch: None,
         lanes: SDCP_LANES,
         rates: &[0.3, 0.5],
+        rate_notes: &[
+            "the paper's smaller rate",
+            "the paper's larger rate",
+        ],
+        expect: "CS-DCP, S-DCP and CG end at about the same ATLL; CD-12 and PCD-12 \
+depend on the learning rate and stay below them; CS-DCP and S-DCP get 90% of the way sooner \
+(CG about 2500 epochs after CS-DCP). Every lane spends 12 Gibbs sweeps per update (k = 12; \
+S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
         iters: 50_000,
         every: 100,
         trials: 25,
@@ -159,6 +182,11 @@ pub const PRESETS: &[Preset] = &[
             PresetLane::new("ucd", "UCD").k(1).max_steps(100),
         ],
         rates: &[0.1, 0.01],
+        rate_notes: &["the authors' published code", "the paper's text"],
+        expect: "CD-1 and PCD-1 rise, then diverge: their log-likelihood falls back from about update \
+1200 on. UCD keeps converging, with a mean stopping time τ of \
+about 2.4 sweeps per update (cheaper than CD-20, the smallest k that matches it): compare \
+the lanes on the Gibbs-sweeps axis.",
         iters: 10_000,
         every: 100,
         trials: 25,
@@ -514,6 +542,24 @@ mod tests {
         assert_eq!(summarize(&cps, Some(0.0)).unwrap().t90_iter, None);
     }
 
+    /// The S-DCP paper compares at equal compute per update (§5: d·K′ = K): every lane of its
+    /// presets must record the same Gibbs sweeps.
+    #[test]
+    fn sdcp_presets_spend_equal_sweeps_per_update() {
+        for p in PRESETS.iter().filter(|p| p.name.starts_with("sdcp-")) {
+            let data = std::sync::Arc::new(p.dataset().unwrap());
+            let sweeps: Vec<f64> = (0..p.lanes.len())
+                .map(|i| {
+                    let mut lane =
+                        crate::train::Lane::new(p.lane_config(i, p.rates[0], 3, 2), data.clone())
+                            .unwrap();
+                    lane.run(2).unwrap().last().unwrap().sweeps
+                })
+                .collect();
+            assert!(sweeps.iter().all(|&s| s == 24.0), "{}: {sweeps:?}", p.name);
+        }
+    }
+
     #[test]
     fn presets_fill_every_other_option_from_the_defaults() {
         let p = find_preset("sdcp-bas3").unwrap();
@@ -530,6 +576,13 @@ mod tests {
             .contains("ucd-bas4"));
         for p in PRESETS {
             assert!(p.dataset().is_ok());
+            assert!(!p.rates.is_empty(), "{}", p.name);
+            assert_eq!(p.rate_notes.len(), p.rates.len(), "{}", p.name);
+            assert!(
+                !p.expect.is_empty() && !p.expect.contains('\n'),
+                "{}",
+                p.name
+            );
         }
         assert_ne!(trial_seed(1, 0), trial_seed(1, 1));
         assert_ne!(trial_seed(1, 0), trial_seed(2, 0));

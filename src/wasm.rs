@@ -9,6 +9,8 @@
 use crate::data::{decode, Dataset, BUILTIN};
 use crate::error::Error;
 use crate::eval::exact;
+use crate::experiments::PRESETS;
+use crate::model::Init;
 use crate::train::{Lane, LaneConfig, Record, ALGORITHMS};
 use serde::Serialize;
 use std::sync::Arc;
@@ -103,6 +105,85 @@ pub fn data_sets() -> Result<JsValue, JsError> {
 #[wasm_bindgen(js_name = defaultConfig)]
 pub fn default_config() -> Result<JsValue, JsError> {
     to_js(&LaneConfig::default())
+}
+
+/// A lane of a paper's experiment, as the page sets it up.
+#[derive(Serialize)]
+struct PresetLaneEntry {
+    /// The paper's name for it (e.g. "S-DCP d=3 K'=4").
+    label: &'static str,
+    /// The algorithm's registered name (it may not be registered in this build).
+    algo: &'static str,
+    /// The full configuration [`crate::experiments::Preset::lane_config`] gives at the
+    /// preset's first learning rate, seed 1 and the preset's evaluation interval; the page
+    /// replaces `lr`, `seed`, `lane` and `every` by its own choices.
+    config: LaneConfig,
+}
+
+/// A paper's experiment (`experiments::PRESETS`), as the page's picker lists it.
+#[derive(Serialize)]
+struct PresetEntry {
+    name: &'static str,
+    title: &'static str,
+    paper: &'static str,
+    /// Built-in data set name.
+    data: &'static str,
+    hidden: usize,
+    init: Init,
+    /// Negative chains (null: one per batch row).
+    chains: Option<usize>,
+    /// Mini-batch size (null: the whole data set).
+    batch: Option<usize>,
+    rates: &'static [f64],
+    /// Where each rate comes from (the paper's text, its code, …), in the order of `rates`.
+    rate_notes: &'static [&'static str],
+    /// What the paper reports, i.e. what to look for.
+    expect: &'static str,
+    /// Updates per trial.
+    iters: u64,
+    /// Evaluation interval in updates.
+    every: u64,
+    /// Independent trials the paper (or `rbm reproduce`) runs.
+    trials: usize,
+    lanes: Vec<PresetLaneEntry>,
+}
+
+/// The papers' experiments (ALGORITHMS.md §6), the same table `rbm reproduce` runs:
+/// `[{name, title, paper, data, hidden, init, chains, batch, rates, rate_notes, expect, iters,
+/// every, trials, lanes: [{label, algo, config}]}]`, each lane's `config` built by
+/// `Preset::lane_config` so the page never re-derives an option.
+#[wasm_bindgen]
+pub fn presets() -> Result<JsValue, JsError> {
+    let list: Vec<PresetEntry> = PRESETS
+        .iter()
+        .map(|p| PresetEntry {
+            name: p.name,
+            title: p.title,
+            paper: p.paper,
+            data: p.data,
+            hidden: p.hidden,
+            init: p.init,
+            chains: p.chains,
+            batch: p.batch,
+            rates: p.rates,
+            rate_notes: p.rate_notes,
+            expect: p.expect,
+            iters: p.iters,
+            every: p.every,
+            trials: p.trials,
+            lanes: p
+                .lanes
+                .iter()
+                .enumerate()
+                .map(|(i, l)| PresetLaneEntry {
+                    label: l.label,
+                    algo: l.algo,
+                    config: p.lane_config(i, p.rates[0], 1, p.every),
+                })
+                .collect(),
+        })
+        .collect();
+    to_js(&list)
 }
 
 /// The field names a `Deserialize` struct declares (as serde passes them to

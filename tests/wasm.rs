@@ -11,8 +11,10 @@
 mod common;
 
 use common::{assert_records_match, fnv, Golden};
+use rbm_playground::experiments::PRESETS;
 use rbm_playground::train::Record;
-use rbm_playground::wasm::{algorithms, data_sets, default_config, WasmLane};
+use rbm_playground::train::{find, LaneConfig};
+use rbm_playground::wasm::{algorithms, data_sets, default_config, presets, WasmLane};
 use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -205,4 +207,66 @@ fn catalogues_and_views_describe_the_lane() {
     );
     assert_eq!(lane.chains().unwrap().length(), 64 * 16);
     assert_eq!(lane.iter(), 23.0);
+}
+
+#[wasm_bindgen_test]
+fn presets_give_the_papers_lanes_as_valid_configurations() {
+    let list = js_sys::Array::from(&presets().unwrap());
+    assert_eq!(list.length() as usize, PRESETS.len());
+    for (entry, p) in list.iter().zip(PRESETS) {
+        assert_eq!(get(&entry, "name").as_string().as_deref(), Some(p.name));
+        assert_eq!(get(&entry, "data").as_string().as_deref(), Some(p.data));
+        let rates: Vec<f64> = serde_wasm_bindgen::from_value(get(&entry, "rates")).unwrap();
+        let notes: Vec<String> = serde_wasm_bindgen::from_value(get(&entry, "rate_notes")).unwrap();
+        assert_eq!(rates, p.rates);
+        assert_eq!(notes.len(), rates.len());
+        assert!(!get(&entry, "expect").as_string().unwrap().is_empty());
+        assert_eq!(get(&entry, "iters").as_f64(), Some(p.iters as f64));
+        let lanes = js_sys::Array::from(&get(&entry, "lanes"));
+        assert_eq!(lanes.length() as usize, p.lanes.len());
+        for (i, lane) in lanes.iter().enumerate() {
+            let label = get(&lane, "label").as_string().unwrap();
+            assert_eq!(label, p.lanes[i].label);
+            assert!(!label.is_empty());
+            let algo = get(&lane, "algo").as_string().unwrap();
+            // The configuration object deserialises back into the core's own lane_config.
+            let js_config = get(&lane, "config");
+            let cfg: LaneConfig = serde_wasm_bindgen::from_value(js_config.clone()).unwrap();
+            assert_eq!(
+                serde_json::to_value(&cfg).unwrap(),
+                serde_json::to_value(p.lane_config(i, p.rates[0], 1, p.every)).unwrap(),
+                "{} lane {label}",
+                p.name
+            );
+            assert_eq!((cfg.algo.as_str(), cfg.lane), (algo.as_str(), i as u64));
+            assert_eq!(
+                (cfg.hidden, cfg.chains, cfg.batch),
+                (p.hidden, p.chains, p.batch)
+            );
+            // As the page hands it back: a lane of a registered algorithm builds and trains
+            // with exact values below the data set's bound; an algorithm this build lacks is
+            // refused with the core's message naming it.
+            match WasmLane::new(js_config, p.data) {
+                Ok(mut wl) => {
+                    assert!(find(&algo).is_ok());
+                    let r = run(&mut wl, 3);
+                    assert_eq!(r.error, None, "{} lane {label}", p.name);
+                    assert_eq!(r.iter, 3);
+                    let bound = p.dataset().unwrap().bound().unwrap();
+                    for rec in &r.records {
+                        let atll = rec.atll.expect("exact ATLL");
+                        assert!(atll.is_finite() && atll < bound, "{label}: {atll}");
+                    }
+                }
+                Err(e) => {
+                    assert!(find(&algo).is_err(), "{} lane {label} refused", p.name);
+                    let msg = message(e);
+                    assert!(
+                        msg.contains(&format!("unknown algorithm '{algo}'")),
+                        "{msg}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -198,3 +198,110 @@ test('another data set and the equal-compute axis', { timeout: 120_000 }, async 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the S-DCP Shifting Bar preset: five labelled lanes at equal compute, exact curves below the bound, stop at the end', { timeout: 240_000 }, async () => {
+  const { page, errors } = await open();
+  const offered = await page.$$eval('#preset option', (os) => os.map((o) => o.value));
+  for (const name of ['', 'sdcp-shifting-bar', 'sdcp-bas3', 'ucd-bas4']) assert.ok(offered.includes(name), `preset '${name}' is offered`);
+  await page.selectOption('#preset', 'sdcp-shifting-bar');
+  await page.waitForFunction(() => {
+    const ls = window.__rbm.lanes();
+    return ls.length === 5 && ls.every((l) => l.status === 'ready' && l.atll.length === 1);
+  }, null, { timeout: 30_000 });
+  const start = await lanes(page);
+  assert.deepEqual(start.map((l) => l.label), ['CD-12', 'PCD-12', "S-DCP d=3 K'=4", "CS-DCP d=3 K'=4", 'CG-12']);
+  assert.deepEqual(start.map((l) => l.algo), ['cd', 'pcd', 'sdcp', 'cs-dcp', 'cg']);
+  assert.deepEqual(start.map((l) => l.id), [0, 1, 2, 3, 4], 'lane i uses the preset\'s stream index i');
+  assert.ok(start.every((l) => l.inputs.lr === '0.3'), 'the first of the paper\'s rates');
+  assert.equal(start[0].inputs.k, '12');
+  assert.deepEqual([start[2].inputs.d, start[2].inputs.kprime], ['3', '4']);
+  assert.ok(start.every((l) => l.atll[0] === start[0].atll[0]), 'every lane starts from the same model');
+  assert.deepEqual(await page.evaluate(() => window.__rbm.settings()), { dataset: 'shifting-bar', hidden: 4, seed: 1, init: 'sdcp', every: 100, stop: 50000 });
+  assert.equal(await page.inputValue('#dataset'), 'shifting-bar');
+  assert.equal(await page.inputValue('#hidden'), '4');
+  assert.equal(await page.evaluate(() => window.__rbm.axis()), 'sweeps', 'equal compute on the x axis');
+  const note = await page.textContent('#preset-note');
+  assert.match(note, /Upadhya & Sastry 2017/);
+  assert.match(note, /−3\.15/);
+  assert.match(note, /d·K′ = 3·4/);
+  assert.match(await page.textContent('#lane-2-title'), /S-DCP d=3 K'=4/);
+  await page.waitForFunction(() => /-2\.197/.test(document.querySelector('#chart').textContent));
+
+  await page.click('#run');
+  await waitForUpdates(page, 3000);
+  const bound = -Math.log(9);
+  for (const lane of await lanes(page)) {
+    assert.equal(lane.status, 'running', lane.label);
+    assert.ok(lane.atll.length >= 30, `${lane.label}: ${lane.atll.length} points`);
+    assert.ok(lane.atll.every((a) => Number.isFinite(a) && a < bound), `${lane.label}: a point is not an ATLL below −ln 9`);
+    assert.ok(lane.iters.every((it, i) => it % 100 === 0 && lane.sweeps[i] === 12 * it), `${lane.label}: not 12 sweeps per update`);
+  }
+  assert.match(await page.textContent('article[data-lane-id="3"] .status'), /12 Gibbs sweeps\/update/);
+  // The paper's finding (Fig. 1): CD and PCD stay on the plateau near −3.15 while S-DCP and
+  // CS-DCP climb past it, at the same number of sweeps.
+  const at3000 = Object.fromEntries((await lanes(page)).map((l) => [l.algo, l.atll[l.iters.indexOf(3000)]]));
+  for (const algo of ['cd', 'pcd']) assert.ok(Math.abs(at3000[algo] + 3.15) < 0.05, `${algo} at update 3000: ${at3000[algo]}`);
+  for (const algo of ['sdcp', 'cs-dcp']) assert.ok(at3000[algo] > Math.max(at3000.cd, at3000.pcd) + 0.2, `${algo} at update 3000: ${at3000[algo]}`);
+
+  // The end point: every lane pauses exactly there, the page stops, nothing moves any more.
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'));
+  const max = Math.max(...(await lanes(page)).map((l) => l.iter));
+  const end = Math.ceil((max + 1000) / 100) * 100;
+  await page.fill('#stop', String(end));
+  await page.dispatchEvent('#stop', 'change');
+  await page.click('#run');
+  await page.waitForFunction(() => !window.__rbm.running(), null, { timeout: 60_000 });
+  const done = await lanes(page);
+  for (const lane of done) {
+    assert.equal(lane.status, 'done', lane.label);
+    assert.equal(lane.iter, end, lane.label);
+    assert.equal(lane.iters.at(-1), end, `${lane.label}: the last point is at the end`);
+  }
+  assert.equal(await page.textContent('#run'), 'Start');
+  assert.match(await page.textContent('article[data-lane-id="0"] .status'), /finished/);
+  await page.waitForTimeout(500);
+  assert.deepEqual((await lanes(page)).map((l) => l.iter), done.map((l) => l.iter));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the UCD preset offers the text\'s and the code\'s learning rates, and shows an unregistered algorithm as unavailable', { timeout: 120_000 }, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'ucd-bas4');
+  const preset = await page.evaluate(() => window.__rbm.catalog().presets.find((p) => p.name === 'ucd-bas4'));
+  const registered = await page.evaluate(() => window.__rbm.catalog().algorithms.map((a) => a.name));
+  const runnable = preset.lanes.filter((l) => registered.includes(l.algo));
+  await page.waitForFunction((n) => {
+    const ls = window.__rbm.lanes();
+    return ls.length === n && ls.every((l) => l.status === 'ready' && l.atll.length === 1);
+  }, runnable.length, { timeout: 30_000 });
+  assert.deepEqual((await lanes(page)).map((l) => l.label), runnable.map((l) => l.label));
+  const note = await page.textContent('#preset-note');
+  assert.match(note, /Qiu, Zhang & Wang 2020/);
+  assert.match(note, /τ/);
+  const missing = preset.lanes.filter((l) => !registered.includes(l.algo));
+  const missingText = await page.textContent('#preset-missing');
+  for (const l of missing) assert.ok(missingText.includes(`${l.label} (algorithm '${l.algo}') is not available`), missingText);
+  if (!missing.length) assert.equal(missingText, '');
+  const rates = await page.$$eval('#preset-rate option', (os) => os.map((o) => o.textContent));
+  assert.deepEqual(rates, ["η = 0.1 (the authors' published code)", "η = 0.01 (the paper's text)"]);
+  assert.deepEqual(await page.evaluate(() => window.__rbm.settings()), { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 100, stop: 10000 });
+  // The other rate: every lane's η changes, and the lanes are rebuilt with it.
+  await page.selectOption('#preset-rate', '1');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.inputs.lr === '0.01' && l.status === 'ready' && l.atll.length === 1));
+  assert.equal(await page.inputValue('#lane-0-lr'), '0.01');
+  assert.ok((await lanes(page)).every((l) => l.inputs.chains === '1000' && Object.keys(l.fieldErrors).length === 0));
+  // Back to the first screen.
+  await page.selectOption('#preset', '');
+  await page.waitForFunction(() => {
+    const ls = window.__rbm.lanes();
+    return ls.length === 2 && ls.every((l) => l.status === 'ready' && l.atll.length === 1);
+  });
+  assert.deepEqual((await lanes(page)).map((l) => [l.algo, l.label, l.inputs.lr]), [['cd', null, '0.1'], ['pcd', null, '0.1']]);
+  assert.deepEqual(await page.evaluate(() => window.__rbm.settings()), { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 50, stop: null });
+  assert.equal(await page.textContent('#preset-note'), '');
+  assert.equal(await page.textContent('#preset-missing'), '');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

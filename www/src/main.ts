@@ -4,11 +4,12 @@ import { LikelihoodChart } from './chart';
 import { AXIS_LABEL, laneColour, type Axis } from './chartData';
 import { drawChains, drawDistribution, drawFilters } from './draw';
 import type { FromWorker, ToWorker } from './protocol';
+import { missingNote, presetDescription, presetPlan, rateLabel, type PlannedLane } from './presets';
 import {
   FIRST_LANES, FIRST_SETTINGS, appendPoints, emptyCurve, formatRate, formatStat, laneConfig,
-  newLane, optionInfo, parseOption, parseSettings, type Lane, type Settings,
+  newLane, optionInfo, parseOption, parseSettings, sweepsPerUpdate, type Lane, type Settings,
 } from './state';
-import type { Catalog, DataSetInfo } from './types';
+import type { Catalog, DataSetInfo, PresetInfo } from './types';
 
 const $ = <T extends HTMLElement>(sel: string, root: ParentNode = document): T => root.querySelector<T>(sel)!;
 
@@ -19,6 +20,8 @@ const app = {
   running: false,
   axis: 'iter' as Axis,
   nextId: 0,
+  /** The paper's experiment the page was last set up as (null: the first screen). */
+  preset: null as PresetInfo | null,
 };
 const workers = new Map<number, Worker>();
 const panels = new Map<number, HTMLElement>();
@@ -31,7 +34,12 @@ const settingInputs = {
   seed: $<HTMLInputElement>('#seed'),
   init: $<HTMLSelectElement>('#init'),
   every: $<HTMLInputElement>('#every'),
+  stop: $<HTMLInputElement>('#stop'),
 };
+const presetSelect = $<HTMLSelectElement>('#preset');
+const rateSelect = $<HTMLSelectElement>('#preset-rate');
+const presetNote = $('#preset-note');
+const presetMissing = $('#preset-missing');
 const runButton = $<HTMLButtonElement>('#run');
 const resetButton = $<HTMLButtonElement>('#reset');
 const addSelect = $<HTMLSelectElement>('#add-algo');
@@ -52,8 +60,10 @@ function post(lane: Lane, msg: ToWorker): void {
 
 // ---- lanes -------------------------------------------------------------------------------
 
-function addLane(algo: string): Lane {
-  const lane = newLane(app.nextId++, algo, app.catalog);
+function addLane(algo: string, planned?: PlannedLane): Lane {
+  const id = planned ? planned.index : app.nextId;
+  app.nextId = Math.max(app.nextId, id + 1);
+  const lane = newLane(id, algo, app.catalog, planned);
   app.lanes.push(lane);
   const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: `lane ${lane.id} (${algo})` });
   worker.onmessage = (e: MessageEvent<FromWorker>) => onWorker(lane, e.data);
@@ -63,13 +73,14 @@ function addLane(algo: string): Lane {
     schedule();
   };
   workers.set(lane.id, worker);
+  worker.postMessage({ type: 'limit', until: app.settings.stop } satisfies ToWorker);
   buildPanel(lane);
   if (app.catalog) configure(lane);
   schedule();
   return lane;
 }
 
-function removeLane(lane: Lane): void {
+function dropLane(lane: Lane): void {
   workers.get(lane.id)?.terminate();
   workers.delete(lane.id);
   panels.get(lane.id)?.remove();
@@ -77,6 +88,10 @@ function removeLane(lane: Lane): void {
   drawn.delete(lane.id);
   app.lanes = app.lanes.filter((l) => l !== lane);
   schedule();
+}
+
+function removeLane(lane: Lane): void {
+  dropLane(lane);
   addSelect.focus();
 }
 
@@ -124,7 +139,9 @@ function onWorker(lane: Lane, msg: FromWorker): void {
       if (msg.view) lane.view = msg.view;
       break;
     case 'state':
-      if (lane.status !== 'failed' && lane.status !== 'broken') lane.status = msg.running ? 'running' : 'paused';
+      if (lane.status !== 'failed' && lane.status !== 'broken') lane.status = msg.running ? 'running' : msg.done ? 'done' : 'paused';
+      // Every lane at its end (or stopped): the page is no longer running.
+      if (msg.done && app.lanes.every((l) => ['done', 'failed', 'broken'].includes(l.status))) app.running = false;
       break;
     case 'failed':
       lane.status = 'failed';
@@ -148,6 +165,8 @@ function onCatalog(catalog: Catalog): void {
   );
   addSelect.replaceChildren(...catalog.algorithms.map((a) => new Option(`${a.title} — ${a.paper}`, a.name)));
   addSelect.disabled = addButton.disabled = false;
+  presetSelect.append(...catalog.presets.map((p) => new Option(`${p.title} — ${p.paper}`, p.name)));
+  presetSelect.disabled = false;
   for (const lane of app.lanes) {
     lane.inputs = newLane(lane.id, lane.algo, catalog).inputs;
     buildPanel(lane);
@@ -196,7 +215,65 @@ function onSettingChange(key: keyof Settings): void {
     return;
   }
   app.settings = r.settings;
-  for (const lane of app.lanes) configure(lane, `settings.${key}`);
+  // The end point does not change a lane: the lanes only learn where to pause.
+  if (key === 'stop') for (const lane of app.lanes) post(lane, { type: 'limit', until: app.settings.stop });
+  else for (const lane of app.lanes) configure(lane, `settings.${key}`);
+}
+
+function showSettings(s: Settings): void {
+  settingInputs.dataset.value = s.dataset;
+  settingInputs.hidden.value = String(s.hidden);
+  settingInputs.seed.value = String(s.seed);
+  settingInputs.init.value = s.init;
+  settingInputs.every.value = String(s.every);
+  settingInputs.stop.value = s.stop === null ? '' : String(s.stop);
+  for (const k of Object.keys(settingInputs)) showSettingError(`settings.${k}`, '');
+}
+
+function setAxis(axis: Axis): void {
+  app.axis = axis;
+  for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === axis;
+}
+
+/** Replaces every lane: the page becomes the paper's experiment `name` at its rate `rateIndex`, or the first screen. */
+function applyPreset(name: string, rateIndex = 0): void {
+  setRunning(false);
+  for (const lane of [...app.lanes]) dropLane(lane);
+  app.nextId = 0;
+  const p = app.catalog?.presets.find((x) => x.name === name) ?? null;
+  app.preset = p;
+  rateSelect.replaceChildren(...(p?.rates ?? []).map((_, i) => new Option(rateLabel(p!, i), String(i), false, i === rateIndex)));
+  rateSelect.disabled = !p;
+  if (!p || !app.catalog) {
+    app.settings = { ...FIRST_SETTINGS, seed: app.settings.seed };
+    showSettings(app.settings);
+    presetNote.textContent = presetMissing.textContent = '';
+    setAxis('iter');
+    for (const algo of FIRST_LANES) addLane(algo);
+    return;
+  }
+  const plan = presetPlan(p, app.catalog, rateIndex, app.settings.seed);
+  app.settings = plan.settings;
+  showSettings(app.settings);
+  presetNote.textContent = presetDescription(p);
+  presetMissing.textContent = missingNote(plan.missing);
+  // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
+  setAxis('sweeps');
+  for (const planned of plan.lanes) addLane(planned.algo, planned);
+}
+
+/** A preset's other learning rate: every lane's η changes, nothing else. */
+function applyRate(rateIndex: number): void {
+  const p = app.preset;
+  if (!p) return;
+  const lr = String(p.rates[rateIndex]);
+  for (const lane of app.lanes) {
+    lane.inputs.lr = lr;
+    delete lane.fieldErrors.lr;
+    buildPanel(lane);
+    configure(lane, 'lr');
+  }
+  schedule();
 }
 
 runButton.addEventListener('click', () => setRunning(!app.running));
@@ -208,6 +285,8 @@ addButton.addEventListener('click', () => {
 for (const key of Object.keys(settingInputs) as (keyof Settings)[]) {
   settingInputs[key].addEventListener('change', () => onSettingChange(key));
 }
+presetSelect.addEventListener('change', () => applyPreset(presetSelect.value));
+rateSelect.addEventListener('change', () => applyRate(Number(rateSelect.value)));
 for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) {
   radio.addEventListener('change', () => {
     app.axis = radio.value as Axis;
@@ -234,14 +313,20 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string,
   return e;
 }
 
+/** The lane's name: the paper's label when a preset made it, else the algorithm's title. */
+function laneName(lane: Lane): string {
+  return lane.label ?? algoInfo(lane.algo)?.title ?? lane.algo;
+}
+
 function buildPanel(lane: Lane): void {
   const info = algoInfo(lane.algo);
   const pid = `lane-${lane.id}`;
-  const title = el('h3', { id: `${pid}-title`, tabIndex: -1 }, info?.title ?? lane.algo, ' ', el('small', {}, info?.paper ?? ''));
+  const sub = lane.label ? `${info?.title ?? lane.algo} — ${info?.paper ?? ''}` : info?.paper ?? '';
+  const title = el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(lane), ' ', el('small', {}, sub));
   const swatch = el('span', { className: 'swatch', ariaHidden: 'true' });
   swatch.style.background = laneColour(lane.id);
   const remove = el('button', { className: 'remove', type: 'button', title: 'Remove this lane', textContent: '✕' });
-  remove.setAttribute('aria-label', `Remove lane ${info?.title ?? lane.algo}`);
+  remove.setAttribute('aria-label', `Remove lane ${laneName(lane)}`);
   remove.addEventListener('click', () => removeLane(lane));
 
   const options = el('div', { className: 'options' });
@@ -311,7 +396,7 @@ function render(): void {
   runButton.textContent = app.running ? 'Pause' : 'Start';
   $('#chart-axes').textContent = `Vertical: average log-likelihood (exact), in nats per training pattern. Horizontal: ${AXIS_LABEL[app.axis]}.`;
   runButton.setAttribute('aria-pressed', String(app.running));
-  chart.update(app.lanes.map((l) => ({ label: `${algoInfo(l.algo)?.title ?? l.algo} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve })), app.axis, bound);
+  chart.update(app.lanes.map((l) => ({ label: `${laneName(l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve })), app.axis, bound);
   for (const lane of app.lanes) renderLane(lane, ds);
 }
 
@@ -322,9 +407,11 @@ function renderLane(lane: Lane, ds: DataSetInfo | undefined): void {
   panel.dataset.status = lane.status;
   panel.dataset.iter = String(lane.iter);
   if (last !== null) panel.dataset.atll = String(last);
-  const words: Record<string, string> = { loading: 'loading…', ready: 'ready', running: 'training', paused: 'paused', failed: 'stopped', broken: 'not running' };
+  const words: Record<string, string> = { loading: 'loading…', ready: 'ready', running: 'training', paused: 'paused', done: 'finished', failed: 'stopped', broken: 'not running' };
   const parts = [words[lane.status], `update ${lane.iter.toLocaleString('en')}`];
   if (lane.status === 'running' || lane.rate > 0) parts.push(`${formatRate(lane.rate)} updates`);
+  const spu = sweepsPerUpdate(lane.curve);
+  if (spu !== null) parts.push(`${formatStat(spu)} Gibbs sweeps/update`);
   if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
   if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
   $('.status', panel).textContent = parts.join(' · ');
@@ -369,18 +456,21 @@ function renderLane(lane: Lane, ds: DataSetInfo | undefined): void {
 
 interface TestHook {
   ready: boolean;
-  lanes(): { id: number; algo: string; status: string; iter: number; rate: number; message: string | null; fieldErrors: Record<string, string>; iters: number[]; atll: number[]; stats: Record<string, number> }[];
+  lanes(): { id: number; algo: string; label: string | null; status: string; iter: number; rate: number; message: string | null; inputs: Record<string, string>; fieldErrors: Record<string, string>; iters: number[]; sweeps: number[]; atll: number[]; stats: Record<string, number> }[];
   running(): boolean;
+  settings(): Settings;
+  axis(): Axis;
+  catalog(): Catalog | null;
 }
 const hook: TestHook = {
   ready: false,
-  lanes: () => app.lanes.map((l) => ({ id: l.id, algo: l.algo, status: l.status, iter: l.iter, rate: l.rate, message: l.message, fieldErrors: { ...l.fieldErrors }, iters: [...l.curve.iter], atll: [...l.curve.atll], stats: { ...l.stats } })),
+  lanes: () => app.lanes.map((l) => ({ id: l.id, algo: l.algo, label: l.label, status: l.status, iter: l.iter, rate: l.rate, message: l.message, inputs: { ...l.inputs }, fieldErrors: { ...l.fieldErrors }, iters: [...l.curve.iter], sweeps: [...l.curve.sweeps], atll: [...l.curve.atll], stats: { ...l.stats } })),
   running: () => app.running,
+  settings: () => ({ ...app.settings }),
+  axis: () => app.axis,
+  catalog: () => app.catalog,
 };
 (window as unknown as { __rbm: TestHook }).__rbm = hook;
 
-settingInputs.hidden.value = String(app.settings.hidden);
-settingInputs.seed.value = String(app.settings.seed);
-settingInputs.init.value = app.settings.init;
-settingInputs.every.value = String(app.settings.every);
+showSettings(app.settings);
 for (const algo of FIRST_LANES) addLane(algo);

@@ -14,6 +14,8 @@ export type ToWorker =
   | { type: 'pause' }
   /** Rebuild the lane from its current configuration (same seed: the same curve again). */
   | { type: 'reset' }
+  /** Pause for good at update `until` (null: run on); the lane itself is kept. */
+  | { type: 'limit'; until: number | null }
   | { type: 'export' };
 
 /** One point of a curve, as sent to the page. */
@@ -52,7 +54,8 @@ export type FromWorker =
       stats: Record<string, number> | null;
       view: LaneView | null;
     }
-  | { type: 'state'; running: boolean }
+  /** Running or not; `done` when the lane paused because it reached its `limit`. */
+  | { type: 'state'; running: boolean; done?: true }
   /** The lane stopped for good (e.g. diverged); its model stays the last finite one. */
   | { type: 'failed'; message: string; iter: number }
   | { type: 'model'; json: string }

@@ -55,6 +55,8 @@ export class LaneRunner {
   private pending = false;
   /** The update count last sent to the page. */
   private sentIter = -1;
+  /** The update at which the lane pauses for good (null: never). */
+  private until: number | null = null;
 
   constructor(
     private readonly core: Core,
@@ -71,9 +73,17 @@ export class LaneRunner {
         if (this.config) this.build(this.config, this.dataset);
         break;
       case 'start':
+        if (this.reached()) {
+          this.finish();
+          break;
+        }
         this.running = this.lane !== null && !this.failed;
         this.host.post({ type: 'state', running: this.running });
         this.kick();
+        break;
+      case 'limit':
+        this.until = msg.until;
+        if (this.running && this.reached()) this.finish();
         break;
       case 'pause':
         this.running = false;
@@ -115,11 +125,27 @@ export class LaneRunner {
     }
   }
 
+  private reached(): boolean {
+    return this.lane !== null && this.until !== null && this.lane.iter >= this.until;
+  }
+
+  /** Stops at the limit: the final position, then "done". */
+  private finish(): void {
+    this.running = false;
+    this.publish([], true);
+    this.host.post({ type: 'state', running: false, done: true });
+  }
+
   /** One time slice: a chunk of updates sized to take about SLICE_MS. */
   tick(): void {
     this.pending = false;
     if (!this.running || this.failed || !this.lane) return;
+    if (this.reached()) {
+      this.finish();
+      return;
+    }
     let n = this.chunk;
+    if (this.until !== null) n = Math.min(n, this.until - this.lane.iter);
     // When the canvases are due, end the slice on a record: the view then reuses the record's
     // exact log Z instead of enumerating once more.
     if (this.viewDue()) n = Math.min(n, toNextRecord(this.lane.iter, this.every));

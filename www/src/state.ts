@@ -9,10 +9,12 @@ export interface Settings {
   seed: number;
   init: string;
   every: number;
+  /** Every lane pauses at this update (a preset's length); null: runs on. */
+  stop: number | null;
 }
 
 /** The first screen: the UCD paper's set-up on Bars & Stripes 4×4 (its published code). */
-export const FIRST_SETTINGS: Settings = { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 50 };
+export const FIRST_SETTINGS: Settings = { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 50, stop: null };
 export const FIRST_LANES = ['cd', 'pcd'];
 /** Per-lane values the first screen uses where the core's defaults differ. */
 export const FIRST_OPTIONS: Record<string, string> = { lr: '0.1', k: '1', chains: '1000' };
@@ -98,12 +100,14 @@ export function appendPoints(c: Curve, points: CurvePoint[], max = MAX_POINTS): 
   }
 }
 
-export type LaneStatus = 'loading' | 'ready' | 'running' | 'paused' | 'failed' | 'broken';
+export type LaneStatus = 'loading' | 'ready' | 'running' | 'paused' | 'done' | 'failed' | 'broken';
 
 export interface Lane {
   /** Stable id; also the core's `lane` index, so lanes of one seed draw independent samples. */
   id: number;
   algo: string;
+  /** The paper's name for the lane when a preset made it (e.g. "S-DCP d=3 K'=4"). */
+  label: string | null;
   /** The text in each option input. */
   inputs: Record<string, string>;
   /** Per-input messages (unparsable text, or the core's refusal). */
@@ -119,15 +123,18 @@ export interface Lane {
   view: LaneView | null;
 }
 
-export function newLane(id: number, algo: string, catalog: Catalog | null): Lane {
-  const inputs: Record<string, string> = {};
+/** A new lane; `preset` gives a preset's label and inputs instead of the first screen's. */
+export function newLane(id: number, algo: string, catalog: Catalog | null, preset?: { label: string; inputs: Record<string, string> }): Lane {
+  const inputs: Record<string, string> = preset ? { ...preset.inputs } : {};
   const info = catalog?.algorithms.find((a) => a.name === algo);
-  for (const key of laneOptionKeys(info)) {
-    const d = catalog?.defaults[key];
-    inputs[key] = FIRST_OPTIONS[key] ?? (d === null || d === undefined ? '' : String(d));
+  if (!preset) {
+    for (const key of laneOptionKeys(info)) {
+      const d = catalog?.defaults[key];
+      inputs[key] = FIRST_OPTIONS[key] ?? (d === null || d === undefined ? '' : String(d));
+    }
   }
   return {
-    id, algo, inputs, fieldErrors: {}, status: 'loading', message: null, seed: '',
+    id, algo, label: preset?.label ?? null, inputs, fieldErrors: {}, status: 'loading', message: null, seed: '',
     iter: 0, rate: 0, stats: {}, curve: emptyCurve(), view: null,
   };
 }
@@ -154,7 +161,7 @@ export function laneConfig(settings: Settings, lane: Lane): { config: CoreConfig
 /** The settings the inputs describe, or a message per bad input. */
 export function parseSettings(text: Record<keyof Settings, string>): { settings: Settings } | { errors: Record<string, string> } {
   const errors: Record<string, string> = {};
-  const int = (key: 'hidden' | 'seed' | 'every', label: string, min: number, max: number): number => {
+  const int = (key: 'hidden' | 'seed' | 'every' | 'stop', label: string, min: number, max: number): number => {
     const t = text[key].trim();
     const v = Number(t);
     if (t === '' || !Number.isInteger(v) || v < min || v > max) errors[key] = `${label}: enter a whole number from ${min} to ${max}`;
@@ -166,8 +173,15 @@ export function parseSettings(text: Record<keyof Settings, string>): { settings:
     seed: int('seed', 'seed', 0, Number.MAX_SAFE_INTEGER),
     init: text.init,
     every: int('every', 'evaluate every', 1, 1_000_000),
+    stop: text.stop.trim() === '' ? null : int('stop', 'stop at update', 1, 1_000_000_000),
   };
   return Object.keys(errors).length ? { errors } : { settings };
+}
+
+/** Gibbs sweeps per chain per update so far (the compute an update costs), from the latest point. */
+export function sweepsPerUpdate(c: Curve): number | null {
+  const n = c.iter.length;
+  return n && c.iter[n - 1] > 0 ? c.sweeps[n - 1] / c.iter[n - 1] : null;
 }
 
 /** Formats an updates-per-second figure. */

@@ -1,5 +1,5 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane.
-import init, { WasmLane, algorithms, dataSets, defaultConfig } from '../pkg/rbm_playground.js';
+import init, { WasmLane, algorithms, dataSets, defaultConfig, presets } from '../pkg/rbm_playground.js';
 import { LaneRunner, errorMessage, type Core, type CoreLane, type Host } from './runner';
 import type { FromWorker, ToWorker } from './protocol';
 import type { Catalog } from './types';
@@ -30,7 +30,7 @@ const host: Host = {
 
 let catalog: Catalog | null = null;
 const core: Core = {
-  catalog: () => (catalog ??= { algorithms: algorithms(), dataSets: dataSets(), defaults: defaultConfig() }),
+  catalog: () => (catalog ??= { algorithms: algorithms(), dataSets: dataSets(), defaults: defaultConfig(), presets: presets() }),
   newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
 };
 

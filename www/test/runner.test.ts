@@ -50,7 +50,7 @@ class FakeLane implements CoreLane {
 
 const core: Core & { lanes: FakeLane[] } = {
   lanes: [],
-  catalog: () => ({ algorithms: [], dataSets: [], defaults: {} }),
+  catalog: () => ({ algorithms: [], dataSets: [], defaults: {}, presets: [] }),
   newLane(config: CoreConfig) {
     if (typeof config.lr !== 'number' || config.lr < 0) throw new Error(`invalid input: the learning rate must be a finite number ≥ 0, got ${config.lr}`);
     const lane = new FakeLane(String(config.seed), Number(config.every ?? 10), config.lr > 1e30 ? 7 : null);
@@ -175,5 +175,35 @@ describe('LaneRunner', () => {
     expect(of('configured').map((m) => m.seed)).toEqual(['9', '9']);
     runner.handle({ type: 'export' });
     expect(of('model')).toEqual([{ type: 'model', json: '{"iter":0}' }]);
+  });
+
+  it('pauses for good at its limit, on the exact update, and a later limit lets it go on', () => {
+    runner.handle({ type: 'limit', until: 1234 });
+    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 100 }, dataset: 'bas4' });
+    runner.handle({ type: 'start' });
+    runTasks(200);
+    expect(core.lanes[0].iter).toBe(1234);
+    expect(tasks).toHaveLength(0);
+    expect(of('state').at(-1)).toEqual({ type: 'state', running: false, done: true });
+    expect(of('progress').at(-1)!.iter).toBe(1234);
+    // Start again at the limit: done at once.
+    runner.handle({ type: 'start' });
+    expect(tasks).toHaveLength(0);
+    expect(of('state').at(-1)).toEqual({ type: 'state', running: false, done: true });
+    // A later limit (or none) and start: it trains on from where it was, same lane.
+    runner.handle({ type: 'limit', until: 1500 });
+    runner.handle({ type: 'start' });
+    runTasks(200);
+    expect(core.lanes).toHaveLength(1);
+    expect(core.lanes[0].iter).toBe(1500);
+    // A limit below the position of a running lane stops it at once.
+    runner.handle({ type: 'limit', until: null });
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    runner.handle({ type: 'limit', until: 10 });
+    expect(of('state').at(-1)).toEqual({ type: 'state', running: false, done: true });
+    const at = core.lanes[0].iter;
+    runTasks(5);
+    expect(core.lanes[0].iter).toBe(at);
   });
 });

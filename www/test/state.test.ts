@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   FIRST_SETTINGS, MAX_POINTS, appendPoints, emptyCurve, formatRate, laneConfig, laneOptionKeys, newLane, optionInfo,
-  parseOption, parseSettings,
+  parseOption, parseSettings, sweepsPerUpdate,
 } from '../src/state';
 import type { Catalog } from '../src/types';
 
@@ -13,6 +13,7 @@ const catalog: Catalog = {
   ],
   dataSets: [],
   defaults: { algo: 'cd', lr: 0.1, k: 1, chains: null, max_steps: 100, brand_new: 0.5, fast_lr: null },
+  presets: [],
 };
 
 describe('option inputs', () => {
@@ -70,13 +71,14 @@ describe('laneConfig', () => {
 });
 
 describe('parseSettings', () => {
-  const text = { dataset: 'bas3', hidden: '8', seed: '42', init: 'sdcp', every: '10' };
-  it('reads good settings', () => {
-    expect(parseSettings(text)).toEqual({ settings: { dataset: 'bas3', hidden: 8, seed: 42, init: 'sdcp', every: 10 } });
+  const text = { dataset: 'bas3', hidden: '8', seed: '42', init: 'sdcp', every: '10', stop: '' };
+  it('reads good settings; an empty end point means "run on"', () => {
+    expect(parseSettings(text)).toEqual({ settings: { dataset: 'bas3', hidden: 8, seed: 42, init: 'sdcp', every: 10, stop: null } });
+    expect(parseSettings({ ...text, stop: ' 50000 ' })).toMatchObject({ settings: { stop: 50000 } });
   });
   it('names each bad input', () => {
-    const r = parseSettings({ ...text, hidden: '0', seed: '-3', every: 'x' });
-    expect('errors' in r && Object.keys(r.errors).sort()).toEqual(['every', 'hidden', 'seed']);
+    const r = parseSettings({ ...text, hidden: '0', seed: '-3', every: 'x', stop: '2.5' });
+    expect('errors' in r && Object.keys(r.errors).sort()).toEqual(['every', 'hidden', 'seed', 'stop']);
   });
 });
 
@@ -99,6 +101,15 @@ describe('curves', () => {
     expect(c.sweeps).toEqual(c.iter);
     expect(c.atll).toEqual(c.iter.map((x) => -x / 10));
   });
+});
+
+it('gives the Gibbs sweeps per update of a curve (equal compute), none before the first update', () => {
+  const c = emptyCurve();
+  expect(sweepsPerUpdate(c)).toBeNull();
+  appendPoints(c, [{ iter: 0, sweeps: 0, atll: -9 }]);
+  expect(sweepsPerUpdate(c)).toBeNull();
+  appendPoints(c, [{ iter: 100, sweeps: 1200, atll: -8 }, { iter: 200, sweeps: 2480, atll: -7 }]);
+  expect(sweepsPerUpdate(c)).toBe(12.4);
 });
 
 it('formats rates', () => {
