@@ -6,58 +6,115 @@
 //! accumulators per chunk walking the list of active indices"). Only additions, in index
 //! order, so every target gives the same bits.
 
-/// Returns `init + Σ_{i ∈ idx} blk[i·W .. i·W+W]` for W = 4·`Q` columns (Q = 8: 32 columns,
-/// Q = 4: 16 columns for narrow layers), added in the order of `idx`.
+/// Sets `bits` (⌈len/64⌉ words, bit i = unit i) to the non-zero entries of `x` and returns
+/// true if every non-zero entry is exactly 1 (NaN counts as non-zero and not 1). Compares four
+/// values at a time (SSE2 / SIMD128), no branch on the (random) states.
+#[inline]
+pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
+    let mut other = false;
+    for (w, xs) in bits.iter_mut().zip(x.chunks(64)) {
+        let mut word = 0u64;
+        let mut quads = xs.chunks_exact(4);
+        for (q, v) in (&mut quads).enumerate() {
+            let (nz, no) = imp::nonzero_not_one(v.try_into().expect("4 values"));
+            word |= (nz as u64) << (4 * q);
+            other |= no != 0;
+        }
+        let base = xs.len() / 4 * 4;
+        for (t, &xi) in quads.remainder().iter().enumerate() {
+            word |= u64::from(xi != 0.0) << (base + t);
+            other |= (xi != 0.0) & (xi != 1.0);
+        }
+        *w = word;
+    }
+    !other
+}
+
+/// Returns `init + Σ_{i ∈ bits} blk[i·W .. i·W+W]` over the set bits of `bits` (bit j of word
+/// w is row 64·(`word0` + w) + j of `blk`), in increasing row order; W = 4·`Q` columns.
 ///
 /// # Panics
-/// If an index addresses past the end of `blk` (callers pass indices < rows of the block).
+/// If a set bit addresses past the end of `blk`.
 #[inline]
-pub fn sum_selected<const Q: usize>(
+pub fn sum_selected_bits<const Q: usize>(
     init: &[[f32; 4]; Q],
     blk: &[f32],
-    idx: &[u32],
+    word0: usize,
+    bits: &[u64],
 ) -> [[f32; 4]; Q] {
-    if let Some(&last) = idx.iter().max() {
-        assert!(
-            (last as usize + 1) * 4 * Q <= blk.len(),
-            "index past the packed block"
-        );
+    if let Some((w, &last)) = bits.iter().enumerate().rev().find(|(_, &b)| b != 0) {
+        let top = 64 * (word0 + w) + 63 - last.leading_zeros() as usize;
+        assert!((top + 1) * 4 * Q <= blk.len(), "bit past the packed block");
     }
-    imp::sum_selected(init, blk, idx)
+    imp::sum_selected_bits(init, blk, word0, bits)
+}
+
+/// The set bits of a bitset (bit j of word w = index 64·w + j), in increasing order.
+#[inline]
+pub fn set_bits(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        let mut m = word;
+        std::iter::from_fn(move || {
+            (m != 0).then(|| {
+                let j = m.trailing_zeros() as usize;
+                m &= m - 1;
+                64 * w + j
+            })
+        })
+    })
 }
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use std::arch::x86_64::*;
 
+    /// Bit masks of (x ≠ 0) and (x ≠ 0 ∧ x ≠ 1) for four values.
     #[inline(always)]
-    pub fn sum_selected<const Q: usize>(
+    pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
+        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 4 values of `x`.
+        unsafe {
+            let v = _mm_loadu_ps(x.as_ptr());
+            let nz = _mm_cmpneq_ps(v, _mm_setzero_ps());
+            let no = _mm_and_ps(nz, _mm_cmpneq_ps(v, _mm_set1_ps(1.0)));
+            (_mm_movemask_ps(nz) as u32, _mm_movemask_ps(no) as u32)
+        }
+    }
+
+    #[inline(always)]
+    pub fn sum_selected_bits<const Q: usize>(
         init: &[[f32; 4]; Q],
         blk: &[f32],
-        idx: &[u32],
+        word0: usize,
+        bits: &[u64],
     ) -> [[f32; 4]; Q] {
-        if Q % 2 == 0 && std::arch::is_x86_feature_detected!("avx") {
+        if Q == 8 && std::arch::is_x86_feature_detected!("avx") {
             // SAFETY: AVX was detected at run time.
-            unsafe { sum_avx(init, blk, idx) }
+            unsafe { bits_avx(init, blk, word0, bits) }
         } else {
             // SAFETY: SSE2 is part of the x86-64 baseline.
-            unsafe { sum_sse2(init, blk, idx) }
+            unsafe { bits_sse2(init, blk, word0, bits) }
         }
     }
 
     /// 4-lane registers. Loads read 4·Q floats inside `blk` (bounds checked by the caller).
-    #[target_feature(enable = "sse2")]
-    unsafe fn sum_sse2<const Q: usize>(
+    #[inline(always)]
+    unsafe fn bits_sse2<const Q: usize>(
         init: &[[f32; 4]; Q],
         blk: &[f32],
-        idx: &[u32],
+        word0: usize,
+        bits: &[u64],
     ) -> [[f32; 4]; Q] {
         let mut a: [__m128; Q] = std::array::from_fn(|q| _mm_loadu_ps(init[q].as_ptr()));
         let base = blk.as_ptr();
-        for &i in idx {
-            let r = base.add(i as usize * 4 * Q);
-            for (q, acc) in a.iter_mut().enumerate() {
-                *acc = _mm_add_ps(*acc, _mm_loadu_ps(r.add(4 * q)));
+        for (w, &word) in bits.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let r = base.add(i * 4 * Q);
+                for (q, acc) in a.iter_mut().enumerate() {
+                    *acc = _mm_add_ps(*acc, _mm_loadu_ps(r.add(4 * q)));
+                }
             }
         }
         let mut out = [[0.0f32; 4]; Q];
@@ -69,22 +126,28 @@ mod imp {
 
     /// 8-lane registers (Q even): the same element-wise additions, half the instructions.
     #[target_feature(enable = "avx")]
-    unsafe fn sum_avx<const Q: usize>(
+    unsafe fn bits_avx<const Q: usize>(
         init: &[[f32; 4]; Q],
         blk: &[f32],
-        idx: &[u32],
+        word0: usize,
+        bits: &[u64],
     ) -> [[f32; 4]; Q] {
         let flat = init.as_flattened();
-        let mut a = [_mm256_setzero_ps(); 4];
         let h = Q / 2;
+        let mut a = [_mm256_setzero_ps(); 4];
         for (q, acc) in a.iter_mut().enumerate().take(h) {
             *acc = _mm256_loadu_ps(flat.as_ptr().add(8 * q));
         }
         let base = blk.as_ptr();
-        for &i in idx {
-            let r = base.add(i as usize * 4 * Q);
-            for (q, acc) in a.iter_mut().enumerate().take(h) {
-                *acc = _mm256_add_ps(*acc, _mm256_loadu_ps(r.add(8 * q)));
+        for (w, &word) in bits.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let r = base.add(i * 4 * Q);
+                for (q, acc) in a.iter_mut().enumerate().take(h) {
+                    *acc = _mm256_add_ps(*acc, _mm256_loadu_ps(r.add(8 * q)));
+                }
             }
         }
         let mut out = [[0.0f32; 4]; Q];
@@ -100,11 +163,23 @@ mod imp {
 mod imp {
     use std::arch::wasm32::*;
 
+    /// Bit masks of (x ≠ 0) and (x ≠ 0 ∧ x ≠ 1) for four values.
     #[inline(always)]
-    pub fn sum_selected<const Q: usize>(
+    pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
+        // SAFETY: the load reads the 4 values of `x`; v128 loads need no alignment.
+        let v = unsafe { v128_load(x.as_ptr() as *const v128) };
+        let nz = f32x4_ne(v, f32x4_splat(0.0));
+        let no = v128_and(nz, f32x4_ne(v, f32x4_splat(1.0)));
+        (i32x4_bitmask(nz) as u32, i32x4_bitmask(no) as u32)
+    }
+
+    /// Q v128 accumulators walking the set bits.
+    #[inline(always)]
+    pub fn sum_selected_bits<const Q: usize>(
         init: &[[f32; 4]; Q],
         blk: &[f32],
-        idx: &[u32],
+        word0: usize,
+        bits: &[u64],
     ) -> [[f32; 4]; Q] {
         // SAFETY: every load reads 4·Q floats inside `blk` (bounds checked by the caller) or
         // `init`; v128 loads and stores have no alignment requirement.
@@ -112,10 +187,15 @@ mod imp {
             let mut a: [v128; Q] =
                 std::array::from_fn(|q| v128_load(init[q].as_ptr() as *const v128));
             let base = blk.as_ptr();
-            for &i in idx {
-                let r = base.add(i as usize * 4 * Q) as *const v128;
-                for (q, acc) in a.iter_mut().enumerate() {
-                    *acc = f32x4_add(*acc, v128_load(r.add(q)));
+            for (w, &word) in bits.iter().enumerate() {
+                let mut m = word;
+                while m != 0 {
+                    let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let r = base.add(i * 4 * Q) as *const v128;
+                    for (q, acc) in a.iter_mut().enumerate() {
+                        *acc = f32x4_add(*acc, v128_load(r.add(q)));
+                    }
                 }
             }
             let mut out = [[0.0f32; 4]; Q];
@@ -132,20 +212,37 @@ mod imp {
     all(target_arch = "wasm32", target_feature = "simd128")
 )))]
 mod imp {
-
+    /// Bit masks of (x ≠ 0) and (x ≠ 0 ∧ x ≠ 1) for four values.
     #[inline(always)]
-    pub fn sum_selected<const Q: usize>(
+    pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
+        let (mut nz, mut no) = (0, 0);
+        for (t, &v) in x.iter().enumerate() {
+            nz |= u32::from(v != 0.0) << t;
+            no |= u32::from((v != 0.0) & (v != 1.0)) << t;
+        }
+        (nz, no)
+    }
+
+    /// Plain loops over the set bits.
+    #[inline(always)]
+    pub fn sum_selected_bits<const Q: usize>(
         init: &[[f32; 4]; Q],
         blk: &[f32],
-        idx: &[u32],
+        word0: usize,
+        bits: &[u64],
     ) -> [[f32; 4]; Q] {
         let mut acc = *init;
-        for &i in idx {
-            let row = &blk[i as usize * 4 * Q..(i as usize + 1) * 4 * Q];
-            for (q, a) in acc.iter_mut().enumerate() {
-                a.iter_mut()
-                    .zip(&row[4 * q..4 * q + 4])
-                    .for_each(|(a, r)| *a += r);
+        for (w, &word) in bits.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let row = &blk[i * 4 * Q..(i + 1) * 4 * Q];
+                for (q, a) in acc.iter_mut().enumerate() {
+                    a.iter_mut()
+                        .zip(&row[4 * q..4 * q + 4])
+                        .for_each(|(a, r)| *a += r);
+                }
             }
         }
         acc
@@ -156,29 +253,75 @@ mod imp {
 mod tests {
     use super::*;
 
+    /// The sum by definition, in the order of `idx`.
+    fn reference<const Q: usize>(init: &[[f32; 4]; Q], blk: &[f32], idx: &[u32]) -> [[f32; 4]; Q] {
+        let mut want = *init;
+        for &i in idx {
+            for q in 0..Q {
+                for t in 0..4 {
+                    want[q][t] += blk[i as usize * 4 * Q + 4 * q + t];
+                }
+            }
+        }
+        want
+    }
+
     fn check<const Q: usize>() {
         let w = 4 * Q;
-        let blk: Vec<f32> = (0..10 * w)
+        let blk: Vec<f32> = (0..130 * w)
             .map(|x| ((x * 7919) % 1000) as f32 * 0.001 - 0.3)
             .collect();
         let init: [[f32; 4]; Q] =
             std::array::from_fn(|q| std::array::from_fn(|t| (4 * q + t) as f32 * 0.1));
-        let idx = [3u32, 0, 9, 9, 4];
-        let got = sum_selected(&init, &blk, &idx);
-        let mut want = init;
-        for &i in &idx {
-            for q in 0..Q {
-                for t in 0..4 {
-                    want[q][t] += blk[i as usize * w + 4 * q + t];
-                }
-            }
-        }
-        assert_eq!(got, want);
-        assert_eq!(sum_selected(&init, &blk, &[]), init);
+        let idx = [0u32, 3, 4, 9, 63, 64, 100, 129];
+        let mut bits = [0u64; 3];
+        idx.iter()
+            .for_each(|&i| bits[i as usize / 64] |= 1 << (i % 64));
+        assert_eq!(
+            sum_selected_bits(&init, &blk, 0, &bits),
+            reference(&init, &blk, &idx)
+        );
+        assert_eq!(sum_selected_bits(&init, &blk, 0, &[0, 0]), init);
     }
 
     #[test]
-    fn simd_sum_equals_scalar_sum_in_index_order() {
+    fn bit_masks_and_bit_sums_match_index_lists() {
+        let x: Vec<f32> = (0..130)
+            .map(|i| if (i * 37) % 5 < 2 { 1.0 } else { 0.0 })
+            .collect();
+        let mut bits = vec![0u64; 3];
+        assert!(row_mask(&x, &mut bits));
+        let idx: Vec<u32> = (0..130u32).filter(|&i| x[i as usize] != 0.0).collect();
+        let from_bits: Vec<u32> = (0..130u32)
+            .filter(|&i| bits[i as usize / 64] >> (i % 64) & 1 == 1)
+            .collect();
+        assert_eq!(from_bits, idx);
+        let mut y = x.clone();
+        y[77] = 0.5;
+        assert!(!row_mask(&y, &mut bits));
+        y[77] = f32::NAN;
+        assert!(!row_mask(&y, &mut bits));
+        let blk: Vec<f32> = (0..130 * 32)
+            .map(|v| ((v * 7919) % 1000) as f32 * 0.001 - 0.3)
+            .collect();
+        let init: [[f32; 4]; 8] =
+            std::array::from_fn(|q| std::array::from_fn(|t| (4 * q + t) as f32));
+        assert!(row_mask(&x, &mut bits));
+        assert_eq!(
+            sum_selected_bits(&init, &blk, 0, &bits),
+            reference(&init, &blk, &idx)
+        );
+        // A later block of words addresses rows from 64·word0.
+        let tail: Vec<u32> = idx.iter().copied().filter(|&i| i >= 64).collect();
+        assert_eq!(
+            sum_selected_bits(&init, &blk, 1, &bits[1..]),
+            reference(&init, &blk, &tail)
+        );
+        assert_eq!(set_bits(&bits).map(|i| i as u32).collect::<Vec<_>>(), idx);
+    }
+
+    #[test]
+    fn simd_sums_equal_scalar_sums_in_index_order() {
         check::<8>();
         check::<4>();
         check::<2>();

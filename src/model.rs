@@ -7,7 +7,7 @@
 
 use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
-use crate::kernels::sum_selected;
+use crate::kernels::{row_mask, set_bits, sum_selected_bits};
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
 use crate::rng::{fill_uniform, normal, Rng};
 use serde::{Deserialize, Serialize};
@@ -372,10 +372,8 @@ fn sample_in_place(a: &mut [f32], rng: &mut Rng) {
 /// (on 9×4 models allocation would cost more than the arithmetic).
 #[derive(Default)]
 struct Scratch {
-    idx: Vec<u32>,
-    ends: Vec<usize>,
+    bits: Vec<u64>,
     dense_rows: Vec<usize>,
-    cursor: Vec<usize>,
     acc: Vec<f32>,
     t: Vec<f32>,
     u: Vec<f32>,
@@ -433,29 +431,32 @@ impl Packed {
 /// index order, so the result equals the dense product bit for bit.
 fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &mut [f32]) {
     let (k, width) = (packed.k, packed.width);
+    let words = k.div_ceil(64);
     SCRATCH.with_borrow_mut(|s| {
-        // Active indices of every binary row, concatenated; `ends[r]` closes row r's list.
+        // The active units of every binary row as a bitset of `words` words.
         let Scratch {
-            idx,
-            ends,
+            bits,
             dense_rows,
-            cursor,
             acc,
             ..
         } = s;
-        idx.clear();
-        ends.clear();
+        let rows = x.len() / k;
+        bits.resize(rows * words, 0);
         dense_rows.clear();
-        for (r, xr) in x.chunks_exact(k).enumerate() {
-            if !push_active(xr, idx) {
+        for (r, (xr, br)) in x
+            .chunks_exact(k)
+            .zip(bits.chunks_exact_mut(words))
+            .enumerate()
+        {
+            if !row_mask(xr, br) {
+                br.fill(0);
                 dense_rows.push(r);
             }
-            ends.push(idx.len());
         }
         match packed.cw {
-            8 => add_selected::<2>(bias, packed, idx, ends, cursor, acc, out),
-            16 => add_selected::<4>(bias, packed, idx, ends, cursor, acc, out),
-            _ => add_selected::<8>(bias, packed, idx, ends, cursor, acc, out),
+            8 => add_selected::<2>(bias, packed, bits, words, acc, out),
+            16 => add_selected::<4>(bias, packed, bits, words, acc, out),
+            _ => add_selected::<8>(bias, packed, bits, words, acc, out),
         }
         for &r in dense_rows.iter() {
             let (xr, or) = (&x[r * k..(r + 1) * k], &mut out[r * width..(r + 1) * width]);
@@ -471,82 +472,28 @@ fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &
     })
 }
 
-/// Appends the indices of the non-zero entries of `x` to `idx` in increasing order, without
-/// branching on each (random) state, and returns true if every non-zero entry is exactly 1. For a non-binary
-/// row nothing is appended.
-#[inline]
-pub fn push_active(x: &[f32], idx: &mut Vec<u32>) -> bool {
-    let start = idx.len();
-    let mut other = false;
-    for (blk, xs) in x.chunks(64).enumerate() {
-        // A bit mask of the non-zero units (compare-and-or, no data-dependent branch), then
-        // one index per set bit.
-        let mut mask = 0u64;
-        for (t, &xi) in xs.iter().enumerate() {
-            mask |= u64::from(xi != 0.0) << t;
-            other |= (xi != 0.0) & (xi != 1.0);
-        }
-        let base = (blk * 64) as u32;
-        while mask != 0 {
-            idx.push(base + mask.trailing_zeros());
-            mask &= mask - 1;
-        }
-    }
-    if other {
-        idx.truncate(start);
-    }
-    !other
-}
-
-/// The accumulation of [`pre_activations`] over binary rows, with chunks of 4·`Q` columns:
-/// chunk-outer, then blocks of rows of `mat` small enough for L1 (16 KB), then the batch, so
-/// each block is reused by every row of the batch while in cache. Each row's active list is
-/// walked in increasing order across blocks, so the additions happen in index order.
+/// The accumulation of [`pre_activations`] over binary rows (`bits`: `words` words per row),
+/// with chunks of 4·`Q` columns: chunk-outer, then blocks of rows of `mat` small enough for L1
+/// (16 KB, a whole number of 64-row words), then the batch, so each block is reused by every
+/// row of the batch while in cache. Each row's units are added in increasing order across
+/// blocks, so the additions happen in index order.
 fn add_selected<const Q: usize>(
     bias: &[f32],
     packed: &Packed,
-    idx: &[u32],
-    ends: &[usize],
-    cursor: &mut Vec<usize>,
+    bits: &[u64],
+    words: usize,
     acc: &mut Vec<f32>,
     out: &mut [f32],
 ) {
     let (k, width, cw) = (packed.k, packed.width, 4 * Q);
-    let kb = (4096 / cw).max(1);
-    let rows = ends.len();
-    acc.resize(rows * cw, 0.0);
-    cursor.resize(rows, 0);
-    let (acc, _) = acc.as_chunks_mut::<4>();
-    let (acc, _) = acc.as_chunks_mut::<Q>();
+    let block_words = (64 / cw).max(1);
+    let rows = bits.len() / words;
     for (c, blk) in packed.data.chunks_exact(k * cw).enumerate() {
         let c0 = c * cw;
         let cols = cw.min(width - c0);
         let mut b = [[0.0f32; 4]; Q];
         b.as_flattened_mut()[..cols].copy_from_slice(&bias[c0..c0 + cols]);
-        acc.iter_mut().for_each(|a| *a = b);
-        for (r, cur) in cursor.iter_mut().enumerate() {
-            *cur = if r == 0 { 0 } else { ends[r - 1] };
-        }
-        if k <= kb {
-            // One block: each row's whole list at once.
-            for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter()).zip(ends) {
-                *a = sum_selected(a, blk, &idx[*cur..end]);
-            }
-        } else {
-            for k1 in (kb..k + kb).step_by(kb) {
-                for ((a, cur), &end) in acc.iter_mut().zip(cursor.iter_mut()).zip(ends) {
-                    let list = &idx[*cur..end];
-                    let take = if k1 >= k {
-                        list.len()
-                    } else {
-                        list.partition_point(|&i| (i as usize) < k1)
-                    };
-                    *a = sum_selected(a, blk, &list[..take]);
-                    *cur += take;
-                }
-            }
-        }
-        for (r, a) in acc.iter().enumerate() {
+        let store = |out: &mut [f32], r: usize, a: &[[f32; 4]; Q]| {
             let o = &mut out[r * width + c0..r * width + c0 + cols];
             if cols == cw {
                 o.copy_from_slice(a.as_flattened());
@@ -555,6 +502,26 @@ fn add_selected<const Q: usize>(
                     .zip(a.as_flattened())
                     .for_each(|(o, a)| *o = *a);
             }
+        };
+        if words <= block_words {
+            // One block: each row at once, straight to the output.
+            for (r, br) in bits.chunks_exact(words).enumerate() {
+                store(out, r, &sum_selected_bits(&b, blk, 0, br));
+            }
+            continue;
+        }
+        acc.resize(rows * cw, 0.0);
+        let (acc, _) = acc.as_chunks_mut::<4>();
+        let (acc, _) = acc.as_chunks_mut::<Q>();
+        acc.iter_mut().for_each(|a| *a = b);
+        for w0 in (0..words).step_by(block_words) {
+            let w1 = (w0 + block_words).min(words);
+            for (a, br) in acc.iter_mut().zip(bits.chunks_exact(words)) {
+                *a = sum_selected_bits(a, blk, w0, &br[w0..w1]);
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            store(out, r, a);
         }
     }
 }
@@ -590,24 +557,22 @@ impl Stats {
 
     /// Adds s(v) for every row: `v` (rows × m) and the matching `hp` = E[h|v] (rows × n).
     pub fn add(&mut self, v: &[f32], hp: &[f32]) {
-        let mut idx = Vec::with_capacity(self.m);
+        let mut bits = vec![0u64; self.m.div_ceil(64)];
         for (vr, hr) in v.chunks_exact(self.m).zip(hp.chunks_exact(self.n)) {
-            self.add_row(vr, hr, 1.0, &mut idx);
+            self.add_row(vr, hr, 1.0, &mut bits);
             self.count += 1.0;
         }
     }
 
     /// Adds `weight · s` for one row without counting it (for signed correction terms).
     pub fn add_weighted(&mut self, v: &[f32], hp: &[f32], weight: f32) {
-        self.add_row(v, hp, weight, &mut Vec::with_capacity(self.m));
+        self.add_row(v, hp, weight, &mut vec![0u64; self.m.div_ceil(64)]);
     }
 
-    fn add_row(&mut self, v: &[f32], hp: &[f32], weight: f32, idx: &mut Vec<u32>) {
+    fn add_row(&mut self, v: &[f32], hp: &[f32], weight: f32, bits: &mut [u64]) {
         let n = self.n;
-        idx.clear();
-        if push_active(v, idx) {
-            for &i in idx.iter() {
-                let i = i as usize;
+        if row_mask(v, bits) {
+            for i in set_bits(bits) {
                 let row = &mut self.sum.w[i * n..(i + 1) * n];
                 if weight == 1.0 {
                     row.iter_mut().zip(hp).for_each(|(g, &h)| *g += h);

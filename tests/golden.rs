@@ -34,10 +34,30 @@ fn specs() -> Vec<(&'static str, &'static str, u32, serde_json::Value)> {
             50,
             json!({"algo": "fpcd", "hidden": 12, "lr": 0.1, "chains": 100, "batch": 8, "seed": 5, "every": 10, "init": "ucd", "lane": 2}),
         ),
-        ("ucd", "bas4", 30, json!({"algo": "ucd", "hidden": 16, "lr": 0.1, "chains": 300, "init": "ucd", "seed": 7, "every": 10})),
-        ("sdcp", "bas3", 60, json!({"algo": "sdcp", "hidden": 4, "lr": 0.3, "d": 3, "kprime": 4, "seed": 2, "every": 20})),
-        ("cs-dcp", "bas3", 60, json!({"algo": "cs-dcp", "hidden": 4, "lr": 0.5, "d": 3, "kprime": 4, "seed": 2, "every": 20})),
-        ("cg", "bas3", 300, json!({"algo": "cg", "hidden": 4, "lr": 0.5, "k": 12, "seed": 2, "every": 100})),
+        (
+            "ucd",
+            "bas4",
+            30,
+            json!({"algo": "ucd", "hidden": 16, "lr": 0.1, "chains": 300, "init": "ucd", "seed": 7, "every": 10}),
+        ),
+        (
+            "sdcp",
+            "bas3",
+            60,
+            json!({"algo": "sdcp", "hidden": 4, "lr": 0.3, "d": 3, "kprime": 4, "seed": 2, "every": 20}),
+        ),
+        (
+            "cs-dcp",
+            "bas3",
+            60,
+            json!({"algo": "cs-dcp", "hidden": 4, "lr": 0.5, "d": 3, "kprime": 4, "seed": 2, "every": 20}),
+        ),
+        (
+            "cg",
+            "bas3",
+            300,
+            json!({"algo": "cg", "hidden": 4, "lr": 0.5, "k": 12, "seed": 2, "every": 100}),
+        ),
     ]
 }
 
