@@ -1,9 +1,9 @@
 // Measures the built page (www/dist) in headless Chromium: download sizes (raw and gzipped),
 // first contentful paint, time until the lanes are ready, and the updates per second the
 // first screen's lanes (CD-1 and PCD, 1000 chains) reach while training with exact evaluation
-// every 50 updates. A measurement, not a test: the figures depend on the machine and its load.
+// every 100 updates (the page default). A measurement, not a test: the figures depend on the machine and its load.
 //
-//   npm run build && node scripts/measure-page.mjs [seconds=10] [every=50]
+//   npm run build && node scripts/measure-page.mjs [seconds=10] [every=100]
 // (a large `every` shows the training speed without the exact evaluations)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ const report = {
   total_gzip_kib: kib(Object.values(sizes).reduce((s, v) => s + v.gzip, 0)),
   first_contentful_paint_ms: fcp === null ? null : Math.round(fcp),
   lanes_ready_ms: readyMs,
-  evaluate_every: Number(every || 50),
+  evaluate_every: Number(every || 100),
   updates_per_s: Object.fromEntries(b.map((l, i) => [l.algo, Math.round((l.iter - a[i].iter) / dt)])),
   worker_reported_rate: Object.fromEntries(b.map((l) => [l.algo, Math.round(l.rate)])),
   atll_after: Object.fromEntries(b.map((l) => [l.algo, { update: l.iters.at(-1), atll: l.atll.at(-1) }])),

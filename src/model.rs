@@ -190,6 +190,19 @@ impl Rbm {
         Rbm::from_params(m, n, p)
     }
 
+    /// An m×n model with every parameter drawn from N(0, scale²) on the `Aux` stream of
+    /// `seed`: the simulated models of the UCD paper (scale 1, its §6.1) and of the tests.
+    pub fn random(m: usize, n: usize, scale: f64, seed: u64) -> Result<Rbm> {
+        check_size(m, n)?;
+        let mut r = crate::rng::stream(seed, 0, crate::rng::Purpose::Aux);
+        let mut p = Params::zeros(m, n);
+        for blk in p.blocks_mut() {
+            blk.iter_mut()
+                .for_each(|x| *x = (scale * normal(&mut r)) as f32);
+        }
+        Rbm::from_params(m, n, p)
+    }
+
     /// Number of visible units m.
     pub fn m(&self) -> usize {
         self.m
@@ -613,13 +626,7 @@ mod tests {
     use crate::rng::{stream, Purpose};
 
     fn random_model(m: usize, n: usize, scale: f64, seed: u64) -> Rbm {
-        let mut r = stream(seed, 0, Purpose::Aux);
-        let mut p = Params::zeros(m, n);
-        for blk in p.blocks_mut() {
-            blk.iter_mut()
-                .for_each(|x| *x = (scale * normal(&mut r)) as f32);
-        }
-        Rbm::from_params(m, n, p).unwrap()
+        Rbm::random(m, n, scale, seed).unwrap()
     }
 
     #[test]

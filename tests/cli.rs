@@ -5,8 +5,7 @@
 
 use rbm_playground::data::Dataset;
 use rbm_playground::eval::exact;
-use rbm_playground::model::{Params, Rbm};
-use rbm_playground::rng::{normal, stream, Purpose};
+use rbm_playground::model::Rbm;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -51,13 +50,7 @@ impl Drop for Temp {
 }
 
 fn random_model(m: usize, n: usize, scale: f64, seed: u64) -> Rbm {
-    let mut r = stream(seed, 0, Purpose::Aux);
-    let mut p = Params::zeros(m, n);
-    for blk in p.blocks_mut() {
-        blk.iter_mut()
-            .for_each(|x| *x = (scale * normal(&mut r)) as f32);
-    }
-    Rbm::from_params(m, n, p).unwrap()
+    Rbm::random(m, n, scale, seed).unwrap()
 }
 
 fn f(v: &Value, key: &str) -> f64 {

@@ -5,8 +5,8 @@
 
 use rbm_playground::data::{decode, encode, Dataset};
 use rbm_playground::eval::grad::estimate;
-use rbm_playground::model::{Init, Params, Rbm};
-use rbm_playground::rng::{normal, stream, Purpose};
+use rbm_playground::model::{Init, Rbm};
+use rbm_playground::rng::{stream, Purpose};
 use rbm_playground::sampler::Coupling;
 use rbm_playground::train::{Lane, LaneConfig};
 use std::sync::Arc;
@@ -17,12 +17,7 @@ const ALPHA: f64 = 1e-4;
 
 /// An m×n RBM with every parameter drawn from N(0, 1) (the UCD paper's simulated models).
 fn random_model(m: usize, n: usize, seed: u64) -> Rbm {
-    let mut r = stream(seed, 0, Purpose::Aux);
-    let mut p = Params::zeros(m, n);
-    for blk in p.blocks_mut() {
-        blk.iter_mut().for_each(|x| *x = normal(&mut r) as f32);
-    }
-    Rbm::from_params(m, n, p).unwrap()
+    Rbm::random(m, n, 1.0, seed).unwrap()
 }
 
 fn sigmoid(x: f64) -> f64 {

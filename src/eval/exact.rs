@@ -358,16 +358,9 @@ pub fn gradient(rbm: &Rbm, data: &Dataset) -> Result<Params<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{normal, stream, Purpose};
 
     fn random_model(m: usize, n: usize, scale: f64, seed: u64) -> Rbm {
-        let mut r = stream(seed, 0, Purpose::Aux);
-        let mut p = Params::zeros(m, n);
-        for blk in p.blocks_mut() {
-            blk.iter_mut()
-                .for_each(|x| *x = (scale * normal(&mut r)) as f32);
-        }
-        Rbm::from_params(m, n, p).unwrap()
+        Rbm::random(m, n, scale, seed).unwrap()
     }
 
     /// log Z by the definition: a double sum over every (v, h).

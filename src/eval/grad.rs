@@ -209,17 +209,11 @@ pub fn estimate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{normal, stream, Purpose};
 
     #[test]
     fn mean_field_estimate_has_zero_variance_and_cd_is_biased_at_a_random_model() {
         let data = Arc::new(Dataset::parse("t", "110010\n011001\n100111\n000110\n").unwrap());
-        let mut r = stream(5, 0, Purpose::Aux);
-        let mut p = Params::zeros(6, 4);
-        for blk in p.blocks_mut() {
-            blk.iter_mut().for_each(|x| *x = normal(&mut r) as f32);
-        }
-        let model = Rbm::from_params(6, 4, p).unwrap();
+        let model = Rbm::random(6, 4, 1.0, 5).unwrap();
         let cfg = LaneConfig {
             algo: "mf-cd".into(),
             seed: Some(1),

@@ -391,16 +391,11 @@ fn centered_sums(
 mod tests {
     use super::*;
     use crate::eval::exact;
-    use crate::model::Params;
-    use crate::rng::{normal, stream, uniform, Purpose};
+
+    use crate::rng::{stream, uniform, Purpose};
 
     fn random_model(m: usize, n: usize, seed: u64) -> Rbm {
-        let mut r = stream(seed, 0, Purpose::Aux);
-        let mut p = Params::zeros(m, n);
-        for blk in p.blocks_mut() {
-            blk.iter_mut().for_each(|x| *x = normal(&mut r) as f32);
-        }
-        Rbm::from_params(m, n, p).unwrap()
+        Rbm::random(m, n, 1.0, seed).unwrap()
     }
 
     fn random_offsets(m: usize, n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {

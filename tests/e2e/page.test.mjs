@@ -299,7 +299,7 @@ test('the UCD preset offers the text\'s and the code\'s learning rates, and show
     return ls.length === 2 && ls.every((l) => l.status === 'ready' && l.atll.length === 1);
   });
   assert.deepEqual((await lanes(page)).map((l) => [l.algo, l.label, l.inputs.lr]), [['cd', null, '0.1'], ['pcd', null, '0.1']]);
-  assert.deepEqual(await page.evaluate(() => window.__rbm.settings()), { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 50, stop: null });
+  assert.deepEqual(await page.evaluate(() => window.__rbm.settings()), { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 100, stop: null });
   assert.equal(await page.textContent('#preset-note'), '');
   assert.equal(await page.textContent('#preset-missing'), '');
   assert.deepEqual(errors, []);

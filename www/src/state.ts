@@ -14,7 +14,7 @@ export interface Settings {
 }
 
 /** The first screen: the UCD paper's set-up on Bars & Stripes 4×4 (its published code). */
-export const FIRST_SETTINGS: Settings = { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 50, stop: null };
+export const FIRST_SETTINGS: Settings = { dataset: 'bas4', hidden: 16, seed: 1, init: 'ucd', every: 100, stop: null };
 export const FIRST_LANES = ['cd', 'pcd'];
 /** Per-lane values the first screen uses where the core's defaults differ. */
 export const FIRST_OPTIONS: Record<string, string> = { lr: '0.1', k: '1', chains: '1000' };

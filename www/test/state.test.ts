@@ -59,7 +59,7 @@ describe('laneConfig', () => {
     const lane = newLane(4, 'cd', catalog);
     lane.inputs.chains = '';
     expect(laneConfig(FIRST_SETTINGS, lane)).toEqual({
-      config: { algo: 'cd', hidden: 16, seed: 1, init: 'ucd', every: 50, lane: 4, lr: 0.1, k: 1 },
+      config: { algo: 'cd', hidden: 16, seed: 1, init: 'ucd', every: 100, lane: 4, lr: 0.1, k: 1 },
     });
   });
   it('returns the messages of unreadable inputs instead', () => {
