@@ -151,7 +151,7 @@ test('bad hyperparameters are refused next to their input and the lane keeps its
   await page.waitForFunction(() => /hidden units/.test(document.querySelector('#err-hidden').textContent));
   // The lane still trains with its previous, valid settings.
   await page.click('#run');
-  await waitForUpdates(page, 200, [0]);
+  await waitForUpdates(page, 400, [0]);
   assertRising((await lanes(page))[0]);
   // Fixing the input clears its message.
   await page.fill('#lane-0-lr', '0.05');
@@ -191,7 +191,7 @@ test('another data set and the equal-compute axis', { timeout: 120_000 }, async 
   await page.check('input[name="axis"][value="sweeps"]');
   await page.waitForFunction(() => /Gibbs sweeps/.test(document.querySelector('#chart-axes').textContent));
   await page.click('#run');
-  await waitForUpdates(page, 300);
+  await waitForUpdates(page, 400);
   for (const lane of await lanes(page)) assertRising(lane);
   const caption = await page.textContent('article[data-lane-id="0"] .dist-caption');
   assert.match(caption, /9 distinct training patterns/);
@@ -266,7 +266,7 @@ test('the S-DCP Shifting Bar preset: five labelled lanes at equal compute, exact
   await page.close();
 });
 
-test('the UCD preset offers the text\'s and the code\'s learning rates, and shows an unregistered algorithm as unavailable', { timeout: 120_000 }, async () => {
+test('the UCD preset offers the text\'s and the code\'s learning rates, and builds one lane per registered algorithm (any other is listed as unavailable)', { timeout: 120_000 }, async () => {
   const { page, errors } = await open();
   await page.selectOption('#preset', 'ucd-bas4');
   const preset = await page.evaluate(() => window.__rbm.catalog().presets.find((p) => p.name === 'ucd-bas4'));
