@@ -82,14 +82,7 @@ pub fn bas4_updates(algo: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<
         every: u64::MAX,
         ..Default::default()
     };
-    let mut lane = Lane::new(cfg, Arc::new(Dataset::builtin("bas4")?))?;
-    let mut err = None;
-    let r = rate(now, min_secs, || {
-        if let Err(e) = lane.step() {
-            err = Some(e);
-        }
-    });
-    err.map_or(Ok(r), Err)
+    lane_updates(cfg, "bas4", now, min_secs)
 }
 
 /// Updates per second of the S-DCP paper's small-data set-up (4 hidden, full batch, S-DCP
@@ -106,6 +99,11 @@ pub fn small_updates(data: &str, algo: &str, now: &dyn Fn() -> f64, min_secs: f6
         every: u64::MAX,
         ..Default::default()
     };
+    lane_updates(cfg, data, now, min_secs)
+}
+
+/// Updates per second of a fresh lane of `cfg` on the built-in data set `data`.
+fn lane_updates(cfg: LaneConfig, data: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
     let mut lane = Lane::new(cfg, Arc::new(Dataset::builtin(data)?))?;
     let mut err = None;
     let r = rate(now, min_secs, || {

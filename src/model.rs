@@ -306,13 +306,26 @@ impl Rbm {
     /// Samples h ~ p(h|v) for every row, with one uniform per unit from [`fill_uniform`], rows in order.
     pub fn sample_hidden(&self, v: &[f32], h: &mut [f32], rng: &mut Rng) {
         self.hidden_pre(v, h);
-        sample_in_place(h, rng);
+        sample_in_place(h, None, rng);
+    }
+
+    /// [`Rbm::sample_hidden`] that also writes E[h|v] into `hp` (the same numbers as
+    /// [`Rbm::hidden_probs`]), for estimators that need both the sample and its mean (UCD).
+    pub fn sample_hidden_with_probs(
+        &self,
+        v: &[f32],
+        h: &mut [f32],
+        hp: &mut [f32],
+        rng: &mut Rng,
+    ) {
+        self.hidden_pre(v, h);
+        sample_in_place(h, Some(hp), rng);
     }
 
     /// Samples v ~ p(v|h) for every row, with one uniform per unit from [`fill_uniform`], rows in order.
     pub fn sample_visible(&self, h: &[f32], v: &mut [f32], rng: &mut Rng) {
         self.visible_pre(h, v);
-        sample_in_place(v, rng);
+        sample_in_place(v, None, rng);
     }
 
     /// Free energy F(v) = −bᵀv − Σ_j softplus(c_j + (vᵀW)_j) in f64 (ALGORITHMS.md §1).
@@ -368,8 +381,9 @@ impl Rbm {
 }
 
 /// Replaces pre-activations `a` (any number of rows) by 0/1 samples: unit on iff
-/// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit from [`fill_uniform`] in order.
-fn sample_in_place(a: &mut [f32], rng: &mut Rng) {
+/// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit from [`fill_uniform`] in order; with
+/// `probs`, also writes σ(a) = 1/(1+e^{−a}) there.
+fn sample_in_place(a: &mut [f32], probs: Option<&mut [f32]>, rng: &mut Rng) {
     SCRATCH.with_borrow_mut(|s| {
         s.t.resize(a.len(), 0.0);
         s.u.resize(a.len(), 0.0);
@@ -377,6 +391,9 @@ fn sample_in_place(a: &mut [f32], rng: &mut Rng) {
         fill_uniform(rng, &mut s.u);
         for ((x, &t), &u) in a.iter_mut().zip(&s.t).zip(&s.u) {
             *x = if u * t < 1.0 { 1.0 } else { 0.0 };
+        }
+        if let Some(p) = probs {
+            p.iter_mut().zip(&s.t).for_each(|(p, &t)| *p = 1.0 / t);
         }
     })
 }

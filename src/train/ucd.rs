@@ -75,48 +75,6 @@ struct ChainRun {
     vh_steps: u64,
 }
 
-/// h ~ p(h|v), writing E[h|v] into `mean` (one uniform per unit, in order).
-#[inline]
-fn gibbs_hidden(
-    model: &Rbm,
-    rng: &mut Rng,
-    v: &[f32],
-    h: &mut [f32],
-    mean: &mut [f32],
-    z: &mut [f32],
-) {
-    model.hidden_pre(v, mean);
-    let z = &mut z[..h.len()];
-    fill_uniform(rng, z);
-    for ((h, p), &z) in h.iter_mut().zip(mean.iter_mut()).zip(z.iter()) {
-        let t = 1.0 + fast_exp(-*p);
-        *h = if z * t < 1.0 { 1.0 } else { 0.0 };
-        *p = 1.0 / t;
-    }
-}
-
-/// v ~ p(v|h) (one uniform per unit, in order); `pre` is scratch of length m.
-#[inline]
-fn gibbs_visible(
-    model: &Rbm,
-    rng: &mut Rng,
-    h: &[f32],
-    v: &mut [f32],
-    pre: &mut [f32],
-    z: &mut [f32],
-) {
-    let (pre, z) = (&mut pre[..v.len()], &mut z[..v.len()]);
-    model.visible_pre(h, pre);
-    fill_uniform(rng, z);
-    for ((v, &a), &z) in v.iter_mut().zip(pre.iter()).zip(z.iter()) {
-        *v = if z * (1.0 + fast_exp(-a)) < 1.0 {
-            1.0
-        } else {
-            0.0
-        };
-    }
-}
-
 /// Adds s(v) − s(v′) with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) to `neg` in one pass (what
 /// `add_weighted(v, mean, 1)` then `add_weighted(v′, mean′, −1)` would add): the W rows of units
 /// on in both chains get E[h|v] − E[h|v′] once. `diff` is scratch of length ≥ n.
@@ -200,22 +158,8 @@ impl Ucd {
             *h = if z * t < 1.0 { 1.0 } else { 0.0 };
         }
         // ξ_1 by one sweep.
-        gibbs_visible(
-            model,
-            rng,
-            &self.h_eta,
-            &mut self.v,
-            &mut self.pre,
-            &mut self.z,
-        );
-        gibbs_hidden(
-            model,
-            rng,
-            &self.v,
-            &mut self.h,
-            &mut self.mean,
-            &mut self.z,
-        );
+        model.sample_visible(&self.h_eta, &mut self.v, rng);
+        model.sample_hidden_with_probs(&self.v, &mut self.h, &mut self.mean, rng);
         let mut run = ChainRun {
             sweeps: 1,
             vh_steps: 1,
@@ -243,15 +187,8 @@ impl Ucd {
             }
             if met {
                 // Met before step k: η_{t−1} = ξ_t from now on, so ξ runs alone up to ξ_k.
-                gibbs_visible(model, rng, &self.h, &mut self.v, &mut self.pre, &mut self.z);
-                gibbs_hidden(
-                    model,
-                    rng,
-                    &self.v,
-                    &mut self.h,
-                    &mut self.mean,
-                    &mut self.z,
-                );
+                model.sample_visible(&self.h, &mut self.v, rng);
+                model.sample_hidden_with_probs(&self.v, &mut self.h, &mut self.mean, rng);
                 t += 1;
                 run.sweeps += 1;
                 run.vh_steps += 1;
