@@ -1,4 +1,4 @@
-//! Data sets (ALGORITHMS.md §2): the built-in small binary sets with their exact
+//! Data sets (docs/algorithms.md §2): the built-in small binary sets with their exact
 //! log-likelihood bounds, and user files of 0/1 patterns.
 
 use crate::error::{Error, Result};
@@ -162,7 +162,7 @@ impl Dataset {
     }
 
     /// The maximum achievable average log-likelihood: minus the entropy of the empirical
-    /// distribution (ALGORITHMS.md §2 table). `None` for non-binary data.
+    /// distribution (docs/algorithms.md §2 table). `None` for non-binary data.
     pub fn bound(&self) -> Option<f64> {
         if !self.is_binary() || self.m > 64 {
             return None;

@@ -1,10 +1,21 @@
-//! The one error type of the core: every failure is a readable one-line message, never a panic.
+//! The one error type of the core: every failure is a readable one-line message, never a panic,
+//! and an error about one option names it ([`Error::InvalidOption`]), so the page shows it under
+//! that input and the CLI names the flag.
 
+use serde::Serialize;
 use std::fmt;
 
 /// What went wrong, in words a user can act on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Error {
+    /// A value of one option that its schema ([`crate::schema::OptionSpec`]) or a check against
+    /// the data refuses; `key` is the option's key.
+    InvalidOption {
+        /// The option's key (e.g. `batch`).
+        key: String,
+        /// What is wrong, in the user's words, naming the option.
+        message: String,
+    },
     /// An invalid hyperparameter or option (e.g. a negative learning rate, zero hidden units).
     Invalid(String),
     /// A request beyond a documented size limit (e.g. an enumeration of 2^40 states).
@@ -23,6 +34,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::InvalidOption { message, .. } => write!(f, "{message}"),
             Error::Invalid(s) => write!(f, "invalid input: {s}"),
             Error::TooLarge(s) => write!(f, "too large: {s}"),
             Error::Parse(s) => write!(f, "malformed input: {s}"),
@@ -36,6 +48,51 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// An error as the shells hand it on: its kind, the option it is about (if any) and its message.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ErrorInfo {
+    /// `invalid_option`, `invalid`, `too_large`, `parse`, `diverged` or `internal`.
+    pub kind: &'static str,
+    /// The option's key, for `invalid_option`.
+    pub key: Option<String>,
+    /// The one-line message.
+    pub message: String,
+}
+
+impl Error {
+    /// A refusal of option `key`.
+    pub fn option(key: &str, message: impl Into<String>) -> Error {
+        Error::InvalidOption {
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// The option this error is about, if any.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Error::InvalidOption { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+
+    /// Kind, key and message, for a shell to pass on.
+    pub fn info(&self) -> ErrorInfo {
+        ErrorInfo {
+            kind: match self {
+                Error::InvalidOption { .. } => "invalid_option",
+                Error::Invalid(_) => "invalid",
+                Error::TooLarge(_) => "too_large",
+                Error::Parse(_) => "parse",
+                Error::Diverged { .. } => "diverged",
+            },
+            key: self.key().map(str::to_string),
+            message: self.to_string(),
+        }
+    }
+}
 
 /// Shorthand for results of the core.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,17 +1,28 @@
-//! RBM Playground: exact, seeded training and sampling of binary Restricted Boltzmann Machines.
+//! The core of RBM Playground: exact, seeded training and sampling of binary Restricted
+//! Boltzmann Machines. It knows no shell — no wasm-bindgen, no command-line parser — so the page's
+//! WebAssembly bindings (`crates/wasm`) and the `rbm` command line (`crates/cli`) only translate.
 //!
-//! - [`model`]: the RBM of ALGORITHMS.md §1 (conditionals, free energy, statistics, file format);
+//! - [`model`]: the RBM of docs/algorithms.md §1 (conditionals, free energy, statistics, file
+//!   format);
 //! - [`data`]: the small data sets of §2 with their bounds;
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
 //! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
-//! - [`experiments`]: the papers' experiments as presets, and their across-trial statistics;
+//! - [`schema`]: the declarations that drive both shells (options, statistics);
+//! - [`catalog`]: everything a shell lists (algorithms, options, data sets, presets);
+//! - [`experiments`]: the papers' experiments as presets, their trials and across-trial
+//!   statistics;
+//! - [`diagnostics`]: gradient estimates against the exact gradient;
 //! - [`sampler`]: samplers on the Gibbs conditionals (UCD's chain coupling);
-//! - [`rng`], [`math`]: platform-independent random streams and numerics;
-//! - `cli` (native, feature `cli`): the `rbm` command line;
-//! - `wasm` (wasm32 only): the JavaScript boundary used by the page's Web Worker.
+//! - [`rng`], [`math`], [`kernels`]: platform-independent random streams, numerics and the
+//!   SIMD kernels;
+//! - `bench` (feature `bench`): benchmark workloads, outside every shipped build.
+#![deny(missing_docs)]
 
+#[cfg(feature = "bench")]
 pub mod bench;
+pub mod catalog;
 pub mod data;
+pub mod diagnostics;
 pub mod error;
 pub mod eval;
 pub mod experiments;
@@ -20,12 +31,7 @@ pub mod math;
 pub mod model;
 pub mod rng;
 pub mod sampler;
+pub mod schema;
 pub mod train;
-
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
-
-#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
-pub mod cli;
 
 pub use error::{Error, Result};

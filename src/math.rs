@@ -3,7 +3,7 @@
 //! Sampling uses a polynomial `exp` in plain f32 arithmetic (no FMA, no libm), so a Gibbs
 //! decision is the same bit on x86_64 and wasm32. Exact evaluation uses `libm` in f64.
 
-/// Logistic sigmoid σ(x) = 1/(1+e^{−x}) in f32 (ALGORITHMS.md §1), via [`fast_exp`].
+/// Logistic sigmoid σ(x) = 1/(1+e^{−x}) in f32 (docs/algorithms.md §1), via [`fast_exp`].
 #[inline(always)]
 pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + fast_exp(-x))
@@ -162,7 +162,7 @@ pub fn log_sigmoid(x: f64) -> f64 {
 }
 
 /// Streaming log-sum-exp: a running maximum and a sum of exponentials relative to it
-/// (ALGORITHMS.md §2). Partial accumulators merge, so ranges can be summed in parallel.
+/// (docs/algorithms.md §2). Partial accumulators merge, so ranges can be summed in parallel.
 #[derive(Clone, Copy, Debug)]
 pub struct LogSumExp {
     max: f64,

@@ -1,4 +1,4 @@
-//! The binary RBM (ALGORITHMS.md §1): parameters, initialisation, conditionals, free energy,
+//! The binary RBM (docs/algorithms.md §1): parameters, initialisation, conditionals, free energy,
 //! sufficient statistics and the model file format.
 //!
 //! The weights are kept in both layouts — `w` (m×n, row i = visible unit i's weights) and
@@ -58,7 +58,7 @@ impl Params<f32> {
     }
 }
 
-/// How to initialise a model (ALGORITHMS.md §4).
+/// How to initialise a model (docs/algorithms.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Init {
@@ -328,7 +328,7 @@ impl Rbm {
         sample_in_place(v, None, rng);
     }
 
-    /// Free energy F(v) = −bᵀv − Σ_j softplus(c_j + (vᵀW)_j) in f64 (ALGORITHMS.md §1).
+    /// Free energy F(v) = −bᵀv − Σ_j softplus(c_j + (vᵀW)_j) in f64 (docs/algorithms.md §1).
     pub fn free_energy(&self, v: &[f32]) -> f64 {
         let mut f = 0.0f64;
         for (&vi, &bi) in v.iter().zip(&self.b) {
@@ -557,7 +557,7 @@ fn add_selected<const Q: usize>(
 }
 
 /// Accumulated sufficient statistics s(v) = (v·E[h|v]ᵀ, v, E[h|v]) over a set of rows
-/// (ALGORITHMS.md §1), kept as sums with their row count.
+/// (docs/algorithms.md §1), kept as sums with their row count.
 #[derive(Clone, Debug)]
 pub struct Stats {
     /// Sums of s over the rows added.

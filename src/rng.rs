@@ -40,16 +40,6 @@ pub fn stream(seed: u64, lane: u64, purpose: Purpose) -> Rng {
     Rng::seed_from_u64(s)
 }
 
-/// A seed from the operating system (or `crypto.getRandomValues` in the browser), for runs
-/// where the user gives none. The seed actually used is always reported back.
-pub fn entropy_seed() -> u64 {
-    let mut buf = [0u8; 8];
-    match getrandom::fill(&mut buf) {
-        Ok(()) => u64::from_le_bytes(buf),
-        Err(_) => 0x5EED,
-    }
-}
-
 /// A uniform draw in [0, 1) with 24 random bits (exactly representable in f32).
 #[inline(always)]
 pub fn uniform(rng: &mut Rng) -> f32 {

@@ -1,5 +1,5 @@
 //! Native tests of S-DCP, CG and CS-DCP (Upadhya & Sastry 2017, Algorithms 3 and 4; Melchior
-//! et al. 2016, Algorithm 1; ALGORITHMS.md §4): the identities the papers state, reproducibility,
+//! et al. 2016, Algorithm 1; docs/algorithms.md §4): the identities the papers state, reproducibility,
 //! the compute axis, and learning on the S-DCP paper's small data sets.
 #![cfg(not(target_arch = "wasm32"))]
 

@@ -1,4 +1,4 @@
-//! Native tests of the training lanes: identities and reproducibility (ALGORITHMS.md §4).
+//! Native tests of the training lanes: identities and reproducibility (docs/algorithms.md §4).
 #![cfg(not(target_arch = "wasm32"))]
 
 use rbm_playground::data::Dataset;

@@ -1,4 +1,4 @@
-//! Native statistical tests of UCD (Qiu, Zhang & Wang 2020; ALGORITHMS.md §4): the RBM coupling
+//! Native statistical tests of UCD (Qiu, Zhang & Wang 2020; docs/algorithms.md §4): the RBM coupling
 //! of Algorithm 3 keeps each chain's Gibbs law and meets with the maximal probability, and the
 //! UCD negative phase is an unbiased estimate of E_model[s] where CD-1's is not.
 #![cfg(not(target_arch = "wasm32"))]

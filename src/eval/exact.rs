@@ -1,5 +1,5 @@
 //! Exact log-partition function, log-likelihood, model distribution and gradient by
-//! enumeration (ALGORITHMS.md §2), in f64.
+//! enumeration (docs/algorithms.md §2), in f64.
 //!
 //! `log Z` sums over the 2^k states of the smaller layer in Gray-code order: each next state
 //! flips one unit, so the other layer's pre-activations change by one row add or subtract.

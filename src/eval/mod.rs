@@ -1,4 +1,5 @@
-//! Evaluation of models: exact enumeration for small models (ALGORITHMS.md §2).
+//! Evaluation of models: exact enumeration for small models (docs/algorithms.md §2) and the
+//! model distribution over a data set's patterns.
 
+pub mod distribution;
 pub mod exact;
-pub mod grad;

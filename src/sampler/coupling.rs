@@ -1,5 +1,5 @@
 //! The RBM-specialised maximal coupling of two block-Gibbs chains (Qiu, Zhang & Wang 2020,
-//! Algorithm 3 and Appendix A.2; ALGORITHMS.md §4, UCD).
+//! Algorithm 3 and Appendix A.2; docs/algorithms.md §4, UCD).
 //!
 //! Two chains ξ = (v, h) and η = (v′, h′) advance together, (ξ_t, η_{t−1}) → (ξ_{t+1}, η_t).
 //! Each keeps the law of a plain Gibbs chain, while the new visible states coincide with the

@@ -1,7 +1,7 @@
 //! Samplers built on the RBM's block-Gibbs conditionals.
 //!
 //! - [`coupling`]: the RBM-specialised maximal coupling of two Gibbs chains (Qiu, Zhang & Wang
-//!   2020, Algorithm 3), the engine of unbiased contrastive divergence (ALGORITHMS.md §4).
+//!   2020, Algorithm 3), the engine of unbiased contrastive divergence (docs/algorithms.md §4).
 
 pub mod coupling;
 

@@ -1,7 +1,7 @@
-//! CD-k (Hinton 2002; ALGORITHMS.md §4): chains start at the mini-batch rows and run k full
+//! CD-k (Hinton 2002; docs/algorithms.md §4): chains start at the mini-batch rows and run k full
 //! Gibbs sweeps; the negative statistics are s(v_k) with E[h|v_k].
 
-use super::{AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -10,7 +10,8 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "cd",
     title: "CD-k",
     paper: "Hinton 2002",
-    options: &["k", "chains"],
+    options: &[&config::K, &config::CHAINS],
+    stats: &[],
     build: |s: &Setup| Ok(Box::new(Cd::new(s))),
 };
 

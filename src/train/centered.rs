@@ -1,6 +1,6 @@
 //! The centered parameterisation shared by CG and CS-DCP (not an algorithm): Melchior, Fischer
 //! & Wiskott 2016, "How to center deep Boltzmann machines", Algorithm 1 in its dd^b_s variant,
-//! as the S-DCP paper uses it (Upadhya & Sastry 2017, §4 and Algorithm 4; ALGORITHMS.md §4).
+//! as the S-DCP paper uses it (Upadhya & Sastry 2017, §4 and Algorithm 4; docs/algorithms.md §4).
 //!
 //! With offsets μ (visible) and λ (hidden) the energy is
 //!

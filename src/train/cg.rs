@@ -1,13 +1,13 @@
 //! CG, the centered gradient with CD-k samples (Melchior, Fischer & Wiskott 2016, Algorithm 1,
 //! variant dd^b_s, with k sweeps as the S-DCP paper runs it: Upadhya & Sastry 2017, §4;
-//! ALGORITHMS.md §4). The parameterisation and its equations are in [`super::centered`].
+//! docs/algorithms.md §4). The parameterisation and its equations are in [`super::centered`].
 //!
 //! Per mini-batch: H = E[h|V] and the batch means at θ_t; CD-k chains from the batch rows
 //! (chain i at row i mod rows); re-parameterise and slide the offsets; step the centered
 //! parameters with the centered gradient of both phases; write the plain model.
 //! With ν_μ = ν_λ = 0 and μ = 0, λ = 0 this is CD-k bit for bit.
 
-use super::{AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -16,7 +16,8 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "cg",
     title: "CG (centered)",
     paper: "Melchior, Fischer & Wiskott 2016",
-    options: &["k", "chains", "nu_mu", "nu_lambda"],
+    options: &[&config::K, &config::CHAINS, &config::NU_MU, &config::NU_LAMBDA],
+    stats: &[],
     build: |s: &Setup| Ok(Box::new(Cg::new(s)?)),
 };
 

@@ -1,4 +1,4 @@
-//! A set of Gibbs chains (ALGORITHMS.md §1): visible states, hidden states and E[h|v].
+//! A set of Gibbs chains (docs/algorithms.md §1): visible states, hidden states and E[h|v].
 
 use crate::model::{Rbm, Stats};
 use crate::rng::Rng;

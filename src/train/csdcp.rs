@@ -1,4 +1,4 @@
-//! CS-DCP, S-DCP with centered gradients (Upadhya & Sastry 2017, Algorithm 4; ALGORITHMS.md
+//! CS-DCP, S-DCP with centered gradients (Upadhya & Sastry 2017, Algorithm 4; docs/algorithms.md
 //! §4). The parameterisation and its equations are in [`super::centered`].
 //!
 //! Per mini-batch, following Algorithm 4 as printed:
@@ -18,7 +18,7 @@
 //! positive W statistics use the offsets of the first inner step. With d = 1 and K′ = k this
 //! is CG-k bit for bit.
 
-use super::{AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -27,7 +27,8 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "cs-dcp",
     title: "CS-DCP",
     paper: "Upadhya & Sastry 2017",
-    options: &["d", "kprime", "chains", "nu_mu", "nu_lambda"],
+    options: &[&config::D_STEPS, &config::KPRIME, &config::CHAINS, &config::NU_MU, &config::NU_LAMBDA],
+    stats: &[],
     build: |s: &Setup| Ok(Box::new(Csdcp::new(s)?)),
 };
 

@@ -1,8 +1,9 @@
-//! FPCD (Tieleman & Hinton 2009, as described in the rates-FPCD paper; ALGORITHMS.md §4):
+//! FPCD (Tieleman & Hinton 2009, as described in the rates-FPCD paper; docs/algorithms.md §4):
 //! persistent chains run under θ + θ_F; θ ← θ + η·g and θ_F ← α·θ_F + η_F·g.
 //! With η_F = 0, θ_F stays 0 and the lane is PCD bit for bit.
 
-use super::{AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use crate::schema::{Aggregate, StatSpec};
+use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::{Params, Rbm, Stats};
 
@@ -11,7 +12,15 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "fpcd",
     title: "FPCD",
     paper: "Tieleman & Hinton 2009",
-    options: &["k", "chains", "fast_lr", "fast_decay"],
+    options: &[&config::K, &config::CHAINS, &config::FAST_LR, &config::FAST_DECAY],
+    stats: &[StatSpec {
+        key: "fast_w_norm",
+        label: "‖W_F‖ of the fast weights",
+        unit: "",
+        help: "Frobenius norm of the fast weights after the update",
+        over_updates: Aggregate::Mean,
+        over_trials: Aggregate::Mean,
+    }],
     build: |s: &Setup| Ok(Box::new(Fpcd::new(s))),
 };
 

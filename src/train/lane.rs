@@ -1,167 +1,24 @@
 //! A training lane: one algorithm training one model on one data set, seeded, with the
-//! compute bookkeeping and exact evaluation the page plots.
+//! compute bookkeeping, the exact evaluation the page plots and the views of its panels.
 
-use super::{find, Algorithm, Ctx, Optimizer, Report, Setup};
+use super::{find, AlgoInfo, Algorithm, Ctx, LaneConfig, Optimizer, Report, Setup};
 use crate::data::Dataset;
-use crate::error::{ensure, Error, Result};
+use crate::error::{Error, Result};
+use crate::eval::distribution::{distribution, Distribution};
 use crate::eval::exact;
-use crate::model::{check_size, Init, Rbm, Stats};
-use crate::rng::{entropy_seed, shuffle, stream, Purpose, Rng};
+use crate::model::{Rbm, Stats};
+use crate::rng::{shuffle, stream, Purpose, Rng};
+use crate::schema::stats::Accumulator;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Most chain states a lane may hold (chains × visible units), to refuse requests that would
-/// exhaust a browser tab.
-pub const MAX_CHAIN_VALUES: usize = 1 << 26;
-
-/// Everything that defines a lane. Field names are the CLI's flags and the wasm API's keys.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LaneConfig {
-    /// Algorithm name (see [`super::ALGORITHMS`]).
-    pub algo: String,
-    /// Number of hidden units n.
-    pub hidden: usize,
-    /// Learning rate η.
-    pub lr: f64,
-    /// If set, η decays linearly to 0 over this many updates (Tieleman 2008).
-    pub lr_decay_iters: Option<u64>,
-    /// Gibbs sweeps per update (CD-k, PCD-k, FPCD, CG; UCD's k).
-    pub k: usize,
-    /// Number of negative chains; default: the batch size.
-    pub chains: Option<usize>,
-    /// Mini-batch size; default: the whole data set.
-    pub batch: Option<usize>,
-    /// Parameter initialisation.
-    pub init: Init,
-    /// Seed; when absent one is drawn from the system and reported in every record.
-    pub seed: Option<u64>,
-    /// Lane index: lanes with the same seed get independent sampling streams.
-    pub lane: u64,
-    /// Evaluate (exact ATLL when small enough) every this many updates.
-    pub every: u64,
-    /// Largest layer enumerated for the exact curve (2^bits states per evaluation).
-    pub exact_bits: usize,
-    /// L2 weight decay on W.
-    pub weight_decay: f64,
-    /// Momentum.
-    pub momentum: f64,
-    /// S-DCP / CS-DCP: inner steps d.
-    pub d: usize,
-    /// S-DCP / CS-DCP: Gibbs sweeps K′ per inner step.
-    pub kprime: usize,
-    /// CG / CS-DCP: sliding factor ν_μ of the visible offset.
-    pub nu_mu: f64,
-    /// CG / CS-DCP: sliding factor ν_λ of the hidden offset.
-    pub nu_lambda: f64,
-    /// FPCD: fast learning rate η_F (default η).
-    pub fast_lr: Option<f64>,
-    /// FPCD: decay α of the fast parameters.
-    pub fast_decay: f64,
-    /// UCD: cap T_max on the coupled steps.
-    pub max_steps: usize,
-}
-
-impl Default for LaneConfig {
-    fn default() -> Self {
-        LaneConfig {
-            algo: "cd".into(),
-            hidden: 16,
-            lr: 0.1,
-            lr_decay_iters: None,
-            k: 1,
-            chains: None,
-            batch: None,
-            init: Init::Sdcp,
-            seed: None,
-            lane: 0,
-            every: 10,
-            exact_bits: 20,
-            weight_decay: 0.0,
-            momentum: 0.0,
-            d: 3,
-            kprime: 4,
-            nu_mu: 0.01,
-            nu_lambda: 0.01,
-            fast_lr: None,
-            fast_decay: 0.95,
-            max_steps: 100,
-        }
-    }
-}
-
-fn finite_nonneg(x: f64, name: &str) -> Result<()> {
-    ensure(x.is_finite() && x >= 0.0, || {
-        format!("{name} must be a finite number ≥ 0, got {x}")
-    })
-}
-
-fn unit_interval(x: f64, name: &str) -> Result<()> {
-    ensure(x.is_finite() && (0.0..=1.0).contains(&x), || {
-        format!("{name} must be in [0, 1], got {x}")
-    })
-}
-
-impl LaneConfig {
-    /// Checks every option against `data`, with a message naming the bad one.
-    pub fn validate(&self, data: &Dataset) -> Result<()> {
-        find(&self.algo)?;
-        check_size(data.m, self.hidden)?;
-        finite_nonneg(self.lr, "the learning rate")?;
-        finite_nonneg(self.weight_decay, "weight decay")?;
-        ensure(
-            self.momentum.is_finite() && (0.0..1.0).contains(&self.momentum),
-            || format!("momentum must be in [0, 1), got {}", self.momentum),
-        )?;
-        for (x, name) in [
-            (self.k, "k"),
-            (self.d, "d"),
-            (self.kprime, "kprime"),
-            (self.max_steps, "max_steps"),
-        ] {
-            ensure(x >= 1, || format!("{name} must be at least 1"))?;
-            ensure(x <= 100_000, || {
-                format!("{name} = {x} is more than the limit of 100000")
-            })?;
-        }
-        ensure(self.every >= 1, || "every must be at least 1".into())?;
-        unit_interval(self.nu_mu, "nu_mu")?;
-        unit_interval(self.nu_lambda, "nu_lambda")?;
-        unit_interval(self.fast_decay, "fast_decay")?;
-        if let Some(f) = self.fast_lr {
-            finite_nonneg(f, "fast_lr")?;
-        }
-        if let Some(b) = self.batch {
-            ensure((1..=data.rows()).contains(&b), || {
-                format!(
-                    "batch must be between 1 and the {} rows of '{}', got {b}",
-                    data.rows(),
-                    data.name
-                )
-            })?;
-        }
-        if let Some(c) = self.chains {
-            ensure(c >= 1, || "chains must be at least 1".into())?;
-            let vals = c.saturating_mul(data.m.max(self.hidden));
-            if vals > MAX_CHAIN_VALUES {
-                return Err(Error::TooLarge(format!(
-                    "{c} chains of {} units exceed the limit",
-                    data.m
-                )));
-            }
-        }
-        ensure(self.lr_decay_iters != Some(0), || {
-            "lr_decay_iters must be at least 1".into()
-        })?;
-        Ok(())
-    }
-}
-
 /// One evaluation point of a lane's curve.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Record {
     /// Updates done so far.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub iter: u64,
     /// Gibbs sweeps per chain spent so far (the equal-compute axis).
     pub sweeps: f64,
@@ -175,9 +32,31 @@ pub struct Record {
     pub stats: BTreeMap<String, f64>,
 }
 
+/// What the page's panels show of a lane at one moment.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct View {
+    /// Updates done.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// Visible units m.
+    pub m: usize,
+    /// Hidden units n.
+    pub n: usize,
+    /// W, m×n row-major (`w[i*n+j]` joins visible i and hidden j).
+    #[serde(skip)]
+    pub weights: Vec<f32>,
+    /// The model distribution over the data's distinct patterns, when enumerable.
+    pub dist: Option<Distribution>,
+    /// The visible states (0/1) of the first chains (`count × m`), when the algorithm keeps
+    /// chains.
+    pub chains: Option<Vec<u8>>,
+}
+
 /// A seeded training run of one algorithm.
 pub struct Lane {
     cfg: LaneConfig,
+    info: &'static AlgoInfo,
     seed: u64,
     data: Arc<Dataset>,
     model: Rbm,
@@ -194,8 +73,13 @@ pub struct Lane {
     iter: u64,
     sweeps: f64,
     vh_steps: f64,
-    window: BTreeMap<&'static str, (f64, f64)>,
+    window: BTreeMap<&'static str, Accumulator>,
     failed: Option<Error>,
+    /// Whether the record at update 0 was made (by the first [`Lane::run_into`]).
+    initial_recorded: bool,
+    /// (update, log Z) of the latest record with an exact log Z: the model at that update has
+    /// this log Z, which spares [`Lane::view`] an enumeration.
+    recorded_log_z: Option<(u64, f64)>,
 }
 
 impl Lane {
@@ -220,7 +104,9 @@ impl Lane {
 
     fn build(cfg: LaneConfig, data: Arc<Dataset>, model: Option<Rbm>) -> Result<Lane> {
         cfg.validate(&data)?;
-        let seed = cfg.seed.unwrap_or_else(entropy_seed);
+        let seed = cfg
+            .seed
+            .ok_or_else(|| Error::option("seed", "a lane needs a seed"))?;
         let model = match model {
             Some(m) if m.m() != data.m => {
                 return Err(Error::Invalid(format!(
@@ -240,7 +126,8 @@ impl Lane {
         };
         let batch_size = cfg.batch.unwrap_or(data.rows());
         let chains = cfg.chains.unwrap_or(batch_size);
-        let algo = (find(&cfg.algo)?.build)(&Setup {
+        let info = find(&cfg.algo)?;
+        let algo = (info.build)(&Setup {
             cfg: &cfg,
             model: &model,
             data: &data,
@@ -262,6 +149,9 @@ impl Lane {
             vh_steps: 0.0,
             window: BTreeMap::new(),
             failed: None,
+            initial_recorded: false,
+            recorded_log_z: None,
+            info,
             last_good: model.clone(),
             model,
             algo,
@@ -372,14 +262,11 @@ impl Lane {
         self.sweeps += rep.sweeps;
         self.vh_steps += rep.vh_steps;
         for &(k, x) in &rep.stats {
-            let e = self.window.entry(k).or_insert((0.0, 0.0));
-            if k.starts_with("max_") {
-                e.0 = if e.1 == 0.0 { x } else { e.0.max(x) };
-                e.1 = 1.0;
-            } else {
-                e.0 += x;
-                e.1 += 1.0;
-            }
+            let how = self.info.stat(k).map_or(crate::schema::Aggregate::Mean, |s| s.over_updates);
+            self.window
+                .entry(k)
+                .or_insert_with(|| Accumulator::new(how))
+                .add(x);
         }
         Ok(rep)
     }
@@ -395,9 +282,12 @@ impl Lane {
         };
         let stats = std::mem::take(&mut self.window)
             .into_iter()
-            .map(|(k, (s, c))| (k.to_string(), if k.starts_with("max_") { s } else { s / c }))
+            .map(|(k, acc)| (k.to_string(), acc.value()))
             .collect();
         self.last_good.clone_from(&self.model);
+        if let Some(z) = log_z {
+            self.recorded_log_z = Some((self.iter, z));
+        }
         Ok(Record {
             iter: self.iter,
             sweeps: self.sweeps,
@@ -408,9 +298,9 @@ impl Lane {
         })
     }
 
-    /// Runs `updates` updates, returning a record at iteration 0 (first call only) and at every
-    /// multiple of `every`. On divergence the error is returned; records already made are lost
-    /// to the caller only if it ignores [`Lane::run_into`].
+    /// Runs `updates` updates, returning the initial record (first call only) and a record at
+    /// every multiple of `every`. On divergence the error is returned; records already made are
+    /// lost to the caller only if it ignores [`Lane::run_into`].
     pub fn run(&mut self, updates: u64) -> Result<Vec<Record>> {
         let mut out = Vec::new();
         self.run_into(updates, &mut out)?;
@@ -418,9 +308,11 @@ impl Lane {
     }
 
     /// Like [`Lane::run`], appending records to `out` as they are made, so a caller keeps
-    /// every record made before a failure.
+    /// every record made before a failure. The record at update 0 is made exactly once per
+    /// lane, by the first call (even `run_into(0, …)`); every record is handed out once.
     pub fn run_into(&mut self, updates: u64, out: &mut Vec<Record>) -> Result<()> {
-        if self.iter == 0 && out.is_empty() {
+        if !self.initial_recorded {
+            self.initial_recorded = true;
             out.push(self.record()?);
         }
         for _ in 0..updates {
@@ -430,5 +322,36 @@ impl Lane {
             }
         }
         Ok(())
+    }
+
+    /// What the panels show now: the weights, the model distribution over the data's distinct
+    /// patterns (when the visible layer can be enumerated; right after a record, or after a
+    /// failure, it reuses that record's exact log Z) and the first `max_chains` chains.
+    pub fn view(&self, max_chains: usize) -> View {
+        let model = self.model();
+        let dist = if model.m() <= exact::MAX_DIST_BITS
+            && model.m().min(model.n()) <= self.cfg.exact_bits
+        {
+            let z = match self.recorded_log_z {
+                Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
+                _ => exact::log_z(model).ok(),
+            };
+            z.map(|z| distribution(model, &self.data, z))
+        } else {
+            None
+        };
+        let m = model.m();
+        let chains = self.chain_states().map(|c| {
+            let count = max_chains.min(c.len() / m.max(1));
+            c[..count * m].iter().map(|&x| u8::from(x >= 0.5)).collect()
+        });
+        View {
+            iter: self.iter,
+            m,
+            n: model.n(),
+            weights: model.w().to_vec(),
+            dist,
+            chains,
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! MF-CD (Welling & Hinton 2002, compared in the PCD paper; ALGORITHMS.md §4): CD-1 with
+//! MF-CD (Welling & Hinton 2002, compared in the PCD paper; docs/algorithms.md §4): CD-1 with
 //! probabilities in place of samples — deterministic mean-field reconstruction.
 
 use super::{AlgoInfo, Algorithm, Ctx, Report, Setup};
@@ -11,6 +11,7 @@ pub const INFO: AlgoInfo = AlgoInfo {
     title: "MF-CD",
     paper: "Welling & Hinton 2002",
     options: &[],
+    stats: &[],
     build: |s: &Setup| {
         Ok(Box::new(MfCd {
             neg: Stats::new(s.model.m(), s.model.n()),

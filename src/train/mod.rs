@@ -1,4 +1,4 @@
-//! Training lanes (ALGORITHMS.md §4).
+//! Training lanes (docs/algorithms.md §4).
 //!
 //! Every algorithm estimates the positive phase the same way — E_data[s] on a mini-batch with
 //! probabilities for h — and differs in how it estimates E_model[s] and how it steps. Each lives
@@ -9,6 +9,7 @@ pub mod cd;
 pub mod centered;
 pub mod cg;
 pub mod chains;
+pub mod config;
 pub mod csdcp;
 pub mod fpcd;
 pub mod lane;
@@ -20,13 +21,15 @@ pub mod ucd;
 
 pub use centered::Centered;
 pub use chains::Chains;
-pub use lane::{Lane, LaneConfig, Record};
+pub use config::LaneConfig;
+pub use lane::{Lane, Record, View};
 pub use optimizer::Optimizer;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::{Rbm, Stats};
 use crate::rng::Rng;
+use crate::schema::{OptionSpec, StatSpec};
 
 /// What one update did, for the compute axis and the per-algorithm curves.
 #[derive(Clone, Debug, Default)]
@@ -37,8 +40,8 @@ pub struct Report {
     /// v|h half-steps (samples of the visible layer) per chain, rejection proposals included
     /// (UCD: visible vectors actually drawn, a proposal shared by both chains counted once).
     pub vh_steps: f64,
-    /// Per-algorithm statistics, e.g. UCD's `mean_tau`. Keys starting with `max_` are
-    /// maximised over an evaluation window, others averaged.
+    /// Per-algorithm statistics, e.g. UCD's `mean_tau`, each declared in the algorithm's
+    /// [`AlgoInfo::stats`] (which says how values combine).
     pub stats: Vec<(&'static str, f64)>,
 }
 
@@ -56,6 +59,13 @@ pub struct Ctx<'a> {
     pub opt: &'a mut Optimizer,
     /// Scratch positive statistics, sized for the model.
     pub pos: &'a mut Stats,
+}
+
+impl AlgoInfo {
+    /// The declaration of statistic `key`, if this algorithm reports it.
+    pub fn stat(&self, key: &str) -> Option<&'static StatSpec> {
+        self.stats.iter().find(|s| s.key == key)
+    }
 }
 
 impl Ctx<'_> {
@@ -80,7 +90,7 @@ impl Ctx<'_> {
     }
 }
 
-/// A training algorithm: one parameter update per call (ALGORITHMS.md §4).
+/// A training algorithm: one parameter update per call (docs/algorithms.md §4).
 pub trait Algorithm: Send {
     /// Performs one update on `cx.batch`, changing `cx.model`.
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report>;
@@ -113,13 +123,17 @@ pub struct AlgoInfo {
     pub title: &'static str,
     /// Where it comes from.
     pub paper: &'static str,
-    /// The options of [`LaneConfig`] it reads.
-    pub options: &'static [&'static str],
+    /// The options it reads besides [`config::GENERAL`] (declared in `config` when several
+    /// algorithms share one, else in the algorithm's own file).
+    pub options: &'static [&'static OptionSpec],
+    /// The statistics its updates report in [`Report::stats`].
+    pub stats: &'static [StatSpec],
     /// Constructor.
     pub build: fn(&Setup) -> Result<Box<dyn Algorithm>>,
 }
 
 /// Every algorithm, in the order the page lists them. Adding one = one file + one line here.
+/// The first is the default of [`LaneConfig::algo`].
 pub const ALGORITHMS: &[&AlgoInfo] = &[
     &cd::INFO,
     &mfcd::INFO,
@@ -138,7 +152,7 @@ pub fn find(name: &str) -> Result<&'static AlgoInfo> {
         .copied()
         .find(|a| a.name == name)
         .ok_or_else(|| {
-            Error::Invalid(format!(
+            Error::option("algo", format!(
                 "unknown algorithm '{name}' (known: {})",
                 ALGORITHMS
                     .iter()

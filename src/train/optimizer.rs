@@ -1,4 +1,4 @@
-//! The parameter step shared by every algorithm: θ ← θ + η·(pos − neg) (ALGORITHMS.md §4),
+//! The parameter step shared by every algorithm: θ ← θ + η·(pos − neg) (docs/algorithms.md §4),
 //! with optional L2 weight decay on W and classical momentum (off in the papers' runs).
 
 use crate::model::{Params, Rbm, Stats};

@@ -1,7 +1,7 @@
-//! PCD / SML (Tieleman 2008; ALGORITHMS.md §4): persistent chains, k sweeps per update,
+//! PCD / SML (Tieleman 2008; docs/algorithms.md §4): persistent chains, k sweeps per update,
 //! never reset.
 
-use super::{AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -10,7 +10,8 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "pcd",
     title: "PCD-k",
     paper: "Tieleman 2008",
-    options: &["k", "chains"],
+    options: &[&config::K, &config::CHAINS],
+    stats: &[],
     build: |s: &Setup| Ok(Box::new(Pcd::new(s))),
 };
 

@@ -1,5 +1,5 @@
 //! S-DCP, stochastic difference-of-convex-functions programming (Upadhya & Sastry 2017,
-//! Algorithm 3; ALGORITHMS.md §4).
+//! Algorithm 3; docs/algorithms.md §4).
 //!
 //! The log-likelihood is g(θ) − f(θ) with g = log Σ_h e^{−E(v,h)} and f = log Z, both convex.
 //! Each mini-batch is one DC step θ_{t+1} ≈ argmin_θ f(θ) − θᵀ∇g(θ_t), solved by d SGD steps:
@@ -17,7 +17,7 @@
 //! With d = 1 this is CD-K′ (the paper's §3 remark), bit for bit here: same chains, same
 //! random-number order, same optimizer step.
 
-use super::{AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -26,7 +26,8 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "sdcp",
     title: "S-DCP",
     paper: "Upadhya & Sastry 2017",
-    options: &["d", "kprime", "chains"],
+    options: &[&config::D_STEPS, &config::KPRIME, &config::CHAINS],
+    stats: &[],
     build: |s: &Setup| Ok(Box::new(Sdcp::new(s))),
 };
 

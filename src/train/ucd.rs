@@ -1,5 +1,5 @@
 //! UCD — unbiased contrastive divergence (Qiu, Zhang & Wang 2020, Algorithms 1–3;
-//! ALGORITHMS.md §4).
+//! docs/algorithms.md §4).
 //!
 //! Per chain: draw a row v of the mini-batch and h ~ p(h|v); set ξ_0 = η_0 = (v, h); draw ξ_1
 //! by one Gibbs sweep; then advance the pair (ξ_t, η_{t−1}) → (ξ_{t+1}, η_t) with the RBM
@@ -22,8 +22,9 @@
 //!   summed over a chain's steps, as the authors' code counts its discarded samples) and
 //!   `truncated` (the share of chains that hit the cap).
 
-use super::{AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::error::{ensure, Result};
+use crate::schema::{Aggregate, StatSpec};
+use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
+use crate::error::{Error, Result};
 use crate::math::fast_exp;
 use crate::model::{Rbm, Stats};
 use crate::rng::fill_uniform;
@@ -35,7 +36,41 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "ucd",
     title: "UCD",
     paper: "Qiu, Zhang & Wang 2020",
-    options: &["k", "chains", "max_steps"],
+    options: &[&config::K, &config::CHAINS, &config::MAX_STEPS],
+    stats: &[
+        StatSpec {
+            key: "mean_tau",
+            label: "mean stopping time τ",
+            unit: "steps",
+            help: "the first t ≥ 1 with ξ_t = η_{t−1}, averaged over the chains",
+            over_updates: Aggregate::Mean,
+            over_trials: Aggregate::Mean,
+        },
+        StatSpec {
+            key: "max_tau",
+            label: "largest τ",
+            unit: "steps",
+            help: "the largest stopping time of any chain",
+            over_updates: Aggregate::Max,
+            over_trials: Aggregate::Max,
+        },
+        StatSpec {
+            key: "rejections",
+            label: "rejections per chain",
+            unit: "",
+            help: "rejection rounds beyond the first, per chain",
+            over_updates: Aggregate::Mean,
+            over_trials: Aggregate::Mean,
+        },
+        StatSpec {
+            key: "truncated",
+            label: "share truncated",
+            unit: "",
+            help: "share of chains that reached the cap T_max (their estimate is biased)",
+            over_updates: Aggregate::Mean,
+            over_trials: Aggregate::Mean,
+        },
+    ],
     build: |s: &Setup| Ok(Box::new(Ucd::new(s)?)),
 };
 
@@ -117,9 +152,12 @@ impl Ucd {
     /// i mod rows. Refuses a cap T_max ≤ k (the estimator would be plain CD-k).
     pub fn new(s: &Setup) -> Result<Ucd> {
         let (k, max_steps) = (s.cfg.k, s.cfg.max_steps);
-        ensure(max_steps > k, || {
-            format!("ucd needs max_steps > k, got max_steps = {max_steps} and k = {k}")
-        })?;
+        if max_steps <= k {
+            return Err(Error::option(
+                "max_steps",
+                format!("UCD needs the cap T_max above k, got T_max = {max_steps} and k = {k}"),
+            ));
+        }
         let (m, n) = (s.model.m(), s.model.n());
         let rows = s.data.rows().max(1);
         let mut states = vec![0.0f32; s.chains * m];

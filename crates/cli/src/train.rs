@@ -1,4 +1,4 @@
-//! `rbm train`: one seeded training lane (ALGORITHMS.md §4), one JSON line per evaluation.
+//! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
 use super::common::{load_data, save_model, CliResult, Failure, Out, TrainArgs};
 use crate::rng::entropy_seed;

@@ -2,7 +2,7 @@
 //! worker wraps a [`Lane`], plus the catalogues the page builds its pickers from.
 //!
 //! Every failure of the core comes back as a JavaScript `Error` carrying the core's one-line
-//! message (never a panic). A lane that diverges (ALGORITHMS.md §4: a non-finite parameter)
+//! message (never a panic). A lane that diverges (docs/algorithms.md §4: a non-finite parameter)
 //! reports the message in its run result, keeps the records made before it, and keeps its last
 //! finite model for display and export.
 
@@ -60,7 +60,7 @@ pub fn algorithms() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
-/// A built-in data set, as the page describes it (ALGORITHMS.md §2).
+/// A built-in data set, as the page describes it (docs/algorithms.md §2).
 #[derive(Serialize)]
 struct DataEntry {
     name: &'static str,
@@ -148,7 +148,7 @@ struct PresetEntry {
     lanes: Vec<PresetLaneEntry>,
 }
 
-/// The papers' experiments (ALGORITHMS.md §6), the same table `rbm reproduce` runs:
+/// The papers' experiments (docs/algorithms.md §6), the same table `rbm reproduce` runs:
 /// `[{name, title, paper, data, hidden, init, chains, batch, rates, rate_notes, expect, iters,
 /// every, trials, lanes: [{label, algo, config}]}]`, each lane's `config` built by
 /// `Preset::lane_config` so the page never re-derives an option.
@@ -261,7 +261,7 @@ struct RunResult {
     failed: bool,
 }
 
-/// The model distribution over a data set's distinct patterns (ALGORITHMS.md §2).
+/// The model distribution over a data set's distinct patterns (docs/algorithms.md §2).
 #[derive(Serialize)]
 struct Distribution {
     /// p_model(v) of each distinct pattern, in the order of `dataSets()[…].patterns`.
@@ -274,7 +274,7 @@ struct Distribution {
     log_z: f64,
 }
 
-/// One training lane (ALGORITHMS.md §4) for a Web Worker: a seeded [`Lane`] on a built-in
+/// One training lane (docs/algorithms.md §4) for a Web Worker: a seeded [`Lane`] on a built-in
 /// data set.
 #[wasm_bindgen]
 pub struct WasmLane {

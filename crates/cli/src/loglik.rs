@@ -1,4 +1,4 @@
-//! `rbm loglik`: the exact log-likelihood of a data set under a saved model (ALGORITHMS.md §2).
+//! `rbm loglik`: the exact log-likelihood of a data set under a saved model (docs/algorithms.md §2).
 
 use super::common::{check_fit, load_data, load_model, CliResult, Out};
 use crate::data::{decode, Dataset};

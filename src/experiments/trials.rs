@@ -1,0 +1,346 @@
+//! Trials of an experiment: the seeds, the checkpoints, one trial's run, and the statistics
+//! across trials (quantiles of the exact ATLL, each algorithm's statistics combined as its
+//! [`StatSpec`] says, summaries). Both shells run trials through [`run_trial`]: the CLI on
+//! threads, the page in Web Workers, so trial i is the same numbers in both.
+
+use super::Preset;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::rng::{stream, Purpose};
+use crate::schema::stats::{Accumulator, StatSpec};
+use crate::schema::Aggregate;
+use crate::train::{Lane, Record};
+use rand::Rng as _;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The seed of trial `trial` of a run seeded `seed`: the first draw of the (seed, trial)
+/// auxiliary stream, so trials are independent and each is reproducible on its own.
+pub fn trial_seed(seed: u64, trial: u64) -> u64 {
+    stream(seed, trial, Purpose::Aux).next_u64()
+}
+
+/// The updates at which a run of `iters` updates is evaluated: 0, every, 2·every, … and
+/// `iters` itself.
+pub fn schedule(iters: u64, every: u64) -> Vec<u64> {
+    let every = every.max(1);
+    let mut s: Vec<u64> = (0..=iters / every).map(|k| k * every).collect();
+    if iters % every != 0 {
+        s.push(iters);
+    }
+    s
+}
+
+/// The `p`-quantile of ascending `sorted` values by linear interpolation between order
+/// statistics at position p·(N−1) (Hyndman & Fan type 7, numpy's default), so quantiles are
+/// non-decreasing in `p`. −∞ entries (diverged trials) are allowed: an interpolation touching
+/// one gives −∞. NaN for an empty slice.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = p.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    let frac = pos - lo as f64;
+    let (a, b) = (sorted[lo], sorted[hi]);
+    if frac == 0.0 || a == b || a == f64::NEG_INFINITY {
+        a
+    } else {
+        a + (b - a) * frac
+    }
+}
+
+/// The across-trial statistics of one (lane, learning rate) at one checkpoint.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Checkpoint {
+    /// Updates done.
+    pub iter: u64,
+    /// Epochs done (updates × batch / rows).
+    pub epoch: f64,
+    /// Median exact ATLL across trials (a diverged trial counts as −∞; JSON `null`).
+    pub median: f64,
+    /// 2.5% quantile (the UCD paper's band).
+    pub q025: f64,
+    /// 10% quantile.
+    pub q10: f64,
+    /// 90% quantile.
+    pub q90: f64,
+    /// 97.5% quantile.
+    pub q975: f64,
+    /// Mean ATLL across trials (the S-DCP paper's curves); −∞ if any trial diverged.
+    pub mean: f64,
+    /// Trials that had diverged (non-finite parameters) by this checkpoint.
+    pub diverged: usize,
+    /// Mean Gibbs sweeps per chain spent so far, over the trials still running.
+    pub sweeps: f64,
+    /// Mean v|h half-steps per chain spent so far, over the trials still running.
+    pub vh_steps: f64,
+    /// The lane's statistics over the updates since the previous checkpoint (e.g. UCD's
+    /// `mean_tau`, `rejections`, `truncated`), combined across trials as each statistic's
+    /// declaration says (mean, or maximum for UCD's `max_tau`).
+    pub stats: BTreeMap<String, f64>,
+}
+
+/// Runs trial `seed` of lane `lane` of preset `p` at `lr`, recording at every checkpoint of
+/// `schedule(iters, every)`. A divergence ends the trial early with the records made so far
+/// (the missing checkpoints count as diverged in [`aggregate`]).
+pub fn run_trial(
+    p: &Preset,
+    data: &Arc<Dataset>,
+    lane: usize,
+    lr: f64,
+    seed: u64,
+    iters: u64,
+    every: u64,
+) -> Result<Vec<Record>> {
+    let mut l = Lane::new(p.lane_config(lane, lr, seed, every)?, data.clone())?;
+    let mut records = Vec::with_capacity((iters / every.max(1)) as usize + 2);
+    match l.run_into(iters, &mut records) {
+        Ok(()) => {
+            if iters % every != 0 {
+                records.push(l.record()?);
+            }
+        }
+        Err(Error::Diverged { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(records)
+}
+
+/// Combines the records of several trials of one lane, made at the updates of `schedule`
+/// (trial records must follow it; a trial with fewer records diverged after its last one).
+/// `epochs_per_iter` = batch / rows; `stats` are the algorithm's declared statistics (an
+/// undeclared one is averaged). Fails if a record has no exact ATLL.
+pub fn aggregate(
+    trials: &[Vec<Record>],
+    schedule: &[u64],
+    epochs_per_iter: f64,
+    stats_spec: &[StatSpec],
+) -> Result<Vec<Checkpoint>> {
+    let mut out = Vec::with_capacity(schedule.len());
+    let mut atll = Vec::with_capacity(trials.len());
+    for (k, &iter) in schedule.iter().enumerate() {
+        atll.clear();
+        let (mut sweeps, mut vh, mut alive) = (0.0, 0.0, 0usize);
+        let mut stats: BTreeMap<String, Accumulator> = BTreeMap::new();
+        for t in trials {
+            let Some(r) = t.get(k) else {
+                atll.push(f64::NEG_INFINITY);
+                continue;
+            };
+            if r.iter != iter {
+                return Err(Error::Invalid(format!(
+                    "a trial was evaluated at update {} instead of {iter}",
+                    r.iter
+                )));
+            }
+            let a = r.atll.ok_or_else(|| {
+                Error::TooLarge(
+                    "the model is too large for the exact ATLL these statistics need".into(),
+                )
+            })?;
+            atll.push(a);
+            alive += 1;
+            sweeps += r.sweeps;
+            vh += r.vh_steps;
+            for (key, &x) in &r.stats {
+                let how = stats_spec
+                    .iter()
+                    .find(|s| s.key == key)
+                    .map_or(Aggregate::Mean, |s| s.over_trials);
+                stats
+                    .entry(key.clone())
+                    .or_insert_with(|| Accumulator::new(how))
+                    .add(x);
+            }
+        }
+        atll.sort_by(f64::total_cmp);
+        let diverged = trials.len() - alive;
+        let q = |p| quantile(&atll, p);
+        let per = |s: f64| {
+            if alive > 0 {
+                s / alive as f64
+            } else {
+                f64::NAN
+            }
+        };
+        out.push(Checkpoint {
+            iter,
+            epoch: iter as f64 * epochs_per_iter,
+            median: q(0.5),
+            q025: q(0.025),
+            q10: q(0.1),
+            q90: q(0.9),
+            q975: q(0.975),
+            mean: if diverged > 0 {
+                f64::NEG_INFINITY
+            } else {
+                atll.iter().sum::<f64>() / atll.len().max(1) as f64
+            },
+            diverged,
+            sweeps: per(sweeps),
+            vh_steps: per(vh),
+            stats: stats
+                .into_iter()
+                .map(|(key, acc)| (key, acc.value()))
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// The end-of-run summary of one (lane, learning rate).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    /// The last checkpoint (final median and quantiles).
+    #[serde(rename = "final")]
+    pub last: Checkpoint,
+    /// Median ATLL at update 0.
+    pub initial_median: f64,
+    /// Largest median over the checkpoints.
+    pub best_median: f64,
+    /// First update at which the median is largest.
+    pub best_iter: u64,
+    /// The level of the "90% of max" time: initial + 0.9·(bound − initial).
+    pub target: Option<f64>,
+    /// First checkpoint (in updates) whose median reaches `target`; `None` if none does.
+    pub t90_iter: Option<u64>,
+    /// The same in epochs.
+    pub t90_epoch: Option<f64>,
+    /// First checkpoint whose median reaches initial + 0.9·(best median − initial): how soon
+    /// the lane gets 90% of the way to its own best.
+    pub t90_own_iter: Option<u64>,
+}
+
+/// Summarises a lane's checkpoints against the data set's `bound` (the largest achievable
+/// ATLL, −H(data)).
+///
+/// The S-DCP paper marks "the epoch at which the model achieves 90% of the maximum ATLL"
+/// without defining it further; since ATLL is negative, we read it as 90% of the way from the
+/// starting value to the maximum: with A₀ the median ATLL at update 0 and B the bound, `t90` is
+/// the first checkpoint whose median is ≥ A₀ + 0.9·(B − A₀). `t90_own` uses the lane's own best
+/// median in place of B. Both use checkpoints only, so their resolution is the checkpoint
+/// interval.
+pub fn summarize(cps: &[Checkpoint], bound: Option<f64>) -> Option<Summary> {
+    let first = cps.first()?;
+    let a0 = first.median;
+    let (mut best, mut best_iter) = (f64::NEG_INFINITY, first.iter);
+    for c in cps {
+        if c.median > best {
+            best = c.median;
+            best_iter = c.iter;
+        }
+    }
+    let reach = |level: f64| cps.iter().find(|c| c.median >= level);
+    let target = bound.map(|b| a0 + 0.9 * (b - a0));
+    let t90 = target.and_then(reach);
+    let own = if best.is_finite() {
+        reach(a0 + 0.9 * (best - a0)).map(|c| c.iter)
+    } else {
+        None
+    };
+    Some(Summary {
+        last: cps.last()?.clone(),
+        initial_median: a0,
+        best_median: best,
+        best_iter,
+        target,
+        t90_iter: t90.map(|c| c.iter),
+        t90_epoch: t90.map(|c| c.epoch),
+        t90_own_iter: own,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(iter: u64, atll: f64, tau: f64) -> Record {
+        Record {
+            iter,
+            sweeps: iter as f64,
+            vh_steps: iter as f64,
+            atll: Some(atll),
+            log_z: Some(0.0),
+            stats: [
+                ("mean_tau".to_string(), tau),
+                ("max_tau".to_string(), 2.0 * tau),
+            ]
+            .into_iter()
+            .collect(),
+        }
+    }
+
+    #[test]
+    fn quantiles_interpolate_and_are_ordered() {
+        let xs = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(quantile(&xs, 0.5), 3.0);
+        assert_eq!(quantile(&xs, 0.0), 1.0);
+        assert_eq!(quantile(&xs, 1.0), 5.0);
+        assert!((quantile(&xs, 0.1) - 1.4).abs() < 1e-12);
+        assert!((quantile(&[0.0, 10.0], 0.975) - 9.75).abs() < 1e-12);
+        let ys = [f64::NEG_INFINITY, f64::NEG_INFINITY, -3.0, -2.5, -2.0, -1.0];
+        let qs: Vec<f64> = [0.025, 0.1, 0.5, 0.9, 0.975]
+            .iter()
+            .map(|&p| quantile(&ys, p))
+            .collect();
+        assert!(qs.windows(2).all(|w| w[0] <= w[1]), "{qs:?}");
+        assert_eq!(qs[0], f64::NEG_INFINITY);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn schedule_ends_at_the_last_update() {
+        assert_eq!(schedule(10, 5), vec![0, 5, 10]);
+        assert_eq!(schedule(12, 5), vec![0, 5, 10, 12]);
+        assert_eq!(schedule(0, 5), vec![0]);
+    }
+
+    #[test]
+    fn aggregate_counts_diverged_trials_and_averages_statistics() {
+        let sched = schedule(20, 10);
+        let trials = vec![
+            vec![rec(0, -5.0, 0.0), rec(10, -3.0, 2.0), rec(20, -2.5, 3.0)],
+            vec![rec(0, -5.0, 0.0), rec(10, -4.0, 4.0)],
+            vec![rec(0, -5.0, 0.0), rec(10, -3.5, 6.0), rec(20, -3.0, 1.0)],
+        ];
+        let cps = aggregate(&trials, &sched, 0.5, crate::train::ucd::INFO.stats).unwrap();
+        assert_eq!(cps.len(), 3);
+        assert_eq!(cps[1].median, -3.5);
+        assert_eq!(cps[1].stats["mean_tau"], 4.0);
+        assert_eq!(cps[1].stats["max_tau"], 12.0);
+        assert_eq!(cps[1].epoch, 5.0);
+        assert_eq!(cps[2].diverged, 1);
+        assert_eq!(cps[2].median, -3.0);
+        assert_eq!(cps[2].q025, f64::NEG_INFINITY);
+        assert_eq!(cps[2].mean, f64::NEG_INFINITY);
+        assert_eq!(cps[2].sweeps, 20.0);
+        assert!((cps[1].mean + 3.5).abs() < 1e-12);
+        let bad = vec![vec![rec(0, -5.0, 0.0), rec(7, -3.0, 0.0)]];
+        assert!(aggregate(&bad, &sched, 1.0, &[]).is_err());
+    }
+
+    #[test]
+    fn summary_finds_the_first_checkpoint_at_ninety_percent_of_the_way() {
+        let sched = schedule(40, 10);
+        // Medians -10, -6, -2.9, -2.2, -2.5 with bound -2: target = -10 + 0.9·8 = -2.8.
+        let med = [-10.0, -6.0, -2.9, -2.2, -2.5];
+        let trials = vec![sched
+            .iter()
+            .zip(med)
+            .map(|(&i, a)| rec(i, a, 1.0))
+            .collect::<Vec<_>>()];
+        let cps = aggregate(&trials, &sched, 1.0, &[]).unwrap();
+        let s = summarize(&cps, Some(-2.0)).unwrap();
+        assert!((s.target.unwrap() + 2.8).abs() < 1e-12);
+        assert_eq!(s.t90_iter, Some(30));
+        assert_eq!(s.best_median, -2.2);
+        assert_eq!(s.best_iter, 30);
+        // Own best -2.2: level -10 + 0.9·7.8 = -2.98, first reached at 20.
+        assert_eq!(s.t90_own_iter, Some(20));
+        assert_eq!(s.last.iter, 40);
+        assert_eq!(summarize(&cps, Some(0.0)).unwrap().t90_iter, None);
+    }
+}

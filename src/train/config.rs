@@ -1,0 +1,442 @@
+//! A lane's configuration, [`LaneConfig`], and the schema of its options: each option is
+//! declared once here (or, for an option only one algorithm reads, in that algorithm's file),
+//! and the defaults, the checks, the CLI's flags, the page's inputs, the presets and the URL
+//! state all follow from the declaration.
+
+use super::{find, ALGORITHMS};
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::eval::exact::MAX_ENUM_BITS;
+use crate::model::{check_size, Init, MAX_WEIGHTS};
+use crate::schema::options::{Default as D, Kind, OptionSpec, Scope, MAX_SEED, STEP_LIMIT};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Most chain states a lane may hold (chains × the larger layer), to refuse requests that
+/// would exhaust a browser tab.
+pub const MAX_CHAIN_VALUES: usize = 1 << 26;
+
+const fn int(min: u64, max: u64) -> Kind {
+    Kind::Int { min, max }
+}
+
+const fn float(min: f64, max: f64, max_open: bool) -> Kind {
+    Kind::Float { min, max, max_open }
+}
+
+/// Hidden units n.
+pub const HIDDEN: OptionSpec = OptionSpec {
+    key: "hidden",
+    label: "hidden units",
+    help: "number of hidden units n",
+    kind: int(1, MAX_WEIGHTS as u64),
+    default: D::Int(16),
+    scope: Scope::Shared,
+};
+/// Learning rate η.
+pub const LR: OptionSpec = OptionSpec {
+    key: "lr",
+    label: "learning rate η",
+    help: "step size of every update",
+    kind: float(0.0, 1e6, false),
+    default: D::Float(0.1),
+    scope: Scope::Lane,
+};
+/// Linear decay of η to 0 (Tieleman 2008, §4).
+pub const LR_DECAY_ITERS: OptionSpec = OptionSpec {
+    key: "lr_decay_iters",
+    label: "η decays to 0 over",
+    help: "updates over which η decays linearly to 0 (Tieleman 2008)",
+    kind: int(1, 1 << 50),
+    default: D::Derived("constant η"),
+    scope: Scope::Lane,
+};
+/// Gibbs sweeps per update.
+pub const K: OptionSpec = OptionSpec {
+    key: "k",
+    label: "Gibbs sweeps k",
+    help: "Gibbs sweeps (h|v then v|h) per update",
+    kind: int(1, STEP_LIMIT),
+    default: D::Int(1),
+    scope: Scope::Lane,
+};
+/// Negative chains.
+pub const CHAINS: OptionSpec = OptionSpec {
+    key: "chains",
+    label: "chains",
+    help: "negative-phase chains",
+    kind: int(1, MAX_CHAIN_VALUES as u64),
+    default: D::Derived("one per batch row"),
+    scope: Scope::Lane,
+};
+/// Mini-batch size.
+pub const BATCH: OptionSpec = OptionSpec {
+    key: "batch",
+    label: "batch size",
+    help: "training rows per update",
+    kind: int(1, MAX_CHAIN_VALUES as u64),
+    default: D::Derived("the whole data set"),
+    scope: Scope::Lane,
+};
+/// Initialisation of the parameters.
+pub const INIT: OptionSpec = OptionSpec {
+    key: "init",
+    label: "initialisation",
+    help: "sdcp: W ~ N(0, 0.01²), base-rate b, c = 0 (Upadhya & Sastry 2017); ucd: W, b, c ~ N(0, 0.1²) (Qiu, Zhang & Wang 2020, their code)",
+    kind: Kind::Choice {
+        choices: &["sdcp", "ucd"],
+    },
+    default: D::Name("sdcp"),
+    scope: Scope::Shared,
+};
+/// Seed of every random stream.
+pub const SEED: OptionSpec = OptionSpec {
+    key: "seed",
+    label: "seed",
+    help: "seed of every random stream; the same seed gives the same numbers",
+    kind: int(0, MAX_SEED),
+    default: D::Derived("drawn from the system and reported"),
+    scope: Scope::Shared,
+};
+/// Evaluation interval.
+pub const EVERY: OptionSpec = OptionSpec {
+    key: "every",
+    label: "evaluate every",
+    help: "updates between two evaluations (exact log-likelihood and statistics)",
+    kind: int(1, 1 << 40),
+    default: D::Int(10),
+    scope: Scope::Shared,
+};
+/// Largest layer enumerated for the exact curve.
+pub const EXACT_BITS: OptionSpec = OptionSpec {
+    key: "exact_bits",
+    label: "exact up to",
+    help: "largest smaller layer enumerated for the exact log-likelihood (2^bits states)",
+    kind: int(0, MAX_ENUM_BITS as u64),
+    default: D::Int(20),
+    scope: Scope::Shared,
+};
+/// L2 weight decay.
+pub const WEIGHT_DECAY: OptionSpec = OptionSpec {
+    key: "weight_decay",
+    label: "weight decay",
+    help: "L2 penalty on W",
+    kind: float(0.0, 1e6, false),
+    default: D::Float(0.0),
+    scope: Scope::Lane,
+};
+/// Momentum.
+pub const MOMENTUM: OptionSpec = OptionSpec {
+    key: "momentum",
+    label: "momentum",
+    help: "momentum of the parameter updates",
+    kind: float(0.0, 1.0, true),
+    default: D::Float(0.0),
+    scope: Scope::Lane,
+};
+/// S-DCP / CS-DCP inner steps (Upadhya & Sastry 2017, Algorithm 1).
+pub const D_STEPS: OptionSpec = OptionSpec {
+    key: "d",
+    label: "inner steps d",
+    help: "S-DCP / CS-DCP inner steps per update",
+    kind: int(1, STEP_LIMIT),
+    default: D::Int(3),
+    scope: Scope::Lane,
+};
+/// S-DCP / CS-DCP sweeps per inner step.
+pub const KPRIME: OptionSpec = OptionSpec {
+    key: "kprime",
+    label: "sweeps per inner step K′",
+    help: "S-DCP / CS-DCP Gibbs sweeps per inner step",
+    kind: int(1, STEP_LIMIT),
+    default: D::Int(4),
+    scope: Scope::Lane,
+};
+/// Sliding factor of the visible offset (centered gradient).
+pub const NU_MU: OptionSpec = OptionSpec {
+    key: "nu_mu",
+    label: "ν_μ",
+    help: "sliding factor of the visible offset μ (centered gradient)",
+    kind: float(0.0, 1.0, false),
+    default: D::Float(0.01),
+    scope: Scope::Lane,
+};
+/// Sliding factor of the hidden offset (centered gradient).
+pub const NU_LAMBDA: OptionSpec = OptionSpec {
+    key: "nu_lambda",
+    label: "ν_λ",
+    help: "sliding factor of the hidden offset λ (centered gradient)",
+    kind: float(0.0, 1.0, false),
+    default: D::Float(0.01),
+    scope: Scope::Lane,
+};
+/// FPCD's fast learning rate (Tieleman & Hinton 2009).
+pub const FAST_LR: OptionSpec = OptionSpec {
+    key: "fast_lr",
+    label: "fast learning rate η_F",
+    help: "FPCD: learning rate of the fast weights",
+    kind: float(0.0, 1e6, false),
+    default: D::Derived("the learning rate η"),
+    scope: Scope::Lane,
+};
+/// FPCD's decay of the fast parameters.
+pub const FAST_DECAY: OptionSpec = OptionSpec {
+    key: "fast_decay",
+    label: "fast decay α",
+    help: "FPCD: decay of the fast weights per update",
+    kind: float(0.0, 1.0, false),
+    default: D::Float(0.95),
+    scope: Scope::Lane,
+};
+/// UCD's cap on the coupled steps (Qiu, Zhang & Wang 2020, Algorithm 1).
+pub const MAX_STEPS: OptionSpec = OptionSpec {
+    key: "max_steps",
+    label: "cap T_max",
+    help: "UCD: cap on the coupled steps before a meeting is forced",
+    kind: int(1, STEP_LIMIT),
+    default: D::Int(100),
+    scope: Scope::Lane,
+};
+
+/// The options every algorithm reads, in the order the page and the CLI list them.
+pub const GENERAL: &[&OptionSpec] = &[
+    &HIDDEN,
+    &INIT,
+    &SEED,
+    &EVERY,
+    &EXACT_BITS,
+    &LR,
+    &BATCH,
+    &LR_DECAY_ITERS,
+    &WEIGHT_DECAY,
+    &MOMENTUM,
+];
+
+/// The options stored in fields of [`LaneConfig`] (the rest live in [`LaneConfig::extra`]).
+const FIELDS: &[&OptionSpec] = &[
+    &HIDDEN,
+    &LR,
+    &LR_DECAY_ITERS,
+    &K,
+    &CHAINS,
+    &BATCH,
+    &INIT,
+    &SEED,
+    &EVERY,
+    &EXACT_BITS,
+    &WEIGHT_DECAY,
+    &MOMENTUM,
+    &D_STEPS,
+    &KPRIME,
+    &NU_MU,
+    &NU_LAMBDA,
+    &FAST_LR,
+    &FAST_DECAY,
+    &MAX_STEPS,
+];
+
+/// Every option of the schema: [`GENERAL`], then each registered algorithm's own in
+/// registration order, each once.
+pub fn options() -> Vec<&'static OptionSpec> {
+    let mut all: Vec<&'static OptionSpec> = GENERAL.to_vec();
+    for a in ALGORITHMS {
+        for &o in a.options {
+            if !all.iter().any(|x| x.key == o.key) {
+                all.push(o);
+            }
+        }
+    }
+    all
+}
+
+/// The option `key` of the schema.
+pub fn option(key: &str) -> Option<&'static OptionSpec> {
+    options().into_iter().find(|o| o.key == key)
+}
+
+/// Everything that defines a lane. Keys are the options' keys ([`options`]) plus `algo` and
+/// `lane`; defaults come from the schema.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LaneConfig {
+    /// Algorithm name (see [`super::ALGORITHMS`]).
+    pub algo: String,
+    /// Number of hidden units n.
+    pub hidden: usize,
+    /// Learning rate η.
+    pub lr: f64,
+    /// If set, η decays linearly to 0 over this many updates (Tieleman 2008).
+    pub lr_decay_iters: Option<u64>,
+    /// Gibbs sweeps per update (CD-k, PCD-k, FPCD, CG; UCD's k).
+    pub k: usize,
+    /// Number of negative chains; default: the batch size.
+    pub chains: Option<usize>,
+    /// Mini-batch size; default: the whole data set.
+    pub batch: Option<usize>,
+    /// Parameter initialisation.
+    pub init: Init,
+    /// Seed; a shell that gets none draws one and reports it.
+    pub seed: Option<u64>,
+    /// Lane index (not an option a person sets): lanes with the same seed get independent
+    /// sampling streams.
+    pub lane: u64,
+    /// Evaluate (exact ATLL when small enough) every this many updates.
+    pub every: u64,
+    /// Largest layer enumerated for the exact curve (2^bits states per evaluation).
+    pub exact_bits: usize,
+    /// L2 weight decay on W.
+    pub weight_decay: f64,
+    /// Momentum.
+    pub momentum: f64,
+    /// S-DCP / CS-DCP: inner steps d.
+    pub d: usize,
+    /// S-DCP / CS-DCP: Gibbs sweeps K′ per inner step.
+    pub kprime: usize,
+    /// CG / CS-DCP: sliding factor ν_μ of the visible offset.
+    pub nu_mu: f64,
+    /// CG / CS-DCP: sliding factor ν_λ of the hidden offset.
+    pub nu_lambda: f64,
+    /// FPCD: fast learning rate η_F (default η).
+    pub fast_lr: Option<f64>,
+    /// FPCD: decay α of the fast parameters.
+    pub fast_decay: f64,
+    /// UCD: cap T_max on the coupled steps.
+    pub max_steps: usize,
+    /// Options an algorithm declares in its own file, by key (absent: the option's default).
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl Default for LaneConfig {
+    fn default() -> Self {
+        let mut obj = Map::new();
+        obj.insert("algo".into(), Value::from(ALGORITHMS[0].name));
+        obj.insert("lane".into(), Value::from(0));
+        for o in FIELDS {
+            obj.insert(o.key.into(), o.default.value());
+        }
+        serde_json::from_value(Value::Object(obj)).expect("the schema's defaults fit LaneConfig")
+    }
+}
+
+impl LaneConfig {
+    fn to_object(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(o)) => o,
+            _ => unreachable!("a struct serialises to an object"),
+        }
+    }
+
+    /// The value of option `key` (its default when an algorithm's own option is absent).
+    pub fn get(&self, key: &str) -> Result<Value> {
+        let spec = option(key).ok_or_else(|| unknown(key))?;
+        Ok(self
+            .to_object()
+            .remove(key)
+            .unwrap_or_else(|| spec.default.value()))
+    }
+
+    /// An algorithm's own numeric option (declared in its file), or its default.
+    pub fn number(&self, key: &str) -> Result<f64> {
+        self.get(key)?
+            .as_f64()
+            .ok_or_else(|| Error::option(key, format!("{key} needs a number")))
+    }
+
+    /// Sets option `key` (or `algo`) to `v`, checked against its schema; nothing changes on
+    /// an error, which names the option.
+    pub fn set(&mut self, key: &str, v: Value) -> Result<()> {
+        if key == "algo" {
+            let name = v
+                .as_str()
+                .ok_or_else(|| Error::option("algo", "the algorithm must be a name"))?;
+            find(name)?;
+            self.algo = name.to_string();
+            return Ok(());
+        }
+        let spec = option(key).ok_or_else(|| unknown(key))?;
+        spec.check(&v)?;
+        let mut obj = self.to_object();
+        if FIELDS.iter().any(|f| f.key == key) {
+            obj.insert(key.to_string(), v);
+        } else if v.is_null() {
+            obj.remove(key);
+        } else {
+            obj.insert(key.to_string(), v);
+        }
+        *self = serde_json::from_value(Value::Object(obj))
+            .map_err(|e| Error::option(key, format!("{}: {e}", spec.label)))?;
+        Ok(())
+    }
+
+    /// Reads a configuration object (the page's, a preset's): unknown keys and bad values fail
+    /// with an error naming the key; absent keys keep their defaults.
+    pub fn from_object(obj: &Map<String, Value>) -> Result<LaneConfig> {
+        let mut cfg = LaneConfig::default();
+        for (key, v) in obj {
+            if key == "lane" {
+                cfg.lane = v
+                    .as_u64()
+                    .ok_or_else(|| Error::option("lane", "the lane index must be a whole number"))?;
+            } else {
+                cfg.set(key, v.clone())?;
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// Checks every option against its schema and against `data`, with an error naming the
+    /// option at fault.
+    pub fn validate(&self, data: &Dataset) -> Result<()> {
+        let algo = find(&self.algo)?;
+        let obj = self.to_object();
+        for spec in GENERAL.iter().chain(algo.options) {
+            spec.check(obj.get(spec.key).unwrap_or(&Value::Null))?;
+        }
+        for key in self.extra.keys() {
+            option(key).ok_or_else(|| unknown(key))?;
+        }
+        check_size(data.m, self.hidden).map_err(|e| Error::option("hidden", e.to_string()))?;
+        if let Some(b) = self.batch {
+            if b > data.rows() {
+                return Err(Error::option(
+                    "batch",
+                    format!(
+                        "batch size must be at most the {} rows of '{}', got {b}",
+                        data.rows(),
+                        data.name
+                    ),
+                ));
+            }
+        }
+        let chains = self.chains.unwrap_or(self.batch.unwrap_or(data.rows()));
+        let units = data.m.max(self.hidden);
+        if chains.saturating_mul(units) > MAX_CHAIN_VALUES {
+            let key = if self.chains.is_some() { "chains" } else { "batch" };
+            return Err(Error::option(
+                key,
+                format!(
+                    "{chains} chains × {units} units (the larger layer) = {} chain values exceed \
+                     the limit of {MAX_CHAIN_VALUES}; use fewer chains or a smaller model",
+                    chains as u128 * units as u128
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn unknown(key: &str) -> Error {
+    Error::option(
+        key,
+        format!(
+            "unknown option '{key}' (known: algo, lane, {})",
+            options()
+                .iter()
+                .map(|o| o.key)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )
+}
