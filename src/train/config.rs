@@ -308,15 +308,55 @@ pub struct LaneConfig {
     pub extra: BTreeMap<String, Value>,
 }
 
+/// The schema's default of a whole-number option (`None` when derived).
+fn int_default(o: &OptionSpec) -> Option<u64> {
+    match o.default {
+        D::Int(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// The schema's default of a numeric option (`None` when derived).
+fn float_default(o: &OptionSpec) -> Option<f64> {
+    match o.default {
+        D::Float(x) => Some(x),
+        D::Int(x) => Some(x as f64),
+        _ => None,
+    }
+}
+
 impl Default for LaneConfig {
+    /// Every option at its schema default (no serde here: `#[serde(default)]` calls this).
     fn default() -> Self {
-        let mut obj = Map::new();
-        obj.insert("algo".into(), Value::from(ALGORITHMS[0].name));
-        obj.insert("lane".into(), Value::from(0));
-        for o in FIELDS {
-            obj.insert(o.key.into(), o.default.value());
+        let int = |o: &OptionSpec| int_default(o).expect("a whole-number default") as usize;
+        let float = |o: &OptionSpec| float_default(o).expect("a numeric default");
+        LaneConfig {
+            algo: ALGORITHMS[0].name.to_string(),
+            hidden: int(&HIDDEN),
+            lr: float(&LR),
+            lr_decay_iters: int_default(&LR_DECAY_ITERS),
+            k: int(&K),
+            chains: int_default(&CHAINS).map(|x| x as usize),
+            batch: int_default(&BATCH).map(|x| x as usize),
+            init: match INIT.default {
+                D::Name("ucd") => Init::Ucd,
+                _ => Init::Sdcp,
+            },
+            seed: int_default(&SEED),
+            lane: 0,
+            every: int(&EVERY) as u64,
+            exact_bits: int(&EXACT_BITS),
+            weight_decay: float(&WEIGHT_DECAY),
+            momentum: float(&MOMENTUM),
+            d: int(&D_STEPS),
+            kprime: int(&KPRIME),
+            nu_mu: float(&NU_MU),
+            nu_lambda: float(&NU_LAMBDA),
+            fast_lr: float_default(&FAST_LR),
+            fast_decay: float(&FAST_DECAY),
+            max_steps: int(&MAX_STEPS),
+            extra: BTreeMap::new(),
         }
-        serde_json::from_value(Value::Object(obj)).expect("the schema's defaults fit LaneConfig")
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// One evaluation point of a lane's curve.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CoreRecord"))]
 pub struct Record {
     /// Updates done so far.
     #[cfg_attr(feature = "ts", ts(type = "number"))]

@@ -1,11 +1,14 @@
 //! What the commands share: errors, JSON-lines output, loading data and models, the lane
 //! option flags, and an order-preserving thread pool.
 
-use crate::data::{Dataset, BUILTIN};
-use crate::error::Error;
-use crate::model::{Init, Rbm};
-use crate::train::LaneConfig;
-use clap::Args;
+use rbm_core::data::{Dataset, BUILTIN};
+use rbm_core::error::Error;
+use clap::{Arg, ArgMatches, Args, FromArgMatches};
+use rbm_core::model::Rbm;
+use rbm_core::schema::options::Default;
+use rbm_core::schema::OptionSpec;
+use rbm_core::train::config::{option, options, GENERAL};
+use rbm_core::train::{LaneConfig, ALGORITHMS};
 use serde::Serialize;
 use std::io::{self, BufWriter, Stdout, Write};
 use std::path::Path;
@@ -22,8 +25,12 @@ pub enum Failure {
 }
 
 impl From<Error> for Failure {
+    /// An error about one option names its flag.
     fn from(e: Error) -> Failure {
-        Failure::Msg(e.to_string())
+        match e.key() {
+            Some(key) => Failure::Msg(format!("{e} (--{})", key.replace('_', "-"))),
+            None => Failure::Msg(e.to_string()),
+        }
     }
 }
 
@@ -115,119 +122,135 @@ pub fn check_fit(model: &Rbm, data: &Dataset) -> CliResult {
     Ok(())
 }
 
-/// The options of a training algorithm (fields of [`LaneConfig`]); an absent flag keeps the
-/// `LaneConfig::default()` value, so defaults live in one place.
-#[derive(Args, Debug, Clone)]
-pub struct AlgoArgs {
-    /// Algorithm: cd, mf-cd, pcd, fpcd, sdcp, cs-dcp, cg, ucd (as registered)
-    #[arg(long)]
-    pub algo: Option<String>,
-    /// Gibbs sweeps per update (CD-k, PCD-k, FPCD, CG; UCD's k)
-    #[arg(long)]
-    pub k: Option<usize>,
-    /// Negative chains [default: the batch size]
-    #[arg(long)]
-    pub chains: Option<usize>,
-    /// Mini-batch size [default: the whole data set]
-    #[arg(long)]
-    pub batch: Option<usize>,
-    /// S-DCP / CS-DCP inner steps d
-    #[arg(long)]
-    pub d: Option<usize>,
-    /// S-DCP / CS-DCP Gibbs sweeps K′ per inner step
-    #[arg(long)]
-    pub kprime: Option<usize>,
-    /// CG / CS-DCP sliding factor ν_μ of the visible offset
-    #[arg(long)]
-    pub nu_mu: Option<f64>,
-    /// CG / CS-DCP sliding factor ν_λ of the hidden offset
-    #[arg(long)]
-    pub nu_lambda: Option<f64>,
-    /// FPCD fast learning rate η_F [default: the learning rate]
-    #[arg(long)]
-    pub fast_lr: Option<f64>,
-    /// FPCD decay α of the fast parameters
-    #[arg(long)]
-    pub fast_decay: Option<f64>,
-    /// UCD cap T_max on the coupled steps
-    #[arg(long)]
-    pub max_steps: Option<usize>,
+/// Which options of the schema a command takes as flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionSet {
+    /// Every option (`rbm train`).
+    All,
+    /// The algorithm's own options and the batch size (`rbm grad`: one update at a fixed model).
+    Estimator,
 }
 
-impl AlgoArgs {
-    /// Overwrites the fields of `cfg` given on the command line.
-    pub fn apply(&self, cfg: &mut LaneConfig) {
-        if let Some(a) = &self.algo {
-            cfg.algo = a.clone();
+impl OptionSet {
+    fn takes(self, spec: &OptionSpec) -> bool {
+        match self {
+            OptionSet::All => true,
+            OptionSet::Estimator => {
+                spec.key == "batch" || !GENERAL.iter().any(|g| g.key == spec.key)
+            }
         }
-        set(&mut cfg.k, self.k);
-        set_opt(&mut cfg.chains, self.chains);
-        set_opt(&mut cfg.batch, self.batch);
-        set(&mut cfg.d, self.d);
-        set(&mut cfg.kprime, self.kprime);
-        set(&mut cfg.nu_mu, self.nu_mu);
-        set(&mut cfg.nu_lambda, self.nu_lambda);
-        set_opt(&mut cfg.fast_lr, self.fast_lr);
-        set(&mut cfg.fast_decay, self.fast_decay);
-        set(&mut cfg.max_steps, self.max_steps);
     }
 }
 
-/// The options of a training run beyond the algorithm's (the rest of [`LaneConfig`]).
-#[derive(Args, Debug, Clone)]
-pub struct TrainArgs {
-    #[command(flatten)]
-    pub algo: AlgoArgs,
-    /// Hidden units n
-    #[arg(long)]
-    pub hidden: Option<usize>,
-    /// Learning rate η
-    #[arg(long)]
-    pub lr: Option<f64>,
-    /// Decay η linearly to 0 over this many updates (Tieleman 2008) [default: off]
-    #[arg(long)]
-    pub lr_decay_iters: Option<u64>,
-    /// Initialisation: sdcp (W ~ N(0, 0.01²), base-rate b) or ucd (all ~ N(0, 0.1²))
-    #[arg(long)]
-    pub init: Option<Init>,
-    /// Evaluate every this many updates
-    #[arg(long)]
-    pub every: Option<u64>,
-    /// Largest smaller layer enumerated for the exact ATLL
-    #[arg(long)]
-    pub exact_bits: Option<usize>,
-    /// L2 weight decay on W
-    #[arg(long)]
-    pub weight_decay: Option<f64>,
-    /// Momentum
-    #[arg(long)]
-    pub momentum: Option<f64>,
+/// The flags of a command's lane options, built from the core's option schema
+/// ([`rbm_core::train::config::options`]): one `--key` per option with its help, valid range
+/// and default, so a new option needs no change here.
+#[derive(Debug, Clone, Default)]
+pub struct LaneArgs {
+    /// The flags given, as (key, text), in schema order; `algo` first when given.
+    pub given: Vec<(String, String)>,
 }
 
-impl TrainArgs {
-    /// Overwrites the fields of `cfg` given on the command line.
-    pub fn apply(&self, cfg: &mut LaneConfig) {
-        self.algo.apply(cfg);
-        set(&mut cfg.hidden, self.hidden);
-        set(&mut cfg.lr, self.lr);
-        set_opt(&mut cfg.lr_decay_iters, self.lr_decay_iters);
-        set(&mut cfg.init, self.init);
-        set(&mut cfg.every, self.every);
-        set(&mut cfg.exact_bits, self.exact_bits);
-        set(&mut cfg.weight_decay, self.weight_decay);
-        set(&mut cfg.momentum, self.momentum);
+/// The help line of `spec`: its help, its valid values and its default.
+fn help_of(spec: &OptionSpec) -> String {
+    let default = match spec.default {
+        Default::Int(x) => x.to_string(),
+        Default::Float(x) => x.to_string(),
+        Default::Name(s) => s.to_string(),
+        Default::Derived(s) => s.to_string(),
+    };
+    format!("{}: {} [default: {default}]", spec.help, spec.range_text())
+}
+
+fn lane_args(cmd: clap::Command, set: OptionSet) -> clap::Command {
+    let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+    let mut cmd = cmd.arg(
+        Arg::new("algo")
+            .long("algo")
+            .value_name("NAME")
+            .help(format!(
+                "Algorithm: {} [default: {}]",
+                names.join(", "),
+                names[0]
+            )),
+    );
+    for spec in options().into_iter().filter(|s| set.takes(s)) {
+        cmd = cmd.arg(
+            Arg::new(spec.key)
+                .long(spec.key.replace('_', "-"))
+                .value_name(spec.key.to_uppercase())
+                .allow_negative_numbers(true)
+                .help(help_of(spec)),
+        );
+    }
+    cmd
+}
+
+fn lane_values(m: &ArgMatches) -> LaneArgs {
+    let mut given = Vec::new();
+    let keys = std::iter::once("algo").chain(options().into_iter().map(|s| s.key));
+    for key in keys {
+        if let Ok(Some(v)) = m.try_get_one::<String>(key) {
+            given.push((key.to_string(), v.clone()));
+        }
+    }
+    LaneArgs { given }
+}
+
+impl LaneArgs {
+    /// Sets the given options on `cfg`, each parsed and checked by its schema; an error names
+    /// the option (and so the flag).
+    pub fn apply(&self, cfg: &mut LaneConfig) -> rbm_core::Result<()> {
+        for (key, text) in &self.given {
+            let value = match option(key) {
+                Some(spec) => spec.parse(text)?,
+                None => serde_json::Value::from(text.as_str()),
+            };
+            cfg.set(key, value)?;
+        }
+        Ok(())
     }
 }
 
-fn set<T>(field: &mut T, v: Option<T>) {
-    if let Some(v) = v {
-        *field = v;
-    }
-}
+/// Every lane option as a flag (`rbm train`).
+#[derive(Debug, Clone, Default)]
+pub struct TrainArgs(pub LaneArgs);
 
-fn set_opt<T>(field: &mut Option<T>, v: Option<T>) {
-    if v.is_some() {
-        *field = v;
+/// The estimator's options as flags (`rbm grad`).
+#[derive(Debug, Clone, Default)]
+pub struct AlgoArgs(pub LaneArgs);
+
+macro_rules! schema_args {
+    ($t:ident, $set:expr) => {
+        impl FromArgMatches for $t {
+            fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+                Ok($t(lane_values(m)))
+            }
+            fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+                self.0 = lane_values(m);
+                Ok(())
+            }
+        }
+        impl Args for $t {
+            fn augment_args(cmd: clap::Command) -> clap::Command {
+                lane_args(cmd, $set)
+            }
+            fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+                lane_args(cmd, $set)
+            }
+        }
+    };
+}
+schema_args!(TrainArgs, OptionSet::All);
+schema_args!(AlgoArgs, OptionSet::Estimator);
+
+/// A seed from the operating system for runs where the user gives none, below 2^53 so the
+/// page can replay it (the seed used is always printed).
+pub fn entropy_seed() -> u64 {
+    let mut buf = [0u8; 8];
+    match getrandom::fill(&mut buf) {
+        Ok(()) => u64::from_le_bytes(buf) & rbm_core::schema::options::MAX_SEED,
+        Err(_) => 0x5EED,
     }
 }
 

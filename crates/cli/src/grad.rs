@@ -1,12 +1,11 @@
 //! `rbm grad`: bias, standard error and variance of an algorithm's gradient estimate at a saved
-//! model ([`crate::eval::grad`]).
+//! model ([`rbm_core::diagnostics::grad`]).
 
 use super::common::{
-    check_fit, fail, load_data, load_model, parallel_map, threads, AlgoArgs, CliResult, Out,
+    check_fit, entropy_seed, fail, load_data, load_model, parallel_map, threads, AlgoArgs, CliResult, Out,
 };
-use crate::eval::grad::{exact_gradient, repetition, Accumulator, GradEstimate};
-use crate::rng::entropy_seed;
-use crate::train::LaneConfig;
+use rbm_core::diagnostics::grad::{exact_gradient, repetition, Accumulator, GradEstimate};
+use rbm_core::train::LaneConfig;
 use clap::Args;
 use serde::Serialize;
 use std::sync::Arc;
@@ -45,7 +44,7 @@ struct Report<'a> {
 const MAX_REPS: usize = 10_000_000;
 
 /// Runs `rbm grad`. Repetitions are computed in blocks on threads and added to the sums in
-/// repetition order, so the output is the sequential [`crate::eval::grad::estimate`]'s.
+/// repetition order, so the output is the sequential [`rbm_core::diagnostics::grad::estimate`]'s.
 pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = Arc::new(load_data(&a.data)?);
@@ -65,7 +64,7 @@ pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
         seed: Some(seed),
         ..LaneConfig::default()
     };
-    a.algo.apply(&mut cfg);
+    a.algo.0.apply(&mut cfg)?;
     cfg.validate(&data)?;
     let exact = exact_gradient(&model, &data)?;
     let mut acc = Accumulator::new(model.m(), model.n());

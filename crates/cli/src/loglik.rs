@@ -1,9 +1,8 @@
 //! `rbm loglik`: the exact log-likelihood of a data set under a saved model (docs/algorithms.md §2).
 
 use super::common::{check_fit, load_data, load_model, CliResult, Out};
-use crate::data::{decode, Dataset};
-use crate::eval::exact;
-use crate::model::Rbm;
+use rbm_core::eval::distribution::{distribution, top_patterns, Pattern};
+use rbm_core::eval::exact;
 use clap::Args;
 use serde::Serialize;
 
@@ -22,17 +21,6 @@ pub struct LoglikArgs {
     /// Threads for the enumeration of log Z (default: all cores; the result does not depend on it)
     #[arg(long)]
     threads: Option<usize>,
-}
-
-/// One visible pattern and its exact probability.
-#[derive(Serialize)]
-struct Pattern {
-    /// Units as a 0/1 string, in the data-file format.
-    pattern: String,
-    /// p(v).
-    p: f64,
-    /// Whether the pattern occurs in the data set.
-    in_data: bool,
 }
 
 /// What `rbm loglik` prints.
@@ -54,38 +42,6 @@ struct Report {
     top: Option<Vec<Pattern>>,
 }
 
-fn pattern_string(code: u64, m: usize) -> String {
-    decode(code, m)
-        .iter()
-        .map(|&x| if x != 0.0 { '1' } else { '0' })
-        .collect()
-}
-
-/// Mass on the data's distinct patterns and the `top` most probable patterns, from the full
-/// model distribution (m ≤ [`exact::MAX_DIST_BITS`]).
-fn distribution_facts(
-    model: &Rbm,
-    data: &Dataset,
-    top: usize,
-) -> CliResult<(f64, usize, Vec<Pattern>)> {
-    let p = exact::model_distribution(model)?;
-    let distinct = data.distinct();
-    let mass = distinct.iter().map(|&(code, _)| p[code as usize]).sum();
-    let mut order: Vec<usize> = (0..p.len()).collect();
-    // Ties broken by pattern code, so the listing is deterministic.
-    order.sort_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
-    let pats = order
-        .into_iter()
-        .take(top)
-        .map(|code| Pattern {
-            pattern: pattern_string(code as u64, model.m()),
-            p: p[code],
-            in_data: distinct.iter().any(|&(c, _)| c == code as u64),
-        })
-        .collect();
-    Ok((mass, distinct.len(), pats))
-}
-
 /// Runs `rbm loglik`.
 pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
@@ -96,8 +52,9 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let eval = exact::evaluate_given(&model, &data, exact::log_z_threaded(&model, threads)?)?;
     let (mass_on_data, distinct, top) = if model.m() <= exact::MAX_DIST_BITS {
-        let (mass, d, t) = distribution_facts(&model, &data, a.top)?;
-        (Some(mass), Some(d), Some(t))
+        let dist = distribution(&model, &data, eval.log_z);
+        let top = top_patterns(&model, &data, a.top)?;
+        (Some(dist.on), Some(dist.model.len()), Some(top))
     } else {
         (None, None, None)
     };

@@ -1,5 +1,112 @@
-//! The `rbm` command line; the commands live in `rbm_playground::cli`.
+//! The native command line `rbm`, a thin shell over `rbm-core`: exact evaluation of saved models, seeded
+//! training, gradient-estimate diagnostics and the papers' experiments, all printing JSON so
+//! the output can be piped (`jq`, plotting scripts).
+//!
+//! ```text
+//! rbm train --data bas4 --algo pcd --hidden 16 --lr 0.01 --chains 1000 --iters 2000 --seed 1 \
+//!     --save-model m.json                       # header line, then one record per evaluation
+//! rbm loglik --model m.json --data bas4         # log Z, ATLL, bound, KL, mass on data, top patterns
+//! rbm grad --model m.json --data bas4 --algo cd --chains 1000 --reps 100 --seed 1
+//! rbm reproduce sdcp-shifting-bar --algos cd,pcd --runs 5 --seed 1
+//! rbm presets                                   # the presets' settings
+//! ```
+//!
+//! Every failure prints one line `error: …` on stderr and exits with status 1 (clap's own
+//! usage errors keep clap's format and status 2). Output cut short by a closed pipe
+//! (`| head`) ends quietly.
 
-fn main() -> std::process::ExitCode {
-    rbm_playground::cli::main()
+mod common;
+mod grad;
+mod loglik;
+mod reproduce;
+mod train;
+
+use clap::{Parser, Subcommand};
+use common::{CliResult, Failure, Out};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Exact, seeded RBM training and evaluation. `rbm presets` lists the papers' experiments;
+/// `rbm train --help` lists every algorithm and option.
+#[derive(Parser, Debug)]
+#[command(name = "rbm", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Exact log Z, average log-likelihood, bound and KL of a data set under a model file
+    #[command(allow_negative_numbers = true)]
+    Loglik(loglik::LoglikArgs),
+    /// Train one lane; one JSON line per evaluation (the first line: seed and configuration)
+    #[command(allow_negative_numbers = true)]
+    Train(train::TrainCmd),
+    /// Bias, standard error and variance of an algorithm's gradient estimate at a model file
+    #[command(allow_negative_numbers = true)]
+    Grad(grad::GradCmd),
+    /// Run a paper's experiment for several trials; quantiles of the exact ATLL per checkpoint
+    #[command(allow_negative_numbers = true)]
+    Reproduce(reproduce::ReproduceCmd),
+    /// List the presets of `reproduce` with their settings (one JSON line each)
+    Presets,
+}
+
+fn presets(out: &mut Out) -> CliResult {
+    for p in rbm_core::experiments::PRESETS {
+        out.line(p)?;
+    }
+    Ok(())
+}
+
+/// Error text on one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Replaces the default panic message (multi-line, with a backtrace hint) by one `error:` line;
+/// a panic is a bug, but the user still gets the one-line contract.
+fn install_panic_hook() {
+    static REPORTED: AtomicBool = AtomicBool::new(false);
+    std::panic::set_hook(Box::new(|info| {
+        if REPORTED.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "error: internal error{at}: {} (please report this)",
+            one_line(&msg)
+        );
+    }));
+}
+
+/// Entry point of the `rbm` binary.
+fn main() -> ExitCode {
+    install_panic_hook();
+    let cli = Cli::parse();
+    let mut out = Out::stdout();
+    let r = match cli.cmd {
+        Command::Loglik(a) => loglik::run(a, &mut out),
+        Command::Train(a) => train::run(a, &mut out),
+        Command::Grad(a) => grad::run(a, &mut out),
+        Command::Reproduce(a) => reproduce::run(a, &mut out),
+        Command::Presets => presets(&mut out),
+    };
+    match r {
+        Ok(()) | Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Msg(s)) => {
+            eprintln!("error: {}", one_line(&s));
+            ExitCode::FAILURE
+        }
+    }
 }

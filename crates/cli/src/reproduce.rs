@@ -1,4 +1,4 @@
-//! `rbm reproduce`: runs a paper's experiment ([`crate::experiments::PRESETS`]) for several
+//! `rbm reproduce`: runs a paper's experiment ([`rbm_core::experiments::PRESETS`]) for several
 //! independent trials on all cores and prints across-trial quantiles of the exact ATLL.
 //!
 //! Determinism: trial r of every lane is seeded by [`trial_seed`]`(S, r)` and uses the lane's
@@ -11,15 +11,15 @@
 //! items are few and coarse (one whole trial each), so a work-stealing pool buys nothing, and
 //! the crate keeps no native-only dependency beyond clap.
 
-use super::common::{fail, parallel, threads, CliResult, Failure, Out};
-use crate::data::Dataset;
-use crate::error::{Error, Result};
-use crate::experiments::{
-    aggregate, find_preset, schedule, summarize, trial_seed, Checkpoint, Preset, Summary,
-};
-use crate::rng::entropy_seed;
-use crate::train::{Lane, Record};
+use super::common::{entropy_seed, fail, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
+use rbm_core::data::Dataset;
+use rbm_core::error::Result;
+use rbm_core::experiments::trials::{
+    aggregate, run_trial, schedule, summarize, trial_seed, Checkpoint, Summary,
+};
+use rbm_core::experiments::{find_preset, Preset};
+use rbm_core::train::{find, Record};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -113,9 +113,8 @@ struct Trial {
     seconds: f64,
 }
 
-/// Runs one trial of lane `lane` at `lr`, recording at every checkpoint of `schedule(iters,
-/// every)`. A divergence ends the trial early with the records made so far.
-fn run_trial(
+/// Runs one trial through the core's runner and times it.
+fn timed_trial(
     p: &Preset,
     data: &Arc<Dataset>,
     lane: usize,
@@ -125,17 +124,7 @@ fn run_trial(
     every: u64,
 ) -> Result<Trial> {
     let t = Instant::now();
-    let mut l = Lane::new(p.lane_config(lane, lr, seed, every), data.clone())?;
-    let mut records = Vec::with_capacity((iters / every) as usize + 2);
-    match l.run_into(iters, &mut records) {
-        Ok(()) => {
-            if iters % every != 0 {
-                records.push(l.record()?);
-            }
-        }
-        Err(Error::Diverged { .. }) => {}
-        Err(e) => return Err(e),
-    }
+    let records = run_trial(p, data, lane, lr, seed, iters, every)?;
     Ok(Trial {
         records,
         seconds: t.elapsed().as_secs_f64(),
@@ -204,7 +193,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     // Check every lane before running any, so an unknown algorithm or bad rate fails at once.
     for &li in &lanes {
         for &lr in &rates {
-            let cfg = p.lane_config(li, lr, seed, every);
+            let cfg = p.lane_config(li, lr, seed, every)?;
             cfg.validate(&data).map_err(|e| {
                 Failure::Msg(format!(
                     "preset '{}', lane {} at lr {lr}: {e}",
@@ -261,8 +250,9 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
                 .collect();
             let seconds = trials.iter().map(|t| t.seconds).sum();
             let recs: Vec<Vec<Record>> = trials.into_iter().map(|t| t.records).collect();
-            let cps: Vec<Checkpoint> = aggregate(&recs, &sched, epochs_per_iter)?;
             let lane = &p.lanes[li];
+            let cps: Vec<Checkpoint> =
+                aggregate(&recs, &sched, epochs_per_iter, find(lane.algo)?.stats)?;
             for c in &cps {
                 out.line(&Line {
                     kind: "checkpoint",
@@ -294,7 +284,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         |idx| {
             let (g, r) = (idx / runs, idx % runs);
             let (li, lr) = groups[g];
-            run_trial(p, &data, li, lr, seeds[r], iters, every)
+            timed_trial(p, &data, li, lr, seeds[r], iters, every)
         },
         |idx, res| {
             let (g, r) = (idx / runs, idx % runs);

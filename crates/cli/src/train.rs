@@ -1,8 +1,7 @@
 //! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
-use super::common::{load_data, save_model, CliResult, Failure, Out, TrainArgs};
-use crate::rng::entropy_seed;
-use crate::train::{Lane, LaneConfig};
+use super::common::{entropy_seed, load_data, save_model, CliResult, Failure, Out, TrainArgs};
+use rbm_core::train::{Lane, LaneConfig};
 use clap::Args;
 use serde::Serialize;
 use std::sync::Arc;
@@ -18,9 +17,6 @@ pub struct TrainCmd {
     /// Number of updates
     #[arg(long, default_value_t = 1000)]
     iters: u64,
-    /// Seed [default: drawn from the system and printed in the first line]
-    #[arg(long)]
-    seed: Option<u64>,
     /// Write the final model (after a divergence: the last finite one) to this file
     #[arg(long)]
     save_model: Option<String>,
@@ -42,8 +38,8 @@ struct Header<'a> {
 pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     let data = Arc::new(load_data(&a.data)?);
     let mut cfg = LaneConfig::default();
-    a.lane.apply(&mut cfg);
-    let seed = a.seed.unwrap_or_else(entropy_seed);
+    a.lane.0.apply(&mut cfg)?;
+    let seed = cfg.seed.unwrap_or_else(entropy_seed);
     cfg.seed = Some(seed);
     let mut lane = Lane::new(cfg.clone(), data.clone())?;
     out.line(&Header {

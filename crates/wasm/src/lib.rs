@@ -1,21 +1,21 @@
-//! The JavaScript boundary (wasm32 only), used by the page's Web Workers: one [`WasmLane`] per
-//! worker wraps a [`Lane`], plus the catalogues the page builds its pickers from.
+//! The WebAssembly shell of RBM Playground, used by the page's Web Workers. It only translates:
+//! every computation is `rbm-core`'s. One [`WasmLane`] per worker wraps a core
+//! [`Lane`]; [`catalog`] hands the page the core's declarations (algorithms, options,
+//! statistics, data sets, presets).
 //!
-//! Every failure of the core comes back as a JavaScript `Error` carrying the core's one-line
-//! message (never a panic). A lane that diverges (docs/algorithms.md §4: a non-finite parameter)
-//! reports the message in its run result, keeps the records made before it, and keeps its last
-//! finite model for display and export.
+//! Errors come back as plain objects `{kind, key, message}` ([`ErrorInfo`]), so the page shows
+//! an option's error under its input. A panic (a bug) is recorded by a hook before the module
+//! traps; [`last_panic`] gives its message so the page can show it on the lane and restart the
+//! worker. The TypeScript types of every value crossing this boundary are generated from these
+//! Rust types (`www/src/generated/core.ts`, checked by `tests/ts_types.rs`).
+#![deny(missing_docs)]
 
-use crate::data::{decode, Dataset, BUILTIN};
-use crate::error::Error;
-use crate::eval::exact;
-use crate::experiments::PRESETS;
-use crate::model::Init;
-use crate::train::{Lane, LaneConfig, Record, ALGORITHMS};
+use rbm_core::data::Dataset;
+use rbm_core::error::{Error, ErrorInfo};
+use rbm_core::train::{Lane, LaneConfig, Record, View};
 use serde::Serialize;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// The serializer of every value handed to JavaScript: maps become plain objects (record
 /// statistics), `None` becomes `null`, and 64-bit integers stay numbers (counts below 2^53).
@@ -23,385 +23,160 @@ const OUT: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::new(
     .serialize_maps_as_objects(true)
     .serialize_missing_as_null(true);
 
-fn to_js<T: Serialize>(x: &T) -> Result<JsValue, JsError> {
-    x.serialize(&OUT).map_err(|e| {
-        JsError::new(&format!(
-            "internal error: cannot pass a value to JavaScript: {e}"
-        ))
-    })
+fn to_js<T: Serialize>(x: &T) -> Result<JsValue, JsValue> {
+    x.serialize(&OUT)
+        .map_err(|e| internal(format!("cannot pass a value to JavaScript: {e}")))
 }
 
-fn js_err(e: Error) -> JsError {
-    JsError::new(&e.to_string())
+fn internal(message: String) -> JsValue {
+    let info = ErrorInfo {
+        kind: "internal",
+        key: None,
+        message: format!("internal error: {message}"),
+    };
+    info.serialize(&OUT).unwrap_or_else(|_| JsValue::from_str(&info.message))
 }
 
-/// An algorithm of the registry, as the page's lane picker lists it.
-#[derive(Serialize)]
-struct AlgoEntry {
-    name: &'static str,
-    title: &'static str,
-    paper: &'static str,
-    options: &'static [&'static str],
+/// An error of the core as the object `{kind, key, message}`.
+fn js_err(e: Error) -> JsValue {
+    to_js(&e.info()).unwrap_or_else(|v| v)
 }
 
-/// Every training algorithm (`train::ALGORITHMS`): `[{name, title, paper, options}]`, so a newly
-/// registered algorithm appears in the page's picker with its options and no page change.
-#[wasm_bindgen]
-pub fn algorithms() -> Result<JsValue, JsError> {
-    let list: Vec<AlgoEntry> = ALGORITHMS
-        .iter()
-        .map(|a| AlgoEntry {
-            name: a.name,
-            title: a.title,
-            paper: a.paper,
-            options: a.options,
-        })
-        .collect();
-    to_js(&list)
-}
+static PANIC: Mutex<Option<String>> = Mutex::new(None);
 
-/// A built-in data set, as the page describes it (docs/algorithms.md §2).
-#[derive(Serialize)]
-struct DataEntry {
-    name: &'static str,
-    description: &'static str,
-    rows: usize,
-    m: usize,
-    /// Image shape `[height, width]`, or null.
-    shape: Option<[usize; 2]>,
-    /// Maximum achievable average log-likelihood (−entropy of the data).
-    bound: Option<f64>,
-    /// The distinct patterns, each as `m` 0/1 numbers, in order of first appearance.
-    patterns: Vec<Vec<u8>>,
-    /// How many rows each distinct pattern has.
-    counts: Vec<usize>,
-}
-
-/// The built-in data sets: `[{name, description, rows, m, shape, bound, patterns, counts}]`.
-#[wasm_bindgen(js_name = dataSets)]
-pub fn data_sets() -> Result<JsValue, JsError> {
-    let mut list = Vec::new();
-    for &(name, description) in BUILTIN {
-        let d = Dataset::builtin(name).map_err(js_err)?;
-        let distinct = d.distinct();
-        list.push(DataEntry {
-            name,
-            description,
-            rows: d.rows(),
-            m: d.m,
-            shape: d.shape.map(|(h, w)| [h, w]),
-            bound: d.bound(),
-            patterns: distinct
-                .iter()
-                .map(|&(code, _)| decode(code, d.m).iter().map(|&x| x as u8).collect())
-                .collect(),
-            counts: distinct.iter().map(|&(_, c)| c).collect(),
-        });
-    }
-    to_js(&list)
-}
-
-/// The core's default lane configuration (`LaneConfig::default()`), for the page's inputs.
-#[wasm_bindgen(js_name = defaultConfig)]
-pub fn default_config() -> Result<JsValue, JsError> {
-    to_js(&LaneConfig::default())
-}
-
-/// A lane of a paper's experiment, as the page sets it up.
-#[derive(Serialize)]
-struct PresetLaneEntry {
-    /// The paper's name for it (e.g. "S-DCP d=3 K'=4").
-    label: &'static str,
-    /// The algorithm's registered name (it may not be registered in this build).
-    algo: &'static str,
-    /// The full configuration [`crate::experiments::Preset::lane_config`] gives at the
-    /// preset's first learning rate, seed 1 and the preset's evaluation interval; the page
-    /// replaces `lr`, `seed`, `lane` and `every` by its own choices.
-    config: LaneConfig,
-}
-
-/// A paper's experiment (`experiments::PRESETS`), as the page's picker lists it.
-#[derive(Serialize)]
-struct PresetEntry {
-    name: &'static str,
-    title: &'static str,
-    paper: &'static str,
-    /// Built-in data set name.
-    data: &'static str,
-    hidden: usize,
-    init: Init,
-    /// Negative chains (null: one per batch row).
-    chains: Option<usize>,
-    /// Mini-batch size (null: the whole data set).
-    batch: Option<usize>,
-    rates: &'static [f64],
-    /// Where each rate comes from (the paper's text, its code, …), in the order of `rates`.
-    rate_notes: &'static [&'static str],
-    /// What the paper reports, i.e. what to look for.
-    expect: &'static str,
-    /// Updates per trial.
-    iters: u64,
-    /// Evaluation interval in updates.
-    every: u64,
-    /// Independent trials the paper (or `rbm reproduce`) runs.
-    trials: usize,
-    lanes: Vec<PresetLaneEntry>,
-}
-
-/// The papers' experiments (docs/algorithms.md §6), the same table `rbm reproduce` runs:
-/// `[{name, title, paper, data, hidden, init, chains, batch, rates, rate_notes, expect, iters,
-/// every, trials, lanes: [{label, algo, config}]}]`, each lane's `config` built by
-/// `Preset::lane_config` so the page never re-derives an option.
-#[wasm_bindgen]
-pub fn presets() -> Result<JsValue, JsError> {
-    let list: Vec<PresetEntry> = PRESETS
-        .iter()
-        .map(|p| PresetEntry {
-            name: p.name,
-            title: p.title,
-            paper: p.paper,
-            data: p.data,
-            hidden: p.hidden,
-            init: p.init,
-            chains: p.chains,
-            batch: p.batch,
-            rates: p.rates,
-            rate_notes: p.rate_notes,
-            expect: p.expect,
-            iters: p.iters,
-            every: p.every,
-            trials: p.trials,
-            lanes: p
-                .lanes
-                .iter()
-                .enumerate()
-                .map(|(i, l)| PresetLaneEntry {
-                    label: l.label,
-                    algo: l.algo,
-                    config: p.lane_config(i, p.rates[0], 1, p.every),
-                })
-                .collect(),
-        })
-        .collect();
-    to_js(&list)
-}
-
-/// The field names a `Deserialize` struct declares (as serde passes them to
-/// `deserialize_struct`), so renamed or skipped fields can never drift from the check below.
-struct FieldNames(&'static [&'static str]);
-
-impl<'de> serde::Deserializer<'de> for &mut FieldNames {
-    type Error = serde::de::value::Error;
-
-    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(serde::de::Error::custom("not a struct"))
-    }
-
-    fn deserialize_struct<V: serde::de::Visitor<'de>>(
-        self,
-        _: &'static str,
-        fields: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.0 = fields;
-        Err(serde::de::Error::custom("field names collected"))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-        ignored_any
-    }
-}
-
-/// `LaneConfig`'s keys.
-fn lane_config_keys() -> &'static [&'static str] {
-    let mut names = FieldNames(&[]);
-    let _ = <LaneConfig as serde::Deserialize>::deserialize(&mut names);
-    names.0
-}
-
-/// Reads a lane configuration object. serde-wasm-bindgen looks up only the fields a struct
-/// declares, so unknown keys (which `LaneConfig` refuses from JSON) are checked here.
-fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
-    if config.is_undefined() || config.is_null() {
-        return Ok(LaneConfig::default());
-    }
-    if !config.is_object() || js_sys::Array::is_array(&config) {
-        return Err(Error::Invalid(
-            "the lane configuration must be an object".into(),
-        ));
-    }
-    let known = lane_config_keys();
-    let keys = js_sys::Object::keys(config.unchecked_ref::<js_sys::Object>());
-    for key in keys.iter().filter_map(|k| k.as_string()) {
-        if !known.contains(&key.as_str()) {
-            return Err(Error::Invalid(format!(
-                "unknown lane option '{key}' (known: {})",
-                known.join(", ")
-            )));
+/// Installs the panic hook (runs when the module starts): a panic's message and place are kept
+/// for [`last_panic`], since the trap JavaScript sees says only "unreachable".
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        if let Ok(mut p) = PANIC.lock() {
+            *p = Some(format!("internal error{at}: {msg} (please report this)"));
         }
-    }
-    serde_wasm_bindgen::from_value(config)
-        .map_err(|e| Error::Invalid(format!("lane configuration: {e}")))
+    }));
 }
 
-/// What [`WasmLane::run`] returns.
+/// The message of the panic that stopped this module, if one did. After a panic the module
+/// must not be used again: the worker reports the message and the page starts a new worker.
+#[wasm_bindgen(js_name = lastPanic)]
+pub fn last_panic() -> Option<String> {
+    PANIC.lock().ok().and_then(|p| p.clone())
+}
+
+/// Panics on purpose, so the tests can check that a panic reaches the lane's panel and that
+/// the other lanes keep running.
+#[wasm_bindgen(js_name = panicForTest)]
+pub fn panic_for_test() {
+    panic!("a deliberate panic (panicForTest)");
+}
+
+/// The core's catalog (`rbm_core::catalog::Catalog`): algorithms with their options and
+/// statistics, the option schema, data sets and presets.
+#[wasm_bindgen]
+pub fn catalog() -> Result<JsValue, JsValue> {
+    to_js(&rbm_core::catalog::catalog().map_err(js_err)?)
+}
+
+/// What [`WasmLane::step`] returns (its `view`, when present, also carries `weights`, a
+/// `Float32Array` of W, m×n row-major).
 #[derive(Serialize)]
-struct RunResult {
-    /// Records made during this call (iteration 0 on the first call, then every `every`).
-    records: Vec<Record>,
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SliceResult {
+    /// Records made during this call: the initial record on the first call, then one every
+    /// `every` updates.
+    pub records: Vec<Record>,
     /// Updates done so far.
-    iter: u64,
-    /// The seed in use, as a decimal string (a drawn seed may exceed 2^53).
-    seed: String,
-    /// The core's message if the lane failed during this call (e.g. it diverged), else null.
-    error: Option<String>,
-    /// True once the lane has stopped for good (divergence); its model is the last finite one.
-    failed: bool,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// The error that stopped the lane during this call (e.g. it diverged), else null.
+    pub error: Option<ErrorInfo>,
+    /// True once the lane has stopped for good; its model is then the last finite one.
+    pub failed: bool,
+    /// The panels' view, when asked for.
+    pub view: Option<View>,
 }
 
-/// The model distribution over a data set's distinct patterns (docs/algorithms.md §2).
-#[derive(Serialize)]
-struct Distribution {
-    /// p_model(v) of each distinct pattern, in the order of `dataSets()[…].patterns`.
-    model: Vec<f64>,
-    /// The empirical probability of each distinct pattern (count / rows).
-    data: Vec<f64>,
-    /// Model mass off the data set's patterns: 1 − Σ model.
-    off: f64,
-    /// log Z of the model these numbers describe.
-    log_z: f64,
+/// How many chains a view carries.
+pub const VIEW_CHAINS: usize = 24;
+
+/// A lane configuration object: the option keys of the schema, plus `algo` and `lane`. A
+/// missing seed is drawn here (53 bits, so the page can show and replay it).
+fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
+    let mut cfg = if config.is_undefined() || config.is_null() {
+        LaneConfig::default()
+    } else {
+        let v: serde_json::Value = serde_wasm_bindgen::from_value(config)
+            .map_err(|e| Error::Invalid(format!("the lane configuration: {e}")))?;
+        let obj = v.as_object().ok_or_else(|| {
+            Error::Invalid("the lane configuration must be an object".into())
+        })?;
+        LaneConfig::from_object(obj)?
+    };
+    if cfg.seed.is_none() {
+        cfg.seed = Some((js_sys::Math::random() * 9_007_199_254_740_991.0) as u64);
+    }
+    Ok(cfg)
 }
 
-/// One training lane (docs/algorithms.md §4) for a Web Worker: a seeded [`Lane`] on a built-in
-/// data set.
+/// One training lane for a Web Worker: a seeded core [`Lane`] on a built-in data set.
 #[wasm_bindgen]
 pub struct WasmLane {
     lane: Lane,
-    /// Whether the record at update 0 was handed out already (the core makes it on the first
-    /// `run_into` call that finds the lane at update 0, which `run(0)` does not move past).
-    initial_sent: bool,
-    /// (update, log Z) of the latest record: the model at that update has this log Z, which
-    /// spares `distribution` an enumeration when nothing moved since (or the lane failed, as
-    /// its kept model is the one of its latest record).
-    recorded_log_z: Option<(u64, f64)>,
 }
 
 #[wasm_bindgen]
 impl WasmLane {
-    /// A lane from a configuration object with `LaneConfig`'s keys (`algo`, `lr`, `k`, `chains`,
-    /// `seed`, …; missing keys take the core's defaults) on the built-in data set `dataset`.
-    /// Unknown keys and bad values fail with the core's message.
+    /// A lane from a configuration object (missing keys take the core's defaults) on the
+    /// built-in data set `dataset`. Throws `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsError> {
+    pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
         let cfg = lane_config(config).map_err(js_err)?;
-        let data = Arc::new(Dataset::builtin(dataset).map_err(js_err)?);
+        let data = Dataset::builtin(dataset)
+            .map_err(|e| js_err(Error::option("data", e.to_string())))?;
         Ok(WasmLane {
-            lane: Lane::new(cfg, data).map_err(js_err)?,
-            initial_sent: false,
-            recorded_log_z: None,
+            lane: Lane::new(cfg, Arc::new(data)).map_err(js_err)?,
         })
     }
 
-    /// Runs `updates` updates: `{records, iter, seed, error, failed}`. The first call (even
-    /// `run(0)`) includes the record at update 0, and each record is returned once. A failure
-    /// (divergence) is reported in `error` with the records made before it; later calls report
-    /// it again.
-    pub fn run(&mut self, updates: u32) -> Result<JsValue, JsError> {
+    /// One slice of work: `updates` updates, the records they made and, if `view`, the
+    /// panels' view — one call per slice. A failure (divergence) is reported in `error`
+    /// with the records made before it.
+    pub fn step(&mut self, updates: u32, view: bool) -> Result<JsValue, JsValue> {
         let mut records = Vec::new();
         let error = self
             .lane
             .run_into(updates as u64, &mut records)
             .err()
-            .map(|e| e.to_string());
-        if self.initial_sent && records.first().is_some_and(|r| r.iter == 0) {
-            records.remove(0);
-        }
-        self.initial_sent |= !records.is_empty();
-        if let Some(r) = records.iter().rev().find(|r| r.log_z.is_some()) {
-            self.recorded_log_z = r.log_z.map(|z| (r.iter, z));
-        }
-        to_js(&RunResult {
+            .map(|e| e.info());
+        let view = view.then(|| self.lane.view(VIEW_CHAINS));
+        let weights = view.as_ref().map(|v| js_sys::Float32Array::from(&v.weights[..]));
+        let out = to_js(&SliceResult {
             records,
             iter: self.lane.iter(),
-            seed: self.lane.seed().to_string(),
             error,
             failed: self.lane.failure().is_some(),
-        })
-    }
-
-    /// Exact evaluation of the current model: `{log_z, atll, rows, bound, kl}`.
-    pub fn evaluate(&self) -> Result<JsValue, JsError> {
-        to_js(&exact::evaluate(self.lane.model(), self.lane.data()).map_err(js_err)?)
-    }
-
-    /// The model's probability of each distinct training pattern, the data's, and the mass off
-    /// the data: `{model, data, off, log_z}`. Right after a record (or after a failure) it
-    /// reuses that record's exact log Z instead of enumerating again.
-    pub fn distribution(&self) -> Result<JsValue, JsError> {
-        let (model, data) = (self.lane.model(), self.lane.data());
-        let log_z = match self.recorded_log_z {
-            Some((iter, z)) if iter == self.lane.iter() || self.lane.failure().is_some() => z,
-            _ => exact::log_z(model).map_err(js_err)?,
-        };
-        let rows = data.rows() as f64;
-        let mut d = Distribution {
-            model: Vec::new(),
-            data: Vec::new(),
-            off: 1.0,
-            log_z,
-        };
-        for (_, count, lp) in exact::pattern_log_probs(model, data, log_z) {
-            let p = libm::exp(lp);
-            d.model.push(p);
-            d.data.push(count as f64 / rows);
-            d.off -= p;
+            view,
+        })?;
+        if let Some(w) = weights {
+            let v = js_sys::Reflect::get(&out, &"view".into())?;
+            js_sys::Reflect::set(&v, &"weights".into(), &w)?;
         }
-        d.off = d.off.max(0.0);
-        to_js(&d)
-    }
-
-    /// The weights W as an m×n row-major `Float32Array` (`w[i*n+j]` joins visible i and
-    /// hidden j); column j reshaped to the data's image shape is hidden unit j's filter.
-    pub fn weights(&self) -> js_sys::Float32Array {
-        js_sys::Float32Array::from(self.lane.model().w())
-    }
-
-    /// Visible biases b (length m).
-    #[wasm_bindgen(js_name = visibleBias)]
-    pub fn visible_bias(&self) -> js_sys::Float32Array {
-        js_sys::Float32Array::from(&self.lane.model().b[..])
-    }
-
-    /// Hidden biases c (length n).
-    #[wasm_bindgen(js_name = hiddenBias)]
-    pub fn hidden_bias(&self) -> js_sys::Float32Array {
-        js_sys::Float32Array::from(&self.lane.model().c[..])
-    }
-
-    /// The chains' visible states (`chains × m`, row-major), or `undefined` when the
-    /// algorithm keeps no chains.
-    pub fn chains(&self) -> Option<js_sys::Float32Array> {
-        self.lane.chain_states().map(js_sys::Float32Array::from)
+        Ok(out)
     }
 
     /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n]}`.
     #[wasm_bindgen(js_name = exportModel)]
     pub fn export_model(&self) -> String {
         self.lane.model().to_json()
-    }
-
-    /// Number of visible units m.
-    #[wasm_bindgen(getter)]
-    pub fn visible(&self) -> usize {
-        self.lane.model().m()
-    }
-
-    /// Number of hidden units n.
-    #[wasm_bindgen(getter)]
-    pub fn hidden(&self) -> usize {
-        self.lane.model().n()
     }
 
     /// Updates done so far.
@@ -416,25 +191,28 @@ impl WasmLane {
         self.lane.seed().to_string()
     }
 
-    /// The message of the error that stopped the lane, if any.
+    /// The evaluation interval in updates.
     #[wasm_bindgen(getter)]
-    pub fn failure(&self) -> Option<String> {
-        self.lane.failure().map(|e| e.to_string())
+    pub fn every(&self) -> f64 {
+        self.lane.config().every as f64
     }
 }
 
-/// The benchmark workloads (`bench::workloads`), for `npm run bench` in a browser worker.
+/// The benchmark workloads (`rbm_core::bench::workloads`), for `npm run bench` in a browser
+/// worker (feature `bench`, never in the page's build).
+#[cfg(feature = "bench")]
 #[wasm_bindgen(js_name = benchWorkloads)]
 pub fn bench_workloads(quick: bool) -> Vec<String> {
-    crate::bench::workloads(quick)
+    rbm_core::bench::workloads(quick)
 }
 
 /// Runs one benchmark workload for at least `min_secs` seconds of `Date.now()` time and returns
-/// its figure (the unit is the native bench's: updates/s, sweeps/s, evaluations/s or s).
+/// its figure (the unit is the native bench's).
+#[cfg(feature = "bench")]
 #[wasm_bindgen(js_name = benchRun)]
-pub fn bench_run(name: &str, min_secs: f64) -> Result<f64, JsError> {
+pub fn bench_run(name: &str, min_secs: f64) -> Result<f64, JsValue> {
     let now = || js_sys::Date::now() / 1000.0;
-    crate::bench::run(name, &now, min_secs)
+    rbm_core::bench::run(name, &now, min_secs)
         .map(|r| r.0)
         .map_err(js_err)
 }

@@ -1,0 +1,365 @@
+// Generated from the Rust types by crates/wasm/tests/ts_types.rs (ts-rs); do not edit.
+// Regenerate: TS_UPDATE=1 cargo test -p rbm-playground --features ts --test ts_types
+
+export type Catalog = { 
+/**
+ * The algorithms, in registration order (the first is the default).
+ */
+algorithms: Array<AlgoEntry>, 
+/**
+ * Every option: the general ones, then the algorithms' own.
+ */
+options: Array<OptionEntry>, 
+/**
+ * The built-in data sets.
+ */
+data_sets: Array<DataSetEntry>, 
+/**
+ * The papers' experiments.
+ */
+presets: Array<PresetEntry>, };
+export type AlgoEntry = { 
+/**
+ * CLI and API name.
+ */
+name: string, 
+/**
+ * Label.
+ */
+title: string, 
+/**
+ * Where it comes from.
+ */
+paper: string, 
+/**
+ * The keys of the options it reads besides the general ones.
+ */
+options: Array<string>, 
+/**
+ * The statistics it reports.
+ */
+stats: Array<StatSpec>, };
+export type OptionEntry = { 
+/**
+ * Whether every algorithm reads it.
+ */
+general: boolean, 
+/**
+ * The algorithms that read it (all of them when `general`).
+ */
+algos: Array<string>, 
+/**
+ * Key in [`crate::train::LaneConfig`], the page's URL and the wasm API; the CLI flag is
+ * the key with `-` for `_`.
+ */
+key: string, 
+/**
+ * Short label for an input (may use the papers' symbols, e.g. "learning rate η").
+ */
+label: string, 
+/**
+ * One line of help.
+ */
+help: string, 
+/**
+ * Values it takes.
+ */
+kind: Kind, 
+/**
+ * Its default.
+ */
+default: Default, 
+/**
+ * Who sets it in the page.
+ */
+scope: Scope, };
+export type OptionSpec = { 
+/**
+ * Key in [`crate::train::LaneConfig`], the page's URL and the wasm API; the CLI flag is
+ * the key with `-` for `_`.
+ */
+key: string, 
+/**
+ * Short label for an input (may use the papers' symbols, e.g. "learning rate η").
+ */
+label: string, 
+/**
+ * One line of help.
+ */
+help: string, 
+/**
+ * Values it takes.
+ */
+kind: Kind, 
+/**
+ * Its default.
+ */
+default: Default, 
+/**
+ * Who sets it in the page.
+ */
+scope: Scope, };
+export type Kind = { "type": "int", 
+/**
+ * Smallest valid value.
+ */
+min: number, 
+/**
+ * Largest valid value.
+ */
+max: number, } | { "type": "float", 
+/**
+ * Smallest valid value.
+ */
+min: number, 
+/**
+ * Largest valid value (or bound, when `max_open`).
+ */
+max: number, 
+/**
+ * Whether `max` itself is excluded.
+ */
+max_open: boolean, } | { "type": "choice", 
+/**
+ * The valid names, the first being the usual one.
+ */
+choices: Array<string>, };
+export type Default = { "type": "int", "value": number } | { "type": "float", "value": number } | { "type": "name", "value": string } | { "type": "derived", "value": string };
+export type Scope = "shared" | "lane";
+export type StatSpec = { 
+/**
+ * Key in [`crate::train::Record::stats`].
+ */
+key: string, 
+/**
+ * Label for people (e.g. "mean stopping time τ").
+ */
+label: string, 
+/**
+ * Unit, or "" for a pure number.
+ */
+unit: string, 
+/**
+ * One line of help.
+ */
+help: string, 
+/**
+ * How the values of the updates between two records combine.
+ */
+over_updates: Aggregate, 
+/**
+ * How the values of several trials at one checkpoint combine.
+ */
+over_trials: Aggregate, };
+export type Aggregate = "mean" | "max";
+export type DataSetEntry = { 
+/**
+ * Name (CLI `--data`, the page's picker).
+ */
+name: string, 
+/**
+ * One line for people.
+ */
+description: string, 
+/**
+ * Training rows.
+ */
+rows: number, 
+/**
+ * Units per pattern.
+ */
+m: number, 
+/**
+ * Image shape `[height, width]`, if the patterns are images.
+ */
+shape: [number, number] | null, 
+/**
+ * Largest achievable average log-likelihood (−entropy of the data).
+ */
+bound: number | null, 
+/**
+ * The distinct patterns, each as `m` 0/1 numbers, in order of first appearance.
+ */
+patterns: Array<Array<number>>, 
+/**
+ * How many rows each distinct pattern has.
+ */
+counts: Array<number>, };
+export type PresetEntry = { 
+/**
+ * Name (`rbm reproduce NAME`).
+ */
+name: string, 
+/**
+ * One line for people.
+ */
+title: string, 
+/**
+ * Where the settings come from.
+ */
+paper: string, 
+/**
+ * Built-in data set name.
+ */
+data: string, 
+/**
+ * Hidden units.
+ */
+hidden: number, 
+/**
+ * Initialisation.
+ */
+init: string, 
+/**
+ * Negative chains (null: one per batch row).
+ */
+chains: number | null, 
+/**
+ * Mini-batch size (null: the whole data set).
+ */
+batch: number | null, 
+/**
+ * Learning rates; every lane runs at each.
+ */
+rates: Array<number>, 
+/**
+ * Where each rate comes from, in the order of `rates`.
+ */
+rate_notes: Array<string>, 
+/**
+ * What the paper reports, i.e. what to look for.
+ */
+expect: string, 
+/**
+ * Updates per trial.
+ */
+iters: number, 
+/**
+ * Evaluation interval in updates.
+ */
+every: number, 
+/**
+ * Independent trials per lane and rate.
+ */
+trials: number, 
+/**
+ * The lanes.
+ */
+lanes: Array<PresetLaneEntry>, };
+export type PresetLaneEntry = { 
+/**
+ * The paper's name for it (e.g. "S-DCP d=3 K'=4").
+ */
+label: string, 
+/**
+ * The algorithm's registered name.
+ */
+algo: string, 
+/**
+ * The full configuration [`crate::experiments::Preset::lane_config`] gives at the
+ * preset's first learning rate, seed 1 and the preset's evaluation interval.
+ */
+config: Record<string, number | string | null>, };
+export type CoreRecord = { 
+/**
+ * Updates done so far.
+ */
+iter: number, 
+/**
+ * Gibbs sweeps per chain spent so far (the equal-compute axis).
+ */
+sweeps: number, 
+/**
+ * v|h half-steps per chain spent so far.
+ */
+vh_steps: number, 
+/**
+ * Exact average log-likelihood of the training data, when the model is small enough.
+ */
+atll: number | null, 
+/**
+ * Exact log Z, alongside `atll`.
+ */
+log_z: number | null, 
+/**
+ * Per-algorithm statistics over the updates since the previous record.
+ */
+stats: { [key in string]: number }, };
+export type View = { 
+/**
+ * Updates done.
+ */
+iter: number, 
+/**
+ * Visible units m.
+ */
+m: number, 
+/**
+ * Hidden units n.
+ */
+n: number, 
+/**
+ * The model distribution over the data's distinct patterns, when enumerable.
+ */
+dist: Distribution | null, 
+/**
+ * The visible states (0/1) of the first chains (`count × m`), when the algorithm keeps
+ * chains.
+ */
+chains: Array<number> | null, };
+export type Distribution = { 
+/**
+ * p_model(v) of each distinct pattern, in the order of [`Dataset::distinct`].
+ */
+model: Array<number>, 
+/**
+ * The empirical probability of each distinct pattern (count / rows).
+ */
+data: Array<number>, 
+/**
+ * Model mass on the data set's patterns: Σ model.
+ */
+on: number, 
+/**
+ * Model mass off the data set's patterns: 1 − Σ model (never below 0).
+ */
+off: number, 
+/**
+ * log Z of the model these numbers describe.
+ */
+log_z: number, };
+export type ErrorInfo = { 
+/**
+ * `invalid_option`, `invalid`, `too_large`, `parse`, `diverged` or `internal`.
+ */
+kind: string, 
+/**
+ * The option's key, for `invalid_option`.
+ */
+key: string | null, 
+/**
+ * The one-line message.
+ */
+message: string, };
+export type SliceResult = { 
+/**
+ * Records made during this call: the initial record on the first call, then one every
+ * `every` updates.
+ */
+records: Array<CoreRecord>, 
+/**
+ * Updates done so far.
+ */
+iter: number, 
+/**
+ * The error that stopped the lane during this call (e.g. it diverged), else null.
+ */
+error: ErrorInfo | null, 
+/**
+ * True once the lane has stopped for good; its model is then the last finite one.
+ */
+failed: boolean, 
+/**
+ * The panels' view, when asked for.
+ */
+view: View | null, };
