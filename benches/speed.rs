@@ -1,7 +1,7 @@
 //! Native speed figures (JSON lines): `cargo bench --bench speed` (also run by `npm run bench`).
 //! `--quick` shortens every measurement; `--cpu` times on-CPU time instead of wall time; `--filter NAME` runs matching workloads only.
 
-use rbm_playground::bench;
+use rbm_core::bench;
 use std::time::Instant;
 
 fn main() {

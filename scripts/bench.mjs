@@ -7,11 +7,11 @@
 //   npm run bench -- --filter gibbs
 //   npm run bench -- --reproduce   also the wall time of `rbm reproduce` for the three presets
 //                                  at their defaults (minutes; summaries go to target/bench/)
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildWasm, pkgDir } from './build-wasm.mjs';
+import { buildWasm } from './build-wasm.mjs';
 import { cargoTargetDir, root, run, step } from './lib/tools.mjs';
 
 const args = process.argv.slice(2);
@@ -20,12 +20,11 @@ const filter = args.includes('--filter') ? args[args.indexOf('--filter') + 1] : 
 const minSecs = quick ? 0.3 : 2.0;
 
 step('Native (cargo bench --bench speed)');
-run('cargo', ['bench', '--bench', 'speed', '--', ...(quick ? ['--quick'] : []), ...(filter ? ['--filter', filter] : [])]);
+run('cargo', ['bench', '-p', 'rbm-core', '--features', 'bench', '--bench', 'speed', '--', ...(quick ? ['--quick'] : []), ...(filter ? ['--filter', filter] : [])]);
 
 step('WebAssembly in headless Chromium (one module worker)');
-buildWasm();
 const dir = mkdtempSync(join(tmpdir(), 'rbm-bench-'));
-cpSync(pkgDir, join(dir, 'pkg'), { recursive: true });
+buildWasm({ bench: true, outDir: join(dir, 'pkg') });
 writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>bench</title>');
 writeFileSync(
   join(dir, 'worker.js'),

@@ -1,6 +1,8 @@
-// Builds the core for the browser: the release wasm32 library (SIMD128 from
+// Builds the wasm shell (crates/wasm) for the browser: the release wasm32 library (SIMD128 from
 // .cargo/config.toml), then wasm-bindgen --target web into www/pkg/ (generated, gitignored),
-// which the page's worker imports. Prints the wasm size, raw and gzipped.
+// which the page's worker imports. Prints the wasm size, raw and gzipped. `buildWasm({ bench:
+// true, outDir })` builds the benchmark variant (feature `bench`) elsewhere: the page's build
+// never carries the benchmarks.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -8,18 +10,18 @@ import { cargoTargetDir, findWasmBindgen, root, run, step } from './lib/tools.mj
 
 export const pkgDir = join(root, 'www', 'pkg');
 
-export function buildWasm() {
+export function buildWasm({ bench = false, outDir = pkgDir } = {}) {
   const tools = findWasmBindgen();
   if (!tools) throw new Error('wasm-bindgen of the locked version not found: run `npm run setup`');
   step('Building the core for wasm32 (release)');
-  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features']);
+  run('cargo', ['build', '-p', 'rbm-playground', '--lib', '--release', '--target', 'wasm32-unknown-unknown', ...(bench ? ['--features', 'bench'] : [])]);
   const wasm = join(cargoTargetDir, 'wasm32-unknown-unknown', 'release', 'rbm_playground.wasm');
-  rmSync(pkgDir, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
   // No name section: smaller download; the core returns errors as values, so traces are rare.
-  run(tools.bindgen, ['--target', 'web', '--remove-name-section', '--remove-producers-section', '--out-dir', pkgDir, wasm]);
-  const bytes = readFileSync(join(pkgDir, 'rbm_playground_bg.wasm'));
+  run(tools.bindgen, ['--target', 'web', '--remove-name-section', '--remove-producers-section', '--out-dir', outDir, wasm]);
+  const bytes = readFileSync(join(outDir, 'rbm_playground_bg.wasm'));
   const gz = gzipSync(bytes, { level: 9 }).length;
-  console.log(`wasm: ${(bytes.length / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzipped (www/pkg/rbm_playground_bg.wasm)`);
+  console.log(`wasm: ${(bytes.length / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzipped (${outDir}/rbm_playground_bg.wasm)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

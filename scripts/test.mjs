@@ -1,5 +1,6 @@
 // Every test, in order, stopping at the first failure:
-//   rust   native `cargo test --release`
+//   lint   cargo fmt --check, cargo clippy -D warnings, Biome (TypeScript lint + format check)
+//   rust   native `cargo test --release` of the workspace (core, CLI, wasm shell's native tests)
 //   wasm   the wasm-bindgen-test suite (tests/wasm.rs) in headless Chromium
 //   unit   Vitest unit tests of the page's pure TypeScript logic (www/test)
 //   build  the production build of the page (wasm + type check + vite build)
@@ -13,15 +14,22 @@ import { chromedriverPath, findWasmBindgen, root, run, step } from './lib/tools.
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 const steps = {
+  lint() {
+    step('Formatting and lints: cargo fmt --check, cargo clippy -D warnings, biome check');
+    run('cargo', ['fmt', '--all', '--check']);
+    run('cargo', ['clippy', '--workspace', '--all-targets', '--all-features', '--', '-D', 'warnings']);
+    run('cargo', ['clippy', '-p', 'rbm-playground', '--target', 'wasm32-unknown-unknown', '--all-targets', '--', '-D', 'warnings']);
+    run(bin('biome'), ['check', '.']);
+  },
   rust() {
-    step('Native tests: cargo test --release');
-    run('cargo', ['test', '--release']);
+    step('Native tests: cargo test --release --workspace --all-features');
+    run('cargo', ['test', '--release', '--workspace', '--all-features']);
   },
   wasm() {
     step('wasm tests in headless Chromium: cargo test --target wasm32-unknown-unknown --test wasm');
     const tools = findWasmBindgen();
     if (!tools) throw new Error('wasm-bindgen-test-runner of the locked version not found: run `npm run setup`');
-    run('cargo', ['test', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features', '--test', 'wasm'], {
+    run('cargo', ['test', '--release', '-p', 'rbm-playground', '--target', 'wasm32-unknown-unknown', '--test', 'wasm'], {
       env: {
         ...process.env,
         CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: tools.runner,

@@ -3,13 +3,13 @@
 //! the compute axis, and learning on the S-DCP paper's small data sets.
 #![cfg(not(target_arch = "wasm32"))]
 
-use rbm_playground::data::Dataset;
-use rbm_playground::model::{Init, Rbm, Stats};
-use rbm_playground::rng::{stream, Purpose};
-use rbm_playground::train::cd::Cd;
-use rbm_playground::train::cg::Cg;
-use rbm_playground::train::csdcp::Csdcp;
-use rbm_playground::train::{Algorithm, Centered, Ctx, Lane, LaneConfig, Optimizer, Setup};
+use rbm_core::data::Dataset;
+use rbm_core::model::{Init, Rbm, Stats};
+use rbm_core::rng::{stream, Purpose};
+use rbm_core::train::cd::Cd;
+use rbm_core::train::cg::Cg;
+use rbm_core::train::csdcp::Csdcp;
+use rbm_core::train::{Algorithm, Centered, Ctx, Lane, LaneConfig, Optimizer, Setup};
 use std::sync::Arc;
 
 fn data(name: &str) -> Arc<Dataset> {
@@ -119,7 +119,7 @@ fn cs_dcp_with_one_inner_step_is_cg_bit_for_bit() {
 struct Driver {
     data: Arc<Dataset>,
     model: Rbm,
-    rng: rbm_playground::rng::Rng,
+    rng: rbm_core::rng::Rng,
     opt: Optimizer,
     pos: Stats,
     batch: Vec<f32>,

@@ -9,8 +9,8 @@
 mod common;
 
 use common::{assert_records_match, fnv, golden_record, Golden, GoldenRun, GOLDEN_PATH};
-use rbm_playground::data::Dataset;
-use rbm_playground::train::{Lane, LaneConfig, Record};
+use rbm_core::data::Dataset;
+use rbm_core::train::{Lane, LaneConfig, Record};
 use serde_json::json;
 use std::sync::Arc;
 

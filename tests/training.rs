@@ -1,10 +1,10 @@
 //! Native tests of the training lanes: identities and reproducibility (docs/algorithms.md §4).
 #![cfg(not(target_arch = "wasm32"))]
 
-use rbm_playground::data::Dataset;
-use rbm_playground::model::Init;
-use rbm_playground::train::{Lane, LaneConfig};
-use rbm_playground::Error;
+use rbm_core::data::Dataset;
+use rbm_core::model::Init;
+use rbm_core::train::{Lane, LaneConfig};
+use rbm_core::Error;
 use std::sync::Arc;
 
 fn bas4() -> Arc<Dataset> {

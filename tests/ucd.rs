@@ -3,12 +3,12 @@
 //! UCD negative phase is an unbiased estimate of E_model[s] where CD-1's is not.
 #![cfg(not(target_arch = "wasm32"))]
 
-use rbm_playground::data::{decode, encode, Dataset};
-use rbm_playground::eval::grad::estimate;
-use rbm_playground::model::{Init, Rbm};
-use rbm_playground::rng::{stream, Purpose};
-use rbm_playground::sampler::Coupling;
-use rbm_playground::train::{Lane, LaneConfig};
+use rbm_core::data::{decode, encode, Dataset};
+use rbm_core::diagnostics::grad::estimate;
+use rbm_core::model::{Init, Rbm};
+use rbm_core::rng::{stream, Purpose};
+use rbm_core::sampler::Coupling;
+use rbm_core::train::{Lane, LaneConfig};
 use std::sync::Arc;
 
 /// Significance level of the goodness-of-fit tests. Every test runs with a fixed seed, so it is
@@ -386,7 +386,7 @@ fn the_cap_forces_the_meeting_and_counts_truncated_chains() {
     );
     assert_eq!(stat("rejections"), 0.0);
     assert_eq!(rep.sweeps, 1.0);
-    // A cap at k is refused with a message.
+    // A cap at k is refused with an error naming the option.
     let bad = LaneConfig {
         max_steps: 1,
         ..cfg
@@ -394,7 +394,8 @@ fn the_cap_forces_the_meeting_and_counts_truncated_chains() {
     let err = Lane::with_model(bad, tiny_data(), model)
         .err()
         .expect("refused");
-    assert!(err.to_string().contains("max_steps"), "{err}");
+    assert_eq!(err.key(), Some("max_steps"), "{err}");
+    assert!(err.to_string().contains("T_max"), "{err}");
 }
 
 fn bas4_cfg(seed: u64) -> LaneConfig {

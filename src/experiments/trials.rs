@@ -18,7 +18,8 @@ use std::sync::Arc;
 /// The seed of trial `trial` of a run seeded `seed`: the first draw of the (seed, trial)
 /// auxiliary stream, so trials are independent and each is reproducible on its own.
 pub fn trial_seed(seed: u64, trial: u64) -> u64 {
-    stream(seed, trial, Purpose::Aux).next_u64()
+    // 53 bits: a trial's seed stays exact as a JavaScript number, so the page can replay it.
+    stream(seed, trial, Purpose::Aux).next_u64() >> 11
 }
 
 /// The updates at which a run of `iters` updates is evaluated: 0, every, 2·every, … and

@@ -120,9 +120,8 @@ impl OptionSpec {
         match self.kind {
             Kind::Int { min, max } => format!("a whole number from {min} to {max}"),
             Kind::Float { min, max, max_open } => {
-                if max == f64::INFINITY {
-                    format!("a number ≥ {min}")
-                } else if max_open {
+                let (min, max) = (number(min), number(max));
+                if max_open {
                     format!("a number from {min} up to (not including) {max}")
                 } else {
                     format!("a number from {min} to {max}")
@@ -208,6 +207,19 @@ impl OptionSpec {
         Ok(v)
     }
 }
+
+/// A number for people: plain when moderate, with an exponent when huge (f32's largest value
+/// reads 3.4028234663852886e38, not 39 digits).
+fn number(x: f64) -> String {
+    if x.abs() >= 1e9 {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// Largest finite value of the f32 parameters (a learning rate above it is infinite in f32).
+pub const F32_MAX: f64 = f32::MAX as f64;
 
 /// The `min..=max` of whole-number options with an upper limit on work per update.
 pub const STEP_LIMIT: u64 = 100_000;

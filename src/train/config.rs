@@ -8,7 +8,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::eval::exact::MAX_ENUM_BITS;
 use crate::model::{check_size, Init, MAX_WEIGHTS};
-use crate::schema::options::{Default as D, Kind, OptionSpec, Scope, MAX_SEED, STEP_LIMIT};
+use crate::schema::options::{Default as D, Kind, OptionSpec, Scope, F32_MAX, MAX_SEED, STEP_LIMIT};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -39,7 +39,7 @@ pub const LR: OptionSpec = OptionSpec {
     key: "lr",
     label: "learning rate η",
     help: "step size of every update",
-    kind: float(0.0, 1e6, false),
+    kind: float(0.0, F32_MAX, false),
     default: D::Float(0.1),
     scope: Scope::Lane,
 };
@@ -122,7 +122,7 @@ pub const WEIGHT_DECAY: OptionSpec = OptionSpec {
     key: "weight_decay",
     label: "weight decay",
     help: "L2 penalty on W",
-    kind: float(0.0, 1e6, false),
+    kind: float(0.0, F32_MAX, false),
     default: D::Float(0.0),
     scope: Scope::Lane,
 };
@@ -176,7 +176,7 @@ pub const FAST_LR: OptionSpec = OptionSpec {
     key: "fast_lr",
     label: "fast learning rate η_F",
     help: "FPCD: learning rate of the fast weights",
-    kind: float(0.0, 1e6, false),
+    kind: float(0.0, F32_MAX, false),
     default: D::Derived("the learning rate η"),
     scope: Scope::Lane,
 };

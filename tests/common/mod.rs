@@ -4,7 +4,7 @@
 //! comparison uses the bits, so JSON float parsing cannot blur it).
 #![allow(dead_code)]
 
-use rbm_playground::train::Record;
+use rbm_core::train::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

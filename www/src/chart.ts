@@ -2,7 +2,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, BOUND_COLOUR, chartColumns, yRange, type Axis } from './chartData';
-import type { Curve } from './state';
+import type { Curve } from './curve';
 
 export interface ChartLane {
   label: string;
@@ -10,11 +10,26 @@ export interface ChartLane {
   curve: Curve;
 }
 
+/** How a chart looks. */
+export interface ChartSettings {
+  /** The vertical axis's label. */
+  yLabel: string;
+  /** Smallest width and the height range, in CSS pixels (the height follows the width). */
+  minWidth: number;
+  minHeight: number;
+  maxHeight: number;
+}
+
+export const LIKELIHOOD_CHART: ChartSettings = { yLabel: 'average log-likelihood (exact)', minWidth: 280, minHeight: 220, maxHeight: 360 };
+
 export class LikelihoodChart {
   private plot: uPlot | null = null;
   private key = '';
 
-  constructor(private readonly el: HTMLElement) {}
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly settings: ChartSettings = LIKELIHOOD_CHART,
+  ) {}
 
   /** Redraws; rebuilds the plot only when the series (lanes, axis, bound) change. */
   update(lanes: ChartLane[], axis: Axis, bound: number | null): void {
@@ -39,8 +54,9 @@ export class LikelihoodChart {
   }
 
   private size(): { width: number; height: number } {
-    const width = Math.max(280, this.el.clientWidth);
-    return { width, height: Math.round(Math.min(360, Math.max(220, width * 0.42))) };
+    const { minWidth, minHeight, maxHeight } = this.settings;
+    const width = Math.max(minWidth, this.el.clientWidth);
+    return { width, height: Math.round(Math.min(maxHeight, Math.max(minHeight, width * 0.42))) };
   }
 
   private options(lanes: ChartLane[], axis: Axis, bound: number | null): uPlot.Options {
@@ -71,7 +87,7 @@ export class LikelihoodChart {
       scales: { x: { time: false } },
       axes: [
         { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' } },
-        { label: 'average log-likelihood (exact)', stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
+        { label: this.settings.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },

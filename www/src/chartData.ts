@@ -1,7 +1,7 @@
 // Shapes the lanes' curves into the columns uPlot draws: one shared, sorted x column (updates
 // or Gibbs sweeps), one y column per lane (null where a lane has no point), and the data set's
 // bound as a constant column.
-import type { Curve } from './state';
+import type { Curve } from './curve';
 
 export type Axis = 'iter' | 'sweeps';
 

@@ -1,6 +1,6 @@
 // Canvases of a lane: the weight filters (one tile per hidden unit, diverging colours), the
 // model distribution over the data set's distinct patterns, and a strip of chain states.
-import type { Distribution } from './types';
+import type { Distribution } from './generated/core';
 
 /** Blue–white–red diverging map (ColorBrewer RdBu end points) for t ∈ [−1, 1]. */
 export function diverging(t: number): [number, number, number] {
@@ -124,7 +124,7 @@ export function drawDistribution(canvas: HTMLCanvasElement, dist: Distribution, 
 }
 
 /** Chain states (the negative phase's particles) as a grid of thumbnails. */
-export function drawChains(canvas: HTMLCanvasElement, chains: Uint8Array, m: number, shape: [number, number] | null, width: number): void {
+export function drawChains(canvas: HTMLCanvasElement, chains: number[], m: number, shape: [number, number] | null, width: number): void {
   const ps = patternShape(m, shape);
   const count = Math.floor(chains.length / m);
   const gap = 4;
@@ -134,6 +134,6 @@ export function drawChains(canvas: HTMLCanvasElement, chains: Uint8Array, m: num
   const rows = Math.ceil(count / cols);
   const g = prepare(canvas, cols * tile, rows * (cell * ps[0] + gap));
   for (let c = 0; c < count; c++) {
-    thumbnail(g, chains.subarray(c * m, (c + 1) * m), ps, (c % cols) * tile, Math.floor(c / cols) * (cell * ps[0] + gap), cell);
+    thumbnail(g, chains.slice(c * m, (c + 1) * m), ps, (c % cols) * tile, Math.floor(c / cols) * (cell * ps[0] + gap), cell);
   }
 }

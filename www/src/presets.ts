@@ -1,76 +1,65 @@
-// The papers' experiments (the core's `presets()`, the table `rbm reproduce` runs) turned into
-// the page's settings and lanes. Pure logic, no DOM: every option comes from the core's
-// `Preset::lane_config`, and an algorithm the loaded core does not register is left out with a
-// note (it appears by itself once the core registers it).
-import { laneOptionKeys, type Settings } from './state';
-import type { Catalog, CoreConfig, PresetInfo } from './types';
-
-/** Keys of a lane configuration the page sets from its shared settings, not per lane. */
-export const SHARED_KEYS = ['algo', 'hidden', 'seed', 'init', 'every', 'lane', 'lr'] as const;
-
-/** A lane the preset asks for, ready for `newLane`. */
-export interface PlannedLane {
-  /** The preset's lane index: also the lane's id and the core's stream index, as in `rbm reproduce`. */
-  index: number;
-  algo: string;
-  /** The paper's name for it (e.g. "S-DCP d=3 K'=4"). */
-  label: string;
-  /** The text of each option input. */
-  inputs: Record<string, string>;
-}
+// The papers' experiments (the catalog's presets, the table `rbm reproduce` runs) turned into
+// the page's state. Pure logic, no DOM: every option comes from the core's full configuration
+// of each lane (`Preset::lane_config`), read through the schema; an algorithm the loaded core
+// does not register is left out with a note (it appears by itself once the core registers it).
+import type { Catalog, PresetEntry } from './generated/core';
+import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from './schema';
+import type { LaneState, PageState } from './state';
 
 /** What the page becomes when a preset is chosen. */
 export interface PresetPlan {
-  settings: Settings;
-  lanes: PlannedLane[];
+  state: PageState;
   /** Lanes whose algorithm the loaded core does not register. */
   missing: { label: string; algo: string }[];
   lr: number;
 }
 
-const text = (v: CoreConfig[string] | undefined): string => (v === null || v === undefined ? '' : String(v));
+/** A configuration value read as the option's value (the schema default when absent). */
+function valueOf(catalog: Catalog, config: Record<string, number | string | null>, key: string): OptionValue {
+  if (key in config) return config[key];
+  const spec = optionSpec(catalog, key);
+  return spec ? defaultValue(spec) : null;
+}
 
 /**
- * The settings and lanes of preset `p` at its learning rate `rateIndex`, keeping the page's
- * `seed`. Each lane's inputs are the algorithm's options (as the lane picker shows them) filled
- * from the core's configuration, plus any other key the preset sets away from the core's
- * default, so `laneConfig` gives back exactly the core's configuration.
+ * The state of preset `p` at its learning rate `rateIndex`, keeping the page's `seed`: the
+ * shared options and every lane option from the core's configuration of the preset's lanes,
+ * lane i with id i (the preset's stream index, as in `rbm reproduce`), the equal-compute axis
+ * and the preset's length as the end point.
  */
-export function presetPlan(p: PresetInfo, catalog: Catalog, rateIndex: number, seed: number): PresetPlan {
+export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, seed: OptionValue): PresetPlan {
   const r = Math.min(Math.max(0, Math.floor(rateIndex)), p.rates.length - 1);
   const lr = p.rates[r];
-  const lanes: PlannedLane[] = [];
+  const lanes: LaneState[] = [];
   const missing: PresetPlan['missing'] = [];
   p.lanes.forEach((l, index) => {
-    const info = catalog.algorithms.find((a) => a.name === l.algo);
-    if (!info) {
+    if (!catalog.algorithms.some((a) => a.name === l.algo)) {
       missing.push({ label: l.label, algo: l.algo });
       return;
     }
-    const inputs: Record<string, string> = {};
-    for (const key of laneOptionKeys(info)) inputs[key] = key === 'lr' ? String(lr) : text(l.config[key]);
-    for (const [key, value] of Object.entries(l.config)) {
-      if ((SHARED_KEYS as readonly string[]).includes(key) || key in inputs) continue;
-      if (text(value) !== text(catalog.defaults[key])) inputs[key] = text(value);
-    }
-    lanes.push({ index, algo: l.algo, label: l.label, inputs });
+    const options: Record<string, OptionValue> = {};
+    for (const key of laneOptionKeys(catalog, l.algo)) options[key] = key === 'lr' ? lr : valueOf(catalog, l.config, key);
+    lanes.push({ id: index, algo: l.algo, label: l.label, options });
   });
+  const first = p.lanes[0]?.config ?? {};
+  const shared: Record<string, OptionValue> = {};
+  for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : valueOf(catalog, first, spec.key);
   return {
-    settings: { dataset: p.data, hidden: p.hidden, seed, init: p.init, every: p.every, stop: p.iters },
-    lanes,
+    // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
+    state: { data: p.data, shared, lanes, axis: 'sweeps', stop: p.iters, preset: p.name, rate: r },
     missing,
     lr,
   };
 }
 
 /** The text of the learning-rate choice, e.g. "η = 0.01 (the paper's text)". */
-export function rateLabel(p: PresetInfo, i: number): string {
+export function rateLabel(p: PresetEntry, i: number): string {
   const note = p.rate_notes[i];
   return `η = ${p.rates[i]}${note ? ` (${note})` : ''}`;
 }
 
 /** The preset's one-line description: the paper, the set-up and what to look for. */
-export function presetDescription(p: PresetInfo): string {
+export function presetDescription(p: PresetEntry): string {
   const chains = p.chains === null ? 'one chain per training row' : `${p.chains.toLocaleString('en')} chains`;
   const batch = p.batch === null ? 'full batch' : `batch ${p.batch}`;
   return (

@@ -1,22 +1,46 @@
 // The typed message protocol between the page and a lane's worker, and the pure helpers both
-// sides share. One worker runs one lane; the page only draws and handles input.
+// sides share. One worker runs one lane and owns its status (the lifecycle below); the page
+// only sends commands, draws and handles input.
+//
+// Generations: every `configure` (and `reset`) carries a generation number `gen`, increasing
+// per lane. Every reply carries the generation of the lane it describes, so the page drops a
+// reply to a configuration it has since replaced (see lane.ts).
 //
 // Why not Comlink: a lane is a stream (the worker pushes progress while it trains), not a
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
-import type { Catalog, CoreConfig, Distribution } from './types';
+import type { CoreRecord, ErrorInfo, View } from './generated/core';
+
+/** A lane configuration as the core reads it: option keys of the schema plus `algo` and `lane`. */
+export type LaneConfig = Record<string, number | string>;
+
+/**
+ * The lifecycle of a lane, owned by its worker:
+ * - `loading`: the worker has no lane yet (the wasm is loading or no configuration came);
+ * - `ready`: a fresh lane at its start, not running;
+ * - `running`: training in time slices;
+ * - `paused`: stopped by `pause`;
+ * - `done`: stopped at its limit (`limit`);
+ * - `failed`: stopped for good (it diverged, or its first configuration was refused); a new
+ *   configuration or `reset` makes a fresh lane;
+ * - `fatal`: the wasm module panicked (or did not load): the worker is unusable, the page
+ *   restarts it.
+ */
+export type LaneStatus = 'loading' | 'ready' | 'running' | 'paused' | 'done' | 'failed' | 'fatal';
 
 /** Page → worker. */
 export type ToWorker =
-  /** Build (or rebuild) the lane from `config`; `field` names the input that caused it. */
-  | { type: 'configure'; config: CoreConfig; dataset: string; field?: string }
+  /** Build (or rebuild) the lane; a running lane keeps running with the new configuration. */
+  | { type: 'configure'; gen: number; config: LaneConfig; dataset: string }
   | { type: 'start' }
   | { type: 'pause' }
-  /** Rebuild the lane from its current configuration (same seed: the same curve again). */
-  | { type: 'reset' }
-  /** Pause for good at update `until` (null: run on); the lane itself is kept. */
+  /** Rebuild the lane from its last accepted configuration (same seed: the same curve again). */
+  | { type: 'reset'; gen: number }
+  /** Stop for good at update `until` (null: run on); the lane itself is kept. */
   | { type: 'limit'; until: number | null }
-  | { type: 'export' };
+  | { type: 'export' }
+  /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
+  | { type: 'crash' };
 
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
@@ -25,45 +49,35 @@ export interface CurvePoint {
   atll: number;
 }
 
-/** The lane's model, for the canvases. */
-export interface LaneView {
-  iter: number;
-  m: number;
-  n: number;
-  /** W, m×n row-major. */
-  weights: Float32Array;
-  dist: Distribution | null;
-  /** The first chains' visible states (`count × m`, 0/1), when the algorithm keeps chains. */
-  chains: Uint8Array | null;
-}
+/** The core's view with its weights (W, m×n row-major), which travel as a transferred buffer. */
+export type LaneView = View & { weights: Float32Array };
 
-/** Worker → page. */
+/** Worker → page. `gen` is the generation of the lane the message is about. */
 export type FromWorker =
-  | { type: 'ready'; catalog: Catalog }
-  /** The lane was (re)built; the page clears its curve. */
-  | { type: 'configured'; seed: string; field?: string }
-  /** The configuration was refused; the previous lane (if any) is kept unchanged. */
-  | { type: 'rejected'; message: string; field?: string }
+  /** The lane was (re)built from configuration `gen`; the page starts a new curve. */
+  | { type: 'configured'; gen: number; seed: string; every: number }
+  /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */
+  | { type: 'rejected'; gen: number; error: ErrorInfo; kept: number }
+  /** The worker's status changed; `message` says why a lane failed or the worker broke. */
+  | { type: 'status'; gen: number; status: LaneStatus; message: string | null }
   | {
       type: 'progress';
+      gen: number;
       points: CurvePoint[];
       iter: number;
-      /** Updates per second over the recent chunks. */
+      /** Updates per second over the recent slices. */
       rate: number;
-      /** Per-algorithm statistics of the latest record (e.g. UCD's mean_tau). */
-      stats: Record<string, number> | null;
+      /** Statistics of the latest record (keys of the algorithm's StatSpecs). */
+      stats: CoreRecord['stats'] | null;
       view: LaneView | null;
     }
-  /** Running or not; `done` when the lane paused because it reached its `limit`. */
-  | { type: 'state'; running: boolean; done?: true }
-  /** The lane stopped for good (e.g. diverged); its model stays the last finite one. */
-  | { type: 'failed'; message: string; iter: number }
-  | { type: 'model'; json: string }
-  /** The worker cannot work at all (e.g. the wasm did not load). */
-  | { type: 'fatal'; message: string };
+  | { type: 'model'; gen: number; json: string };
 
-/** Wall-clock work per message: small enough for pause to answer at once, big enough to be cheap. */
+/** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */
 export const SLICE_MS = 40;
+
+/** Minimum time between two views of the model for the panels. */
+export const VIEW_MS = 250;
 
 /** Largest number of updates in one slice. */
 export const MAX_CHUNK = 100_000;
@@ -101,4 +115,9 @@ export function perSecond(r: Rate): number {
 export function toNextRecord(iter: number, every: number): number {
   const e = Math.max(1, Math.floor(every));
   return e - (iter % e);
+}
+
+/** Whether a thrown value is the core's error object `{kind, key, message}`. */
+export function isErrorInfo(e: unknown): e is ErrorInfo {
+  return typeof e === 'object' && e !== null && typeof (e as ErrorInfo).kind === 'string' && typeof (e as ErrorInfo).message === 'string';
 }

@@ -1,8 +1,7 @@
-// A lane's Web Worker: loads the wasm core and runs every computation of one lane.
-import init, { WasmLane, algorithms, dataSets, defaultConfig, presets } from '../pkg/rbm_playground.js';
-import { LaneRunner, errorMessage, type Core, type CoreLane, type Host } from './runner';
+// A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts).
+import init, { lastPanic, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
 import type { FromWorker, ToWorker } from './protocol';
-import type { Catalog } from './types';
+import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
 
 const ctx = self as unknown as {
   postMessage(msg: FromWorker, transfer: Transferable[]): void;
@@ -28,10 +27,10 @@ const host: Host = {
   },
 };
 
-let catalog: Catalog | null = null;
 const core: Core = {
-  catalog: () => (catalog ??= { algorithms: algorithms(), dataSets: dataSets(), defaults: defaultConfig(), presets: presets() }),
   newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
+  lastPanic: () => lastPanic(),
+  panicForTest: () => panicForTest(),
 };
 
 let runner: LaneRunner | null = null;
@@ -41,7 +40,9 @@ ctx.onmessage = (e) => (runner ? runner.handle(e.data) : early.push(e.data));
 init()
   .then(() => {
     runner = new LaneRunner(core, host);
-    host.post({ type: 'ready', catalog: core.catalog() });
     for (const msg of early.splice(0)) runner.handle(msg);
   })
-  .catch((e: unknown) => host.post({ type: 'fatal', message: `the WebAssembly core did not load: ${errorMessage(e)}` }));
+  .catch((e: unknown) => {
+    const message = `the WebAssembly core did not load: ${errorMessage(e)}`;
+    host.post({ type: 'status', gen: 0, status: 'fatal', message });
+  });

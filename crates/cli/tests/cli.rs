@@ -3,9 +3,9 @@
 //! the number of threads.
 #![cfg(not(target_arch = "wasm32"))]
 
-use rbm_playground::data::Dataset;
-use rbm_playground::eval::exact;
-use rbm_playground::model::Rbm;
+use rbm_core::data::Dataset;
+use rbm_core::eval::exact;
+use rbm_core::model::Rbm;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -222,7 +222,7 @@ fn bad_input_gives_one_error_line() {
 #[test]
 fn a_preset_with_an_unregistered_algorithm_names_it() {
     for (preset, algo) in [("sdcp-bas3", "sdcp"), ("ucd-bas4", "ucd")] {
-        if rbm_playground::train::find(algo).is_ok() {
+        if rbm_core::train::find(algo).is_ok() {
             continue; // registered on this build: the preset runs instead
         }
         assert_one_line_error(&["reproduce", preset, "--runs", "1", "--iters", "1"]);

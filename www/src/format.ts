@@ -1,0 +1,20 @@
+// Numbers as the page shows them.
+import type { StatSpec } from './generated/core';
+
+/** Formats an updates-per-second figure. */
+export function formatRate(r: number): string {
+  if (!(r > 0)) return '–';
+  return r >= 1000 ? `${(r / 1000).toFixed(1)}k/s` : `${r.toFixed(0)}/s`;
+}
+
+/** Formats a statistic's number. */
+export function formatStat(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (Number.isInteger(x)) return String(x);
+  return Math.abs(x) >= 100 ? x.toFixed(1) : x.toPrecision(3);
+}
+
+/** A statistic with its declared unit, e.g. "2.41 steps". */
+export function formatStatWithUnit(spec: StatSpec, x: number): string {
+  return spec.unit ? `${formatStat(x)} ${spec.unit}` : formatStat(x);
+}

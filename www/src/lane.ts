@@ -1,0 +1,196 @@
+// A lane as the page holds it, DOM-free: its worker, the status the worker reports, its curve,
+// statistics and view, and the generation of its configuration. The worker comes from an
+// injectable factory, so the unit tests drive a handle with a fake worker.
+//
+// Generations: `configure` and `reset` send generation `sent + 1`. A `configured` or `rejected`
+// reply is taken only if it answers the latest generation sent; `progress` and `status` only if
+// they describe the lane the handle shows (`gen`). Anything else is stale and dropped.
+import { type Curve, appendPoints, emptyCurve } from './curve';
+import type { ErrorInfo } from './generated/core';
+import type { FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
+import type { OptionValue } from './schema';
+import type { LaneState } from './state';
+
+/** The part of a Worker the handle uses. */
+export interface WorkerLike {
+  postMessage(msg: ToWorker): void;
+  terminate(): void;
+  onmessage: ((e: MessageEvent<FromWorker>) => void) | null;
+  onerror: ((e: ErrorEvent) => void) | null;
+}
+
+/** Makes a lane's worker (`name` is for the browser's tools). */
+export type WorkerFactory = (name: string) => WorkerLike;
+
+/** What a handle tells its owner. */
+export interface LaneEvents {
+  /** Something shown changed. */
+  changed(lane: LaneHandle): void;
+  /** The model file the page asked for. */
+  model(lane: LaneHandle, json: string): void;
+}
+
+export class LaneHandle implements LaneState {
+  readonly id: number;
+  readonly algo: string;
+  label: string | null;
+  /** The lane's valid option values (what its configuration and the URL hold). */
+  options: Record<string, OptionValue>;
+  /** Messages for option inputs whose text the page could not read (not sent to the core). */
+  inputErrors: Record<string, string> = {};
+  /** The core's refusal of the latest configuration (null once one is accepted). */
+  rejection: ErrorInfo | null = null;
+  status: LaneStatus = 'loading';
+  /** Why the lane failed or its worker broke. */
+  message: string | null = null;
+  seed = '';
+  every = 0;
+  iter = 0;
+  rate = 0;
+  stats: Record<string, number> = {};
+  curve: Curve = emptyCurve();
+  view: LaneView | null = null;
+  /** The generation of the lane shown (its accepted configuration); 0: none yet. */
+  gen = 0;
+  /** The latest generation sent. */
+  sent = 0;
+  private worker: WorkerLike;
+  private config: LaneConfig | null = null;
+  private dataset = '';
+  private until: number | null = null;
+
+  constructor(
+    state: LaneState,
+    private readonly factory: WorkerFactory,
+    private readonly events: LaneEvents,
+  ) {
+    this.id = state.id;
+    this.algo = state.algo;
+    this.label = state.label;
+    this.options = { ...state.options };
+    this.worker = this.spawn();
+  }
+
+  private spawn(): WorkerLike {
+    const w = this.factory(`lane ${this.id} (${this.algo})`);
+    w.onmessage = (e) => this.receive(e.data);
+    w.onerror = (e) => {
+      e.preventDefault?.();
+      this.status = 'fatal';
+      this.message = `the lane's worker failed: ${e.message || 'unknown error'}`;
+      this.events.changed(this);
+    };
+    if (this.until !== null) w.postMessage({ type: 'limit', until: this.until });
+    return w;
+  }
+
+  private post(msg: ToWorker): void {
+    this.worker.postMessage(msg);
+  }
+
+  /** Sends a new configuration; returns its generation. A running lane keeps running. */
+  configure(config: LaneConfig, dataset: string): number {
+    this.config = config;
+    this.dataset = dataset;
+    this.sent += 1;
+    this.post({ type: 'configure', gen: this.sent, config, dataset });
+    return this.sent;
+  }
+
+  start(): void {
+    this.post({ type: 'start' });
+  }
+
+  pause(): void {
+    this.post({ type: 'pause' });
+  }
+
+  /** Back to update 0 with the last accepted configuration. */
+  reset(): void {
+    this.sent += 1;
+    this.post({ type: 'reset', gen: this.sent });
+  }
+
+  /** Stop for good at update `until` (null: run on). */
+  limit(until: number | null): void {
+    this.until = until;
+    this.post({ type: 'limit', until });
+  }
+
+  exportModel(): void {
+    this.post({ type: 'export' });
+  }
+
+  /** Test hook: make the lane's wasm core panic. */
+  crash(): void {
+    this.post({ type: 'crash' });
+  }
+
+  /** A fresh worker with the latest configuration (after a fatal error). */
+  restart(): void {
+    this.detach();
+    this.status = 'loading';
+    this.message = null;
+    this.clear();
+    this.worker = this.spawn();
+    if (this.config) this.configure(this.config, this.dataset);
+    this.events.changed(this);
+  }
+
+  /** Ends the worker. */
+  dispose(): void {
+    this.detach();
+  }
+
+  private detach(): void {
+    this.worker.onmessage = null;
+    this.worker.onerror = null;
+    this.worker.terminate();
+  }
+
+  private clear(): void {
+    this.curve = emptyCurve();
+    this.iter = 0;
+    this.rate = 0;
+    this.stats = {};
+    this.view = null;
+  }
+
+  /** Takes one message of the worker (public for the tests). */
+  receive(msg: FromWorker): void {
+    switch (msg.type) {
+      case 'configured':
+        if (msg.gen !== this.sent) return; // a newer configuration is on its way
+        this.gen = msg.gen;
+        this.clear();
+        this.seed = msg.seed;
+        this.every = msg.every;
+        this.rejection = null;
+        break;
+      case 'rejected':
+        if (msg.gen !== this.sent) return;
+        this.rejection = msg.error;
+        // The worker keeps a lane whose `configured` reply was dropped as stale: the page's
+        // curve is not that lane's, so start that lane again under a generation it takes.
+        if (msg.kept !== this.gen) this.reset();
+        break;
+      case 'status':
+        if (msg.gen !== this.gen && msg.status !== 'fatal') return;
+        this.status = msg.status;
+        this.message = msg.message;
+        break;
+      case 'progress':
+        if (msg.gen !== this.gen) return;
+        appendPoints(this.curve, msg.points);
+        this.iter = msg.iter;
+        if (msg.rate > 0) this.rate = msg.rate;
+        if (msg.stats && Object.keys(msg.stats).length) this.stats = msg.stats;
+        if (msg.view) this.view = msg.view;
+        break;
+      case 'model':
+        this.events.model(this, msg.json);
+        return;
+    }
+    this.events.changed(this);
+  }
+}

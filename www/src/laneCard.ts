@@ -1,0 +1,108 @@
+// A lane's card: its header (name, colour, remove), status line, message (with "Restart lane"
+// when its worker broke), then every panel of the registry (panels/index.ts).
+import type { App } from './app';
+import { laneColour } from './chartData';
+import { sweepsPerUpdate } from './curve';
+import { $, el, setText } from './dom';
+import { formatRate, formatStat } from './format';
+import type { LaneHandle } from './lane';
+import { PANELS } from './panels';
+import type { LanePanel, PanelContext } from './panels/panel';
+import type { LaneStatus } from './protocol';
+import { algoEntry } from './schema';
+
+const WORDS: Record<LaneStatus, string> = {
+  loading: 'loading…',
+  ready: 'ready',
+  running: 'training',
+  paused: 'paused',
+  done: 'finished',
+  failed: 'stopped',
+  fatal: 'broken',
+};
+
+/** The lane's name: the paper's label when a preset made it, else the algorithm's title. */
+export function laneName(app: App, lane: LaneHandle): string {
+  return lane.label ?? algoEntry(app.catalog, lane.algo)?.title ?? lane.algo;
+}
+
+export class LaneCard {
+  readonly el: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly error: HTMLElement;
+  private readonly restart: HTMLButtonElement;
+  private readonly panels: LanePanel[] = [];
+  private readonly ctx: PanelContext;
+
+  constructor(
+    private readonly app: App,
+    readonly lane: LaneHandle,
+    onRemove: () => void,
+  ) {
+    const info = algoEntry(app.catalog, lane.algo);
+    const pid = `lane-${lane.id}`;
+    const sub = lane.label ? `${info?.title ?? lane.algo} — ${info?.paper ?? ''}` : (info?.paper ?? '');
+    const swatch = el('span', { className: 'swatch', ariaHidden: 'true' });
+    swatch.style.background = laneColour(lane.id);
+    const remove = el('button', { className: 'remove', type: 'button', title: 'Remove this lane', textContent: '✕' });
+    remove.setAttribute('aria-label', `Remove lane ${laneName(app, lane)}`);
+    remove.addEventListener('click', onRemove);
+    this.status = el('p', { className: 'status' });
+    this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
+    this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
+    this.restart.addEventListener('click', () => app.restart(lane));
+    this.el = el(
+      'article',
+      { className: 'lane' },
+      el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
+      this.status,
+      this.error,
+      this.restart,
+    );
+    this.el.setAttribute('aria-labelledby', `${pid}-title`);
+    this.el.dataset.laneId = String(lane.id);
+    this.el.dataset.algo = lane.algo;
+    this.ctx = {
+      catalog: app.catalog,
+      algo: info,
+      dataset: () => app.dataset(),
+      colour: laneColour(lane.id),
+      idPrefix: pid,
+      width: () => Math.max(200, this.el.clientWidth - 32),
+      inputError: (key) => app.laneInputError(lane, key),
+      setOption: (key, text) => app.setLaneOption(lane, key, text),
+      exportModel: () => app.exportModel(lane),
+    };
+    for (const kind of PANELS) {
+      const container = el('div', { className: `panel panel-${kind.name}` });
+      const panel = kind.create();
+      panel.mount(container, this.ctx);
+      this.panels.push(panel);
+      this.el.append(container);
+    }
+  }
+
+  focus(): void {
+    $<HTMLElement>('h3', this.el).focus();
+  }
+
+  update(): void {
+    const lane = this.lane;
+    const last = lane.curve.atll.length ? lane.curve.atll[lane.curve.atll.length - 1] : null;
+    this.el.dataset.status = lane.status;
+    this.el.dataset.iter = String(lane.iter);
+    if (last !== null) this.el.dataset.atll = String(last);
+    const parts = [WORDS[lane.status], `update ${lane.iter.toLocaleString('en')}`];
+    if (lane.status === 'running' || lane.rate > 0) parts.push(`${formatRate(lane.rate)} updates`);
+    const spu = sweepsPerUpdate(lane.curve);
+    if (spu !== null) parts.push(`${formatStat(spu)} Gibbs sweeps/update`);
+    if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
+    if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
+    setText(this.status, parts.join(' · '));
+    const message = lane.message ?? this.app.laneRejection(lane);
+    this.error.hidden = !message;
+    setText(this.error, message ?? '');
+    this.restart.hidden = lane.status !== 'fatal';
+    for (const panel of this.panels) panel.update(lane, this.ctx);
+  }
+}

@@ -1,0 +1,74 @@
+// The page's views put together: controls, the likelihood chart and one card per lane, drawn
+// at most once per frame after any change; every draw also writes the page's state into its
+// URL hash (history.replaceState: no history entry per change).
+import type { App } from './app';
+import { LikelihoodChart } from './chart';
+import { laneColour } from './chartData';
+import { Controls } from './controls';
+import { $ } from './dom';
+import type { LaneHandle } from './lane';
+import { LaneCard, laneName } from './laneCard';
+import { encodeState } from './urlState';
+
+export class Page {
+  private readonly controls: Controls;
+  private readonly chart = new LikelihoodChart($('#chart'));
+  private readonly lanesEl = $('#lanes');
+  private readonly cards = new Map<LaneHandle, LaneCard>();
+  private frame = 0;
+
+  constructor(private readonly app: App) {
+    this.controls = new Controls(app, (algo) => {
+      const lane = app.addLane(algo);
+      if (lane) {
+        this.render();
+        this.cards.get(lane)?.focus();
+      }
+    });
+    window.addEventListener('resize', () => {
+      this.chart.resize();
+      this.schedule();
+    });
+  }
+
+  schedule(): void {
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+  }
+
+  render(): void {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    const app = this.app;
+    this.controls.update();
+    const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve }));
+    this.chart.update(lanes, app.axis, app.dataset()?.bound ?? null);
+    this.syncCards();
+    const hash = `#${encodeState(app.catalog, app.state())}`;
+    if (window.location.hash !== hash) history.replaceState(null, '', hash);
+  }
+
+  /** One card per lane, in the lanes' order. */
+  private syncCards(): void {
+    const live = new Set(this.app.lanes);
+    for (const [lane, card] of this.cards) {
+      if (!live.has(lane)) {
+        card.el.remove();
+        this.cards.delete(lane);
+      }
+    }
+    this.app.lanes.forEach((lane, i) => {
+      let card = this.cards.get(lane);
+      if (!card) {
+        const c = new LaneCard(this.app, lane, () => {
+          this.app.removeLane(lane);
+          $<HTMLElement>('#add-algo').focus();
+        });
+        this.cards.set(lane, c);
+        card = c;
+      }
+      // Moved only when out of order: a move would take the focus from its inputs.
+      if (this.lanesEl.children[i] !== card.el) this.lanesEl.insertBefore(card.el, this.lanesEl.children[i] ?? null);
+      card.update();
+    });
+  }
+}

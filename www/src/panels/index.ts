@@ -1,0 +1,10 @@
+// The lane panels, in the order a lane card shows them. A new panel: one file, one line here.
+import { chainsPanel } from './chains';
+import { distributionPanel } from './distribution';
+import { downloadPanel } from './download';
+import { filtersPanel } from './filters';
+import { optionsPanel } from './options';
+import type { PanelKind } from './panel';
+import { statisticsPanel } from './statistics';
+
+export const PANELS: PanelKind[] = [optionsPanel, statisticsPanel, filtersPanel, distributionPanel, chainsPanel, downloadPanel];

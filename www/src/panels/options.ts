@@ -1,0 +1,78 @@
+// The lane's option inputs, from the core's schema: the options the algorithm reads (the main
+// ones, then the general ones under "more options"), each with its label, help and message.
+import { el, setText } from '../dom';
+import type { OptionEntry } from '../generated/core';
+import type { LaneHandle } from '../lane';
+import { defaultValue, formatValue, laneOptions } from '../schema';
+import type { LanePanel, PanelContext, PanelKind } from './panel';
+
+interface Field {
+  input: HTMLInputElement | HTMLSelectElement;
+  error: HTMLElement;
+  /** The text last written into the input from the lane's value. */
+  shown: string;
+}
+
+/** An input for one option: a text input for numbers, a list for choices. */
+export function optionInput(spec: OptionEntry, id: string): HTMLInputElement | HTMLSelectElement {
+  if (spec.kind.type === 'choice') {
+    const select = el('select', { id, name: spec.key });
+    select.append(...spec.kind.choices.map((c) => new Option(c, c)));
+    return select;
+  }
+  const input = el('input', { id, name: spec.key, type: 'text', inputMode: spec.kind.type === 'int' ? 'numeric' : 'decimal', autocomplete: 'off' });
+  if (spec.default.type === 'derived') input.placeholder = spec.default.value;
+  return input;
+}
+
+class OptionsPanel implements LanePanel {
+  private fields = new Map<string, Field>();
+  private details: HTMLDetailsElement | null = null;
+  private more: OptionEntry[] = [];
+
+  mount(container: HTMLElement, ctx: PanelContext): void {
+    const algo = ctx.algo?.name ?? '';
+    const { main, more } = laneOptions(ctx.catalog, algo);
+    const grid = (specs: OptionEntry[]) => {
+      const g = el('div', { className: 'options' });
+      for (const spec of specs) g.append(...this.field(spec, ctx));
+      return g;
+    };
+    container.append(grid(main));
+    if (more.length) {
+      this.more = more;
+      this.details = el('details', { className: 'more-options' }, el('summary', {}, 'more options'), grid(more));
+      container.append(this.details);
+    }
+  }
+
+  private field(spec: OptionEntry, ctx: PanelContext): Node[] {
+    const id = `${ctx.idPrefix}-${spec.key}`;
+    const input = optionInput(spec, id);
+    input.setAttribute('aria-describedby', `${id}-help ${id}-err`);
+    input.addEventListener('change', () => ctx.setOption(spec.key, input.value));
+    const error = el('p', { className: 'field-error', id: `${id}-err`, role: 'alert' });
+    this.fields.set(spec.key, { input, error, shown: '\u0000' });
+    return [el('label', { htmlFor: id }, spec.label), input, el('span', { className: 'help', id: `${id}-help` }, spec.help), error];
+  }
+
+  update(lane: LaneHandle, ctx: PanelContext): void {
+    for (const [key, f] of this.fields) {
+      const text = formatValue(lane.options[key] ?? null);
+      // Only a new value replaces the text: refused text stays in its input, with its message.
+      if (text !== f.shown) {
+        f.input.value = text;
+        f.shown = text;
+      }
+      const msg = ctx.inputError(key);
+      setText(f.error, msg);
+      f.input.setAttribute('aria-invalid', String(msg !== ''));
+    }
+    // "More options" opens by itself when one of them is away from its default or refused.
+    if (this.details && !this.details.open && this.more.some((s) => (lane.options[s.key] ?? null) !== defaultValue(s) || ctx.inputError(s.key))) {
+      this.details.open = true;
+    }
+  }
+}
+
+export const optionsPanel: PanelKind = { name: 'options', create: () => new OptionsPanel() };

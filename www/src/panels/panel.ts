@@ -1,0 +1,51 @@
+// What a lane panel is: a unit that builds its elements once per lane (`mount`) and brings them
+// up to date on every draw (`update`). A new panel is one file plus one line in index.ts.
+import type { AlgoEntry, Catalog, DataSetEntry } from '../generated/core';
+import type { LaneHandle } from '../lane';
+
+/** What a panel may know and do, for its lane. */
+export interface PanelContext {
+  readonly catalog: Catalog;
+  /** The lane's algorithm (undefined only if the core no longer registers it). */
+  readonly algo: AlgoEntry | undefined;
+  /** The data set the lanes train on. */
+  dataset(): DataSetEntry | undefined;
+  /** The lane's colour (its curve's). */
+  readonly colour: string;
+  /** Prefix of the lane's element ids, e.g. "lane-3". */
+  readonly idPrefix: string;
+  /** Width available for drawings, in CSS pixels. */
+  width(): number;
+  /** The message under the lane's option input `key` ('' for none). */
+  inputError(key: string): string;
+  /** The text of the lane's option input `key` changed. */
+  setOption(key: string, text: string): void;
+  /** Ask the lane's worker for its model file. */
+  exportModel(): void;
+}
+
+export interface LanePanel {
+  /** Builds the panel's elements inside `container` (once per lane). */
+  mount(container: HTMLElement, ctx: PanelContext): void;
+  /** Brings the panel up to date with the lane (on every draw: cheap when nothing changed). */
+  update(lane: LaneHandle, ctx: PanelContext): void;
+}
+
+/** Makes one lane's instance of a panel. */
+export interface PanelKind {
+  /** A short name (the container's class, `panel-NAME`). */
+  readonly name: string;
+  create(): LanePanel;
+}
+
+/** Remembers what a drawing was made from, so it is redrawn only when that changes. */
+export class DrawnFrom {
+  private last: unknown[] = [];
+
+  /** True (and remembered) when `inputs` differ from the last ones, compared by identity. */
+  changed(...inputs: unknown[]): boolean {
+    if (inputs.length === this.last.length && inputs.every((x, i) => x === this.last[i])) return false;
+    this.last = inputs;
+    return true;
+  }
+}

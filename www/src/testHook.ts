@@ -1,0 +1,77 @@
+// `window.__rbm`: what the end-to-end tests read (numbers, never pixels) and the test-only
+// crash of a lane's wasm core.
+import type { App } from './app';
+import type { Axis } from './chartData';
+import type { Catalog, ErrorInfo } from './generated/core';
+import type { LaneStatus } from './protocol';
+import type { OptionValue } from './schema';
+import type { PageState } from './state';
+
+export interface LaneSnapshot {
+  id: number;
+  algo: string;
+  label: string | null;
+  status: LaneStatus;
+  message: string | null;
+  gen: number;
+  seed: string;
+  iter: number;
+  rate: number;
+  options: Record<string, OptionValue>;
+  inputErrors: Record<string, string>;
+  rejection: ErrorInfo | null;
+  iters: number[];
+  sweeps: number[];
+  atll: number[];
+  stats: Record<string, number>;
+}
+
+export interface TestHook {
+  /** True once the catalog is loaded and the first lanes are made. */
+  ready: boolean;
+  lanes(): LaneSnapshot[];
+  /** Whether some lane is running (as its worker says). */
+  running(): boolean;
+  /** The data set, every shared option and the end point. */
+  settings(): Record<string, OptionValue>;
+  axis(): Axis;
+  catalog(): Catalog;
+  state(): PageState;
+  notices(): string[];
+  /** Makes lane `id`'s wasm core panic (as a bug would). */
+  crash(id: number): void;
+}
+
+export function installTestHook(app: App): TestHook {
+  const hook: TestHook = {
+    ready: false,
+    lanes: () =>
+      app.lanes.map((l) => ({
+        id: l.id,
+        algo: l.algo,
+        label: l.label,
+        status: l.status,
+        message: l.message,
+        gen: l.gen,
+        seed: l.seed,
+        iter: l.iter,
+        rate: l.rate,
+        options: { ...l.options },
+        inputErrors: { ...l.inputErrors },
+        rejection: l.rejection,
+        iters: [...l.curve.iter],
+        sweeps: [...l.curve.sweeps],
+        atll: [...l.curve.atll],
+        stats: { ...l.stats },
+      })),
+    running: () => app.running(),
+    settings: () => ({ data: app.data, ...app.shared, stop: app.stop }),
+    axis: () => app.axis,
+    catalog: () => app.catalog,
+    state: () => app.state(),
+    notices: () => [...app.notices],
+    crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
+  };
+  (window as unknown as { __rbm: TestHook }).__rbm = hook;
+  return hook;
+}
