@@ -9,7 +9,7 @@
 // (`npm test` does).
 import { join } from 'node:path';
 import { buildWasm } from './build-wasm.mjs';
-import { chromedriverPath, findWasmBindgen, root, run, step } from './lib/tools.mjs';
+import { capture, chromedriverPath, findWasmBindgen, root, run, step } from './lib/tools.mjs';
 
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
@@ -17,6 +17,11 @@ const steps = {
   lint() {
     step('Formatting and lints: cargo fmt --check, cargo clippy -D warnings, biome check');
     run('cargo', ['fmt', '--all', '--check']);
+    // The core knows no shell: no binding or CLI crate may enter its dependency tree.
+    const tree = capture('cargo', ['tree', '-p', 'rbm-core', '-e', 'normal', '--all-features', '--target', 'all', '--prefix', 'none']);
+    if (tree === null) throw new Error('cargo tree failed');
+    const shellCrates = tree.split('\n').filter((l) => /^(wasm-bindgen|js-sys|web-sys|clap|getrandom|serde-wasm-bindgen) /.test(l));
+    if (shellCrates.length) throw new Error(`rbm-core depends on shell crates: ${[...new Set(shellCrates)].join(', ')}`);
     run('cargo', ['clippy', '--workspace', '--all-targets', '--all-features', '--', '-D', 'warnings']);
     run('cargo', ['clippy', '-p', 'rbm-playground', '--target', 'wasm32-unknown-unknown', '--all-targets', '--', '-D', 'warnings']);
     run(bin('biome'), ['check', '.']);
@@ -34,7 +39,7 @@ const steps = {
         ...process.env,
         CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: tools.runner,
         CHROMEDRIVER: chromedriverPath,
-        // webdriver.json (repository root) gives Chromium's path and flags.
+        // crates/wasm/webdriver.json gives Chromium's path and flags.
         WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '300',
       },
     });

@@ -638,6 +638,7 @@ impl Stats {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // index loops mirror the formulas
 mod tests {
     use super::*;
     use crate::rng::{stream, Purpose};

@@ -7,9 +7,9 @@
 //! standard error, the bias norm ‖mean − exact‖, and the variance of the UCD paper's
 //! Appendix C, V = E‖f̂ − E f̂‖²_F, estimated across repetitions.
 
-use crate::eval::exact;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::eval::exact;
 use crate::model::{Params, Rbm};
 use crate::train::{Lane, LaneConfig};
 use serde::Serialize;

@@ -274,6 +274,8 @@ pub fn pattern_log_probs(rbm: &Rbm, data: &Dataset, log_z: f64) -> Vec<(u64, usi
 }
 
 /// Exact E_model[s] = (E[v hᵀ], E[v], E[h]) by enumerating the smaller layer.
+// Index loops: the same index walks the statistics and the state at once.
+#[allow(clippy::needless_range_loop)]
 pub fn model_expectation(rbm: &Rbm) -> Result<Params<f64>> {
     let (m, n) = (rbm.m(), rbm.n());
     let layer = smaller_layer(rbm);
@@ -320,6 +322,8 @@ pub fn model_expectation(rbm: &Rbm) -> Result<Params<f64>> {
 }
 
 /// Exact E_data[s] over the rows of `data`, with E[h|v] in f64.
+// Index loops: the same index walks the statistics and the state at once.
+#[allow(clippy::needless_range_loop)]
 pub fn data_expectation(rbm: &Rbm, data: &Dataset) -> Params<f64> {
     let (m, n) = (rbm.m(), rbm.n());
     let mut e = Params::<f64>::zeros(m, n);
@@ -356,6 +360,7 @@ pub fn gradient(rbm: &Rbm, data: &Dataset) -> Result<Params<f64>> {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // index loops mirror the formulas
 mod tests {
     use super::*;
 

@@ -65,11 +65,31 @@ pub struct Preset {
 }
 
 const SDCP_LANES: &[PresetLane] = &[
-    PresetLane { algo: "cd", label: "CD-12", options: &[("k", "12")] },
-    PresetLane { algo: "pcd", label: "PCD-12", options: &[("k", "12")] },
-    PresetLane { algo: "sdcp", label: "S-DCP d=3 K'=4", options: &[("d", "3"), ("kprime", "4")] },
-    PresetLane { algo: "cs-dcp", label: "CS-DCP d=3 K'=4", options: &[("d", "3"), ("kprime", "4")] },
-    PresetLane { algo: "cg", label: "CG-12", options: &[("k", "12")] },
+    PresetLane {
+        algo: "cd",
+        label: "CD-12",
+        options: &[("k", "12")],
+    },
+    PresetLane {
+        algo: "pcd",
+        label: "PCD-12",
+        options: &[("k", "12")],
+    },
+    PresetLane {
+        algo: "sdcp",
+        label: "S-DCP d=3 K'=4",
+        options: &[("d", "3"), ("kprime", "4")],
+    },
+    PresetLane {
+        algo: "cs-dcp",
+        label: "CS-DCP d=3 K'=4",
+        options: &[("d", "3"), ("kprime", "4")],
+    },
+    PresetLane {
+        algo: "cg",
+        label: "CG-12",
+        options: &[("k", "12")],
+    },
 ];
 
 const SDCP_RATE_NOTES: &[&str] = &[
@@ -221,9 +241,11 @@ mod tests {
             let data = std::sync::Arc::new(p.dataset().unwrap());
             let sweeps: Vec<f64> = (0..p.lanes.len())
                 .map(|i| {
-                    let mut lane =
-                        crate::train::Lane::new(p.lane_config(i, p.rates[0], 3, 2).unwrap(), data.clone())
-                            .unwrap();
+                    let mut lane = crate::train::Lane::new(
+                        p.lane_config(i, p.rates[0], 3, 2).unwrap(),
+                        data.clone(),
+                    )
+                    .unwrap();
                     lane.run(2).unwrap().last().unwrap().sweeps
                 })
                 .collect();

@@ -27,7 +27,7 @@ pub fn trial_seed(seed: u64, trial: u64) -> u64 {
 pub fn schedule(iters: u64, every: u64) -> Vec<u64> {
     let every = every.max(1);
     let mut s: Vec<u64> = (0..=iters / every).map(|k| k * every).collect();
-    if iters % every != 0 {
+    if !iters.is_multiple_of(every) {
         s.push(iters);
     }
     s
@@ -100,7 +100,7 @@ pub fn run_trial(
     let mut records = Vec::with_capacity((iters / every.max(1)) as usize + 2);
     match l.run_into(iters, &mut records) {
         Ok(()) => {
-            if iters % every != 0 {
+            if !iters.is_multiple_of(every) {
                 records.push(l.record()?);
             }
         }

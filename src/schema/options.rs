@@ -137,14 +137,18 @@ impl OptionSpec {
             return if self.optional() {
                 Ok(())
             } else {
-                Err(self.refuse(format!("{} needs a value: {}", self.label, self.range_text())))
+                Err(self.refuse(format!(
+                    "{} needs a value: {}",
+                    self.label,
+                    self.range_text()
+                )))
             };
         }
         let ok = match self.kind {
             Kind::Int { min, max } => v.as_u64().is_some_and(|x| (min..=max).contains(&x)),
-            Kind::Float { min, max, max_open } => v.as_f64().is_some_and(|x| {
-                x.is_finite() && x >= min && (x < max || (!max_open && x == max))
-            }),
+            Kind::Float { min, max, max_open } => v
+                .as_f64()
+                .is_some_and(|x| x.is_finite() && x >= min && (x < max || (!max_open && x == max))),
             Kind::Choice { choices } => v.as_str().is_some_and(|s| choices.contains(&s)),
         };
         if ok {

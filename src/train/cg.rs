@@ -16,7 +16,12 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "cg",
     title: "CG (centered)",
     paper: "Melchior, Fischer & Wiskott 2016",
-    options: &[&config::K, &config::CHAINS, &config::NU_MU, &config::NU_LAMBDA],
+    options: &[
+        &config::K,
+        &config::CHAINS,
+        &config::NU_MU,
+        &config::NU_LAMBDA,
+    ],
     stats: &[],
     build: |s: &Setup| Ok(Box::new(Cg::new(s)?)),
 };

@@ -8,7 +8,9 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::eval::exact::MAX_ENUM_BITS;
 use crate::model::{check_size, Init, MAX_WEIGHTS};
-use crate::schema::options::{Default as D, Kind, OptionSpec, Scope, F32_MAX, MAX_SEED, STEP_LIMIT};
+use crate::schema::options::{
+    Default as D, Kind, OptionSpec, Scope, F32_MAX, MAX_SEED, STEP_LIMIT,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -416,9 +418,9 @@ impl LaneConfig {
         let mut cfg = LaneConfig::default();
         for (key, v) in obj {
             if key == "lane" {
-                cfg.lane = v
-                    .as_u64()
-                    .ok_or_else(|| Error::option("lane", "the lane index must be a whole number"))?;
+                cfg.lane = v.as_u64().ok_or_else(|| {
+                    Error::option("lane", "the lane index must be a whole number")
+                })?;
             } else {
                 cfg.set(key, v.clone())?;
             }
@@ -453,7 +455,11 @@ impl LaneConfig {
         let chains = self.chains.unwrap_or(self.batch.unwrap_or(data.rows()));
         let units = data.m.max(self.hidden);
         if chains.saturating_mul(units) > MAX_CHAIN_VALUES {
-            let key = if self.chains.is_some() { "chains" } else { "batch" };
+            let key = if self.chains.is_some() {
+                "chains"
+            } else {
+                "batch"
+            };
             return Err(Error::option(
                 key,
                 format!(
@@ -479,4 +485,114 @@ fn unknown(key: &str) -> Error {
                 .join(", ")
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::options::Kind;
+
+    /// Values outside each option's range, and of the wrong type.
+    fn bad_values(spec: &OptionSpec) -> Vec<Value> {
+        let mut bad = vec![Value::from("x"), Value::from(true)];
+        match spec.kind {
+            Kind::Int { min, max } => {
+                bad.push(Value::from(max as f64 + 0.5));
+                bad.push(Value::from(-1));
+                bad.push(Value::from(max.saturating_add(1)));
+                if min > 0 {
+                    bad.push(Value::from(min - 1));
+                }
+            }
+            Kind::Float { min, max, max_open } => {
+                bad.push(Value::from(min - 1.0));
+                bad.push(Value::from(if max_open { max } else { max * 2.0 }));
+            }
+            Kind::Choice { .. } => bad = vec![Value::from("nope"), Value::from(1)],
+        }
+        if !spec.optional() {
+            bad.push(Value::Null);
+        }
+        bad
+    }
+
+    #[test]
+    fn every_option_has_a_valid_default_and_refuses_bad_values_by_key() {
+        let data = Dataset::builtin("bas4").unwrap();
+        let all = options();
+        assert!(all.len() >= 19, "{}", all.len());
+        for spec in all {
+            let cfg = LaneConfig::default();
+            let d = cfg.get(spec.key).unwrap();
+            assert_eq!(d, spec.default.value(), "{}", spec.key);
+            spec.check(&d).unwrap();
+            for v in bad_values(spec) {
+                let mut c = LaneConfig::default();
+                let e = c.set(spec.key, v.clone()).unwrap_err();
+                assert_eq!(e.key(), Some(spec.key), "{} = {v}: {e}", spec.key);
+                assert!(
+                    e.to_string().contains(spec.label),
+                    "{} = {v}: the message names the option: {e}",
+                    spec.key
+                );
+                assert_eq!(
+                    c.get(spec.key).unwrap(),
+                    d,
+                    "a refused value changes nothing"
+                );
+            }
+            // A bad value that bypassed `set` is caught by `validate` with the same key.
+            if let Some(v) = bad_values(spec).into_iter().find(|v| v.is_number()) {
+                let mut obj = cfg.to_object();
+                obj.insert(spec.key.into(), v.clone());
+                if let Ok(mut c) = serde_json::from_value::<LaneConfig>(Value::Object(obj)) {
+                    c.algo = ALGORITHMS
+                        .iter()
+                        .find(|a| GENERAL.iter().chain(a.options).any(|o| o.key == spec.key))
+                        .unwrap()
+                        .name
+                        .into();
+                    let e = c.validate(&data).unwrap_err();
+                    assert_eq!(e.key(), Some(spec.key), "{} = {v}: {e}", spec.key);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn typed_values_round_trip_through_text_and_set() {
+        for spec in options() {
+            let text = match spec.kind {
+                Kind::Int { min, .. } => (min + 1).to_string(),
+                Kind::Float { min, .. } => (min + 0.25).to_string(),
+                Kind::Choice { choices } => choices[choices.len() - 1].to_string(),
+            };
+            let v = spec.parse(&text).unwrap();
+            let mut c = LaneConfig::default();
+            c.set(spec.key, v.clone()).unwrap();
+            assert_eq!(c.get(spec.key).unwrap(), v, "{}", spec.key);
+            let back = LaneConfig::from_object(&c.to_object()).unwrap();
+            assert_eq!(back.get(spec.key).unwrap(), v, "{}", spec.key);
+        }
+        assert!(LaneConfig::default().set("nope", Value::from(1)).is_err());
+        let e = LaneConfig::default()
+            .set("algo", Value::from("nope"))
+            .unwrap_err();
+        assert_eq!(e.key(), Some("algo"));
+    }
+
+    #[test]
+    fn cross_checks_name_the_option_at_fault() {
+        let data = Dataset::builtin("bas4").unwrap();
+        let cases: [(&str, Value); 3] = [
+            ("batch", Value::from(33)),
+            ("hidden", Value::from(MAX_WEIGHTS as u64)),
+            ("chains", Value::from(MAX_CHAIN_VALUES as u64)),
+        ];
+        for (key, v) in cases {
+            let mut c = LaneConfig::default();
+            c.set(key, v).unwrap();
+            assert_eq!(c.validate(&data).unwrap_err().key(), Some(key));
+        }
+    }
 }

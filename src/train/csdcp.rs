@@ -27,7 +27,13 @@ pub const INFO: AlgoInfo = AlgoInfo {
     name: "cs-dcp",
     title: "CS-DCP",
     paper: "Upadhya & Sastry 2017",
-    options: &[&config::D_STEPS, &config::KPRIME, &config::CHAINS, &config::NU_MU, &config::NU_LAMBDA],
+    options: &[
+        &config::D_STEPS,
+        &config::KPRIME,
+        &config::CHAINS,
+        &config::NU_MU,
+        &config::NU_LAMBDA,
+    ],
     stats: &[],
     build: |s: &Setup| Ok(Box::new(Csdcp::new(s)?)),
 };

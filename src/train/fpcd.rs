@@ -2,17 +2,22 @@
 //! persistent chains run under θ + θ_F; θ ← θ + η·g and θ_F ← α·θ_F + η_F·g.
 //! With η_F = 0, θ_F stays 0 and the lane is PCD bit for bit.
 
-use crate::schema::{Aggregate, StatSpec};
 use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
 use crate::error::Result;
 use crate::model::{Params, Rbm, Stats};
+use crate::schema::{Aggregate, StatSpec};
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
     name: "fpcd",
     title: "FPCD",
     paper: "Tieleman & Hinton 2009",
-    options: &[&config::K, &config::CHAINS, &config::FAST_LR, &config::FAST_DECAY],
+    options: &[
+        &config::K,
+        &config::CHAINS,
+        &config::FAST_LR,
+        &config::FAST_DECAY,
+    ],
     stats: &[StatSpec {
         key: "fast_w_norm",
         label: "‖W_F‖ of the fast weights",

@@ -262,7 +262,10 @@ impl Lane {
         self.sweeps += rep.sweeps;
         self.vh_steps += rep.vh_steps;
         for &(k, x) in &rep.stats {
-            let how = self.info.stat(k).map_or(crate::schema::Aggregate::Mean, |s| s.over_updates);
+            let how = self
+                .info
+                .stat(k)
+                .map_or(crate::schema::Aggregate::Mean, |s| s.over_updates);
             self.window
                 .entry(k)
                 .or_insert_with(|| Accumulator::new(how))
@@ -317,7 +320,7 @@ impl Lane {
         }
         for _ in 0..updates {
             self.step()?;
-            if self.iter % self.cfg.every == 0 {
+            if self.iter.is_multiple_of(self.cfg.every) {
                 out.push(self.record()?);
             }
         }

@@ -152,13 +152,16 @@ pub fn find(name: &str) -> Result<&'static AlgoInfo> {
         .copied()
         .find(|a| a.name == name)
         .ok_or_else(|| {
-            Error::option("algo", format!(
-                "unknown algorithm '{name}' (known: {})",
-                ALGORITHMS
-                    .iter()
-                    .map(|a| a.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
+            Error::option(
+                "algo",
+                format!(
+                    "unknown algorithm '{name}' (known: {})",
+                    ALGORITHMS
+                        .iter()
+                        .map(|a| a.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
         })
 }

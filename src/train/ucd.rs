@@ -22,7 +22,6 @@
 //!   summed over a chain's steps, as the authors' code counts its discarded samples) and
 //!   `truncated` (the share of chains that hit the cap).
 
-use crate::schema::{Aggregate, StatSpec};
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::error::{Error, Result};
 use crate::math::fast_exp;
@@ -30,6 +29,7 @@ use crate::model::{Rbm, Stats};
 use crate::rng::fill_uniform;
 use crate::rng::{index, Rng};
 use crate::sampler::Coupling;
+use crate::schema::{Aggregate, StatSpec};
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {

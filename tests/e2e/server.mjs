@@ -1,7 +1,8 @@
 // A tiny static server for the built page (www/dist) with correct MIME types (application/wasm
 // lets the browser compile while downloading). Used by the end-to-end tests and measurements.
-import { createServer } from 'node:http';
+
 import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 
 const TYPES = {

@@ -6,7 +6,7 @@ import type { Axis } from './chartData';
 import type { Catalog, DataSetEntry } from './generated/core';
 import { type LaneEvents, LaneHandle, type WorkerFactory } from './lane';
 import { presetPlan } from './presets';
-import { optionSpec, parseOption, type OptionValue } from './schema';
+import { type OptionValue, optionSpec, parseOption } from './schema';
 import { cloneState, firstScreen, laneConfig, MAX_STOP, newLaneState, type PageState } from './state';
 
 export interface AppEvents {
@@ -177,8 +177,8 @@ export class App {
   /** The message under a settings input: the page's own, else a lane's refusal of that key. */
   settingError(key: string): string {
     if (this.settingErrors[key]) return this.settingErrors[key];
-    const refused = this.lanes.find((l) => l.rejection?.key === key);
-    return refused ? `${refused.rejection!.message} (not applied)` : '';
+    const refusal = this.lanes.map((l) => l.rejection).find((r) => r?.key === key);
+    return refusal ? `${refusal.message} (not applied)` : '';
   }
 
   // ---- lanes -------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ export class App {
   /** The message under a lane's option input: the page's own, else the core's refusal. */
   laneInputError(lane: LaneHandle, key: string): string {
     if (lane.inputErrors[key]) return lane.inputErrors[key];
-    return lane.rejection?.key === key ? `${lane.rejection.message} (not applied)` : '';
+    return lane.rejection?.key === key && key in lane.options ? `${lane.rejection.message} (not applied)` : '';
   }
 
   /** A refusal of the core that names no input of the page (shown on the lane itself). */

@@ -1,7 +1,7 @@
 // The log-likelihood chart: uPlot (≈ 50 KB, canvas, fast with thousands of points, well kept).
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { AXIS_LABEL, BOUND_COLOUR, chartColumns, yRange, type Axis } from './chartData';
+import { AXIS_LABEL, type Axis, BOUND_COLOUR, chartColumns, yRange } from './chartData';
 import type { Curve } from './curve';
 
 export interface ChartLane {
@@ -33,7 +33,11 @@ export class LikelihoodChart {
 
   /** Redraws; rebuilds the plot only when the series (lanes, axis, bound) change. */
   update(lanes: ChartLane[], axis: Axis, bound: number | null): void {
-    const cols = chartColumns(lanes.map((l) => l.curve), axis, bound);
+    const cols = chartColumns(
+      lanes.map((l) => l.curve),
+      axis,
+      bound,
+    );
     const key = JSON.stringify([lanes.map((l) => [l.label, l.colour]), axis, bound]);
     const data = [cols.x, ...cols.ys] as uPlot.AlignedData;
     if (!this.plot || key !== this.key) {
@@ -43,9 +47,10 @@ export class LikelihoodChart {
       return;
     }
     const range = yRange(cols);
-    this.plot.batch(() => {
-      this.plot!.setData(data, true);
-      if (range) this.plot!.setScale('y', { min: range[0], max: range[1] });
+    const plot = this.plot;
+    plot.batch(() => {
+      plot.setData(data, true);
+      if (range) plot.setScale('y', { min: range[0], max: range[1] });
     });
   }
 

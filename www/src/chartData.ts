@@ -21,11 +21,14 @@ export function chartColumns(curves: Curve[], axis: Axis, bound: number | null):
   for (const c of curves) for (const x of c[axis]) xs.add(x);
   const x = [...xs].sort((a, b) => a - b);
   const index = new Map<number, number>();
-  x.forEach((v, i) => index.set(v, i));
+  x.forEach((v, i) => {
+    index.set(v, i);
+  });
   const ys: (number | null)[][] = curves.map((c) => {
     const col: (number | null)[] = new Array(x.length).fill(null);
     c[axis].forEach((v, i) => {
-      col[index.get(v)!] = c.atll[i];
+      const at = index.get(v);
+      if (at !== undefined) col[at] = c.atll[i];
     });
     return col;
   });

@@ -2,9 +2,8 @@
 // core's schema: its shared options, plus the data set and the end point), the lane picker, the
 // chart's axis and the keyboard. They call the App's actions and show its state.
 import type { App } from './app';
-import { type Axis, AXIS_LABEL } from './chartData';
-import { $, el, setText } from './dom';
-import { optionInput } from './panels/options';
+import { AXIS_LABEL, type Axis } from './chartData';
+import { $, el, optionInput, setAttr, setText } from './dom';
 import { missingNote, presetDescription, rateLabel } from './presets';
 import { formatValue, sharedOptions } from './schema';
 
@@ -33,14 +32,38 @@ export class Controls {
     const settings = $('#settings');
     const data = el('select', { id: 'data' });
     data.append(...c.data_sets.map((d) => new Option(d.description, d.name)));
-    this.field(settings, 'data', 'Data set', data, 'the built-in data set every lane trains on', () => app.data, (t) => app.setData(t));
+    this.field(
+      settings,
+      'data',
+      'Data set',
+      data,
+      'the built-in data set every lane trains on',
+      () => app.data,
+      (t) => app.setData(t),
+    );
     for (const spec of sharedOptions(c)) {
       const input = optionInput(spec, spec.key);
       const label = spec.label.charAt(0).toUpperCase() + spec.label.slice(1);
-      this.field(settings, spec.key, label, input, spec.help, () => formatValue(app.shared[spec.key] ?? null), (t) => app.setShared(spec.key, t));
+      this.field(
+        settings,
+        spec.key,
+        label,
+        input,
+        spec.help,
+        () => formatValue(app.shared[spec.key] ?? null),
+        (t) => app.setShared(spec.key, t),
+      );
     }
     const stop = el('input', { id: 'stop', type: 'text', inputMode: 'numeric', placeholder: 'never', autocomplete: 'off' });
-    this.field(settings, 'stop', 'Stop at update', stop, 'every lane stops at this update (empty: runs on)', () => formatValue(app.stop), (t) => app.setStop(t));
+    this.field(
+      settings,
+      'stop',
+      'Stop at update',
+      stop,
+      'every lane stops at this update (empty: runs on)',
+      () => formatValue(app.stop),
+      (t) => app.setStop(t),
+    );
 
     this.preset.append(...c.presets.map((p) => new Option(`${p.title} — ${p.paper}`, p.name)));
     this.preset.disabled = false;
@@ -67,7 +90,15 @@ export class Controls {
   }
 
   /** One settings input with its label, help and message. */
-  private field(parent: HTMLElement, key: string, label: string, input: HTMLInputElement | HTMLSelectElement, help: string, value: () => string, onChange: (text: string) => void): void {
+  private field(
+    parent: HTMLElement,
+    key: string,
+    label: string,
+    input: HTMLInputElement | HTMLSelectElement,
+    help: string,
+    value: () => string,
+    onChange: (text: string) => void,
+  ): void {
     const error = el('p', { className: 'field-error', id: `err-${key}`, role: 'alert' });
     input.title = help;
     input.setAttribute('aria-describedby', `err-${key}`);
@@ -87,16 +118,16 @@ export class Controls {
       }
       const msg = app.settingError(f.key);
       setText(f.error, msg);
-      f.input.setAttribute('aria-invalid', String(msg !== ''));
+      setAttr(f.input, 'aria-invalid', String(msg !== ''));
     }
     const running = app.running();
     setText(this.run, running ? 'Pause' : 'Start');
-    this.run.setAttribute('aria-pressed', String(running));
+    setAttr(this.run, 'aria-pressed', String(running));
     const p = app.catalog.presets.find((x) => x.name === app.preset) ?? null;
     if (this.preset.value !== (p?.name ?? '')) this.preset.value = p?.name ?? '';
     if (this.rateFor !== (p?.name ?? null)) {
       this.rateFor = p?.name ?? null;
-      this.rate.replaceChildren(...(p?.rates ?? []).map((_, i) => new Option(rateLabel(p!, i), String(i))));
+      this.rate.replaceChildren(...(p ? p.rates.map((_, i) => new Option(rateLabel(p, i), String(i))) : []));
       this.rate.disabled = !p;
     }
     if (p && this.rate.value !== String(app.rate)) this.rate.value = String(app.rate);

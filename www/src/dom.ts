@@ -1,6 +1,12 @@
-// A small element builder: properties and children, text only (never HTML).
+// A small element builder (properties and children, text only: never HTML) and the input of an
+// option of the core's schema.
+import type { OptionEntry } from './generated/core';
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> & Record<string, unknown> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> & Record<string, unknown> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const e = Object.assign(document.createElement(tag), props) as HTMLElementTagNameMap[K];
   e.append(...children);
   return e;
@@ -16,4 +22,21 @@ export function $<T extends HTMLElement>(sel: string, root: ParentNode = documen
 /** Sets an element's text only when it changed (no needless layout). */
 export function setText(e: Element, text: string): void {
   if (e.textContent !== text) e.textContent = text;
+}
+
+/** Sets an attribute only when it changed. */
+export function setAttr(e: Element, name: string, value: string): void {
+  if (e.getAttribute(name) !== value) e.setAttribute(name, value);
+}
+
+/** An input for one option: a text input for numbers, a list for choices. */
+export function optionInput(spec: OptionEntry, id: string): HTMLInputElement | HTMLSelectElement {
+  if (spec.kind.type === 'choice') {
+    const select = el('select', { id, name: spec.key });
+    select.append(...spec.kind.choices.map((c) => new Option(c, c)));
+    return select;
+  }
+  const input = el('input', { id, name: spec.key, type: 'text', inputMode: spec.kind.type === 'int' ? 'numeric' : 'decimal', autocomplete: 'off' });
+  if (spec.default.type === 'derived') input.placeholder = spec.default.value;
+  return input;
 }

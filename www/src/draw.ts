@@ -39,7 +39,8 @@ function prepare(canvas: HTMLCanvasElement, cssW: number, cssH: number): CanvasR
   canvas.style.height = `${cssH}px`;
   canvas.width = Math.round(cssW * dpr);
   canvas.height = Math.round(cssH * dpr);
-  const g = canvas.getContext('2d')!;
+  const g = canvas.getContext('2d');
+  if (!g) throw new Error('this browser gives no 2D canvas');
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, cssW, cssH);
   return g;
@@ -93,7 +94,14 @@ export function perRow(count: number): number {
  * its model probability p(v), with the pattern's thumbnail below; a perfect model fills every
  * outline exactly. Long lists wrap into rows.
  */
-export function drawDistribution(canvas: HTMLCanvasElement, dist: Distribution, patterns: number[][], shape: [number, number] | null, colour: string, width: number): void {
+export function drawDistribution(
+  canvas: HTMLCanvasElement,
+  dist: Distribution,
+  patterns: number[][],
+  shape: [number, number] | null,
+  colour: string,
+  width: number,
+): void {
   const count = patterns.length;
   const m = patterns[0]?.length ?? 1;
   const ps = patternShape(m, shape);

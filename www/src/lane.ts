@@ -5,7 +5,7 @@
 // Generations: `configure` and `reset` send generation `sent + 1`. A `configured` or `rejected`
 // reply is taken only if it answers the latest generation sent; `progress` and `status` only if
 // they describe the lane the handle shows (`gen`). Anything else is stale and dropped.
-import { type Curve, appendPoints, emptyCurve } from './curve';
+import { appendPoints, type Curve, emptyCurve } from './curve';
 import type { ErrorInfo } from './generated/core';
 import type { FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
 import type { OptionValue } from './schema';
@@ -54,8 +54,12 @@ export class LaneHandle implements LaneState {
   gen = 0;
   /** The latest generation sent. */
   sent = 0;
+  /** The latest generation the worker answered (configured or rejected). */
+  answered = 0;
   private worker: WorkerLike;
   private config: LaneConfig | null = null;
+  /** The generation of the latest `configure` (a `reset` keeps the configuration, and so its refusal). */
+  private configureGen = 0;
   private dataset = '';
   private until: number | null = null;
 
@@ -93,6 +97,7 @@ export class LaneHandle implements LaneState {
     this.config = config;
     this.dataset = dataset;
     this.sent += 1;
+    this.configureGen = this.sent;
     this.post({ type: 'configure', gen: this.sent, config, dataset });
     return this.sent;
   }
@@ -131,6 +136,8 @@ export class LaneHandle implements LaneState {
     this.detach();
     this.status = 'loading';
     this.message = null;
+    this.gen = 0; // the new worker has no lane yet
+    this.answered = 0;
     this.clear();
     this.worker = this.spawn();
     if (this.config) this.configure(this.config, this.dataset);
@@ -162,13 +169,15 @@ export class LaneHandle implements LaneState {
       case 'configured':
         if (msg.gen !== this.sent) return; // a newer configuration is on its way
         this.gen = msg.gen;
+        this.answered = msg.gen;
         this.clear();
         this.seed = msg.seed;
         this.every = msg.every;
-        this.rejection = null;
+        if (msg.gen === this.configureGen) this.rejection = null;
         break;
       case 'rejected':
         if (msg.gen !== this.sent) return;
+        this.answered = msg.gen;
         this.rejection = msg.error;
         // The worker keeps a lane whose `configured` reply was dropped as stale: the page's
         // curve is not that lane's, so start that lane again under a generation it takes.

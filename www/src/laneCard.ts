@@ -3,7 +3,7 @@
 import type { App } from './app';
 import { laneColour } from './chartData';
 import { sweepsPerUpdate } from './curve';
-import { $, el, setText } from './dom';
+import { $, el, setAttr, setText } from './dom';
 import { formatRate, formatStat } from './format';
 import type { LaneHandle } from './lane';
 import { PANELS } from './panels';
@@ -89,9 +89,9 @@ export class LaneCard {
   update(): void {
     const lane = this.lane;
     const last = lane.curve.atll.length ? lane.curve.atll[lane.curve.atll.length - 1] : null;
-    this.el.dataset.status = lane.status;
-    this.el.dataset.iter = String(lane.iter);
-    if (last !== null) this.el.dataset.atll = String(last);
+    setAttr(this.el, 'data-status', lane.status);
+    setAttr(this.el, 'data-iter', String(lane.iter));
+    if (last !== null) setAttr(this.el, 'data-atll', String(last));
     const parts = [WORDS[lane.status], `update ${lane.iter.toLocaleString('en')}`];
     if (lane.status === 'running' || lane.rate > 0) parts.push(`${formatRate(lane.rate)} updates`);
     const spu = sweepsPerUpdate(lane.curve);

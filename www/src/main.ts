@@ -34,6 +34,12 @@ async function boot(): Promise<void> {
   app.load(state);
   page.render();
   hook.ready = true;
+  // A link edited by hand in the address bar: the page becomes what it says.
+  window.addEventListener('hashchange', () => {
+    const next = decodeState(catalog, window.location.hash);
+    app.notices = next.notices;
+    app.load(next.state);
+  });
 }
 
 boot().catch((e: unknown) => {

@@ -15,7 +15,7 @@ export interface PresetPlan {
 }
 
 /** A configuration value read as the option's value (the schema default when absent). */
-function valueOf(catalog: Catalog, config: Record<string, number | string | null>, key: string): OptionValue {
+function configValue(catalog: Catalog, config: Record<string, number | string | null>, key: string): OptionValue {
   if (key in config) return config[key];
   const spec = optionSpec(catalog, key);
   return spec ? defaultValue(spec) : null;
@@ -38,12 +38,12 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
       return;
     }
     const options: Record<string, OptionValue> = {};
-    for (const key of laneOptionKeys(catalog, l.algo)) options[key] = key === 'lr' ? lr : valueOf(catalog, l.config, key);
+    for (const key of laneOptionKeys(catalog, l.algo)) options[key] = key === 'lr' ? lr : configValue(catalog, l.config, key);
     lanes.push({ id: index, algo: l.algo, label: l.label, options });
   });
   const first = p.lanes[0]?.config ?? {};
   const shared: Record<string, OptionValue> = {};
-  for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : valueOf(catalog, first, spec.key);
+  for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : configValue(catalog, first, spec.key);
   return {
     // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
     state: { data: p.data, shared, lanes, axis: 'sweeps', stop: p.iters, preset: p.name, rate: r },

@@ -62,7 +62,7 @@ export function fatalMessage(e: unknown, core: Pick<Core, 'lastPanic'> | null): 
     panic = undefined;
   }
   if (panic) return panic;
-  const what = e instanceof WebAssembly.RuntimeError ? 'the WebAssembly core stopped' : 'the lane\'s worker failed';
+  const what = e instanceof WebAssembly.RuntimeError ? 'the WebAssembly core stopped' : "the lane's worker failed";
   return `${what}: ${errorMessage(e)}`;
 }
 
@@ -128,16 +128,16 @@ export class LaneRunner {
         }
         break;
       case 'pause':
-        if (this.status === 'running') {
+        if (this.status === 'running' && this.lane) {
           // The final position first: once the page sees "paused", nothing moves any more.
-          this.publish(this.lane!.step(0, true));
+          this.publish(this.lane.step(0, true));
           this.setStatus('paused');
         }
         break;
       case 'limit':
         this.until = msg.until;
-        if (this.status === 'running' && this.reached()) {
-          this.publish(this.lane!.step(0, true));
+        if (this.status === 'running' && this.lane && this.reached()) {
+          this.publish(this.lane.step(0, true));
           this.setStatus('done');
         }
         break;
@@ -215,7 +215,8 @@ export class LaneRunner {
     // record's exact log Z instead of enumerating once more.
     if (since >= VIEW_MS) n = Math.min(n, toNextRecord(iter, this.every));
     const end = iter + n;
-    const view = since >= VIEW_MS && ((end % this.every === 0) || since >= 4 * VIEW_MS || end === this.until);
+    // The last slice before the limit always shows the final position.
+    const view = end === this.until || (since >= VIEW_MS && (end % this.every === 0 || since >= 4 * VIEW_MS));
     const r = lane.step(n, view);
     const elapsed = this.host.now() - t0;
     if (n > 0) this.rate = addToRate(this.rate, n, elapsed);

@@ -45,7 +45,13 @@ export const FIRST_SCREEN = {
 export const NEW_LANE_OPTIONS: Record<string, OptionValue> = { lr: 0.1, k: 1, chains: 1000 };
 
 /** A new lane of `algo`: the schema's defaults, then `over` (keys the algorithm reads only). */
-export function newLaneState(catalog: Catalog, id: number, algo: string, over: Record<string, OptionValue> = NEW_LANE_OPTIONS, label: string | null = null): LaneState {
+export function newLaneState(
+  catalog: Catalog,
+  id: number,
+  algo: string,
+  over: Record<string, OptionValue> = NEW_LANE_OPTIONS,
+  label: string | null = null,
+): LaneState {
   const options: Record<string, OptionValue> = {};
   for (const key of laneOptionKeys(catalog, algo)) {
     const spec = optionSpec(catalog, key);

@@ -14,6 +14,8 @@ export interface LaneSnapshot {
   status: LaneStatus;
   message: string | null;
   gen: number;
+  /** Whether a configuration awaits the worker's answer. */
+  pending: boolean;
   seed: string;
   iter: number;
   rate: number;
@@ -53,6 +55,7 @@ export function installTestHook(app: App): TestHook {
         status: l.status,
         message: l.message,
         gen: l.gen,
+        pending: l.sent !== l.answered,
         seed: l.seed,
         iter: l.iter,
         rate: l.rate,

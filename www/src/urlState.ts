@@ -14,7 +14,7 @@
 // first screen and applies every usable value; an unknown or malformed one is ignored with a
 // notice (the caller shows it as text). Nothing decoded here is ever treated as HTML.
 import type { Axis } from './chartData';
-import type { Catalog } from './generated/core';
+import type { Catalog, OptionEntry } from './generated/core';
 import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions } from './schema';
 import { firstScreen, type LaneState, MAX_STOP, newLaneState, type PageState } from './state';
 
@@ -90,7 +90,8 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
     return null;
   }
   const lane = newLaneState(catalog, position, algo, {});
-  const reads = new Set([...laneOptions(catalog, algo).main, ...laneOptions(catalog, algo).more].map((o) => o.key));
+  const { main, more } = laneOptions(catalog, algo);
+  const reads = new Map([...main, ...more].map((o) => [o.key, o]));
   const pairs = colon < 0 ? [] : raw.slice(colon + 1).split(',');
   for (const pair of pairs) {
     if (pair === '') continue;
@@ -108,8 +109,7 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
     } else if (key === 'label') {
       lane.label = value.slice(0, MAX_LABEL);
     } else if (reads.has(key)) {
-      const spec = optionSpec(catalog, key)!;
-      const p = parseOption(spec, value);
+      const p = parseOption(reads.get(key) as OptionEntry, value);
       if (p.ok) lane.options[key] = p.value;
       else notices.push(`A value of lane ${position + 1} (${algo}) was ignored: ${p.message}.`);
     } else {
@@ -180,7 +180,7 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
         break;
       default: {
         const spec = optionSpec(catalog, key);
-        if (!spec || spec.scope !== 'shared') {
+        if (spec?.scope !== 'shared') {
           bad('the page has no such setting');
           break;
         }

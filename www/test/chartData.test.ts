@@ -8,13 +8,20 @@ describe('chartColumns', () => {
   it('aligns lanes on the union of their x values, with gaps as null, and adds the bound', () => {
     expect(chartColumns([a, b], 'iter', -3.379)).toEqual({
       x: [0, 10, 20],
-      ys: [[-11, -9, -8], [-11, null, -7], [-3.379, -3.379, -3.379]],
+      ys: [
+        [-11, -9, -8],
+        [-11, null, -7],
+        [-3.379, -3.379, -3.379],
+      ],
     });
   });
   it('uses Gibbs sweeps on the equal-compute axis', () => {
     expect(chartColumns([a, b], 'sweeps', null)).toEqual({
       x: [0, 10, 20, 60],
-      ys: [[-11, -9, -8, null], [-11, null, null, -7]],
+      ys: [
+        [-11, -9, -8, null],
+        [-11, null, null, -7],
+      ],
     });
   });
   it('handles no lanes and empty curves', () => {

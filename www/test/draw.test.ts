@@ -23,7 +23,7 @@ describe('layout helpers', () => {
     expect(grid(10)).toEqual({ cols: 4, rows: 3 });
     expect(grid(1)).toEqual({ cols: 1, rows: 1 });
   });
-  it('uses the data set\'s image shape when it fits, else one row', () => {
+  it("uses the data set's image shape when it fits, else one row", () => {
     expect(patternShape(16, [4, 4])).toEqual([4, 4]);
     expect(patternShape(9, [4, 4])).toEqual([1, 9]);
     expect(patternShape(9, null)).toEqual([1, 9]);
@@ -35,6 +35,6 @@ describe('layout helpers', () => {
   it('scales colours and bars by the largest magnitude', () => {
     expect(absMax(new Float32Array([0.5, -2, 1]))).toBe(2);
     expect(absMax([])).toBeGreaterThan(0);
-    expect(barScale({ model: [0.1, 0.2], data: [0.5, 0.5], off: 0.7, log_z: 0 })).toBe(0.5);
+    expect(barScale({ model: [0.1, 0.2], data: [0.5, 0.5], on: 0.3, off: 0.7, log_z: 0 })).toBe(0.5);
   });
 });

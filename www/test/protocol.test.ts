@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CHUNK, SLICE_MS, addToRate, nextChunk, perSecond, toNextRecord } from '../src/protocol';
+import { addToRate, isErrorInfo, MAX_CHUNK, nextChunk, perSecond, SLICE_MS, toNextRecord } from '../src/protocol';
 
 describe('nextChunk (time slicing)', () => {
   it('aims at the slice duration', () => {
@@ -39,5 +39,14 @@ describe('toNextRecord', () => {
     expect(toNextRecord(49, 50)).toBe(1);
     expect(toNextRecord(50, 50)).toBe(50);
     expect(toNextRecord(7, 0)).toBe(1);
+  });
+});
+
+describe('isErrorInfo', () => {
+  it("tells the core's error objects from panics and other throws", () => {
+    expect(isErrorInfo({ kind: 'invalid_option', key: 'batch', message: 'batch size …' })).toBe(true);
+    expect(isErrorInfo(new WebAssembly.RuntimeError('unreachable'))).toBe(false);
+    expect(isErrorInfo('a string')).toBe(false);
+    expect(isErrorInfo(null)).toBe(false);
   });
 });

@@ -1,44 +1,59 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { FromWorker } from '../src/protocol';
-import { LaneRunner, type Core, type CoreLane, type Host } from '../src/runner';
-import type { CoreConfig, CoreRecord, RunResult } from '../src/types';
+import type { CoreRecord, ErrorInfo } from '../src/generated/core';
+import type { FromWorker, LaneConfig, ToWorker } from '../src/protocol';
+import { type Core, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
-/** A fake lane: ATLL rises by 0.01 per update; diverges at `divergeAt` if set. */
+let clock: number;
+
+/** A fake lane: ATLL rises by 0.01 per update; diverges at `divergeAt` if set; panics at `panicAt`. */
 class FakeLane implements CoreLane {
   iter = 0;
   sent0 = false;
   freed = false;
-  readonly visible = 4;
-  readonly hidden = 2;
-  constructor(readonly seed: string, private readonly every: number, private readonly divergeAt: number | null) {}
+  calls: { updates: number; view: boolean }[] = [];
+  readonly m = 4;
+  readonly n = 2;
+  constructor(
+    readonly seed: string,
+    readonly every: number,
+    private readonly divergeAt: number | null,
+    private readonly panicAt: number | null,
+  ) {}
   private record(): CoreRecord {
     return { iter: this.iter, sweeps: this.iter, vh_steps: this.iter, atll: -10 + 0.01 * this.iter, log_z: 1, stats: { mean_tau: 2.5 } };
   }
-  run(updates: number): RunResult {
+  step(updates: number, view: boolean): Slice {
+    this.calls.push({ updates, view });
     clock += 0.05 * updates; // 50 µs per update
+    if (this.panicAt !== null && this.iter + updates >= this.panicAt) {
+      core.panicked = 'internal error at src/train/lane.rs:1: index out of bounds (please report this)';
+      throw new WebAssembly.RuntimeError('unreachable');
+    }
     const records: CoreRecord[] = [];
     if (!this.sent0) {
       records.push(this.record());
       this.sent0 = true;
     }
+    let error: ErrorInfo | null = null;
     for (let i = 0; i < updates; i++) {
       if (this.divergeAt !== null && this.iter + 1 >= this.divergeAt) {
-        const error = `training diverged at update ${this.iter + 1}`;
-        return { records, iter: this.iter, seed: this.seed, error, failed: true };
+        error = { kind: 'diverged', key: null, message: `training diverged at update ${this.iter + 1}` };
+        break;
       }
       this.iter++;
       if (this.iter % this.every === 0) records.push(this.record());
     }
-    return { records, iter: this.iter, seed: this.seed, error: null, failed: false };
-  }
-  distribution() {
-    return { model: [0.25, 0.25], data: [0.5, 0.5], off: 0.5, log_z: 1 };
-  }
-  weights() {
-    return new Float32Array(this.visible * this.hidden).fill(this.iter);
-  }
-  chains() {
-    return new Float32Array([1, 0, 1, 0, 0, 1, 0, 1]);
+    const v = view
+      ? {
+          iter: this.iter,
+          m: this.m,
+          n: this.n,
+          dist: { model: [0.25, 0.25], data: [0.5, 0.5], on: 0.5, off: 0.5, log_z: 1 },
+          chains: [1, 0, 1, 0, 0, 1, 0, 1],
+          weights: new Float32Array(this.m * this.n).fill(this.iter),
+        }
+      : null;
+    return { records, iter: this.iter, error, failed: error !== null, view: v };
   }
   exportModel() {
     return `{"iter":${this.iter}}`;
@@ -48,21 +63,39 @@ class FakeLane implements CoreLane {
   }
 }
 
-const core: Core & { lanes: FakeLane[] } = {
+const core: Core & { lanes: FakeLane[]; panicked: string | undefined } = {
   lanes: [],
-  catalog: () => ({ algorithms: [], dataSets: [], defaults: {}, presets: [] }),
-  newLane(config: CoreConfig) {
-    if (typeof config.lr !== 'number' || config.lr < 0) throw new Error(`invalid input: the learning rate must be a finite number ≥ 0, got ${config.lr}`);
-    const lane = new FakeLane(String(config.seed), Number(config.every ?? 10), config.lr > 1e30 ? 7 : null);
+  panicked: undefined,
+  newLane(config: LaneConfig) {
+    if (config.panic) {
+      core.panicked = 'internal error: a panic while building';
+      throw new WebAssembly.RuntimeError('unreachable');
+    }
+    if (typeof config.lr !== 'number' || config.lr < 0) {
+      throw { kind: 'invalid_option', key: 'lr', message: `learning rate η must be a number from 0 to 1000000, got ${config.lr}` } satisfies ErrorInfo;
+    }
+    const lane = new FakeLane(
+      String(config.seed),
+      Number(config.every ?? 10),
+      config.lr > 1e30 ? 7 : null,
+      typeof config.panicAt === 'number' ? config.panicAt : null,
+    );
     this.lanes.push(lane);
     return lane;
+  },
+  lastPanic() {
+    return this.panicked;
+  },
+  panicForTest() {
+    this.panicked = 'internal error at crates/wasm/src/lib.rs:80: a deliberate panic (panicForTest) (please report this)';
+    throw new WebAssembly.RuntimeError('unreachable');
   },
 };
 
 let sent: FromWorker[];
 let tasks: (() => void)[];
-let clock: number;
 let runner: LaneRunner;
+let gen: number;
 const host: Host = {
   post: (m) => sent.push(m),
   now: () => clock,
@@ -79,42 +112,82 @@ function runTasks(max: number): number {
   return n;
 }
 
+const configure = (config: LaneConfig): ToWorker => ({ type: 'configure', gen: ++gen, config, dataset: 'bas4' });
 const of = <T extends FromWorker['type']>(type: T) => sent.filter((m) => m.type === type) as Extract<FromWorker, { type: T }>[];
+const statuses = () => of('status').map((m) => m.status);
 
 beforeEach(() => {
   sent = [];
   tasks = [];
   clock = 0;
+  gen = 0;
   core.lanes = [];
+  core.panicked = undefined;
   runner = new LaneRunner(core, host);
 });
 
-describe('LaneRunner', () => {
-  it('builds a lane and sends its first point and a view at once', () => {
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 3, every: 10 }, dataset: 'bas4', field: 'lr' });
-    expect(of('configured')).toEqual([{ type: 'configured', seed: '3', field: 'lr' }]);
+describe('LaneRunner: configuration', () => {
+  it('builds a lane: configured with its generation, the initial record and a view in one step call, then ready', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10 }));
+    expect(sent.map((m) => m.type)).toEqual(['configured', 'progress', 'status']);
+    expect(of('configured')).toEqual([{ type: 'configured', gen: 1, seed: '3', every: 10 }]);
     const p = of('progress')[0];
+    expect(p.gen).toBe(1);
     expect(p.points).toEqual([{ iter: 0, sweeps: 0, atll: -10 }]);
     expect(p.view?.weights.length).toBe(8);
-    expect(p.view?.chains).toEqual(new Uint8Array([1, 0, 1, 0, 0, 1, 0, 1]));
+    expect(p.view?.chains).toEqual([1, 0, 1, 0, 0, 1, 0, 1]);
+    expect(core.lanes[0].calls).toEqual([{ updates: 0, view: true }]);
+    expect(of('status')).toEqual([{ type: 'status', gen: 1, status: 'ready', message: null }]);
     expect(tasks).toHaveLength(0); // not running yet
   });
 
-  it('refuses a bad configuration with the core message and keeps the previous lane', () => {
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1 }, dataset: 'bas4' });
-    runner.handle({ type: 'configure', config: { lr: -1, seed: 1 }, dataset: 'bas4', field: 'lr' });
-    expect(of('rejected')).toEqual([{ type: 'rejected', message: expect.stringContaining('learning rate'), field: 'lr' }]);
+  it("refuses a bad configuration with the core's ErrorInfo, naming the lane it keeps", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1 }));
+    runner.handle(configure({ lr: -1, seed: 1 }));
+    expect(of('rejected')).toEqual([
+      { type: 'rejected', gen: 2, kept: 1, error: { kind: 'invalid_option', key: 'lr', message: expect.stringContaining('learning rate') } },
+    ]);
     expect(core.lanes[0].freed).toBe(false);
     runner.handle({ type: 'start' });
     runTasks(3);
     expect(core.lanes[0].iter).toBeGreaterThan(0);
+    // The kept lane's messages keep its generation.
+    expect(of('progress').at(-1)!.gen).toBe(1);
   });
 
-  it('runs in slices while started, streams points, and stops scheduling on pause', () => {
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 10 }, dataset: 'bas4' });
+  it('a refused first configuration leaves the lane failed with the message (kept 0)', () => {
+    runner.handle(configure({ lr: -1, seed: 1 }));
+    expect(of('rejected')[0].kept).toBe(0);
+    expect(of('status')).toEqual([{ type: 'status', gen: 0, status: 'failed', message: expect.stringContaining('learning rate') }]);
     runner.handle({ type: 'start' });
-    expect(of('state')).toEqual([{ type: 'state', running: true }]);
+    expect(tasks).toHaveLength(0);
+    runner.handle(configure({ lr: 0.1, seed: 1 }));
+    expect(statuses().at(-1)).toBe('ready');
+  });
+
+  it('keeps a running lane running through a new configuration (the page never re-sends start)', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(5);
+    runner.handle(configure({ lr: 0.2, seed: 1, every: 10 }));
+    expect(of('configured').map((m) => m.gen)).toEqual([1, 2]);
+    expect(of('status').at(-1)).toEqual({ type: 'status', gen: 2, status: 'running', message: null });
+    expect(core.lanes[0].freed).toBe(true);
+    runTasks(5);
+    expect(core.lanes[1].iter).toBeGreaterThan(0);
+    expect(of('progress').at(-1)!.gen).toBe(2);
+  });
+});
+
+describe('LaneRunner: running', () => {
+  it('runs in slices of exactly one step call each, reports its status, and holds still once paused', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    expect(statuses()).toEqual(['ready', 'running']);
+    const lane = core.lanes[0];
+    const before = lane.calls.length;
     expect(runTasks(20)).toBe(20);
+    expect(lane.calls.length - before).toBe(20);
     const iters = of('progress').flatMap((m) => m.points.map((p) => p.iter));
     expect(iters.length).toBeGreaterThan(3);
     expect(iters).toEqual([...iters].sort((x, y) => x - y));
@@ -122,75 +195,80 @@ describe('LaneRunner', () => {
     const last = of('progress').at(-1)!;
     expect(last.rate).toBeGreaterThan(0);
     expect(last.stats).toEqual({ mean_tau: 2.5 });
-    // Every slice reports the update count, records or not.
-    const counts = of('progress').map((m) => m.iter);
-    expect(counts).toEqual([...new Set(counts)].sort((x, y) => x - y));
-    expect(counts.length).toBeGreaterThanOrEqual(20);
     runner.handle({ type: 'pause' });
-    const at = core.lanes[0].iter;
-    // The last word before "paused" is the final position.
-    const afterPause = sent.slice(sent.lastIndexOf(of('progress').at(-1)!));
-    expect(afterPause.map((m) => m.type)).toEqual(['progress', 'state']);
+    const at = lane.iter;
+    // The last word before "paused" is the final position, with a view.
+    expect(sent.slice(-2).map((m) => m.type)).toEqual(['progress', 'status']);
     expect(of('progress').at(-1)!.iter).toBe(at);
+    expect(of('progress').at(-1)!.view).not.toBeNull();
+    expect(statuses().at(-1)).toBe('paused');
     runTasks(10);
-    expect(core.lanes[0].iter).toBe(at);
-    expect(of('state').at(-1)).toEqual({ type: 'state', running: false });
+    expect(lane.iter).toBe(at);
   });
 
-  it('takes the periodic views right at records, where the record\'s log Z can be reused', () => {
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 7 }, dataset: 'bas4' });
+  it("asks for a view at a bounded rate, at records where the record's log Z is reused", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 7 }));
     runner.handle({ type: 'start' });
     runTasks(400);
-    const views = of('progress').slice(1).flatMap((m) => (m.view ? [m.view.iter] : []));
+    const lane = core.lanes[0];
+    const views = of('progress')
+      .slice(1)
+      .flatMap((m) => (m.view ? [m.view.iter] : []));
     expect(views.length).toBeGreaterThan(3);
     for (const iter of views) expect(iter % 7).toBe(0);
+    // Fake time: 5 ms per slice plus 50 µs per update, so 400 slices take well under 400 × 250 ms.
+    expect(lane.calls.filter((c) => c.view).length).toBeLessThan(lane.calls.length / 10);
   });
 
   it('grows the chunk while slices are quick', () => {
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 1000 }, dataset: 'bas4' });
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 1000 }));
     runner.handle({ type: 'start' });
     runTasks(8);
     expect(core.lanes[0].iter).toBeGreaterThanOrEqual(2 ** 8 - 1);
   });
 
-  it('reports a divergence once, keeps the points before it and stops', () => {
-    runner.handle({ type: 'configure', config: { lr: 1e39, seed: 1, every: 2 }, dataset: 'bas4' });
+  it('reports a divergence as failed with its message, keeps the points before it and stops', () => {
+    runner.handle(configure({ lr: 1e39, seed: 1, every: 2 }));
     runner.handle({ type: 'start' });
     runTasks(50);
-    expect(of('failed')).toEqual([{ type: 'failed', message: 'training diverged at update 7', iter: 6 }]);
-    expect(of('state').at(-1)).toEqual({ type: 'state', running: false });
+    expect(of('status').at(-1)).toEqual({ type: 'status', gen: 1, status: 'failed', message: 'training diverged at update 7' });
     expect(of('progress').flatMap((m) => m.points.map((p) => p.iter))).toEqual([0, 2, 4, 6]);
     expect(tasks).toHaveLength(0);
     runner.handle({ type: 'start' });
-    expect(of('state').at(-1)).toEqual({ type: 'state', running: false });
+    expect(statuses().at(-1)).toBe('failed');
+    expect(tasks).toHaveLength(0);
   });
 
-  it('resets to a fresh lane with the same configuration, and exports the model', () => {
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 9, every: 10 }, dataset: 'bas4' });
+  it('resets to a fresh lane of a new generation with the same configuration, and exports the model', () => {
+    runner.handle(configure({ lr: 0.1, seed: 9, every: 10 }));
     runner.handle({ type: 'start' });
     runTasks(5);
-    runner.handle({ type: 'reset' });
+    runner.handle({ type: 'pause' });
+    runner.handle({ type: 'reset', gen: 5 });
     expect(core.lanes).toHaveLength(2);
     expect(core.lanes[0].freed).toBe(true);
-    expect(of('configured').map((m) => m.seed)).toEqual(['9', '9']);
+    expect(of('configured').map((m) => [m.gen, m.seed])).toEqual([
+      [1, '9'],
+      [5, '9'],
+    ]);
+    expect(statuses().at(-1)).toBe('ready');
     runner.handle({ type: 'export' });
-    expect(of('model')).toEqual([{ type: 'model', json: '{"iter":0}' }]);
+    expect(of('model')).toEqual([{ type: 'model', gen: 5, json: '{"iter":0}' }]);
   });
 
-  it('pauses for good at its limit, on the exact update, and a later limit lets it go on', () => {
+  it('stops for good at its limit, on the exact update, and a later limit lets it go on', () => {
     runner.handle({ type: 'limit', until: 1234 });
-    runner.handle({ type: 'configure', config: { lr: 0.1, seed: 1, every: 100 }, dataset: 'bas4' });
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 100 }));
     runner.handle({ type: 'start' });
     runTasks(200);
     expect(core.lanes[0].iter).toBe(1234);
     expect(tasks).toHaveLength(0);
-    expect(of('state').at(-1)).toEqual({ type: 'state', running: false, done: true });
+    expect(statuses().at(-1)).toBe('done');
     expect(of('progress').at(-1)!.iter).toBe(1234);
-    // Start again at the limit: done at once.
+    expect(of('progress').at(-1)!.view?.iter).toBe(1234); // the final position is drawn
     runner.handle({ type: 'start' });
     expect(tasks).toHaveLength(0);
-    expect(of('state').at(-1)).toEqual({ type: 'state', running: false, done: true });
-    // A later limit (or none) and start: it trains on from where it was, same lane.
+    expect(statuses().at(-1)).toBe('done');
     runner.handle({ type: 'limit', until: 1500 });
     runner.handle({ type: 'start' });
     runTasks(200);
@@ -201,9 +279,55 @@ describe('LaneRunner', () => {
     runner.handle({ type: 'start' });
     runTasks(3);
     runner.handle({ type: 'limit', until: 10 });
-    expect(of('state').at(-1)).toEqual({ type: 'state', running: false, done: true });
+    expect(statuses().at(-1)).toBe('done');
     const at = core.lanes[0].iter;
     runTasks(5);
     expect(core.lanes[0].iter).toBe(at);
+  });
+});
+
+describe('LaneRunner: panics', () => {
+  it("a RuntimeError of the core makes the worker fatal with lastPanic()'s message, and it then ignores everything", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, panicAt: 50 }));
+    runner.handle({ type: 'start' });
+    runTasks(50);
+    expect(of('status').at(-1)).toEqual({
+      type: 'status',
+      gen: 1,
+      status: 'fatal',
+      message: 'internal error at src/train/lane.rs:1: index out of bounds (please report this)',
+    });
+    expect(tasks).toHaveLength(0);
+    const count = sent.length;
+    runner.handle({ type: 'start' });
+    runner.handle(configure({ lr: 0.1, seed: 1 }));
+    runner.handle({ type: 'export' });
+    expect(sent.length).toBe(count);
+    expect(core.lanes).toHaveLength(1);
+  });
+
+  it('the test-only crash message panics through the core', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1 }));
+    runner.handle({ type: 'crash' });
+    expect(of('status').at(-1)).toMatchObject({ status: 'fatal', message: expect.stringContaining('deliberate panic') });
+  });
+
+  it('a panic while building a lane is fatal, not a refusal', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, panic: 1 }));
+    expect(of('rejected')).toEqual([]);
+    expect(of('status')).toEqual([{ type: 'status', gen: 0, status: 'fatal', message: 'internal error: a panic while building' }]);
+  });
+
+  it("without a recorded panic message, the error's own message is shown", () => {
+    const bare: Core = {
+      ...core,
+      lastPanic: () => undefined,
+      panicForTest: () => {
+        throw new WebAssembly.RuntimeError('unreachable executed');
+      },
+    };
+    const r = new LaneRunner(bare, host);
+    r.handle({ type: 'crash' });
+    expect(of('status').at(-1)!.message).toBe('the WebAssembly core stopped: unreachable executed');
   });
 });

@@ -1,9 +1,9 @@
 //! What the commands share: errors, JSON-lines output, loading data and models, the lane
 //! option flags, and an order-preserving thread pool.
 
+use clap::{Arg, ArgMatches, Args, FromArgMatches};
 use rbm_core::data::{Dataset, BUILTIN};
 use rbm_core::error::Error;
-use clap::{Arg, ArgMatches, Args, FromArgMatches};
 use rbm_core::model::Rbm;
 use rbm_core::schema::options::Default;
 use rbm_core::schema::OptionSpec;

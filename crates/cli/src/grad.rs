@@ -2,11 +2,12 @@
 //! model ([`rbm_core::diagnostics::grad`]).
 
 use super::common::{
-    check_fit, entropy_seed, fail, load_data, load_model, parallel_map, threads, AlgoArgs, CliResult, Out,
+    check_fit, entropy_seed, fail, load_data, load_model, parallel_map, threads, AlgoArgs,
+    CliResult, Out,
 };
+use clap::Args;
 use rbm_core::diagnostics::grad::{exact_gradient, repetition, Accumulator, GradEstimate};
 use rbm_core::train::LaneConfig;
-use clap::Args;
 use serde::Serialize;
 use std::sync::Arc;
 

@@ -1,9 +1,9 @@
 //! `rbm loglik`: the exact log-likelihood of a data set under a saved model (docs/algorithms.md §2).
 
 use super::common::{check_fit, load_data, load_model, CliResult, Out};
+use clap::Args;
 use rbm_core::eval::distribution::{distribution, top_patterns, Pattern};
 use rbm_core::eval::exact;
-use clap::Args;
 use serde::Serialize;
 
 /// Options of `rbm loglik`.

@@ -1,8 +1,8 @@
 //! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
 use super::common::{entropy_seed, load_data, save_model, CliResult, Failure, Out, TrainArgs};
-use rbm_core::train::{Lane, LaneConfig};
 use clap::Args;
+use rbm_core::train::{Lane, LaneConfig};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -66,7 +66,7 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
             out.line(&lane.record()?)?;
         }
     }
-    if a.iters % cfg.every != 0 {
+    if !a.iters.is_multiple_of(cfg.every) {
         out.line(&lane.record()?)?;
     }
     if let Some(path) = &a.save_model {

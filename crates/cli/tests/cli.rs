@@ -401,3 +401,45 @@ fn grad_reports_cd_bias_and_no_variance_for_mean_field() {
         assert!(f(b, "variance") < 1e-20, "{b}");
     }
 }
+
+/// The flags come from the core's option schema: every option appears in `train --help` with
+/// its help line, the algorithms' own options in `grad --help`, and a bad value of any option
+/// is one error line naming its flag.
+#[test]
+fn every_option_of_the_schema_is_a_flag_and_bad_values_name_it() {
+    use rbm_core::schema::options::Kind;
+    use rbm_core::train::config::{options, GENERAL};
+    let help = |cmd: &str| String::from_utf8(rbm(&[cmd, "--help"]).stdout).unwrap();
+    let (train, grad) = (help("train"), help("grad"));
+    for spec in options() {
+        let flag = spec.flag();
+        assert!(
+            train.contains(&format!("{flag} <")),
+            "train --help lacks {flag}"
+        );
+        assert!(
+            train.contains(spec.help),
+            "train --help lacks the help of {flag}"
+        );
+        let general = GENERAL.iter().any(|g| g.key == spec.key);
+        if !general {
+            assert!(
+                grad.contains(&format!("{flag} <")),
+                "grad --help lacks {flag}"
+            );
+        }
+        let bad = match spec.kind {
+            Kind::Int { max, .. } => format!("{}", max as f64 * 10.0),
+            Kind::Float { .. } => "-1".to_string(),
+            Kind::Choice { .. } => "nope".to_string(),
+        };
+        let out = rbm(&["train", "--data", "bas4", "--iters", "1", &flag, &bad]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success(), "{flag} {bad} was accepted");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(&format!("({flag})")),
+            "{flag}: {err}"
+        );
+    }
+}

@@ -34,7 +34,8 @@ fn internal(message: String) -> JsValue {
         key: None,
         message: format!("internal error: {message}"),
     };
-    info.serialize(&OUT).unwrap_or_else(|_| JsValue::from_str(&info.message))
+    info.serialize(&OUT)
+        .unwrap_or_else(|_| JsValue::from_str(&info.message))
 }
 
 /// An error of the core as the object `{kind, key, message}`.
@@ -116,9 +117,9 @@ fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
     } else {
         let v: serde_json::Value = serde_wasm_bindgen::from_value(config)
             .map_err(|e| Error::Invalid(format!("the lane configuration: {e}")))?;
-        let obj = v.as_object().ok_or_else(|| {
-            Error::Invalid("the lane configuration must be an object".into())
-        })?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| Error::Invalid("the lane configuration must be an object".into()))?;
         LaneConfig::from_object(obj)?
     };
     if cfg.seed.is_none() {
@@ -140,8 +141,8 @@ impl WasmLane {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
         let cfg = lane_config(config).map_err(js_err)?;
-        let data = Dataset::builtin(dataset)
-            .map_err(|e| js_err(Error::option("data", e.to_string())))?;
+        let data =
+            Dataset::builtin(dataset).map_err(|e| js_err(Error::option("data", e.to_string())))?;
         Ok(WasmLane {
             lane: Lane::new(cfg, Arc::new(data)).map_err(js_err)?,
         })
@@ -158,7 +159,9 @@ impl WasmLane {
             .err()
             .map(|e| e.info());
         let view = view.then(|| self.lane.view(VIEW_CHAINS));
-        let weights = view.as_ref().map(|v| js_sys::Float32Array::from(&v.weights[..]));
+        let weights = view
+            .as_ref()
+            .map(|v| js_sys::Float32Array::from(&v.weights[..]));
         let out = to_js(&SliceResult {
             records,
             iter: self.lane.iter(),

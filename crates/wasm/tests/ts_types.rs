@@ -4,7 +4,9 @@
 //! After an intended change: `TS_UPDATE=1 cargo test -p rbm-playground --features ts --test ts_types`.
 #![cfg(all(feature = "ts", not(target_arch = "wasm32")))]
 
-use rbm_core::catalog::{AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry};
+use rbm_core::catalog::{
+    AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry,
+};
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::distribution::Distribution;
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
@@ -49,7 +51,10 @@ fn generated() -> String {
 
 #[test]
 fn typescript_declarations_match_the_rust_types() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/src/generated/core.ts");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../www/src/generated/core.ts"
+    );
     let want = generated();
     if std::env::var_os("TS_UPDATE").is_some() {
         std::fs::write(path, &want).unwrap();

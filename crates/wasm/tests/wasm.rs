@@ -1,56 +1,64 @@
 //! The wasm API in a real browser (wasm-bindgen-test, headless Chrome): the golden fixed-seed
 //! runs of `tests/golden/runs.json` give the same bits through `WasmLane` as natively, bad
-//! configurations come back as errors with the core's message, and a diverging lane reports
-//! the divergence while keeping its records and its last finite model.
+//! configurations come back as `{kind, key, message}` naming the option, a diverging lane
+//! reports the divergence while keeping its records and its last finite model. (The panic
+//! path traps the module, so the page's end-to-end tests check it.)
 //!
-//! Run: `npm run test:wasm` (or `cargo test --release --target wasm32-unknown-unknown
-//! --no-default-features --test wasm` with `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=
+//! Run: `npm run test:wasm` (or `cargo test --release -p rbm-playground --target
+//! wasm32-unknown-unknown --test wasm` with `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=
 //! wasm-bindgen-test-runner` and `CHROMEDRIVER=/usr/bin/chromedriver`).
 #![cfg(target_arch = "wasm32")]
 
+#[path = "../../../tests/common/mod.rs"]
 mod common;
 
 use common::{assert_records_match, fnv, Golden};
-use rbm_playground::experiments::PRESETS;
-use rbm_playground::train::Record;
-use rbm_playground::train::{find, LaneConfig};
-use rbm_playground::wasm::{algorithms, data_sets, default_config, presets, WasmLane};
+use rbm_core::experiments::PRESETS;
+use rbm_core::model::Rbm;
+use rbm_core::train::{find, Record};
+use rbm_playground::{catalog, WasmLane};
 use serde::Deserialize;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const GOLDEN: &str = include_str!("golden/runs.json");
+const GOLDEN: &str = include_str!("../../../tests/golden/runs.json");
 
 /// A configuration as the page builds it: a plain object parsed from JSON.
 fn js(config: &str) -> JsValue {
     js_sys::JSON::parse(config).unwrap()
 }
 
-fn message(e: wasm_bindgen::JsError) -> String {
-    let v: JsValue = e.into();
-    v.dyn_into::<js_sys::Error>()
-        .expect("a JavaScript Error")
-        .message()
-        .into()
-}
-
 fn get(obj: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(obj, &key.into()).unwrap()
 }
 
+#[derive(Deserialize, Debug, PartialEq)]
+struct ErrorInfo {
+    kind: String,
+    key: Option<String>,
+    message: String,
+}
+
 #[derive(Deserialize)]
-struct RunResult {
+struct SliceResult {
     records: Vec<Record>,
     iter: u64,
-    seed: String,
-    error: Option<String>,
+    error: Option<ErrorInfo>,
     failed: bool,
 }
 
-fn run(lane: &mut WasmLane, updates: u32) -> RunResult {
-    serde_wasm_bindgen::from_value(lane.run(updates).unwrap()).unwrap()
+fn step(lane: &mut WasmLane, updates: u32) -> SliceResult {
+    serde_wasm_bindgen::from_value(lane.step(updates, false).unwrap()).unwrap()
+}
+
+fn error(e: JsValue) -> ErrorInfo {
+    serde_wasm_bindgen::from_value(e).unwrap()
+}
+
+fn model(lane: &WasmLane) -> Rbm {
+    Rbm::from_json(&lane.export_model()).unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -61,23 +69,18 @@ fn golden_runs_match_the_native_build_bit_for_bit() {
         let mut lane = WasmLane::new(js(&want.config.to_string()), &want.data).unwrap();
         // Two calls, as the worker slices its work: records must not depend on the slicing.
         let first = want.updates / 3;
-        let mut a = run(&mut lane, 0);
-        assert_eq!(a.records.len(), 1, "run(0) gives the record at update 0");
-        a.records.extend(run(&mut lane, first).records);
-        let b = run(&mut lane, want.updates - first);
+        let mut a = step(&mut lane, 0);
+        assert_eq!(a.records.len(), 1, "step(0) gives the record at update 0");
+        a.records.extend(step(&mut lane, first).records);
+        let b = step(&mut lane, want.updates - first);
         a.records.extend(b.records);
         assert_eq!(b.iter, want.updates as u64);
         assert_eq!(b.error, None);
-        assert_eq!(b.seed, want.config["seed"].to_string());
+        assert_eq!(lane.seed(), want.config["seed"].to_string());
         assert_records_match(&want.name, &a.records, &want.records);
-        let (w, vb, hb) = (
-            lane.weights().to_vec(),
-            lane.visible_bias().to_vec(),
-            lane.hidden_bias().to_vec(),
-        );
-        assert_eq!(w.len(), lane.visible() * lane.hidden());
+        let m = model(&lane);
         assert_eq!(
-            fnv(&[&w, &vb, &hb]),
+            fnv(&[m.w(), &m.b, &m.c]),
             want.model_fnv,
             "{}: final model differs",
             want.name
@@ -86,132 +89,137 @@ fn golden_runs_match_the_native_build_bit_for_bit() {
 }
 
 #[wasm_bindgen_test]
-fn bad_configurations_are_errors_with_the_core_message() {
+fn bad_configurations_are_errors_naming_the_option() {
     let cases = [
-        (r#"{"lr": -1}"#, "bas4", "learning rate"),
-        (r#"{"algo": "nope"}"#, "bas4", "unknown algorithm 'nope'"),
+        (r#"{"lr": -1}"#, "bas4", Some("lr"), "learning rate"),
+        (
+            r#"{"algo": "nope"}"#,
+            "bas4",
+            Some("algo"),
+            "unknown algorithm 'nope'",
+        ),
         (
             r#"{"learning_rate": 0.1}"#,
             "bas4",
-            "unknown lane option 'learning_rate'",
+            Some("learning_rate"),
+            "unknown option",
         ),
-        (r#"[1, 2]"#, "bas4", "must be an object"),
-        (r#"{"seed": -1}"#, "bas4", "lane configuration"),
-        (r#"{"k": "three"}"#, "bas4", "lane configuration"),
-        (r#"{"k": 0}"#, "bas4", "k must be at least 1"),
-        (r#"{"hidden": 0}"#, "bas4", "hidden units"),
-        (r#"{"batch": 33}"#, "bas4", "batch"),
-        (r#"{}"#, "mnist-9", "unknown data set"),
+        (r#"[1, 2]"#, "bas4", None, "must be an object"),
+        (r#"{"seed": -1}"#, "bas4", Some("seed"), "seed must be"),
+        (
+            r#"{"k": "three"}"#,
+            "bas4",
+            Some("k"),
+            "Gibbs sweeps k must be",
+        ),
+        (r#"{"k": 0}"#, "bas4", Some("k"), "from 1 to"),
+        (r#"{"hidden": 0}"#, "bas4", Some("hidden"), "hidden units"),
+        (r#"{"batch": 33}"#, "bas4", Some("batch"), "32 rows"),
+        (r#"{}"#, "mnist-9", Some("data"), "unknown data set"),
     ];
-    for (config, data, want) in cases {
-        let e = WasmLane::new(js(config), data)
-            .err()
-            .unwrap_or_else(|| panic!("{config} on {data} was accepted"));
-        let msg = message(e);
-        assert!(msg.contains(want), "{config}: {msg}");
-        assert!(!msg.contains('\n'), "one-line message: {msg}");
+    for (config, data, key, want) in cases {
+        let e = error(
+            WasmLane::new(js(config), data)
+                .err()
+                .unwrap_or_else(|| panic!("{config} on {data} was accepted")),
+        );
+        assert_eq!(e.key.as_deref(), key, "{config}: {e:?}");
+        assert!(e.message.contains(want), "{config}: {e:?}");
+        assert!(!e.message.contains('\n'), "one-line message: {e:?}");
     }
     // Every key of the core's configuration is accepted.
-    let every_key = serde_json::to_string(&rbm_playground::train::LaneConfig {
+    let every_key = serde_json::to_string(&rbm_core::train::LaneConfig {
         seed: Some(4),
         ..Default::default()
     })
     .unwrap();
     assert!(WasmLane::new(js(&every_key), "bas4").is_ok(), "{every_key}");
-    // Missing keys take the core's defaults.
+    // Missing keys take the core's defaults; a missing seed is drawn below 2^53.
     assert!(WasmLane::new(js("{}"), "bas3").is_ok());
-    assert!(WasmLane::new(JsValue::UNDEFINED, "bas3").is_ok());
+    let lane = WasmLane::new(JsValue::UNDEFINED, "bas3").unwrap();
+    assert!(lane.seed().parse::<u64>().unwrap() < 1 << 53);
 }
 
 #[wasm_bindgen_test]
 fn a_diverging_lane_reports_it_and_keeps_its_last_finite_model() {
     let mut lane = WasmLane::new(
-        js(r#"{"algo": "cd", "lr": 1e39, "seed": 1, "chains": 100, "init": "ucd"}"#),
+        js(r#"{"algo": "cd", "lr": 3e38, "seed": 1, "chains": 100, "init": "ucd"}"#),
         "bas4",
     )
     .unwrap();
-    let r = run(&mut lane, 20);
-    let msg = r.error.expect("diverged");
-    assert!(msg.contains("diverged"), "{msg}");
+    let r = step(&mut lane, 20);
+    let e = r.error.expect("diverged");
+    assert_eq!(e.kind, "diverged");
+    assert!(e.message.contains("diverged"), "{e:?}");
     assert!(r.failed);
     assert_eq!(r.records.len(), 1, "the record at update 0 is kept");
-    assert!(lane.weights().to_vec().iter().all(|x| x.is_finite()));
-    assert_eq!(lane.failure(), Some(msg.clone()));
+    assert!(model(&lane).w().iter().all(|x| x.is_finite()));
     // It stays failed and says so again.
-    let again = run(&mut lane, 5);
-    assert_eq!(again.error, Some(msg));
+    let again = step(&mut lane, 5);
+    assert_eq!(again.error, Some(e));
     assert!(again.records.is_empty());
-    // Evaluation and export still work on the kept model.
-    assert!(get(&lane.evaluate().unwrap(), "atll")
-        .as_f64()
-        .unwrap()
-        .is_finite());
+    // The view and export still work on the kept model.
+    let v = lane.step(0, true).unwrap();
+    let d = get(&get(&v, "view"), "dist");
+    assert!(get(&d, "log_z").as_f64().unwrap().is_finite());
     assert!(lane
         .export_model()
         .starts_with("{\"visible\":16,\"hidden\":16,"));
 }
 
 #[wasm_bindgen_test]
-fn catalogues_and_views_describe_the_lane() {
-    let algos = js_sys::Array::from(&algorithms().unwrap());
+fn the_catalog_and_views_describe_the_lane() {
+    let cat = catalog().unwrap();
+    let algos = js_sys::Array::from(&get(&cat, "algorithms"));
     let names: Vec<String> = algos
         .iter()
         .map(|a| get(&a, "name").as_string().unwrap())
         .collect();
     assert!(
-        names.contains(&"cd".to_string()) && names.contains(&"pcd".to_string()),
+        names.iter().all(|n| find(n).is_ok()) && names.len() >= 8,
         "{names:?}"
     );
-    assert!(js_sys::Array::is_array(&get(&algos.get(0), "options")));
-
-    let sets = js_sys::Array::from(&data_sets().unwrap());
+    let options = js_sys::Array::from(&get(&cat, "options"));
+    assert_eq!(
+        options.length() as usize,
+        rbm_core::train::config::options().len()
+    );
+    let sets = js_sys::Array::from(&get(&cat, "data_sets"));
     let bas4 = sets
         .iter()
         .find(|d| get(d, "name").as_string().as_deref() == Some("bas4"))
         .unwrap();
     assert_eq!(get(&bas4, "rows").as_f64(), Some(32.0));
     assert_eq!(js_sys::Array::from(&get(&bas4, "patterns")).length(), 30);
-    assert!((get(&bas4, "bound").as_f64().unwrap() + 3.379).abs() < 1e-3);
-    assert_eq!(
-        get(&default_config().unwrap(), "algo")
-            .as_string()
-            .as_deref(),
-        Some("cd")
-    );
 
     let mut lane = WasmLane::new(
-        js(r#"{"algo": "pcd", "seed": 2, "chains": 64, "init": "ucd"}"#),
+        js(r#"{"algo": "pcd", "seed": 2, "chains": 64, "init": "ucd", "every": 10}"#),
         "bas4",
     )
     .unwrap();
-    run(&mut lane, 20);
-    let d = lane.distribution().unwrap();
-    let model: Vec<f64> = serde_wasm_bindgen::from_value(get(&d, "model")).unwrap();
-    let data: Vec<f64> = serde_wasm_bindgen::from_value(get(&d, "data")).unwrap();
+    // One call per slice: records and, when asked, the view (log Z reused from the record).
+    let r = lane.step(20, true).unwrap();
+    let recs: Vec<Record> = serde_wasm_bindgen::from_value(get(&r, "records")).unwrap();
+    assert_eq!(recs.iter().map(|r| r.iter).collect::<Vec<_>>(), [0, 10, 20]);
+    let v = get(&r, "view");
+    let d = get(&v, "dist");
+    let model_p: Vec<f64> = serde_wasm_bindgen::from_value(get(&d, "model")).unwrap();
     let off = get(&d, "off").as_f64().unwrap();
-    assert_eq!((model.len(), data.len()), (30, 30));
-    assert!((model.iter().sum::<f64>() + off - 1.0).abs() < 1e-9);
-    assert!((data.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-    let e = lane.evaluate().unwrap();
-    assert_eq!(
-        get(&e, "log_z").as_f64(),
-        get(&d, "log_z").as_f64(),
-        "log Z reused from the record at update 20"
-    );
-    run(&mut lane, 3);
-    let (d, e) = (lane.distribution().unwrap(), lane.evaluate().unwrap());
-    assert_eq!(
-        get(&e, "log_z").as_f64(),
-        get(&d, "log_z").as_f64(),
-        "log Z of the model at update 23"
-    );
-    assert_eq!(lane.chains().unwrap().length(), 64 * 16);
+    assert_eq!(model_p.len(), 30);
+    assert!((model_p.iter().sum::<f64>() + off - 1.0).abs() < 1e-9);
+    assert_eq!(get(&d, "log_z").as_f64(), recs[2].log_z);
+    let w = js_sys::Float32Array::from(get(&v, "weights"));
+    assert_eq!(w.to_vec(), model(&lane).w());
+    let chains: Vec<u8> = serde_wasm_bindgen::from_value(get(&v, "chains")).unwrap();
+    assert_eq!(chains.len(), 24 * 16);
+    assert!(lane.step(3, false).is_ok());
+    assert!(get(&lane.step(0, false).unwrap(), "view").is_null());
     assert_eq!(lane.iter(), 23.0);
 }
 
 #[wasm_bindgen_test]
 fn presets_give_the_papers_lanes_as_valid_configurations() {
-    let list = js_sys::Array::from(&presets().unwrap());
+    let list = js_sys::Array::from(&get(&catalog().unwrap(), "presets"));
     assert_eq!(list.length() as usize, PRESETS.len());
     for (entry, p) in list.iter().zip(PRESETS) {
         assert_eq!(get(&entry, "name").as_string().as_deref(), Some(p.name));
@@ -231,10 +239,11 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
             let algo = get(&lane, "algo").as_string().unwrap();
             // The configuration object deserialises back into the core's own lane_config.
             let js_config = get(&lane, "config");
-            let cfg: LaneConfig = serde_wasm_bindgen::from_value(js_config.clone()).unwrap();
+            let v: serde_json::Value = serde_wasm_bindgen::from_value(js_config.clone()).unwrap();
+            let cfg = rbm_core::train::LaneConfig::from_object(v.as_object().unwrap()).unwrap();
             assert_eq!(
                 serde_json::to_value(&cfg).unwrap(),
-                serde_json::to_value(p.lane_config(i, p.rates[0], 1, p.every)).unwrap(),
+                serde_json::to_value(p.lane_config(i, p.rates[0], 1, p.every).unwrap()).unwrap(),
                 "{} lane {label}",
                 p.name
             );
@@ -249,7 +258,7 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
             match WasmLane::new(js_config, p.data) {
                 Ok(mut wl) => {
                     assert!(find(&algo).is_ok());
-                    let r = run(&mut wl, 3);
+                    let r = step(&mut wl, 3);
                     assert_eq!(r.error, None, "{} lane {label}", p.name);
                     assert_eq!(r.iter, 3);
                     let bound = p.dataset().unwrap().bound().unwrap();
@@ -260,11 +269,7 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
                 }
                 Err(e) => {
                     assert!(find(&algo).is_err(), "{} lane {label} refused", p.name);
-                    let msg = message(e);
-                    assert!(
-                        msg.contains(&format!("unknown algorithm '{algo}'")),
-                        "{msg}"
-                    );
+                    assert_eq!(error(e).key.as_deref(), Some("algo"));
                 }
             }
         }

@@ -13,7 +13,12 @@ class ChainsPanel implements LanePanel {
   mount(container: HTMLElement): void {
     this.canvas = el('canvas', { className: 'chains', role: 'img' });
     this.canvas.setAttribute('aria-label', 'The current visible states of the first chains of the negative phase.');
-    this.figure = el('figure', { className: 'chains-figure', hidden: true }, this.canvas, el('figcaption', {}, 'The first chains of the negative phase (their current visible states).'));
+    this.figure = el(
+      'figure',
+      { className: 'chains-figure', hidden: true },
+      this.canvas,
+      el('figcaption', {}, 'The first chains of the negative phase (their current visible states).'),
+    );
     container.append(this.figure);
   }
 

@@ -1,6 +1,6 @@
 // The lane's option inputs, from the core's schema: the options the algorithm reads (the main
 // ones, then the general ones under "more options"), each with its label, help and message.
-import { el, setText } from '../dom';
+import { el, optionInput, setAttr, setText } from '../dom';
 import type { OptionEntry } from '../generated/core';
 import type { LaneHandle } from '../lane';
 import { defaultValue, formatValue, laneOptions } from '../schema';
@@ -11,18 +11,6 @@ interface Field {
   error: HTMLElement;
   /** The text last written into the input from the lane's value. */
   shown: string;
-}
-
-/** An input for one option: a text input for numbers, a list for choices. */
-export function optionInput(spec: OptionEntry, id: string): HTMLInputElement | HTMLSelectElement {
-  if (spec.kind.type === 'choice') {
-    const select = el('select', { id, name: spec.key });
-    select.append(...spec.kind.choices.map((c) => new Option(c, c)));
-    return select;
-  }
-  const input = el('input', { id, name: spec.key, type: 'text', inputMode: spec.kind.type === 'int' ? 'numeric' : 'decimal', autocomplete: 'off' });
-  if (spec.default.type === 'derived') input.placeholder = spec.default.value;
-  return input;
 }
 
 class OptionsPanel implements LanePanel {
@@ -66,7 +54,7 @@ class OptionsPanel implements LanePanel {
       }
       const msg = ctx.inputError(key);
       setText(f.error, msg);
-      f.input.setAttribute('aria-invalid', String(msg !== ''));
+      setAttr(f.input, 'aria-invalid', String(msg !== ''));
     }
     // "More options" opens by itself when one of them is away from its default or refused.
     if (this.details && !this.details.open && this.more.some((s) => (lane.options[s.key] ?? null) !== defaultValue(s) || ctx.inputError(s.key))) {

@@ -29,7 +29,8 @@ class StatisticsPanel implements LanePanel {
     let any = false;
     for (const spec of specs) {
       const v = lane.stats[spec.key];
-      const dd = this.values.get(spec.key)!;
+      const dd = this.values.get(spec.key);
+      if (!dd) continue;
       setText(dd, v === undefined ? '–' : formatStatWithUnit(spec, v));
       any ||= v !== undefined;
     }

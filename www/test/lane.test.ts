@@ -1,0 +1,147 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { LaneHandle } from '../src/lane';
+import type { FromWorker } from '../src/protocol';
+import { FakeWorker } from './fakeWorker';
+
+let workers: FakeWorker[];
+let changes: number;
+let models: string[];
+let lane: LaneHandle;
+const w = () => workers[workers.length - 1];
+
+const configured = (gen: number): FromWorker => ({ type: 'configured', gen, seed: '1', every: 10 });
+const progress = (gen: number, iter: number, atll: number): FromWorker => ({
+  type: 'progress',
+  gen,
+  points: [{ iter, sweeps: iter, atll }],
+  iter,
+  rate: 100,
+  stats: { mean_tau: 2 },
+  view: null,
+});
+const status = (gen: number, s: 'ready' | 'running' | 'fatal', message: string | null = null): FromWorker => ({ type: 'status', gen, status: s, message });
+
+beforeEach(() => {
+  workers = [];
+  changes = 0;
+  models = [];
+  lane = new LaneHandle(
+    { id: 2, algo: 'cd', label: null, options: { lr: 0.1, k: 1 } },
+    (name) => {
+      const fw = new FakeWorker(name);
+      workers.push(fw);
+      return fw;
+    },
+    { changed: () => changes++, model: (_, json) => models.push(json) },
+  );
+});
+
+describe('LaneHandle', () => {
+  it('sends each configuration with a new generation and takes the reply to the latest one', () => {
+    expect(w().name).toBe('lane 2 (cd)');
+    expect(lane.configure({ algo: 'cd', lr: 0.1 }, 'bas4')).toBe(1);
+    expect(w().posted).toEqual([{ type: 'configure', gen: 1, config: { algo: 'cd', lr: 0.1 }, dataset: 'bas4' }]);
+    w().reply(configured(1));
+    w().reply(progress(1, 0, -11));
+    w().reply(status(1, 'ready'));
+    expect([lane.gen, lane.status, lane.curve.atll, lane.seed]).toEqual([1, 'ready', [-11], '1']);
+    expect(changes).toBe(3);
+  });
+
+  it('drops a stale configured reply (an older generation) and the progress of that lane', () => {
+    lane.configure({ lr: 0.1 }, 'bas4'); // gen 1
+    lane.configure({ lr: 0.2 }, 'bas4'); // gen 2, sent before the worker answered gen 1
+    w().reply(configured(1));
+    w().reply(progress(1, 0, -11));
+    w().reply(status(1, 'ready'));
+    expect([lane.gen, lane.curve.atll, lane.status]).toEqual([0, [], 'loading']);
+    w().reply(configured(2));
+    w().reply(progress(2, 0, -12));
+    // A late message of generation 1 after generation 2 took over: dropped too.
+    w().reply(progress(1, 10, -5));
+    w().reply(status(1, 'running'));
+    expect([lane.gen, lane.curve.atll, lane.status]).toEqual([2, [-12], 'loading']);
+  });
+
+  it('drops a stale rejected reply, and shows the current refusal', () => {
+    lane.configure({ lr: -1 }, 'bas4'); // gen 1: refused
+    lane.configure({ lr: 0.2 }, 'bas4'); // gen 2
+    w().reply({ type: 'rejected', gen: 1, error: { kind: 'invalid_option', key: 'lr', message: 'bad lr' }, kept: 0 });
+    expect(lane.rejection).toBeNull();
+    w().reply(configured(2));
+    expect(lane.rejection).toBeNull();
+    lane.configure({ lr: 0.2, batch: 99 }, 'bas4'); // gen 3
+    w().reply({ type: 'rejected', gen: 3, error: { kind: 'invalid_option', key: 'batch', message: 'batch too big' }, kept: 2 });
+    expect(lane.rejection).toEqual({ kind: 'invalid_option', key: 'batch', message: 'batch too big' });
+    // The kept lane (generation 2) goes on being shown.
+    w().reply(progress(2, 10, -9));
+    expect(lane.curve.iter).toEqual([10]);
+    expect(w().posted.filter((m) => m.type === 'reset')).toEqual([]);
+  });
+
+  it('when the kept lane is not the one shown (its reply was dropped), starts it again under a new generation', () => {
+    lane.configure({ lr: 0.1 }, 'bas4'); // gen 1: built, but …
+    lane.configure({ lr: -1 }, 'bas4'); // gen 2: refused
+    w().reply(configured(1)); // … stale when it arrives
+    w().reply({ type: 'rejected', gen: 2, error: { kind: 'invalid_option', key: 'lr', message: 'bad lr' }, kept: 1 });
+    expect(w().posted.at(-1)).toEqual({ type: 'reset', gen: 3 });
+    w().reply(configured(3));
+    w().reply(progress(3, 0, -11));
+    expect([lane.gen, lane.curve.atll]).toEqual([3, [-11]]);
+    // The refusal stays shown until a configuration is accepted.
+    expect(lane.rejection?.key).toBe('lr');
+  });
+
+  it('a configured reply starts a new curve', () => {
+    lane.configure({ lr: 0.1 }, 'bas4');
+    w().reply(configured(1));
+    w().reply(progress(1, 0, -11));
+    w().reply(progress(1, 10, -10));
+    expect(lane.iter).toBe(10);
+    expect(lane.stats).toEqual({ mean_tau: 2 });
+    lane.configure({ lr: 0.3 }, 'bas4');
+    w().reply(configured(2));
+    expect([lane.iter, lane.curve.iter, lane.stats, lane.view]).toEqual([0, [], {}, null]);
+  });
+
+  it("takes the worker's status, a fatal one whatever its generation, and restarts with a fresh worker and the same configuration", () => {
+    lane.limit(500);
+    lane.configure({ lr: 0.1 }, 'bas4');
+    w().reply(configured(1));
+    w().reply(status(1, 'running'));
+    expect(lane.status).toBe('running');
+    w().reply(status(0, 'fatal', 'internal error: boom (please report this)'));
+    expect([lane.status, lane.message]).toEqual(['fatal', 'internal error: boom (please report this)']);
+    const old = w();
+    lane.restart();
+    expect(old.terminated).toBe(true);
+    expect(old.onmessage).toBeNull();
+    expect(workers).toHaveLength(2);
+    expect([lane.status, lane.message, lane.curve.iter]).toEqual(['loading', null, []]);
+    expect(w().posted).toEqual([
+      { type: 'limit', until: 500 },
+      { type: 'configure', gen: 2, config: { lr: 0.1 }, dataset: 'bas4' },
+    ]);
+    w().reply(configured(2));
+    w().reply(status(2, 'ready'));
+    expect(lane.status).toBe('ready');
+  });
+
+  it('a worker that fails to run is fatal', () => {
+    w().onerror?.({ message: 'SyntaxError: bad script', preventDefault: () => {} } as unknown as ErrorEvent);
+    expect([lane.status, lane.message]).toEqual(['fatal', "the lane's worker failed: SyntaxError: bad script"]);
+  });
+
+  it('passes the commands on, and hands model files to its owner', () => {
+    lane.start();
+    lane.pause();
+    lane.reset();
+    lane.exportModel();
+    lane.crash();
+    expect(w().posted.map((m) => m.type)).toEqual(['start', 'pause', 'reset', 'export', 'crash']);
+    w().reply({ type: 'model', gen: 0, json: '{}' });
+    expect(models).toEqual(['{}']);
+    lane.dispose();
+    expect(w().terminated).toBe(true);
+  });
+});

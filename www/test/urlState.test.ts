@@ -1,0 +1,144 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { OptionEntry } from '../src/generated/core';
+import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from '../src/schema';
+import { firstScreen, type LaneState, MAX_STOP, type PageState } from '../src/state';
+import { decodeState, encodeState } from '../src/urlState';
+import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
+
+/** Any valid value of an option (its default often, null where the core may derive it). */
+function valueArb(spec: OptionEntry): fc.Arbitrary<OptionValue> {
+  const k = spec.kind;
+  let a: fc.Arbitrary<OptionValue>;
+  if (k.type === 'int') a = fc.bigInt({ min: BigInt(k.min), max: BigInt(k.max) }).map(Number);
+  else if (k.type === 'float') a = fc.double({ min: k.min, max: k.max, noNaN: true, maxExcluded: k.max_open }).map((x) => (x === 0 ? 0 : x));
+  else a = fc.constantFrom(...k.choices);
+  return fc.oneof(a, fc.constant(defaultValue(spec)), ...(spec.default.type === 'derived' ? [fc.constant(null)] : []));
+}
+
+function recordOf(specs: OptionEntry[]): fc.Arbitrary<Record<string, OptionValue>> {
+  return fc.record(Object.fromEntries(specs.map((s) => [s.key, valueArb(s)])));
+}
+
+const laneArb: fc.Arbitrary<LaneState> = fc.constantFrom(...catalog.algorithms.map((a) => a.name)).chain((algo) =>
+  fc.record({
+    id: fc.nat({ max: 1_000_000 }),
+    algo: fc.constant(algo),
+    label: fc.option(fc.string({ unit: 'grapheme', maxLength: 30 }), { nil: null }),
+    options: recordOf(laneOptionKeys(catalog, algo).map((k) => optionSpec(catalog, k)!)),
+  }),
+);
+
+/** Any valid page state of the catalog. */
+const stateArb: fc.Arbitrary<PageState> = fc
+  .record({
+    data: fc.constantFrom(...catalog.data_sets.map((d) => d.name)),
+    shared: recordOf(sharedOptions(catalog)),
+    lanes: fc.uniqueArray(laneArb, { selector: (l) => l.id, maxLength: 6 }),
+    axis: fc.constantFrom('iter' as const, 'sweeps' as const),
+    stop: fc.option(fc.integer({ min: 1, max: MAX_STOP }), { nil: null }),
+    preset: fc.option(fc.constantFrom(...catalog.presets), { nil: null }),
+  })
+  .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })));
+
+describe('the URL codec', () => {
+  it('round trip state → hash → state is the identity, for random valid states', () => {
+    fc.assert(
+      fc.property(stateArb, (s) => {
+        const hash = encodeState(catalog, s);
+        // Through a real URL, as the browser keeps it.
+        const kept = new URL(`https://example.org/rbm/#${hash}`).hash;
+        expect(decodeState(catalog, kept)).toEqual({ state: s, notices: [] });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('writes the first screen readably', () => {
+    expect(encodeState(catalog, firstScreen(catalog))).toBe(
+      'data=bas4&hidden=16&init=ucd&seed=1&every=100&exact_bits=20&axis=iter&lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000',
+    );
+  });
+
+  it('carries every option of every algorithm, and every shared option', () => {
+    for (const algo of catalog.algorithms) {
+      const s = firstScreen(catalog);
+      const lane: LaneState = { id: 0, algo: algo.name, label: null, options: {} };
+      for (const key of laneOptionKeys(catalog, algo.name)) {
+        const spec = optionSpec(catalog, key)!;
+        // A valid value away from the default.
+        const k = spec.kind;
+        lane.options[key] = k.type === 'choice' ? k.choices[k.choices.length - 1] : k.type === 'int' ? k.min + 1 : (k.min + k.max) / 3;
+      }
+      s.lanes = [lane];
+      for (const spec of sharedOptions(catalog)) s.shared[spec.key] = spec.kind.type === 'choice' ? spec.kind.choices[1] : spec.kind.min + 2;
+      const hash = encodeState(catalog, s);
+      for (const key of [...algo.options, ...Object.keys(lane.options), ...Object.keys(s.shared)])
+        expect(hash, `${algo.name}: ${key}`).toMatch(new RegExp(`[&:,]${key}=`));
+      expect(decodeState(catalog, hash)).toEqual({ state: s, notices: [] });
+    }
+  });
+
+  it('encodes labels so that any character survives and separators stay separators', () => {
+    const s = firstScreen(catalog);
+    s.lanes[0].label = "S-DCP d=2 K'=6, batch 3 & <b>η</b>: 100%";
+    const hash = encodeState(catalog, s);
+    expect(hash).toContain("label=S-DCP%20d%3D2%20K'%3D6%2C%20batch%203%20%26%20%3Cb%3E%CE%B7%3C%2Fb%3E%3A%20100%25");
+    expect(decodeState(catalog, hash).state.lanes[0].label).toBe(s.lanes[0].label);
+  });
+});
+
+describe('malformed and unknown values', () => {
+  const first = firstScreen(catalog);
+  const decode = (hash: string) => decodeState(catalog, hash);
+
+  it('an empty hash is the first screen, without a notice', () => {
+    expect(decode('')).toEqual({ state: first, notices: [] });
+    expect(decode('#')).toEqual({ state: first, notices: [] });
+  });
+
+  it('ignores each bad value with a notice naming it, and keeps the good ones', () => {
+    const { state, notices } = decode('#data=nope&hidden=abc&seed=7&foo=1&axis=sideways&stop=0&rate=1');
+    expect(state).toEqual({ ...first, shared: { ...first.shared, seed: 7 } });
+    expect(notices).toHaveLength(6);
+    expect(notices[0]).toMatch(/data='nope'.*no such data set/);
+    expect(notices[1]).toMatch(/hidden='abc'.*hidden units must be a whole number/);
+    expect(notices[2]).toMatch(/foo='1'.*no such setting/);
+    expect(notices[3]).toMatch(/axis/);
+    expect(notices[4]).toMatch(/stop/);
+    expect(notices[5]).toMatch(/rate/);
+  });
+
+  it('shows the first screen when nothing is usable', () => {
+    for (const hash of ['#garbage', '#%E0%A4%A', '#lane=zzz:k=1', '#lane=%ZZ', '#=&&=x', '#data=%', '#lanes=7']) {
+      const { state, notices } = decode(hash);
+      expect(state, hash).toEqual(first);
+      expect(notices.length, hash).toBeGreaterThan(0);
+    }
+  });
+
+  it("keeps a lane with a bad option, at that option's default", () => {
+    const { state, notices } = decode('#lane=cd:k=abc,foo=1,lr=0.5&lane=mf-cd:k=2');
+    expect(state.lanes.map((l) => [l.algo, l.options.k, l.options.lr])).toEqual([
+      ['cd', 1, 0.5],
+      ['mf-cd', undefined, 0.1],
+    ]);
+    expect(notices).toEqual([
+      expect.stringMatching(/lane 1 \(cd\).*Gibbs sweeps k must be a whole number/),
+      expect.stringMatching(/'foo' of lane 1 \(cd\).*no such option/),
+      expect.stringMatching(/'k' of lane 2 \(mf-cd\).*no such option/),
+    ]);
+  });
+
+  it('gives a repeated lane id the next free one, and reads "no lane"', () => {
+    const { state, notices } = decode('#lane=cd:id=3&lane=pcd:id=3');
+    expect(state.lanes.map((l) => l.id)).toEqual([3, 4]);
+    expect(notices).toHaveLength(1);
+    expect(decode('#lanes=0')).toEqual({ state: { ...first, lanes: [] }, notices: [] });
+  });
+
+  it('reads a label as text, however it looks', () => {
+    const { state } = decode('#lane=cd:label=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
+    expect(state.lanes[0].label).toBe('<img src=x onerror=alert(1)>');
+  });
+});
