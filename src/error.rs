@@ -105,3 +105,20 @@ pub fn ensure(ok: bool, msg: impl FnOnce() -> String) -> Result<()> {
         Err(Error::Invalid(msg()))
     }
 }
+
+/// The one-line message of a panic (a bug), with where it happened, for a shell's panic hook:
+/// "internal error at FILE:LINE: MESSAGE (please report this)".
+pub fn panic_message(info: &std::panic::PanicHookInfo<'_>) -> String {
+    let msg = info
+        .payload()
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| info.payload().downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    let at = info
+        .location()
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    let msg = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("internal error{at}: {msg} (please report this)")
+}

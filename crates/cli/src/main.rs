@@ -73,20 +73,7 @@ fn install_panic_hook() {
         if REPORTED.swap(true, Ordering::SeqCst) {
             return;
         }
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown".into());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        eprintln!(
-            "error: internal error{at}: {} (please report this)",
-            one_line(&msg)
-        );
+        eprintln!("error: {}", rbm_core::error::panic_message(info));
     }));
 }
 

@@ -13,8 +13,6 @@
 
 use super::common::{entropy_seed, fail, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
-use rbm_core::data::Dataset;
-use rbm_core::error::Result;
 use rbm_core::experiments::trials::{
     aggregate, run_trial, schedule, summarize, trial_seed, Checkpoint, Summary,
 };
@@ -111,24 +109,6 @@ struct Done {
 struct Trial {
     records: Vec<Record>,
     seconds: f64,
-}
-
-/// Runs one trial through the core's runner and times it.
-fn timed_trial(
-    p: &Preset,
-    data: &Arc<Dataset>,
-    lane: usize,
-    lr: f64,
-    seed: u64,
-    iters: u64,
-    every: u64,
-) -> Result<Trial> {
-    let t = Instant::now();
-    let records = run_trial(p, data, lane, lr, seed, iters, every)?;
-    Ok(Trial {
-        records,
-        seconds: t.elapsed().as_secs_f64(),
-    })
 }
 
 /// The preset's lanes selected by `--algos` (all if absent), in the preset's order.
@@ -284,7 +264,11 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         |idx| {
             let (g, r) = (idx / runs, idx % runs);
             let (li, lr) = groups[g];
-            timed_trial(p, &data, li, lr, seeds[r], iters, every)
+            let t = Instant::now();
+            run_trial(p, &data, li, lr, seeds[r], iters, every).map(|records| Trial {
+                records,
+                seconds: t.elapsed().as_secs_f64(),
+            })
         },
         |idx, res| {
             let (g, r) = (idx / runs, idx % runs);

@@ -50,18 +50,8 @@ static PANIC: Mutex<Option<String>> = Mutex::new(None);
 #[wasm_bindgen(start)]
 pub fn start() {
     std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
         if let Ok(mut p) = PANIC.lock() {
-            *p = Some(format!("internal error{at}: {msg} (please report this)"));
+            *p = Some(rbm_core::error::panic_message(info));
         }
     }));
 }
