@@ -110,6 +110,175 @@ pub fn run_trial(
     Ok(records)
 }
 
+/// Most trials per (lane, learning rate) of a study.
+pub const MAX_RUNS: usize = 100_000;
+/// Most checkpoints per trial (memory for the gathered curves).
+pub const MAX_CHECKPOINTS: usize = 1_000_000;
+
+/// What a study may change from its preset's defaults (`None`: the preset's).
+#[derive(Clone, Debug, Default)]
+pub struct StudyRequest {
+    /// Run only these of the preset's algorithms.
+    pub algos: Option<Vec<String>>,
+    /// Learning rates instead of the preset's.
+    pub rates: Option<Vec<f64>>,
+    /// Trials per (lane, rate).
+    pub runs: Option<usize>,
+    /// Length in epochs (converted to updates with the preset's batch size).
+    pub epochs: Option<u64>,
+    /// Length in updates (ignored when `epochs` is given).
+    pub iters: Option<u64>,
+    /// Checkpoint interval in updates.
+    pub every: Option<u64>,
+}
+
+/// A paper's experiment as a plan of trials: which lanes at which rates, how many trials of
+/// how many updates, and their seeds. Trial `r` of group `g` is the same numbers whichever
+/// shell runs it, on whatever thread or worker.
+#[derive(Clone, Debug)]
+pub struct Study {
+    /// The preset.
+    pub preset: &'static Preset,
+    /// Its data set.
+    pub data: Arc<Dataset>,
+    /// The (lane index, learning rate) groups, lane-major in the preset's order.
+    pub groups: Vec<(usize, f64)>,
+    /// Trials per group.
+    pub runs: usize,
+    /// Updates per trial.
+    pub iters: u64,
+    /// Checkpoint interval.
+    pub every: u64,
+    /// The study's seed; trial r is seeded [`trial_seed`]`(seed, r)`.
+    pub seed: u64,
+}
+
+impl Study {
+    /// The study `req` asks of preset `p`, seeded `seed`; every lane's configuration is checked
+    /// before anything runs.
+    pub fn new(p: &'static Preset, req: &StudyRequest, seed: u64) -> Result<Study> {
+        let data = Arc::new(p.dataset()?);
+        let lanes: Vec<usize> = match &req.algos {
+            None => (0..p.lanes.len()).collect(),
+            Some(names) => {
+                if let Some(bad) = names.iter().find(|n| !p.lanes.iter().any(|l| &l.algo == n)) {
+                    let known: Vec<&str> = p.lanes.iter().map(|l| l.algo).collect();
+                    return Err(Error::option(
+                        "algos",
+                        format!(
+                            "preset '{}' has no algorithm '{bad}' (its algorithms: {})",
+                            p.name,
+                            known.join(", ")
+                        ),
+                    ));
+                }
+                (0..p.lanes.len())
+                    .filter(|&i| names.iter().any(|n| n == p.lanes[i].algo))
+                    .collect()
+            }
+        };
+        let rates = req.rates.clone().unwrap_or_else(|| p.rates.to_vec());
+        if rates.is_empty() {
+            return Err(Error::option("lrs", "no learning rates given"));
+        }
+        let runs = req.runs.unwrap_or(p.trials);
+        if !(1..=MAX_RUNS).contains(&runs) {
+            return Err(Error::option(
+                "runs",
+                format!("runs must be between 1 and {MAX_RUNS}, got {runs}"),
+            ));
+        }
+        let batch = p.batch.unwrap_or(data.rows()) as u64;
+        let iters = match (req.epochs, req.iters) {
+            (Some(e), _) => e
+                .checked_mul(data.rows() as u64)
+                .map(|x| x.div_ceil(batch))
+                .ok_or_else(|| Error::option("epochs", format!("{e} epochs is too many")))?,
+            (None, Some(t)) => t,
+            (None, None) => p.iters,
+        };
+        let every = req.every.unwrap_or(p.every);
+        if every == 0 {
+            return Err(Error::option("every", "every must be at least 1"));
+        }
+        let checkpoints = schedule(iters, every).len();
+        if checkpoints > MAX_CHECKPOINTS {
+            return Err(Error::option(
+                "every",
+                format!(
+                    "{checkpoints} checkpoints per trial exceed the limit of {MAX_CHECKPOINTS}; \
+                     evaluate less often"
+                ),
+            ));
+        }
+        let groups: Vec<(usize, f64)> = lanes
+            .iter()
+            .flat_map(|&li| rates.iter().map(move |&lr| (li, lr)))
+            .collect();
+        for &(li, lr) in &groups {
+            let cfg = p.lane_config(li, lr, seed, every)?;
+            let at = |e: Error| {
+                let msg = format!(
+                    "preset '{}', lane {} at lr {lr}: {e}",
+                    p.name, p.lanes[li].label
+                );
+                match e.key() {
+                    Some(k) => Error::option(k, msg),
+                    None => Error::Invalid(msg),
+                }
+            };
+            cfg.validate(&data).map_err(at)?;
+            if data.m.min(cfg.hidden) > cfg.exact_bits {
+                return Err(Error::TooLarge(format!(
+                    "preset '{}' is too large for the exact ATLL",
+                    p.name
+                )));
+            }
+        }
+        Ok(Study {
+            preset: p,
+            data,
+            groups,
+            runs,
+            iters,
+            every,
+            seed,
+        })
+    }
+
+    /// The updates at which every trial is evaluated.
+    pub fn schedule(&self) -> Vec<u64> {
+        schedule(self.iters, self.every)
+    }
+
+    /// Epochs per update (batch / rows).
+    pub fn epochs_per_iter(&self) -> f64 {
+        self.preset.batch.unwrap_or(self.data.rows()) as f64 / self.data.rows() as f64
+    }
+
+    /// Runs trial `trial` of group `group`.
+    pub fn trial(&self, group: usize, trial: usize) -> Result<Vec<Record>> {
+        let (li, lr) = self.groups[group];
+        let seed = trial_seed(self.seed, trial as u64);
+        run_trial(
+            self.preset,
+            &self.data,
+            li,
+            lr,
+            seed,
+            self.iters,
+            self.every,
+        )
+    }
+
+    /// The across-trial checkpoints of group `group` from its trials' records.
+    pub fn checkpoints(&self, group: usize, trials: &[Vec<Record>]) -> Result<Vec<Checkpoint>> {
+        let algo = self.preset.lanes[self.groups[group].0].algo;
+        let stats = crate::train::find(algo)?.stats;
+        aggregate(trials, &self.schedule(), self.epochs_per_iter(), stats)
+    }
+}
+
 /// Combines the records of several trials of one lane, made at the updates of `schedule`
 /// (trial records must follow it; a trial with fewer records diverged after its last one).
 /// `epochs_per_iter` = batch / rows; `stats` are the algorithm's declared statistics (an

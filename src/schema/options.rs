@@ -207,7 +207,16 @@ impl OptionSpec {
                 Kind::Choice { .. } => Value::from(t),
             }
         };
-        self.check(&v)?;
+        if v.is_null() {
+            self.check(&v)?;
+        } else if self.check(&v).is_err() {
+            // Quote what the person typed, not its parsed form ("got 2", not "got 2.0").
+            return Err(self.refuse(format!(
+                "{} must be {}, got {t}",
+                self.label,
+                self.range_text()
+            )));
+        }
         Ok(v)
     }
 }

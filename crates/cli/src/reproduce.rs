@@ -1,7 +1,9 @@
 //! `rbm reproduce`: runs a paper's experiment ([`rbm_core::experiments::PRESETS`]) for several
 //! independent trials on all cores and prints across-trial quantiles of the exact ATLL.
 //!
-//! Determinism: trial r of every lane is seeded by [`trial_seed`]`(S, r)` and uses the lane's
+//! The plan of trials, their seeds and their statistics are the core's ([`Study`]); this
+//! command only runs the trials on threads and prints. Determinism: trial r of every lane is
+//! seeded by `trial_seed(S, r)` and uses the lane's
 //! index in the preset as its stream index, so each trial's numbers depend neither on the
 //! thread that ran it nor on which other lanes or rates were selected. Results are gathered by
 //! index and printed in a fixed order (lane, rate, checkpoint), so everything but the timing
@@ -11,15 +13,12 @@
 //! items are few and coarse (one whole trial each), so a work-stealing pool buys nothing, and
 //! the crate keeps no native-only dependency beyond clap.
 
-use super::common::{entropy_seed, fail, parallel, threads, CliResult, Failure, Out};
+use super::common::{entropy_seed, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
-use rbm_core::experiments::trials::{
-    aggregate, run_trial, schedule, summarize, trial_seed, Checkpoint, Summary,
-};
+use rbm_core::experiments::trials::{summarize, Checkpoint, Study, StudyRequest, Summary};
 use rbm_core::experiments::{find_preset, Preset};
-use rbm_core::train::{find, Record};
+use rbm_core::train::Record;
 use serde::Serialize;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Options of `rbm reproduce`.
@@ -52,11 +51,6 @@ pub struct ReproduceCmd {
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     lrs: Option<Vec<f64>>,
 }
-
-/// Most trials per (algorithm, learning rate).
-const MAX_RUNS: usize = 100_000;
-/// Most checkpoints per trial (memory for the gathered curves).
-const MAX_CHECKPOINTS: usize = 1_000_000;
 
 /// The first line.
 #[derive(Serialize)]
@@ -111,81 +105,28 @@ struct Trial {
     seconds: f64,
 }
 
-/// The preset's lanes selected by `--algos` (all if absent), in the preset's order.
-fn select_lanes(p: &Preset, algos: &Option<Vec<String>>) -> CliResult<Vec<usize>> {
-    let Some(names) = algos else {
-        return Ok((0..p.lanes.len()).collect());
-    };
-    for name in names {
-        if !p.lanes.iter().any(|l| l.algo == name) {
-            return fail(format!(
-                "preset '{}' has no algorithm '{name}' (its algorithms: {})",
-                p.name,
-                p.lanes
-                    .iter()
-                    .map(|l| l.algo)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    }
-    Ok((0..p.lanes.len())
-        .filter(|&i| names.iter().any(|n| n == p.lanes[i].algo))
-        .collect())
-}
-
 /// Runs `rbm reproduce`.
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     let wall = Instant::now();
     let p = find_preset(&a.preset)?;
-    let data = Arc::new(p.dataset()?);
-    let lanes = select_lanes(p, &a.algos)?;
-    let rates: Vec<f64> = a.lrs.clone().unwrap_or_else(|| p.rates.to_vec());
-    if rates.is_empty() {
-        return fail("no learning rates given");
-    }
-    let runs = a.runs.unwrap_or(p.trials);
-    if !(1..=MAX_RUNS).contains(&runs) {
-        return fail(format!("runs must be between 1 and {MAX_RUNS}, got {runs}"));
-    }
-    let batch = p.batch.unwrap_or(data.rows()) as u64;
-    let iters = match (a.epochs, a.iters) {
-        (Some(e), _) => e
-            .checked_mul(data.rows() as u64)
-            .map(|x| x.div_ceil(batch))
-            .ok_or_else(|| Failure::Msg(format!("{e} epochs is too many")))?,
-        (None, Some(t)) => t,
-        (None, None) => p.iters,
-    };
-    let every = a.every.unwrap_or(p.every);
-    if every == 0 {
-        return fail("every must be at least 1");
-    }
-    let sched = schedule(iters, every);
-    if sched.len() > MAX_CHECKPOINTS {
-        return fail(format!(
-            "{} checkpoints per trial exceed the limit of {MAX_CHECKPOINTS}; raise --every",
-            sched.len()
-        ));
-    }
     let threads = threads(a.threads)?;
     let seed = a.seed.unwrap_or_else(entropy_seed);
-    // Check every lane before running any, so an unknown algorithm or bad rate fails at once.
-    for &li in &lanes {
-        for &lr in &rates {
-            let cfg = p.lane_config(li, lr, seed, every)?;
-            cfg.validate(&data).map_err(|e| {
-                Failure::Msg(format!(
-                    "preset '{}', lane {} at lr {lr}: {e}",
-                    p.name, p.lanes[li].label
-                ))
-            })?;
-            if data.m.min(cfg.hidden) > cfg.exact_bits {
-                return fail(format!(
-                    "preset '{}' is too large for the exact ATLL",
-                    p.name
-                ));
-            }
+    let req = StudyRequest {
+        algos: a.algos.clone(),
+        rates: a.lrs.clone(),
+        runs: a.runs,
+        epochs: a.epochs,
+        iters: a.iters,
+        every: a.every,
+    };
+    let study = Study::new(p, &req, seed)?;
+    let (groups, runs, data) = (&study.groups, study.runs, &study.data);
+    let mut algos: Vec<&str> = groups.iter().map(|&(li, _)| p.lanes[li].algo).collect();
+    algos.dedup();
+    let mut rates: Vec<f64> = Vec::new();
+    for &(_, lr) in groups {
+        if !rates.contains(&lr) {
+            rates.push(lr);
         }
     }
     out.line(&Header {
@@ -193,20 +134,14 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         preset: p,
         seed,
         runs,
-        iters,
-        every,
+        iters: study.iters,
+        every: study.every,
         rows: data.rows(),
         bound: data.bound(),
-        algos: lanes.iter().map(|&i| p.lanes[i].algo).collect(),
+        algos,
         rates: &rates,
     })?;
 
-    let groups: Vec<(usize, f64)> = lanes
-        .iter()
-        .flat_map(|&li| rates.iter().map(move |&lr| (li, lr)))
-        .collect();
-    let epochs_per_iter = batch as f64 / data.rows() as f64;
-    let seeds: Vec<u64> = (0..runs as u64).map(|r| trial_seed(seed, r)).collect();
     let mut slots: Vec<Vec<Option<Trial>>> = groups
         .iter()
         .map(|_| (0..runs).map(|_| None).collect())
@@ -231,8 +166,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
             let seconds = trials.iter().map(|t| t.seconds).sum();
             let recs: Vec<Vec<Record>> = trials.into_iter().map(|t| t.records).collect();
             let lane = &p.lanes[li];
-            let cps: Vec<Checkpoint> =
-                aggregate(&recs, &sched, epochs_per_iter, find(lane.algo)?.stats)?;
+            let cps: Vec<Checkpoint> = study.checkpoints(g, &recs)?;
             for c in &cps {
                 out.line(&Line {
                     kind: "checkpoint",
@@ -263,9 +197,8 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         threads,
         |idx| {
             let (g, r) = (idx / runs, idx % runs);
-            let (li, lr) = groups[g];
             let t = Instant::now();
-            run_trial(p, &data, li, lr, seeds[r], iters, every).map(|records| Trial {
+            study.trial(g, r).map(|records| Trial {
                 records,
                 seconds: t.elapsed().as_secs_f64(),
             })
