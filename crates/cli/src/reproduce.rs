@@ -3,9 +3,9 @@
 //!
 //! The plan of trials, their seeds and their statistics are the core's ([`Study`]); this
 //! command only runs the trials on threads and prints. Determinism: trial r of every lane is
-//! seeded by `trial_seed(S, r)` and uses the lane's
-//! index in the preset as its stream index, so each trial's numbers depend neither on the
-//! thread that ran it nor on which other lanes or rates were selected. Results are gathered by
+//! seeded by `trial_seed(S, r)` and uses the lane's index in the preset as its stream index,
+//! so each trial's numbers depend neither on the thread that ran it nor on which other lanes
+//! or rates were selected. Results are gathered by
 //! index and printed in a fixed order (lane, rate, checkpoint), so everything but the timing
 //! fields (`seconds`, `wall_seconds`, `threads`) is identical for any `--threads`.
 //!
