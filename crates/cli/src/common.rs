@@ -74,6 +74,29 @@ impl Out {
     }
 }
 
+/// Largest input file read (a 2^24-weight model as JSON is ~200 MB).
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reads a text file of at most [`MAX_INPUT_BYTES`] (so `/dev/zero` or a wrong file cannot
+/// exhaust memory), with a message naming the file.
+fn read_bounded(path: &Path, what: &str) -> CliResult<String> {
+    use std::io::Read;
+    let shown = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return fail(format!(
+            "{what} '{shown}' is larger than the limit of {} MiB",
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Failure::Msg(format!("{what} '{shown}' is not text")))
+}
+
 /// A built-in data set by name, or else a file of 0/1 patterns (one per line). Built-in names
 /// take precedence; write `./bas4` for a file of that name.
 pub fn load_data(name: &str) -> CliResult<Dataset> {
@@ -87,8 +110,7 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
             BUILTIN.iter().map(|b| b.0).collect::<Vec<_>>().join(", ")
         ));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Msg(format!("cannot read data file '{name}': {e}")))?;
+    let text = read_bounded(path, "data file")?;
     let label = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
@@ -98,9 +120,19 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
 
 /// A model file (`{"visible", "hidden", "w", "b", "c"}`), checked for sizes and finiteness.
 pub fn load_model(path: &str) -> CliResult<Rbm> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Msg(format!("cannot read model file '{path}': {e}")))?;
+    let text = read_bounded(Path::new(path), "model file")?;
     Rbm::from_json(&text).map_err(|e| Failure::Msg(format!("{path}: {e}")))
+}
+
+/// Fails at once when `path` cannot be written (before hours of training, not after). An
+/// existing file is left as it is until the model is saved.
+pub fn check_writable(path: &str) -> CliResult {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map(drop)
+        .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
 }
 
 /// Writes `model` to `path` as a JSON model file.

@@ -1,6 +1,6 @@
 //! `rbm loglik`: the exact log-likelihood of a data set under a saved model (docs/algorithms.md §2).
 
-use super::common::{check_fit, load_data, load_model, CliResult, Out};
+use super::common::{check_fit, load_data, load_model, threads, CliResult, Out};
 use clap::Args;
 use rbm_core::eval::distribution::{distribution, top_patterns, Pattern};
 use rbm_core::eval::exact;
@@ -47,9 +47,7 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = threads(a.threads)?;
     let eval = exact::evaluate_given(&model, &data, exact::log_z_threaded(&model, threads)?)?;
     let (mass_on_data, distinct, top) = if model.m() <= exact::MAX_DIST_BITS {
         let dist = distribution(&model, &data, eval.log_z);

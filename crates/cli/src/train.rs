@@ -1,6 +1,8 @@
 //! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
-use super::common::{entropy_seed, load_data, save_model, CliResult, Failure, Out, TrainArgs};
+use super::common::{
+    check_writable, entropy_seed, load_data, save_model, CliResult, Failure, Out, TrainArgs,
+};
 use clap::Args;
 use rbm_core::train::{Lane, LaneConfig};
 use serde::Serialize;
@@ -37,6 +39,9 @@ struct Header<'a> {
 /// Runs `rbm train`.
 pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     let data = Arc::new(load_data(&a.data)?);
+    if let Some(path) = &a.save_model {
+        check_writable(path)?;
+    }
     let mut cfg = LaneConfig::default();
     a.lane.0.apply(&mut cfg)?;
     let seed = cfg.seed.unwrap_or_else(entropy_seed);

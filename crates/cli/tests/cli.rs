@@ -443,3 +443,37 @@ fn every_option_of_the_schema_is_a_flag_and_bad_values_name_it() {
         );
     }
 }
+
+/// Inputs are read with a size cap, `--threads 0` is refused, and an unwritable
+/// `--save-model` path fails before any training.
+#[test]
+fn inputs_are_bounded_and_outputs_checked_first() {
+    if std::path::Path::new("/dev/zero").exists() {
+        let err = rbm(&["loglik", "--model", "/dev/zero", "--data", "bas4"]);
+        let text = String::from_utf8_lossy(&err.stderr).into_owned();
+        assert!(
+            !err.status.success() && text.contains("larger than the limit"),
+            "{text}"
+        );
+    }
+    let model = Temp::new("threads.json", &random_model(16, 4, 0.5, 1).to_json());
+    assert_one_line_error(&[
+        "loglik",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--threads",
+        "0",
+    ]);
+    let stdout = assert_one_line_error(&[
+        "train",
+        "--data",
+        "bas4",
+        "--iters",
+        "1000000",
+        "--save-model",
+        "/nonexistent-dir/m.json",
+    ]);
+    assert!(stdout.is_empty(), "nothing ran: {stdout}");
+}
