@@ -7,8 +7,9 @@
 //   npm run bench -- --filter gibbs
 //   npm run bench -- --reproduce   also the wall time of `rbm reproduce` for the three presets
 //                                  at their defaults (minutes; summaries go to target/bench/)
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildWasm } from './build-wasm.mjs';
@@ -20,7 +21,18 @@ const filter = args.includes('--filter') ? args[args.indexOf('--filter') + 1] : 
 const minSecs = quick ? 0.3 : 2.0;
 
 step('Native (cargo bench --bench speed)');
-run('cargo', ['bench', '-p', 'rbm-core', '--features', 'bench', '--bench', 'speed', '--', ...(quick ? ['--quick'] : []), ...(filter ? ['--filter', filter] : [])]);
+run('cargo', [
+  'bench',
+  '-p',
+  'rbm-core',
+  '--features',
+  'bench',
+  '--bench',
+  'speed',
+  '--',
+  ...(quick ? ['--quick'] : []),
+  ...(filter ? ['--filter', filter] : []),
+]);
 
 step('WebAssembly in headless Chromium (one module worker)');
 const dir = mkdtempSync(join(tmpdir(), 'rbm-bench-'));
@@ -49,7 +61,11 @@ try {
   await page.exposeFunction('report', (r) => {
     if (r.done) return;
     const unit = r.name.endsWith('_updates') ? 'updates/s' : r.name.startsWith('gibbs') ? 'sweeps/s' : r.name.endsWith('_evals') ? 'evaluations/s' : 's';
-    console.log(JSON.stringify(r.error ? { target: 'wasm', bench: r.name, error: r.error } : { target: 'wasm', bench: r.name, value: Math.round(r.value * 1000) / 1000, unit }));
+    console.log(
+      JSON.stringify(
+        r.error ? { target: 'wasm', bench: r.name, error: r.error } : { target: 'wasm', bench: r.name, value: Math.round(r.value * 1000) / 1000, unit },
+      ),
+    );
   });
   await page.evaluate(
     (opts) =>

@@ -37,7 +37,7 @@ const fcp = await page.evaluate(() => performance.getEntriesByName('first-conten
 if (every) {
   await page.fill('#every', every);
   await page.dispatchEvent('#every', 'change');
-  await page.waitForFunction((e) => window.__rbm.lanes().every((l) => l.status === 'ready' && l.atll.length === 1), every);
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1));
 }
 await page.click('#run');
 await page.waitForTimeout(2000); // warm-up

@@ -6,9 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  capture, chromedriverPath, chromiumPath, findWasmBindgen, root, run, step, toolsDir, wasmBindgenVersion,
-} from './lib/tools.mjs';
+import { capture, chromedriverPath, chromiumPath, findWasmBindgen, root, run, step, toolsDir, wasmBindgenVersion } from './lib/tools.mjs';
 
 const browser = process.argv.includes('--browser');
 
@@ -62,9 +60,11 @@ function chromium() {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasSudo = capture('sudo', ['-n', 'true']) !== null;
   if (!isRoot && !hasSudo) {
-    fail(`${chromiumPath} or ${chromedriverPath} is missing and this user cannot install packages.\n` +
-      'Install them with: sudo apt-get update && sudo apt-get install -y chromium chromium-driver\n' +
-      '(or point CHROMIUM_PATH and CHROMEDRIVER at a matching Chromium and ChromeDriver).');
+    fail(
+      `${chromiumPath} or ${chromedriverPath} is missing and this user cannot install packages.\n` +
+        'Install them with: sudo apt-get update && sudo apt-get install -y chromium chromium-driver\n' +
+        '(or point CHROMIUM_PATH and CHROMEDRIVER at a matching Chromium and ChromeDriver).',
+    );
   }
   const prefix = isRoot ? [] : ['sudo', '-n'];
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -61,10 +61,11 @@ const steps = {
 };
 
 const wanted = process.argv.slice(2);
-for (const name of wanted) if (!(name in steps)) {
-  console.error(`unknown test step '${name}' (steps: ${Object.keys(steps).join(', ')})`);
-  process.exit(2);
-}
+for (const name of wanted)
+  if (!(name in steps)) {
+    console.error(`unknown test step '${name}' (steps: ${Object.keys(steps).join(', ')})`);
+    process.exit(2);
+  }
 const t0 = Date.now();
 try {
   for (const [name, fn] of Object.entries(steps)) if (!wanted.length || wanted.includes(name)) fn();

@@ -90,6 +90,8 @@ pub struct OptionSpec {
     pub kind: Kind,
     /// Its default.
     pub default: Default,
+    /// Whether the page tucks it under "more options" (rarely changed in the papers' set-ups).
+    pub advanced: bool,
     /// Who sets it in the page.
     pub scope: Scope,
 }
@@ -222,10 +224,10 @@ impl OptionSpec {
 }
 
 /// A number for people: plain when moderate, with an exponent when huge (f32's largest value
-/// reads 3.4028234663852886e38, not 39 digits).
+/// reads 3.40e38, not 39 digits).
 fn number(x: f64) -> String {
     if x.abs() >= 1e9 {
-        format!("{x:e}")
+        format!("{x:.2e}")
     } else {
         x.to_string()
     }

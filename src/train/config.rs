@@ -34,6 +34,7 @@ pub const HIDDEN: OptionSpec = OptionSpec {
     help: "number of hidden units n",
     kind: int(1, MAX_WEIGHTS as u64),
     default: D::Int(16),
+    advanced: false,
     scope: Scope::Shared,
 };
 /// Learning rate η.
@@ -43,6 +44,7 @@ pub const LR: OptionSpec = OptionSpec {
     help: "step size of every update",
     kind: float(0.0, F32_MAX, false),
     default: D::Float(0.1),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// Linear decay of η to 0 (Tieleman 2008, §4).
@@ -52,6 +54,7 @@ pub const LR_DECAY_ITERS: OptionSpec = OptionSpec {
     help: "updates over which η decays linearly to 0 (Tieleman 2008)",
     kind: int(1, 1 << 50),
     default: D::Derived("constant η"),
+    advanced: true,
     scope: Scope::Lane,
 };
 /// Gibbs sweeps per update.
@@ -61,6 +64,7 @@ pub const K: OptionSpec = OptionSpec {
     help: "Gibbs sweeps (h|v then v|h) per update",
     kind: int(1, STEP_LIMIT),
     default: D::Int(1),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// Negative chains.
@@ -70,6 +74,7 @@ pub const CHAINS: OptionSpec = OptionSpec {
     help: "negative-phase chains",
     kind: int(1, MAX_CHAIN_VALUES as u64),
     default: D::Derived("one per batch row"),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// Mini-batch size.
@@ -79,6 +84,7 @@ pub const BATCH: OptionSpec = OptionSpec {
     help: "training rows per update",
     kind: int(1, MAX_CHAIN_VALUES as u64),
     default: D::Derived("the whole data set"),
+    advanced: true,
     scope: Scope::Lane,
 };
 /// Initialisation of the parameters.
@@ -90,6 +96,7 @@ pub const INIT: OptionSpec = OptionSpec {
         choices: &["sdcp", "ucd"],
     },
     default: D::Name("sdcp"),
+    advanced: false,
     scope: Scope::Shared,
 };
 /// Seed of every random stream.
@@ -99,6 +106,7 @@ pub const SEED: OptionSpec = OptionSpec {
     help: "seed of every random stream; the same seed gives the same numbers",
     kind: int(0, MAX_SEED),
     default: D::Derived("drawn from the system and reported"),
+    advanced: false,
     scope: Scope::Shared,
 };
 /// Evaluation interval.
@@ -108,6 +116,7 @@ pub const EVERY: OptionSpec = OptionSpec {
     help: "updates between two evaluations (exact log-likelihood and statistics)",
     kind: int(1, 1 << 40),
     default: D::Int(10),
+    advanced: false,
     scope: Scope::Shared,
 };
 /// Largest layer enumerated for the exact curve.
@@ -117,6 +126,7 @@ pub const EXACT_BITS: OptionSpec = OptionSpec {
     help: "largest smaller layer enumerated for the exact log-likelihood (2^bits states)",
     kind: int(0, MAX_ENUM_BITS as u64),
     default: D::Int(20),
+    advanced: true,
     scope: Scope::Shared,
 };
 /// L2 weight decay.
@@ -126,6 +136,7 @@ pub const WEIGHT_DECAY: OptionSpec = OptionSpec {
     help: "L2 penalty on W",
     kind: float(0.0, F32_MAX, false),
     default: D::Float(0.0),
+    advanced: true,
     scope: Scope::Lane,
 };
 /// Momentum.
@@ -135,6 +146,7 @@ pub const MOMENTUM: OptionSpec = OptionSpec {
     help: "momentum of the parameter updates",
     kind: float(0.0, 1.0, true),
     default: D::Float(0.0),
+    advanced: true,
     scope: Scope::Lane,
 };
 /// S-DCP / CS-DCP inner steps (Upadhya & Sastry 2017, Algorithm 1).
@@ -144,6 +156,7 @@ pub const D_STEPS: OptionSpec = OptionSpec {
     help: "S-DCP / CS-DCP inner steps per update",
     kind: int(1, STEP_LIMIT),
     default: D::Int(3),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// S-DCP / CS-DCP sweeps per inner step.
@@ -153,6 +166,7 @@ pub const KPRIME: OptionSpec = OptionSpec {
     help: "S-DCP / CS-DCP Gibbs sweeps per inner step",
     kind: int(1, STEP_LIMIT),
     default: D::Int(4),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// Sliding factor of the visible offset (centered gradient).
@@ -162,6 +176,7 @@ pub const NU_MU: OptionSpec = OptionSpec {
     help: "sliding factor of the visible offset μ (centered gradient)",
     kind: float(0.0, 1.0, false),
     default: D::Float(0.01),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// Sliding factor of the hidden offset (centered gradient).
@@ -171,6 +186,7 @@ pub const NU_LAMBDA: OptionSpec = OptionSpec {
     help: "sliding factor of the hidden offset λ (centered gradient)",
     kind: float(0.0, 1.0, false),
     default: D::Float(0.01),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// FPCD's fast learning rate (Tieleman & Hinton 2009).
@@ -180,6 +196,7 @@ pub const FAST_LR: OptionSpec = OptionSpec {
     help: "FPCD: learning rate of the fast weights",
     kind: float(0.0, F32_MAX, false),
     default: D::Derived("the learning rate η"),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// FPCD's decay of the fast parameters.
@@ -189,6 +206,7 @@ pub const FAST_DECAY: OptionSpec = OptionSpec {
     help: "FPCD: decay of the fast weights per update",
     kind: float(0.0, 1.0, false),
     default: D::Float(0.95),
+    advanced: false,
     scope: Scope::Lane,
 };
 /// UCD's cap on the coupled steps (Qiu, Zhang & Wang 2020, Algorithm 1).
@@ -198,6 +216,7 @@ pub const MAX_STEPS: OptionSpec = OptionSpec {
     help: "UCD: cap on the coupled steps before a meeting is forced",
     kind: int(1, STEP_LIMIT),
     default: D::Int(100),
+    advanced: false,
     scope: Scope::Lane,
 };
 

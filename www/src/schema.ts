@@ -1,15 +1,11 @@
 // The core's option schema (catalog().options) as the page uses it: which inputs the settings
 // area and each lane show, how their text is read and checked, and how values are written
-// back. Nothing here knows an option by name except MAIN_GENERAL (a presentation choice); a
-// new option of the core gets its input, its checks and its place in the URL by itself.
+// back. Nothing here knows an option by name: a new option of the core gets its input, its
+// checks and its place in the URL by itself (its `advanced` flag puts it under "more options").
 import type { AlgoEntry, Catalog, OptionEntry } from './generated/core';
 
 /** An option's value in the page's state: `null` is "the core derives it" (a derived default). */
 export type OptionValue = number | string | null;
-
-/** General per-lane options shown with the algorithm's own; the other general ones go under
- * "more options". */
-export const MAIN_GENERAL = ['lr'];
 
 /** The options shared by every lane (the settings area), in the schema's order. */
 export function sharedOptions(catalog: Catalog): OptionEntry[] {
@@ -24,11 +20,11 @@ export function algoEntry(catalog: Catalog, name: string): AlgoEntry | undefined
   return catalog.algorithms.find((a) => a.name === name);
 }
 
-/** The per-lane options an algorithm reads: its main ones (MAIN_GENERAL, then its own) and the
- * other general ones ("more options"). */
+/** The per-lane options an algorithm reads: the main ones and the `advanced` ones ("more
+ * options"). */
 export function laneOptions(catalog: Catalog, algo: string): { main: OptionEntry[]; more: OptionEntry[] } {
   const reads = catalog.options.filter((o) => o.scope === 'lane' && o.algos.includes(algo));
-  const isMain = (o: OptionEntry) => !o.general || MAIN_GENERAL.includes(o.key);
+  const isMain = (o: OptionEntry) => !o.advanced;
   return { main: reads.filter(isMain), more: reads.filter((o) => !isMain(o)) };
 }
 
@@ -48,15 +44,20 @@ export function isOptional(spec: OptionEntry): boolean {
   return spec.default.type === 'derived';
 }
 
+/** A range's end in words: huge ends (e.g. the largest f32) short, as "3.4e38". */
+function bound(x: number): string {
+  return Math.abs(x) >= 1e15 ? Number(x.toPrecision(3)).toExponential().replace('e+', 'e') : String(x);
+}
+
 /** The valid values in words, as the core says them (e.g. "a whole number from 1 to 100000"). */
 export function rangeText(spec: OptionEntry): string {
   const k = spec.kind;
   switch (k.type) {
     case 'int':
-      return `a whole number from ${k.min} to ${k.max}`;
+      return `a whole number from ${bound(k.min)} to ${bound(k.max)}`;
     case 'float':
-      if (k.max === Number.POSITIVE_INFINITY) return `a number ≥ ${k.min}`;
-      return k.max_open ? `a number from ${k.min} up to (not including) ${k.max}` : `a number from ${k.min} to ${k.max}`;
+      if (k.max === Number.POSITIVE_INFINITY) return `a number ≥ ${bound(k.min)}`;
+      return k.max_open ? `a number from ${bound(k.min)} up to (not including) ${bound(k.max)}` : `a number from ${bound(k.min)} to ${bound(k.max)}`;
     case 'choice':
       return `one of ${k.choices.join(', ')}`;
   }

@@ -70,6 +70,10 @@ kind: Kind,
  */
 default: Default, 
 /**
+ * Whether the page tucks it under "more options" (rarely changed in the papers' set-ups).
+ */
+advanced: boolean, 
+/**
  * Who sets it in the page.
  */
 scope: Scope, };
@@ -95,6 +99,10 @@ kind: Kind,
  * Its default.
  */
 default: Default, 
+/**
+ * Whether the page tucks it under "more options" (rarely changed in the papers' set-ups).
+ */
+advanced: boolean, 
 /**
  * Who sets it in the page.
  */
