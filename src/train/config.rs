@@ -4,7 +4,7 @@
 //! state all follow from the declaration.
 
 use super::{find, ALGORITHMS};
-use crate::data::Dataset;
+use crate::data::{Binarize, Dataset};
 use crate::error::{Error, Result};
 use crate::eval::exact::MAX_ENUM_BITS;
 use crate::model::{check_size, Init, MAX_WEIGHTS};
@@ -119,6 +119,18 @@ pub const EVERY: OptionSpec = OptionSpec {
     advanced: false,
     scope: Scope::Shared,
 };
+/// How grey-level data become binary visible states.
+pub const BINARIZE: OptionSpec = OptionSpec {
+    key: "binarize",
+    label: "binarisation",
+    help: "grey-level data: sample (a fresh Bernoulli draw per use, as the papers do) or threshold (at 0.5); binary data are used as they are",
+    kind: Kind::Choice {
+        choices: &["sample", "threshold"],
+    },
+    default: D::Name("sample"),
+    advanced: true,
+    scope: Scope::Shared,
+};
 /// Largest layer enumerated for the exact curve.
 pub const EXACT_BITS: OptionSpec = OptionSpec {
     key: "exact_bits",
@@ -227,6 +239,7 @@ pub const GENERAL: &[&OptionSpec] = &[
     &SEED,
     &EVERY,
     &EXACT_BITS,
+    &BINARIZE,
     &LR,
     &BATCH,
     &LR_DECAY_ITERS,
@@ -246,6 +259,7 @@ const FIELDS: &[&OptionSpec] = &[
     &SEED,
     &EVERY,
     &EXACT_BITS,
+    &BINARIZE,
     &WEIGHT_DECAY,
     &MOMENTUM,
     &D_STEPS,
@@ -306,6 +320,8 @@ pub struct LaneConfig {
     pub every: u64,
     /// Largest layer enumerated for the exact curve (2^bits states per evaluation).
     pub exact_bits: usize,
+    /// How grey-level data are binarised.
+    pub binarize: Binarize,
     /// L2 weight decay on W.
     pub weight_decay: f64,
     /// Momentum.
@@ -367,6 +383,10 @@ impl Default for LaneConfig {
             lane: 0,
             every: int(&EVERY) as u64,
             exact_bits: int(&EXACT_BITS),
+            binarize: match BINARIZE.default {
+                D::Name("threshold") => Binarize::Threshold,
+                _ => Binarize::Sample,
+            },
             weight_decay: float(&WEIGHT_DECAY),
             momentum: float(&MOMENTUM),
             d: int(&D_STEPS),

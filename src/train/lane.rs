@@ -59,12 +59,18 @@ pub struct Lane {
     info: &'static AlgoInfo,
     seed: u64,
     data: Arc<Dataset>,
+    /// The data the exact curve is computed on: the data themselves when binary, else their
+    /// 0.5-threshold binarisation (docs/algorithms.md §2).
+    eval_data: Arc<Dataset>,
+    /// Whether the data are binary (else each batch is binarised as `cfg.binarize` says).
+    binary: bool,
     model: Rbm,
     last_good: Rbm,
     algo: Box<dyn Algorithm>,
     opt: Optimizer,
     pos: Stats,
     rng_batch: Rng,
+    rng_data: Rng,
     rng: Rng,
     order: Vec<usize>,
     cursor: usize,
@@ -126,6 +132,12 @@ impl Lane {
         };
         let batch_size = cfg.batch.unwrap_or(data.rows());
         let chains = cfg.chains.unwrap_or(batch_size);
+        let binary = data.is_binary();
+        let eval_data = if binary {
+            data.clone()
+        } else {
+            Arc::new(data.thresholded())
+        };
         let info = find(&cfg.algo)?;
         let algo = (info.build)(&Setup {
             cfg: &cfg,
@@ -139,6 +151,7 @@ impl Lane {
             opt: Optimizer::new(m, n, cfg.weight_decay as f32, cfg.momentum as f32),
             pos: Stats::new(m, n),
             rng_batch: stream(seed, cfg.lane, Purpose::Batch),
+            rng_data: stream(seed, cfg.lane, Purpose::Data),
             rng: stream(seed, cfg.lane, Purpose::Sampling),
             order: (0..data.rows()).collect(),
             cursor: data.rows(),
@@ -152,6 +165,8 @@ impl Lane {
             initial_recorded: false,
             recorded_log_z: None,
             info,
+            binary,
+            eval_data,
             last_good: model.clone(),
             model,
             algo,
@@ -210,17 +225,22 @@ impl Lane {
         self.batch_buf.clear();
         if self.batch_size == self.data.rows() {
             self.batch_buf.extend_from_slice(&self.data.values);
-            return;
-        }
-        for _ in 0..self.batch_size {
-            if self.cursor == self.order.len() {
-                shuffle(&mut self.rng_batch, &mut self.order);
-                self.cursor = 0;
+        } else {
+            for _ in 0..self.batch_size {
+                if self.cursor == self.order.len() {
+                    shuffle(&mut self.rng_batch, &mut self.order);
+                    self.cursor = 0;
+                }
+                let r = self.order[self.cursor];
+                self.cursor += 1;
+                self.batch_buf
+                    .extend_from_slice(&self.data.values[r * m..(r + 1) * m]);
             }
-            let r = self.order[self.cursor];
-            self.cursor += 1;
-            self.batch_buf
-                .extend_from_slice(&self.data.values[r * m..(r + 1) * m]);
+        }
+        if !self.binary {
+            self.cfg
+                .binarize
+                .apply(&mut self.batch_buf, &mut self.rng_data);
         }
     }
 
@@ -278,7 +298,7 @@ impl Lane {
     /// layer has at most `exact_bits` units. Resets the statistics window.
     pub fn record(&mut self) -> Result<Record> {
         let (atll, log_z) = if self.model.m().min(self.model.n()) <= self.cfg.exact_bits {
-            let e = exact::evaluate(&self.model, &self.data)?;
+            let e = exact::evaluate(&self.model, &self.eval_data)?;
             (Some(e.atll), Some(e.log_z))
         } else {
             (None, None)

@@ -1,8 +1,44 @@
 //! Data sets (docs/algorithms.md §2): the built-in small binary sets with their exact
-//! log-likelihood bounds, and user files of 0/1 patterns.
+//! log-likelihood bounds, user files of 0/1 patterns, grey-level image sets ([`mnist`]: the
+//! project's MNIST asset; [`idx`]: the user's IDX files) and their binarisation.
+
+pub mod idx;
+pub mod mnist;
 
 use crate::error::{Error, Result};
+use crate::rng::{uniform, Rng};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// How grey-level data (values in [0, 1]) become binary visible states. Binary data are used as
+/// they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Binarize {
+    /// A fresh Bernoulli draw per use with the grey level as probability, from the lane's
+    /// `Data` stream (the PCD and S-DCP papers' MNIST set-up).
+    #[default]
+    Sample,
+    /// A fixed threshold: 1 where the grey level is ≥ 0.5.
+    Threshold,
+}
+
+impl Binarize {
+    /// Binarises `values` in place (grey levels in [0, 1]).
+    pub fn apply(self, values: &mut [f32], rng: &mut Rng) {
+        match self {
+            Binarize::Sample => values.iter_mut().for_each(|x| {
+                *x = f32::from(uniform(rng) < *x);
+            }),
+            Binarize::Threshold => threshold(values),
+        }
+    }
+}
+
+/// Thresholds grey levels at 0.5 in place.
+pub fn threshold(values: &mut [f32]) {
+    values.iter_mut().for_each(|x| *x = f32::from(*x >= 0.5));
+}
 
 /// A data set: `rows` patterns of `m` values, row-major. Binary sets hold exactly 0.0 / 1.0.
 #[derive(Clone, Debug)]
@@ -15,6 +51,8 @@ pub struct Dataset {
     pub values: Vec<f32>,
     /// Image shape for display (height, width), when the patterns are images.
     pub shape: Option<(usize, usize)>,
+    /// A class label per row, when the data set has them (MNIST digits).
+    pub labels: Option<Vec<u8>>,
 }
 
 /// The built-in data sets: (name, description).
@@ -73,6 +111,7 @@ impl Dataset {
             m,
             values,
             shape,
+            labels: None,
         })
     }
 
@@ -123,6 +162,14 @@ impl Dataset {
     /// Row `r` as a slice of `m` values.
     pub fn row(&self, r: usize) -> &[f32] {
         &self.values[r * self.m..(r + 1) * self.m]
+    }
+
+    /// The data with every value thresholded at 0.5 (binary data are returned unchanged):
+    /// the fixed binary version of grey-level data on which exact likelihoods are computed.
+    pub fn thresholded(&self) -> Dataset {
+        let mut d = self.clone();
+        threshold(&mut d.values);
+        d
     }
 
     /// True if every value is exactly 0 or 1.
