@@ -3,7 +3,7 @@
 //! builds its pickers, inputs, URL codec and statistics tables from [`catalog`]; the CLI builds
 //! its flags and help from the same declarations.
 
-use crate::data::{decode, Dataset, BUILTIN};
+use crate::data::{decode, mnist, Dataset, BUILTIN};
 use crate::error::Result;
 use crate::experiments::PRESETS;
 use crate::model::Init;
@@ -61,6 +61,9 @@ pub struct DataSetEntry {
     pub patterns: Vec<Vec<u8>>,
     /// How many rows each distinct pattern has.
     pub counts: Vec<usize>,
+    /// The data asset a shell must load before using this set (e.g. `mnist`; the page fetches
+    /// `assets/generated/mnist.bin.gz`), or null for sets built into the core.
+    pub asset: Option<&'static str>,
 }
 
 /// A lane of a paper's experiment.
@@ -173,6 +176,21 @@ pub fn catalog() -> Result<Catalog> {
                 .map(|&(code, _)| decode(code, d.m).iter().map(|&x| x as u8).collect())
                 .collect(),
             counts: distinct.iter().map(|&(_, c)| c).collect(),
+            asset: None,
+        });
+    }
+    let [train, valid, test] = mnist::split(mnist::COUNT);
+    for (&(name, description), rows) in mnist::SPLITS.iter().zip([train, valid, test]) {
+        data_sets.push(DataSetEntry {
+            name,
+            description,
+            rows: rows.len(),
+            m: mnist::SIDE * mnist::SIDE,
+            shape: Some([mnist::SIDE, mnist::SIDE]),
+            bound: None,
+            patterns: Vec::new(),
+            counts: Vec::new(),
+            asset: Some("mnist"),
         });
     }
     let mut presets = Vec::new();

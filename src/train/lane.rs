@@ -51,7 +51,14 @@ pub struct View {
     /// The visible states (0/1) of the first chains (`count × m`), when the algorithm keeps
     /// chains.
     pub chains: Option<Vec<u8>>,
+    /// The first few training rows (`count × m`, grey levels or 0/1) …
+    pub originals: Vec<f32>,
+    /// … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
+    pub reconstructions: Vec<f32>,
 }
+
+/// How many training rows a view reconstructs.
+pub const VIEW_RECONSTRUCTIONS: usize = 8;
 
 /// A seeded training run of one algorithm.
 pub struct Lane {
@@ -349,7 +356,8 @@ impl Lane {
 
     /// What the panels show now: the weights, the model distribution over the data's distinct
     /// patterns (when the visible layer can be enumerated; right after a record, or after a
-    /// failure, it reuses that record's exact log Z) and the first `max_chains` chains.
+    /// failure, it reuses that record's exact log Z), the first `max_chains` chains and the
+    /// reconstructions of the first training rows.
     pub fn view(&self, max_chains: usize) -> View {
         let model = self.model();
         let dist = if model.m() <= exact::MAX_DIST_BITS
@@ -368,6 +376,12 @@ impl Lane {
             let count = max_chains.min(c.len() / m.max(1));
             c[..count * m].iter().map(|&x| u8::from(x >= 0.5)).collect()
         });
+        let count = VIEW_RECONSTRUCTIONS.min(self.data.rows());
+        let originals = self.data.values[..count * m].to_vec();
+        let mut hp = vec![0.0f32; count * model.n()];
+        let mut reconstructions = vec![0.0f32; count * m];
+        model.hidden_probs(&originals, &mut hp);
+        model.visible_probs(&hp, &mut reconstructions);
         View {
             iter: self.iter,
             m,
@@ -375,6 +389,8 @@ impl Lane {
             weights: model.w().to_vec(),
             dist,
             chains,
+            originals,
+            reconstructions,
         }
     }
 }

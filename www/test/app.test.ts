@@ -55,6 +55,7 @@ describe('App', () => {
           seed: 1,
           every: 100,
           exact_bits: 20,
+          binarize: 'sample',
           lr: 0.1,
           k: 1,
           chains: 1000,

@@ -12,7 +12,7 @@ describe('presetPlan', () => {
   it("sets the shared options as the preset says, keeps the page's seed, the equal-compute axis and the end point", () => {
     const { state, lr, missing } = presetPlan(shiftingBar, catalog, 0, 42);
     expect(state.data).toBe('shifting-bar');
-    expect(state.shared).toEqual({ hidden: 4, init: 'sdcp', seed: 42, every: 100, exact_bits: 20 });
+    expect(state.shared).toEqual({ hidden: 4, init: 'sdcp', seed: 42, every: 100, exact_bits: 20, binarize: 'sample' });
     expect([state.axis, state.stop, state.preset, state.rate]).toEqual(['sweeps', 50000, 'sdcp-shifting-bar', 0]);
     expect(lr).toBe(0.3);
     expect(missing).toEqual([]);

@@ -50,6 +50,8 @@ class FakeLane implements CoreLane {
           n: this.n,
           dist: { model: [0.25, 0.25], data: [0.5, 0.5], on: 0.5, off: 0.5, log_z: 1 },
           chains: [1, 0, 1, 0, 0, 1, 0, 1],
+          originals: [],
+          reconstructions: [],
           weights: new Float32Array(this.m * this.n).fill(this.iter),
         }
       : null;

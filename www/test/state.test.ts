@@ -8,7 +8,7 @@ describe('page state', () => {
   it("starts at the UCD paper's code set-up: CD-1 and PCD on BAS 4×4", () => {
     const s = firstScreen(catalog);
     expect(s.data).toBe('bas4');
-    expect(s.shared).toEqual({ hidden: 16, init: 'ucd', seed: 1, every: 100, exact_bits: 20 });
+    expect(s.shared).toEqual({ hidden: 16, init: 'ucd', seed: 1, every: 100, exact_bits: 20, binarize: 'sample' });
     expect(s.lanes.map((l) => [l.id, l.algo, l.options.lr, l.options.k, l.options.chains])).toEqual([
       [0, 'cd', 0.1, 1, 1000],
       [1, 'pcd', 0.1, 1, 1000],
@@ -32,6 +32,7 @@ describe('page state', () => {
       init: 'ucd',
       every: 100,
       exact_bits: 20,
+      binarize: 'sample',
       lr: 0.1,
       k: 1,
       chains: 1000,

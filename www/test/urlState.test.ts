@@ -56,7 +56,7 @@ describe('the URL codec', () => {
 
   it('writes the first screen readably', () => {
     expect(encodeState(catalog, firstScreen(catalog))).toBe(
-      'data=bas4&hidden=16&init=ucd&seed=1&every=100&exact_bits=20&axis=iter&lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000',
+      'data=bas4&hidden=16&init=ucd&seed=1&every=100&exact_bits=20&binarize=sample&axis=iter&lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000',
     );
   });
 

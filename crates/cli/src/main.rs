@@ -15,6 +15,7 @@
 //! usage errors keep clap's format and status 2). Output cut short by a closed pipe
 //! (`| head`) ends quietly.
 
+mod ais;
 mod common;
 mod grad;
 mod loglik;
@@ -40,6 +41,8 @@ enum Command {
     /// Exact log Z, average log-likelihood, bound and KL of a data set under a model file
     #[command(allow_negative_numbers = true)]
     Loglik(loglik::LoglikArgs),
+    /// AIS estimate of log Z and the average log-likelihood with ±3σ bars; --reverse: RAISE bound
+    Ais(ais::AisArgs),
     /// Train one lane; one JSON line per evaluation (the first line: seed and configuration)
     #[command(allow_negative_numbers = true)]
     Train(train::TrainCmd),
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Command::Grad(a) => grad::run(a, &mut out),
         Command::Reproduce(a) => reproduce::run(a, &mut out),
         Command::Presets => presets(&mut out),
+        Command::Ais(a) => ais::run(a, &mut out),
     };
     match r {
         Ok(()) | Err(Failure::BrokenPipe) => ExitCode::SUCCESS,

@@ -10,10 +10,11 @@
 //! Rust types (`www/src/generated/core.ts`, checked by `tests/ts_types.rs`).
 #![deny(missing_docs)]
 
-use rbm_core::data::Dataset;
+use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::train::{Lane, LaneConfig, Record, View};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 
@@ -70,6 +71,79 @@ pub fn panic_for_test() {
     panic!("a deliberate panic (panicForTest)");
 }
 
+/// Data sets loaded into this module (MNIST's splits, the user's IDX files), by name.
+static LOADED: Mutex<BTreeMap<String, Arc<Dataset>>> = Mutex::new(BTreeMap::new());
+
+fn register(d: Dataset) -> Result<JsValue, JsValue> {
+    let summary = LoadedSet {
+        name: d.name.clone(),
+        rows: d.rows(),
+        m: d.m,
+        shape: d.shape.map(|(h, w)| [h, w]),
+        labelled: d.labels.is_some(),
+    };
+    LOADED
+        .lock()
+        .map_err(|_| internal("the data registry is poisoned".into()))?
+        .insert(d.name.clone(), Arc::new(d));
+    to_js(&summary)
+}
+
+/// What [`load_asset`] and [`load_idx`] report of each data set they make available.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LoadedSet {
+    /// The name lanes use.
+    pub name: String,
+    /// Rows.
+    pub rows: usize,
+    /// Units per row.
+    pub m: usize,
+    /// Image shape `[height, width]`.
+    pub shape: Option<[usize; 2]>,
+    /// Whether rows have labels.
+    pub labelled: bool,
+}
+
+/// Loads the MNIST asset (its bytes after gzip decompression) and makes its three splits
+/// (`mnist`, `mnist-valid`, `mnist-test`) available to lanes: `[{name, rows, m, shape,
+/// labelled}]`. Throws `{kind, key: "data", message}` on a damaged asset.
+#[wasm_bindgen(js_name = loadAsset)]
+pub fn load_asset(bytes: &[u8]) -> Result<JsValue, JsValue> {
+    let images = mnist::decode(bytes).map_err(|e| js_err(Error::option("data", e.to_string())))?;
+    let list = js_sys::Array::new();
+    for &(name, _) in mnist::SPLITS {
+        let d = mnist::split_dataset(&images, name).map_err(js_err)?;
+        list.push(&register(d)?);
+    }
+    Ok(list.into())
+}
+
+/// Loads the user's IDX images (`idx3-ubyte`, decompressed) and optional labels
+/// (`idx1-ubyte`) as the data set `name`: `{name, rows, m, shape, labelled}`. Throws
+/// `{kind, key: "data", message}` with one clear message on a bad file.
+#[wasm_bindgen(js_name = loadIdx)]
+pub fn load_idx(name: &str, images: &[u8], labels: Option<Vec<u8>>) -> Result<JsValue, JsValue> {
+    let im = idx::parse(name, images, labels.as_deref())
+        .map_err(|e| js_err(Error::option("data", e.to_string())))?;
+    register(im.all(name))
+}
+
+fn dataset(name: &str) -> Result<Arc<Dataset>, Error> {
+    if BUILTIN.iter().any(|b| b.0 == name) {
+        return Dataset::builtin(name).map(Arc::new);
+    }
+    let loaded = LOADED.lock().ok().and_then(|l| l.get(name).cloned());
+    loaded.ok_or_else(|| {
+        let hint = if mnist::SPLITS.iter().any(|s| s.0 == name) {
+            " (the MNIST asset is not loaded yet)"
+        } else {
+            ""
+        };
+        Error::option("data", format!("unknown data set '{name}'{hint}"))
+    })
+}
+
 /// The core's catalog (`rbm_core::catalog::Catalog`): algorithms with their options and
 /// statistics, the option schema, data sets and presets.
 #[wasm_bindgen]
@@ -118,7 +192,7 @@ fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
     Ok(cfg)
 }
 
-/// One training lane for a Web Worker: a seeded core [`Lane`] on a built-in data set.
+/// One training lane for a Web Worker: a seeded core [`Lane`] on a data set.
 #[wasm_bindgen]
 pub struct WasmLane {
     lane: Lane,
@@ -126,15 +200,15 @@ pub struct WasmLane {
 
 #[wasm_bindgen]
 impl WasmLane {
-    /// A lane from a configuration object (missing keys take the core's defaults) on the
-    /// built-in data set `dataset`. Throws `{kind, key, message}`.
+    /// A lane from a configuration object (missing keys take the core's defaults) on the data
+    /// set `dataset` (built in, or loaded by [`load_asset`] / [`load_idx`]). Throws
+    /// `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
         let cfg = lane_config(config).map_err(js_err)?;
-        let data =
-            Dataset::builtin(dataset).map_err(|e| js_err(Error::option("data", e.to_string())))?;
+        let data = self::dataset(dataset).map_err(js_err)?;
         Ok(WasmLane {
-            lane: Lane::new(cfg, Arc::new(data)).map_err(js_err)?,
+            lane: Lane::new(cfg, data).map_err(js_err)?,
         })
     }
 

@@ -12,7 +12,7 @@ use rbm_core::eval::distribution::Distribution;
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
-use rbm_playground::SliceResult;
+use rbm_playground::{LoadedSet, SliceResult};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -43,6 +43,7 @@ fn generated() -> String {
         decl::<Distribution>(&cfg),
         decl::<ErrorInfo>(&cfg),
         decl::<SliceResult>(&cfg),
+        decl::<LoadedSet>(&cfg),
     ] {
         out.push_str(&d);
     }

@@ -275,3 +275,44 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
         }
     }
 }
+
+/// MNIST-style data reach lanes through `loadAsset` (the page's lazily fetched asset) and
+/// `loadIdx` (the user's files); before loading, or with a damaged file, the error names the
+/// data set input.
+#[wasm_bindgen_test]
+fn loaded_data_sets_train_and_bad_files_are_refused() {
+    let cfg = r#"{"algo": "cd", "hidden": 3, "batch": 10, "seed": 1, "every": 2}"#;
+    let e = error(WasmLane::new(js(cfg), "mnist-test").err().unwrap());
+    assert_eq!(e.key.as_deref(), Some("data"));
+    assert!(e.message.contains("not loaded"), "{e:?}");
+    let images = rbm_core::data::mnist::Images {
+        height: 2,
+        width: 3,
+        pixels: (0..2_200 * 6).map(|i| (i * 31 % 256) as u8).collect(),
+        labels: Some((0..2_200).map(|i| (i % 10) as u8).collect()),
+    };
+    let bytes = images.encode();
+    let sets = js_sys::Array::from(&rbm_playground::load_asset(&bytes).unwrap());
+    assert_eq!(sets.length(), 3);
+    let mut lane = WasmLane::new(js(cfg), "mnist-test").unwrap();
+    let r = step(&mut lane, 4);
+    assert_eq!(r.records.len(), 3);
+    assert!(r.records.iter().all(|x| x.atll.is_some_and(f64::is_finite)));
+    let mut damaged = bytes.clone();
+    damaged[30] ^= 1;
+    let e = error(rbm_playground::load_asset(&damaged).err().unwrap());
+    assert_eq!(e.key.as_deref(), Some("data"));
+    assert!(e.message.contains("checksum"), "{e:?}");
+
+    let mut idx = vec![0u8, 0, 8, 3, 0, 0, 0, 12, 0, 0, 0, 2, 0, 0, 0, 2];
+    idx.extend((0..48).map(|i| (i * 5) as u8));
+    let set = rbm_playground::load_idx("mine", &idx, None).unwrap();
+    assert_eq!(get(&set, "rows").as_f64(), Some(12.0));
+    assert!(WasmLane::new(js(r#"{"seed": 2, "hidden": 2}"#), "mine").is_ok());
+    let e = error(
+        rbm_playground::load_idx("bad", &idx[..20], None)
+            .err()
+            .unwrap(),
+    );
+    assert_eq!(e.key.as_deref(), Some("data"));
+}

@@ -192,7 +192,12 @@ patterns: Array<Array<number>>,
 /**
  * How many rows each distinct pattern has.
  */
-counts: Array<number>, };
+counts: Array<number>, 
+/**
+ * The data asset a shell must load before using this set (e.g. `mnist`; the page fetches
+ * `assets/generated/mnist.bin.gz`), or null for sets built into the core.
+ */
+asset: string | null, };
 export type PresetEntry = { 
 /**
  * Name (`rbm reproduce NAME`).
@@ -314,7 +319,15 @@ dist: Distribution | null,
  * The visible states (0/1) of the first chains (`count × m`), when the algorithm keeps
  * chains.
  */
-chains: Array<number> | null, };
+chains: Array<number> | null, 
+/**
+ * The first few training rows (`count × m`, grey levels or 0/1) …
+ */
+originals: Array<number>, 
+/**
+ * … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
+ */
+reconstructions: Array<number>, };
 export type Distribution = { 
 /**
  * p_model(v) of each distinct pattern, in the order of [`Dataset::distinct`].
@@ -371,3 +384,24 @@ failed: boolean,
  * The panels' view, when asked for.
  */
 view: View | null, };
+export type LoadedSet = { 
+/**
+ * The name lanes use.
+ */
+name: string, 
+/**
+ * Rows.
+ */
+rows: number, 
+/**
+ * Units per row.
+ */
+m: number, 
+/**
+ * Image shape `[height, width]`.
+ */
+shape: [number, number] | null, 
+/**
+ * Whether rows have labels.
+ */
+labelled: boolean, };
