@@ -20,8 +20,9 @@ pub struct AisArgs {
     /// Model file: {"visible": m, "hidden": n, "w": [m·n, row-major], "b": [m], "c": [n]}
     #[arg(long)]
     model: String,
-    /// Built-in data set (bas3, shifting-bar, bas4) or a file with one 0/1 pattern per line;
-    /// its base rates define the base model
+    /// Data set: a built-in name (bas3, shifting-bar, bas4, mnist, mnist-valid, mnist-test) or a
+    /// file (0/1 patterns, one per line, or IDX images); its base rates define the base model,
+    /// and grey levels are evaluated thresholded at 0.5
     #[arg(long)]
     data: String,
     /// Annealing chains (importance samples); with --reverse, the chains over all evaluated
@@ -54,7 +55,7 @@ struct Report<'a> {
     /// Exact log Z when the smaller layer has at most 20 units.
     #[serde(skip_serializing_if = "Option::is_none")]
     exact_log_z: Option<f64>,
-    /// Exact average log-likelihood of the data, alongside `exact_log_z`.
+    /// Exact average log-likelihood of the data (thresholded when grey), with `exact_log_z`.
     #[serde(skip_serializing_if = "Option::is_none")]
     exact_atll: Option<f64>,
 }
@@ -81,7 +82,8 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
     let result = plan.finish(&parts)?;
     let (exact_log_z, exact_atll) = if model.m().min(model.n()) <= EXACT_UP_TO {
         let log_z = exact::log_z_threaded(&model, threads)?;
-        let atll = exact::average_log_likelihood(&model, &data, log_z)?;
+        // On the rows AIS evaluates: grey levels thresholded at 0.5 (binary data unchanged).
+        let atll = exact::average_log_likelihood(&model, &data.thresholded(), log_z)?;
         (Some(log_z), Some(atll))
     } else {
         (None, None)

@@ -11,14 +11,18 @@ use std::sync::Arc;
 /// Options of `rbm train`.
 #[derive(Args, Debug)]
 pub struct TrainCmd {
-    /// Built-in data set (bas3, shifting-bar, bas4) or a file with one 0/1 pattern per line
+    /// Built-in data set (bas3, shifting-bar, bas4, mnist, mnist-valid, mnist-test) or a file:
+    /// one 0/1 pattern per line, or IDX images (either optionally gzipped)
     #[arg(long)]
     data: String,
     #[command(flatten)]
     lane: TrainArgs,
-    /// Number of updates
-    #[arg(long, default_value_t = 1000)]
-    iters: u64,
+    /// Number of updates [default: 1000]
+    #[arg(long, conflicts_with = "epochs")]
+    iters: Option<u64>,
+    /// Number of epochs (passes over the training rows), instead of --iters
+    #[arg(long)]
+    epochs: Option<u64>,
     /// Write the final model (after a divergence: the last finite one) to this file
     #[arg(long)]
     save_model: Option<String>,
@@ -33,6 +37,8 @@ struct Header<'a> {
     visible: usize,
     bound: Option<f64>,
     iters: u64,
+    /// Updates per pass over the training rows (rows / batch).
+    updates_per_epoch: f64,
     config: &'a LaneConfig,
 }
 
@@ -47,17 +53,27 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     let seed = cfg.seed.unwrap_or_else(entropy_seed);
     cfg.seed = Some(seed);
     let mut lane = Lane::new(cfg.clone(), data.clone())?;
+    let batch = cfg.batch.unwrap_or(data.rows()) as u64;
+    let iters = match (a.epochs, a.iters) {
+        (Some(e), _) => e
+            .checked_mul(data.rows() as u64)
+            .map(|x| x.div_ceil(batch))
+            .ok_or_else(|| Failure::Msg(format!("{e} epochs is too many (--epochs)")))?,
+        (None, Some(t)) => t,
+        (None, None) => 1000,
+    };
     out.line(&Header {
         seed,
         data: &data.name,
         rows: data.rows(),
         visible: data.m,
         bound: data.bound(),
-        iters: a.iters,
+        iters,
+        updates_per_epoch: data.rows() as f64 / batch as f64,
         config: &cfg,
     })?;
     out.line(&lane.record()?)?;
-    for _ in 0..a.iters {
+    for _ in 0..iters {
         if let Err(e) = lane.step() {
             // The lane keeps its last finite model (the one at the last record).
             if let Some(path) = &a.save_model {
@@ -71,7 +87,7 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
             out.line(&lane.record()?)?;
         }
     }
-    if !a.iters.is_multiple_of(cfg.every) {
+    if !iters.is_multiple_of(cfg.every) {
         out.line(&lane.record()?)?;
     }
     if let Some(path) = &a.save_model {

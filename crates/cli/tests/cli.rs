@@ -502,6 +502,24 @@ fn mnist_and_idx_files_train() {
         (Some(1000), Some(784))
     );
     assert_eq!(lines.len(), 4, "header and records at 0, 2, 4");
+    // A budget in epochs: 2 passes over 1000 rows at batch 100 are 20 updates.
+    let by_epochs = json_lines(&[
+        "train",
+        "--data",
+        "mnist-test",
+        "--hidden",
+        "4",
+        "--batch",
+        "100",
+        "--epochs",
+        "2",
+        "--every",
+        "10",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(by_epochs[0]["iters"].as_u64(), Some(20));
+    assert_eq!(by_epochs.last().unwrap()["iter"].as_u64(), Some(20));
     assert!(lines[1..]
         .iter()
         .all(|r| f(r, "atll").is_finite() && f(r, "atll") < 0.0));
