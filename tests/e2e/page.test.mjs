@@ -1,13 +1,15 @@
 // End-to-end tests of the built page (www/dist) in headless Chromium: training, pause/reset,
 // reproducibility from the URL, a diverging lane, a panicking lane and its restart, refused
-// options, the lane picker and the papers' presets. They read the numbers the page exposes
-// (window.__rbm and data attributes), never pixels.
+// options, the lane picker, the papers' presets, MNIST (loaded in every lane's worker) and the
+// user's own IDX files. They read the numbers the page exposes (window.__rbm and data
+// attributes); only the MNIST test looks at pixels, to see that the views are drawn.
 //
 // Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/page.test.mjs
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
 import { serve } from './server.mjs';
 
@@ -74,7 +76,7 @@ function assertRising(lane) {
   assert.ok(last > first + 0.3, `${lane.algo}: the curve did not rise (${first} → ${last})`);
 }
 
-const FIRST_SETTINGS = { data: 'bas4', hidden: 16, init: 'ucd', seed: 1, every: 100, exact_bits: 20, stop: null };
+const FIRST_SETTINGS = { data: 'bas4', hidden: 16, init: 'ucd', seed: 1, every: 100, exact_bits: 20, binarize: 'sample', stop: null, stop_unit: 'updates' };
 
 test('the first screen trains CD-1 and PCD, both curves rise, pause holds, reset replays the same curve', { timeout: 240_000 }, async () => {
   const { page, errors } = await open();
@@ -101,6 +103,9 @@ test('the first screen trains CD-1 and PCD, both curves rise, pause holds, reset
   assert.equal(await page.textContent('#run'), 'Pause');
   for (const id of [0, 1]) {
     const canvas = await page.$(`article[data-lane-id="${id}"] canvas.filters`);
+    // Drawings wait until their card is on screen.
+    await canvas.scrollIntoViewIfNeeded();
+    await page.waitForFunction((c) => c.width > 0, canvas);
     assert.ok((await canvas.evaluate((c) => c.width)) > 0, 'weight filters drawn');
     assert.match(await canvas.getAttribute('aria-label'), /16 hidden units/);
   }
@@ -415,7 +420,7 @@ test('the S-DCP Shifting Bar preset: five labelled lanes at equal compute, exact
     start.every((l) => l.atll[0] === start[0].atll[0]),
     'every lane starts from the same model',
   );
-  assert.deepEqual(await settings(page), { data: 'shifting-bar', hidden: 4, init: 'sdcp', seed: 1, every: 100, exact_bits: 20, stop: 50000 });
+  assert.deepEqual(await settings(page), { ...FIRST_SETTINGS, data: 'shifting-bar', hidden: 4, init: 'sdcp', stop: 50000 });
   assert.equal(await page.inputValue('#data'), 'shifting-bar');
   assert.equal(await page.inputValue('#hidden'), '4');
   assert.equal(await page.evaluate(() => window.__rbm.axis()), 'sweeps', 'equal compute on the x axis');
@@ -521,4 +526,245 @@ test("the UCD preset offers the text's and the code's learning rates, and builds
   assert.equal(await page.textContent('#preset-missing'), '');
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+/** Every lane has its latest configuration built and is ready (no exact curve needed). */
+const READY = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready');
+
+/** What a canvas shows: its size, opaque pixels and distinct colours. */
+const pixels = (page, selector) =>
+  page.evaluate((sel) => {
+    const c = document.querySelector(sel);
+    if (!c || c.width === 0 || c.height === 0) return { width: 0, height: 0, opaque: 0, colours: 0 };
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let opaque = 0;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] === 0) continue;
+      opaque++;
+      colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    }
+    return { width: c.width, height: c.height, opaque, colours: colours.size };
+  }, selector);
+
+test('MNIST: the digits load in every lane with visible progress, the MNIST defaults apply, lanes train with the page responsive and draw 28×28 filters, samples and reconstructions', {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await open();
+  assert.match(await page.textContent('#data option[value="mnist-test"]'), /test split .* — loads 1\.6 MB once$/);
+  assert.match(await page.textContent('footer'), /LeCun, Corinna Cortes and Christopher J\. C\. Burges[\s\S]*CC BY-SA 3\.0[\s\S]*mnist[\s\S]*MIT/);
+  // Every text the lanes' status lines show while the data loads (quick from this server).
+  await page.evaluate(() => {
+    window.__seen = [];
+    window.__observer = new MutationObserver(() => {
+      for (const e of document.querySelectorAll('article .status, #data-note')) window.__seen.push(e.textContent);
+    });
+    window.__observer.observe(document.querySelector('main'), { subtree: true, childList: true, characterData: true });
+  });
+  await page.selectOption('#data', 'mnist-test');
+  await page.waitForFunction(READY, null, { timeout: 30_000 });
+  const seen = await page.evaluate(() => {
+    window.__observer.disconnect();
+    return window.__seen;
+  });
+  assert.ok(
+    seen.some((t) => /^loading data… the MNIST digits, [\d.]+ (kB |bytes )?of 1\.6 MB/.test(t)),
+    `no loading status with progress among ${JSON.stringify([...new Set(seen)].slice(0, 8))}`,
+  );
+  assert.ok(seen.some((t) => /^loading the MNIST digits in 2 lanes…/.test(t)));
+  // The MNIST defaults, in one step.
+  assert.deepEqual(await settings(page), { ...FIRST_SETTINGS, data: 'mnist-test', hidden: 500, init: 'sdcp', every: 10, stop: 10, stop_unit: 'epochs' });
+  for (const l of await lanes(page)) {
+    assert.deepEqual(l.options, { lr: 0.05, k: 1, chains: null, batch: 100, lr_decay_iters: 100, weight_decay: 0, momentum: 0 }, l.algo);
+    assert.equal(l.until, 100);
+    assert.deepEqual([l.atll, l.rejection, l.message], [[], null, null]);
+  }
+  assert.match(
+    await page.textContent('#chart-note'),
+    /^No exact log-likelihood for more than 20 hidden units on 784 visible units.*AIS estimates are not in the page yet/,
+  );
+  assert.match(
+    page.url(),
+    /#data=mnist-test&hidden=500&init=sdcp&seed=1&every=10&.*&stop=10&stop_unit=epochs&lane=cd:lr=0\.05,k=1,batch=100,lr_decay_iters=100&/,
+  );
+  assert.equal(await page.textContent('#err-data'), '');
+
+  // 784×500: the first 100 filters, and all 500 on request.
+  const filtersSel = 'article[data-lane-id="0"] canvas.filters';
+  await page.locator(filtersSel).scrollIntoViewIfNeeded();
+  await page.waitForFunction((sel) => document.querySelector(sel).width > 0, filtersSel);
+  const first100 = await pixels(page, filtersSel);
+  assert.ok(first100.opaque >= 100 * 784 && first100.opaque < 200 * 784 * 4, `100 filters: ${JSON.stringify(first100)}`);
+  assert.match(await page.getAttribute(filtersSel, 'aria-label'), /the first 100 of the 500 hidden units, as a 28×28 image/);
+  await page.click('article[data-lane-id="0"] button.show-all');
+  await page.waitForFunction((sel) => /each of the 500 hidden units/.test(document.querySelector(sel).getAttribute('aria-label')), filtersSel);
+  const all500 = await pixels(page, filtersSel);
+  assert.ok(all500.opaque >= 500 * 784, `500 filters: ${JSON.stringify(all500)}`);
+  assert.equal(await page.textContent('article[data-lane-id="0"] button.show-all'), 'Show the first 100');
+
+  // Training 784×500 in both lanes (all 500 filters redrawn at every view of lane 0): how long a
+  // click waits for the page's thread, and any long task there. A far end point: η's decay follows it.
+  await enter(page, '#stop', '300');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.until === 3000));
+  assert.ok((await lanes(page)).every((l) => l.options.lr_decay_iters === 3000));
+  await page.evaluate(() => {
+    window.__delays = [];
+    document.addEventListener('click', (e) => window.__delays.push(performance.now() - e.timeStamp), true);
+    window.__long = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__long.push(e.duration);
+    }).observe({ type: 'longtask' });
+  });
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.iter >= 20), null, { timeout: 60_000, polling: 100 });
+  await page.evaluate(() => {
+    window.__delays.length = 0;
+  });
+  for (let i = 0; i < 6; i++) {
+    await page.click(`input[name="axis"][value="${i % 2 ? 'iter' : 'sweeps'}"]`);
+    await page.waitForTimeout(120);
+  }
+  const { delays, long } = await page.evaluate(() => ({ delays: window.__delays, long: window.__long }));
+  assert.equal(delays.length, 6);
+  assert.ok(Math.max(...delays) < 200, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
+  assert.ok(
+    long.every((d) => d < 200),
+    `long tasks on the page's thread: ${long.map((d) => d.toFixed(0)).join(', ')} ms`,
+  );
+  assert.equal(await page.evaluate(() => window.__rbm.axis()), 'iter');
+
+  // The progress line: update, epoch, pace, time spent and left.
+  const status = await page.textContent('article[data-lane-id="1"] .status');
+  assert.match(status, /^training · update [\d,]+ · epoch \d+\.\d+ · [\d.]+k? updates\/s · [\d.]+k? rows\/s · elapsed [\d.]+ s · ETA [\d.]+ (s|min)/);
+  for (const l of await lanes(page)) {
+    assert.ok(Math.abs(l.epoch - (l.iter * 100) / 1000) < 1e-9, `${l.algo}: epoch ${l.epoch} at update ${l.iter}`);
+    assert.ok(l.rate > 0 && Math.abs(l.rowsPerSecond - 100 * l.rate) < 1e-6);
+    assert.ok(l.elapsed > 0);
+  }
+
+  // The views: filters in diverging colours, 24 chain samples, 8 digits and their reconstructions.
+  await page.waitForFunction(() => document.querySelector('article[data-lane-id="0"] canvas.reconstructions')?.width > 0);
+  const filters = await pixels(page, filtersSel);
+  assert.ok(filters.opaque >= 500 * 784 && filters.colours > 50, `filters: ${JSON.stringify(filters)}`);
+  const samples = await pixels(page, 'article[data-lane-id="1"] canvas.chains');
+  assert.ok(samples.opaque >= 24 * 784 && samples.colours >= 2, `samples: ${JSON.stringify(samples)}`);
+  const recon = await pixels(page, 'article[data-lane-id="0"] canvas.reconstructions');
+  assert.ok(recon.opaque >= 16 * 784 && recon.colours > 20, `reconstructions: ${JSON.stringify(recon)}`);
+  assert.equal(await page.isVisible('article[data-lane-id="0"] .panel-distribution figure'), false);
+
+  // 16 hidden units: the exact curve is back, and it rises.
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'));
+  await enter(page, '#hidden', '16');
+  await page.waitForFunction(SETTLED);
+  assert.equal(await page.textContent('#chart-note'), '');
+  await page.click('#run');
+  await waitForUpdates(page, 30);
+  await page.click('#run');
+  for (const l of await lanes(page)) assert.ok(l.atll.at(-1) > l.atll[0], `${l.algo}: the exact curve did not rise (${l.atll})`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** An IDX file: magic (two zeros, 0x08 = unsigned bytes, the number of dimensions), big-endian sizes, then the bytes. */
+function idx(dims, data) {
+  const head = Buffer.alloc(4 + 4 * dims.length);
+  head.writeUInt8(0x08, 2);
+  head.writeUInt8(dims.length, 3);
+  dims.forEach((d, i) => {
+    head.writeUInt32BE(d, 4 + 4 * i);
+  });
+  return Buffer.concat([head, Buffer.from(data)]);
+}
+
+test("the user's IDX files: garbage gets one clear message under the data input and changes nothing; a small valid file joins the picker and trains; a link cannot bring it back", {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await open();
+  const before = await lanes(page);
+  const badUpload = async (file, pattern) => {
+    if (file.drop) {
+      // Dropped on the area instead of chosen.
+      await page.evaluate(({ name, text }) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], name));
+        const zone = document.querySelector('#data-drop');
+        zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, file);
+    } else {
+      await page.setInputFiles('#data-files', file);
+    }
+    await page.waitForFunction((p) => new RegExp(p).test(document.querySelector('#err-data').textContent), pattern.source);
+    const message = await page.textContent('#err-data');
+    assert.doesNotMatch(message, /\n/);
+    assert.equal(await page.getAttribute('#data', 'aria-invalid'), 'true');
+    // Nothing changed: the same data, settings and lanes (no new configuration sent).
+    assert.equal(await page.inputValue('#data'), 'bas4');
+    assert.deepEqual(await settings(page), FIRST_SETTINGS);
+    assert.deepEqual(
+      (await lanes(page)).map((l) => [l.gen, l.status, l.atll.length]),
+      before.map((l) => [l.gen, 'ready', 1]),
+    );
+    assert.deepEqual(await page.evaluate(() => window.__rbm.dataSets().length), 6);
+    return message;
+  };
+  await badUpload(
+    { name: 'garbage-idx3-ubyte.gz', mimeType: 'application/gzip', buffer: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8]) },
+    /^'garbage-idx3-ubyte\.gz' is damaged: it starts like a gzip file but does not unpack/,
+  );
+  await badUpload({ drop: true, name: 'notes.txt', text: 'these are my notes, not an IDX file' }, /notes\.txt: not an IDX file/);
+  await badUpload(
+    { name: 'short-idx3-ubyte', mimeType: 'application/octet-stream', buffer: idx([10, 12, 12], new Uint8Array(100)) },
+    /short: the header says 1440 values \(10×12×12\), the file holds 100/,
+  );
+
+  // 200 images of 12×12 bars (a horizontal or a vertical one), gzipped, and their labels (not gzipped).
+  const n = 200;
+  const pixelsOf = new Uint8Array(n * 144);
+  const labels = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const at = k % 12;
+    labels[k] = k % 2;
+    for (let i = 0; i < 144; i++) if (k % 2 ? Math.floor(i / 12) === at : i % 12 === at) pixelsOf[k * 144 + i] = 255;
+  }
+  await page.setInputFiles('#data-files', [
+    { name: 'bars-images-idx3-ubyte.gz', mimeType: 'application/gzip', buffer: gzipSync(idx([n, 12, 12], pixelsOf)) },
+    { name: 'bars-labels-idx1-ubyte', mimeType: 'application/octet-stream', buffer: idx([n], labels) },
+  ]);
+  await page.waitForFunction(() => window.__rbm.settings().data === 'bars-images');
+  assert.equal(await page.textContent('#err-data'), '');
+  assert.equal(
+    await page.textContent('#data option[value="bars-images"]'),
+    'bars-images: your file bars-images-idx3-ubyte.gz, 200 images of 12×12, with labels',
+  );
+  assert.equal(await page.inputValue('#data'), 'bars-images');
+  await page.waitForFunction(READY, null, { timeout: 30_000 });
+  assert.deepEqual(await settings(page), { ...FIRST_SETTINGS, data: 'bars-images', hidden: 500, init: 'sdcp', every: 2, stop: 10, stop_unit: 'epochs' });
+  await enter(page, '#hidden', '16');
+  await enter(page, '#every', '40');
+  await enter(page, '#stop', '200');
+  await page.waitForFunction(SETTLED);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'done'), null, { timeout: 60_000 });
+  for (const l of await lanes(page)) {
+    assert.equal(l.iter, 400, `${l.algo}: 200 epochs of 200 rows at 100 per update`);
+    assert.ok(l.atll.length === 11 && l.atll.every(Number.isFinite), `${l.algo}: ${l.atll}`);
+    assert.ok(l.atll.at(-1) > l.atll[0], `${l.algo}: the curve did not rise: ${l.atll}`);
+  }
+  assert.match(await page.textContent('article[data-lane-id="0"] .status'), /^finished · update 400 · epoch 200 · /);
+
+  // The link names the file's data set; a page opened from it cannot have the file.
+  const url = page.url();
+  assert.match(url, /#data=bars-images&hidden=16&.*&every=40&.*&stop=200&stop_unit=epochs&/);
+  const { page: again, errors: errors2 } = await open(url);
+  assert.match(
+    await again.textContent('#notice'),
+    /data='bars-images' was ignored: no such data set here \(a file from your computer does not travel with a link/,
+  );
+  assert.deepEqual(await settings(again), FIRST_SETTINGS);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(errors2, []);
+  await page.close();
+  await again.close();
 });

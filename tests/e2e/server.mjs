@@ -28,7 +28,7 @@ export function serve(dir, prefix = '/') {
       if (!file.startsWith(normalize(dir) + sep) && file !== normalize(dir)) throw new Error('outside');
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length, 'cache-control': 'no-cache' });
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' });

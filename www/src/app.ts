@@ -2,12 +2,34 @@
 // every action of the controls. The views (controls.ts, laneCard.ts, panels/) read it and call
 // its actions; it tells them when to draw again. Lanes' statuses are their workers' (lane.ts):
 // the page is "running" while some lane says it runs.
+//
+// Data: the catalog's sets, plus the user's IDX files once a short-lived worker has checked
+// them (the page never parses them). A set that needs loading (an asset such as MNIST, or a
+// user's file) travels as a `DataSource` with every configuration, so each lane's worker, and a
+// restarted one, loads it before building. Choosing a set of the other family (small sets vs
+// images) applies that family's defaults (state.ts, DATA_DEFAULTS).
 import type { Axis } from './chartData';
+import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from './data';
 import type { Catalog, DataSetEntry } from './generated/core';
-import { type LaneEvents, LaneHandle, type WorkerFactory } from './lane';
+import { type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { presetPlan } from './presets';
+import { batchRows, type StopUnit, stopInUpdates, updatesPerEpoch } from './progress';
+import type { DataSource, FromWorker } from './protocol';
 import { type OptionValue, optionSpec, parseOption } from './schema';
-import { cloneState, firstScreen, laneConfig, MAX_STOP, newLaneState, type PageState } from './state';
+import {
+  cloneState,
+  DATA_DEFAULTS,
+  type DataDefaults,
+  dataFamily,
+  firstScreen,
+  IMAGES_BATCH,
+  type LaneState,
+  laneConfig,
+  MAX_STOP,
+  NEW_LANE_OPTIONS,
+  newLaneState,
+  type PageState,
+} from './state';
 
 export interface AppEvents {
   /** Something shown changed: draw again (soon). */
@@ -16,11 +38,27 @@ export interface AppEvents {
   download(name: string, text: string): void;
 }
 
+/** What the page provides around the controller (injectable for the unit tests). */
+export interface AppOptions {
+  /** The absolute URL a worker fetches an asset from (resolved against the page's address). */
+  assetUrl(asset: string): string;
+  /** Frees a URL the page made for a user's file (`blob:`), once nothing needs it any more. */
+  release(url: string): void;
+}
+
+/** A file the user chose or dropped: its name, size and a URL a worker can fetch it from. */
+export interface UserFile {
+  name: string;
+  size: number;
+  url: string;
+}
+
 export class App {
   data = '';
   shared: Record<string, OptionValue> = {};
   axis: Axis = 'iter';
   stop: number | null = null;
+  stopUnit: StopUnit = 'updates';
   preset: string | null = null;
   rate = 0;
   lanes: LaneHandle[] = [];
@@ -30,13 +68,25 @@ export class App {
   notices: string[] = [];
   /** The preset's lanes this core cannot run. */
   missing: { label: string; algo: string }[] = [];
+  /** Every data set the picker offers: the catalog's, then the user's files. */
+  dataSets: DataSetEntry[];
+  /** The file being checked before it is offered (null: none). */
+  checking: string | null = null;
   private readonly laneEvents: LaneEvents;
+  private readonly options: AppOptions;
+  /** Where each of the user's data sets comes from, by name. */
+  private readonly userSources = new Map<string, DataSource>();
+  private probes = 0;
+  private cancelProbe: (() => void) | null = null;
 
   constructor(
     readonly catalog: Catalog,
     private readonly factory: WorkerFactory,
     private readonly events: AppEvents,
+    options: Partial<AppOptions> = {},
   ) {
+    this.options = { assetUrl: assetPath, release: () => undefined, ...options };
+    this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => this.events.changed(),
       model: (lane, json) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${lane.iter}.json`, json),
@@ -51,9 +101,15 @@ export class App {
       lanes: this.lanes.map((l) => ({ id: l.id, algo: l.algo, label: l.label, options: l.options })),
       axis: this.axis,
       stop: this.stop,
+      stopUnit: this.stopUnit,
       preset: this.preset,
       rate: this.rate,
     });
+  }
+
+  /** The catalog with the user's data sets too (what a link may name while they are loaded). */
+  linkCatalog(): Catalog {
+    return { ...this.catalog, data_sets: this.dataSets };
   }
 
   /** Replaces everything by `state`: every lane gets a new worker. */
@@ -64,6 +120,7 @@ export class App {
     this.shared = s.shared;
     this.axis = s.axis;
     this.stop = s.stop;
+    this.stopUnit = s.stopUnit;
     this.preset = s.preset;
     this.rate = s.rate;
     this.settingErrors = {};
@@ -75,7 +132,27 @@ export class App {
   }
 
   dataset(): DataSetEntry | undefined {
-    return this.catalog.data_sets.find((d) => d.name === this.data);
+    return this.dataSets.find((d) => d.name === this.data);
+  }
+
+  /** Where a worker loads data set `name` from (null: the core builds it in). */
+  source(name: string): DataSource | null {
+    const ds = this.dataSets.find((d) => d.name === name);
+    if (ds?.asset) {
+      const label = ASSET_LABELS[ds.asset] ?? `the data asset '${ds.asset}'`;
+      return { key: `asset:${ds.asset}`, kind: 'asset', name: ds.asset, label, files: [{ url: this.options.assetUrl(ds.asset), what: label }] };
+    }
+    return this.userSources.get(name) ?? null;
+  }
+
+  /** Training rows per update of a lane (its batch size, or the whole data set). */
+  batchOf(lane: Pick<LaneState, 'options'>): number {
+    return batchRows(lane.options.batch, this.dataset()?.rows ?? 1);
+  }
+
+  /** A lane's end point in updates (the end point may be given in epochs), or null. */
+  untilOf(lane: Pick<LaneState, 'options'>): number | null {
+    return stopInUpdates(this.stop, this.stopUnit, this.batchOf(lane), this.dataset()?.rows ?? 1);
   }
 
   running(): boolean {
@@ -85,13 +162,67 @@ export class App {
   private spawn(state: PageState['lanes'][number]): LaneHandle {
     const lane = new LaneHandle(state, this.factory, this.laneEvents);
     this.lanes.push(lane);
-    lane.limit(this.stop);
+    lane.limit(this.untilOf(lane));
     this.configure(lane);
     return lane;
   }
 
   private configure(lane: LaneHandle): void {
-    lane.configure(laneConfig(this.shared, lane), this.data);
+    lane.configure(laneConfig(this.shared, lane), this.data, this.source(this.data));
+  }
+
+  private untils(): Map<LaneHandle, number | null> {
+    return new Map(this.lanes.map((l) => [l, this.untilOf(l)]));
+  }
+
+  /**
+   * After a change of the end point, its unit, the data or a batch size: every lane learns its
+   * new end in updates, and a lane whose η decayed to 0 at its old end (`lr_decay_iters`) now
+   * decays to the new one (to none, constant η, when the end point is removed). Such a lane
+   * starts again: its schedule is a new one. Returns the lanes whose options changed.
+   */
+  private follow(prev: Map<LaneHandle, number | null>): LaneHandle[] {
+    const changed: LaneHandle[] = [];
+    for (const lane of this.lanes) {
+      const next = this.untilOf(lane);
+      const old = prev.get(lane) ?? null;
+      if (next === old) continue;
+      lane.limit(next);
+      // Without an end point, a decay that followed it would leave η at 0 from there on.
+      if (old !== null && lane.options.lr_decay_iters === old) {
+        lane.options.lr_decay_iters = next;
+        changed.push(lane);
+      }
+    }
+    return changed;
+  }
+
+  /** A lane's options as the data set's family wants them (state.ts, DATA_DEFAULTS). */
+  private laneDefaults(lane: LaneState, d: DataDefaults, ds: DataSetEntry): void {
+    for (const [key, v] of Object.entries(d.lane(ds))) if (key in lane.options) lane.options[key] = v;
+    if ('lr_decay_iters' in lane.options) lane.options.lr_decay_iters = d.decayToEnd ? this.untilOf(lane) : null;
+  }
+
+  /** The settings the data set's family wants, for the page and every lane. */
+  private applyDefaults(ds: DataSetEntry): void {
+    const d = DATA_DEFAULTS[dataFamily(ds)];
+    for (const [key, v] of Object.entries(d.shared(ds))) {
+      if (!(key in this.shared)) continue;
+      this.shared[key] = v;
+      delete this.settingErrors[key];
+    }
+    this.stop = d.stop;
+    this.stopUnit = d.stopUnit;
+    delete this.settingErrors.stop;
+    for (const lane of this.lanes) {
+      this.laneDefaults(lane, d, ds);
+      for (const key of [...Object.keys(d.lane(ds)), 'lr_decay_iters']) delete lane.inputErrors[key];
+      lane.limit(this.untilOf(lane));
+    }
+    // The paper's experiment was on the other data.
+    this.preset = null;
+    this.rate = 0;
+    this.missing = [];
   }
 
   private configureAll(): void {
@@ -148,25 +279,133 @@ export class App {
     this.configureAll();
   }
 
+  /**
+   * Every lane trains on data set `name` (its worker loads it first if it must). From a set of
+   * the other family, the page takes that family's defaults; within the images, "evaluate
+   * every" keeps meaning once per epoch.
+   */
   setData(name: string): void {
-    if (!this.catalog.data_sets.some((d) => d.name === name)) return;
+    const ds = this.dataSets.find((d) => d.name === name);
+    if (!ds) return;
+    const old = this.dataset();
+    const prev = this.untils();
     this.data = name;
+    delete this.settingErrors.data;
+    if (!old || dataFamily(old) !== dataFamily(ds)) {
+      this.applyDefaults(ds);
+    } else {
+      const batch = this.lanes.length ? batchRows(this.lanes[0].options.batch, old.rows) : IMAGES_BATCH;
+      if (dataFamily(ds) === 'images' && this.shared.every === updatesPerEpoch(old.rows, batch)) this.shared.every = updatesPerEpoch(ds.rows, batch);
+      this.follow(prev);
+    }
     this.configureAll();
   }
 
-  /** The end point changed: the lanes only learn where to stop. */
+  /** The end point changed: the lanes learn where to stop (and a decay to it follows it). */
   setStop(text: string): void {
     const t = text.trim();
     const n = Number(t);
     if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_STOP)) {
-      this.settingErrors.stop = `stop at update must be a whole number from 1 to ${MAX_STOP}, or empty to run on, got '${t}'`;
+      this.settingErrors.stop = `stop at must be a whole number from 1 to ${MAX_STOP} (${this.stopUnit}), or empty to run on, got '${t}'`;
       this.events.changed();
       return;
     }
     delete this.settingErrors.stop;
+    const prev = this.untils();
     this.stop = t === '' ? null : n;
-    for (const lane of this.lanes) lane.limit(this.stop);
+    for (const lane of this.follow(prev)) this.configure(lane);
     this.events.changed();
+  }
+
+  /** The end point's unit changed (the number stays: "10 updates" becomes "10 epochs"). */
+  setStopUnit(unit: StopUnit): void {
+    if (unit !== 'updates' && unit !== 'epochs') return;
+    const prev = this.untils();
+    this.stopUnit = unit;
+    for (const lane of this.follow(prev)) this.configure(lane);
+    this.events.changed();
+  }
+
+  // ---- the user's data ----------------------------------------------------------------------
+
+  /**
+   * The user chose or dropped IDX files (images, optional labels; either may be gzipped): a
+   * short-lived worker checks them with the core's own reader; a good file joins the picker
+   * under its name and every lane trains on it, a bad one leaves everything as it was with one
+   * message under the data input. Resolves to whether the file was taken.
+   */
+  addFiles(files: UserFile[]): Promise<boolean> {
+    const sorted = sortIdxFiles(files);
+    this.cancelProbe?.();
+    if (!sorted.ok) {
+      for (const f of files) this.options.release(f.url);
+      this.settingErrors.data = sorted.message;
+      this.events.changed();
+      return Promise.resolve(false);
+    }
+    const { images, labels } = sorted;
+    const id = ++this.probes;
+    const name = idxDataName(
+      images.name,
+      this.catalog.data_sets.map((d) => d.name),
+    );
+    const source: DataSource = {
+      key: `idx:${id}:${name}`,
+      kind: 'idx',
+      name,
+      label: `'${images.name}'`,
+      files: [{ url: images.url, what: `'${images.name}'` }, ...(labels ? [{ url: labels.url, what: `the labels file '${labels.name}'` }] : [])],
+    };
+    const urls = source.files.map((f) => f.url);
+    delete this.settingErrors.data;
+    this.checking = images.name;
+    const worker: WorkerLike = this.factory('data check');
+    const result = new Promise<boolean>((resolve) => {
+      const finish = (ok: boolean, message: string | null) => {
+        worker.onmessage = null;
+        worker.onerror = null;
+        worker.terminate();
+        this.cancelProbe = null;
+        this.checking = null;
+        if (!ok) {
+          for (const url of urls) this.options.release(url);
+          if (message !== null) this.settingErrors.data = message;
+        }
+        resolve(ok);
+        this.events.changed();
+      };
+      this.cancelProbe = () => finish(false, null);
+      worker.onmessage = (e: MessageEvent<FromWorker>) => {
+        const msg = e.data;
+        if (msg.type === 'probed' && msg.id === id) {
+          const set = msg.sets[0];
+          if (msg.error || !set) {
+            finish(false, msg.error?.message ?? `'${images.name}' holds no data set`);
+            return;
+          }
+          finish(true, null);
+          this.addUserData(userDataEntry(set, images.name), source);
+        } else if (msg.type === 'status' && msg.status === 'fatal') {
+          finish(false, `could not check '${images.name}': ${msg.message ?? 'the worker failed'}`);
+        }
+      };
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault?.();
+        finish(false, `could not check '${images.name}': ${e.message || 'the worker failed'}`);
+      };
+    });
+    worker.postMessage({ type: 'probe', id, source });
+    this.events.changed();
+    return result;
+  }
+
+  /** A checked user's data set joins the picker (replacing one of its name) and is chosen. */
+  private addUserData(entry: DataSetEntry, source: DataSource): void {
+    const old = this.userSources.get(entry.name);
+    this.dataSets = [...this.dataSets.filter((d) => d.name !== entry.name), entry];
+    this.userSources.set(entry.name, source);
+    this.setData(entry.name);
+    if (old) for (const f of old.files) this.options.release(f.url);
   }
 
   setAxis(axis: Axis): void {
@@ -187,7 +426,12 @@ export class App {
     if (!this.catalog.algorithms.some((a) => a.name === algo)) return null;
     const id = Math.max(-1, ...this.lanes.map((l) => l.id)) + 1;
     const race = this.running();
-    const lane = this.spawn(newLaneState(this.catalog, id, algo));
+    // A new lane takes the current data's defaults (e.g. mini-batches on MNIST).
+    const ds = this.dataset();
+    const d = ds ? DATA_DEFAULTS[dataFamily(ds)] : null;
+    const state = newLaneState(this.catalog, id, algo, { ...NEW_LANE_OPTIONS, ...(ds && d ? d.lane(ds) : {}) });
+    if (ds && d) this.laneDefaults(state, d, ds);
+    const lane = this.spawn(state);
     if (race) lane.start();
     this.events.changed();
     return lane;
@@ -210,7 +454,10 @@ export class App {
       return;
     }
     delete lane.inputErrors[key];
+    const prev = this.untils();
     lane.options[key] = p.value;
+    // A new batch size moves an end point given in epochs.
+    this.follow(prev);
     this.configure(lane);
     this.events.changed();
   }

@@ -1,11 +1,34 @@
 // The controls: run and reset, the paper experiments, the settings every lane shares (from the
-// core's schema: its shared options, plus the data set and the end point), the lane picker, the
-// chart's axis and the keyboard. They call the App's actions and show its state.
-import type { App } from './app';
+// core's schema: its shared options, plus the data set — with the user's own IDX files by
+// picker or drop — and the end point in updates or epochs), the lane picker, the chart's axis
+// and the keyboard. They call the App's actions and show its state.
+import type { App, UserFile } from './app';
 import { AXIS_LABEL, type Axis } from './chartData';
+import { ASSET_BYTES, formatBytes, formatProgress } from './data';
 import { $, el, optionInput, setAttr, setText } from './dom';
+import type { DataSetEntry } from './generated/core';
 import { missingNote, presetDescription, rateLabel } from './presets';
+import { STOP_UNITS, type StopUnit } from './progress';
 import { formatValue, sharedOptions } from './schema';
+import { dataFamily } from './state';
+
+/** The picker's text of a data set: an asset says what choosing it downloads. */
+export function dataOptionText(d: DataSetEntry): string {
+  const bytes = d.asset ? ASSET_BYTES[d.asset] : undefined;
+  if (d.asset) return bytes ? `${d.description} — loads ${formatBytes(bytes)} once` : `${d.description} — downloaded when chosen`;
+  return d.description;
+}
+
+/** The note under the chart when the lanes cannot have an exact curve (else ''). */
+export function exactNote(m: number, hidden: unknown, bits: unknown): string {
+  if (typeof hidden !== 'number' || typeof bits !== 'number') return '';
+  const smaller = Math.min(m, hidden);
+  if (smaller <= bits) return '';
+  return (
+    `No exact log-likelihood for more than ${bits} hidden units on ${m} visible units (the sum would run over 2^${smaller} states), ` +
+    'so these lanes draw no curve; AIS estimates are not in the page yet. Their filters, samples and reconstructions below show the training.'
+  );
+}
 
 interface SettingField {
   key: string;
@@ -22,7 +45,11 @@ export class Controls {
   private readonly preset = $<HTMLSelectElement>('#preset');
   private readonly rate = $<HTMLSelectElement>('#preset-rate');
   private readonly addAlgo = $<HTMLSelectElement>('#add-algo');
+  private readonly data: HTMLSelectElement;
+  private readonly dataNote: HTMLElement;
+  private readonly stopUnit: HTMLSelectElement;
   private rateFor: string | null = '\u0000';
+  private dataSetsShown: DataSetEntry[] | null = null;
 
   constructor(
     private readonly app: App,
@@ -30,17 +57,18 @@ export class Controls {
   ) {
     const c = app.catalog;
     const settings = $('#settings');
-    const data = el('select', { id: 'data' });
-    data.append(...c.data_sets.map((d) => new Option(d.description, d.name)));
-    this.field(
+    this.data = el('select', { id: 'data' });
+    const dataField = this.field(
       settings,
       'data',
       'Data set',
-      data,
-      'the built-in data set every lane trains on',
+      this.data,
+      'the data set every lane trains on: a small built-in set, MNIST (downloaded once when chosen) or your own IDX files',
       () => app.data,
       (t) => app.setData(t),
     );
+    this.dataNote = el('p', { className: 'field-note', id: 'data-note', role: 'status' });
+    dataField.append(this.dataNote, this.dropZone());
     for (const spec of sharedOptions(c)) {
       const input = optionInput(spec, spec.key);
       const label = spec.label.charAt(0).toUpperCase() + spec.label.slice(1);
@@ -55,15 +83,23 @@ export class Controls {
       );
     }
     const stop = el('input', { id: 'stop', type: 'text', inputMode: 'numeric', placeholder: 'never', autocomplete: 'off' });
-    this.field(
+    const stopField = this.field(
       settings,
       'stop',
-      'Stop at update',
+      'Stop at',
       stop,
-      'every lane stops at this update (empty: runs on)',
+      "every lane stops here (empty: runs on); in epochs, each lane's end in updates follows its batch size. A lane whose η decays to 0 at the end point keeps decaying to it (and starts again)",
       () => formatValue(app.stop),
       (t) => app.setStop(t),
     );
+    this.stopUnit = el('select', { id: 'stop-unit', title: 'the unit of the end point: parameter updates, or epochs (passes over the training rows)' });
+    this.stopUnit.setAttribute('aria-label', 'unit of the end point');
+    this.stopUnit.append(...STOP_UNITS.map((u) => new Option(u, u)));
+    this.stopUnit.addEventListener('change', () => app.setStopUnit(this.stopUnit.value as StopUnit));
+    const row = el('div', { className: 'inline' });
+    stop.replaceWith(row);
+    row.append(stop, this.stopUnit);
+    stopField.classList.add('stop-field');
 
     this.preset.append(...c.presets.map((p) => new Option(`${p.title} — ${p.paper}`, p.name)));
     this.preset.disabled = false;
@@ -89,7 +125,7 @@ export class Controls {
     });
   }
 
-  /** One settings input with its label, help and message. */
+  /** One settings input with its label, help and message; returns its element. */
   private field(
     parent: HTMLElement,
     key: string,
@@ -98,17 +134,100 @@ export class Controls {
     help: string,
     value: () => string,
     onChange: (text: string) => void,
-  ): void {
+  ): HTMLElement {
     const error = el('p', { className: 'field-error', id: `err-${key}`, role: 'alert' });
     input.title = help;
     input.setAttribute('aria-describedby', `err-${key}`);
     input.addEventListener('change', () => onChange(input.value));
-    parent.append(el('div', { className: 'field' }, el('label', { htmlFor: input.id }, label), input, error));
+    const div = el('div', { className: 'field' }, el('label', { htmlFor: input.id }, label), input, error);
+    parent.append(div);
     this.fields.push({ key, input, error, shown: '\u0000', value });
+    return div;
+  }
+
+  /** The user's own data: a file picker and a drop area for IDX images (and labels). */
+  private dropZone(): HTMLElement {
+    const input = el('input', { type: 'file', id: 'data-files', multiple: true, className: 'file-input' });
+    input.setAttribute('aria-describedby', 'err-data data-note');
+    const zone = el(
+      'div',
+      { className: 'drop', id: 'data-drop' },
+      el('label', { htmlFor: 'data-files', className: 'file-button' }, 'Your own data…'),
+      input,
+      el('span', { className: 'drop-help' }, 'or drop IDX files here: images (idx3-ubyte) and optional labels (idx1-ubyte), either may be gzipped'),
+    );
+    const take = (list: FileList | null) => {
+      const files: UserFile[] = [...(list ?? [])].map((f) => ({ name: f.name, size: f.size, url: URL.createObjectURL(f) }));
+      if (files.length) void this.app.addFiles(files);
+    };
+    input.addEventListener('change', () => {
+      take(input.files);
+      input.value = ''; // the same file again is a new choice
+    });
+    const hasFiles = (e: DragEvent) => e.dataTransfer?.types.includes('Files') ?? false;
+    zone.addEventListener('dragover', (e) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      zone.classList.add('over');
+    });
+    zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+    zone.addEventListener('drop', (e) => {
+      e.preventDefault();
+      zone.classList.remove('over');
+      take(e.dataTransfer?.files ?? null);
+    });
+    // A file dropped beside the area must not make the browser leave the page.
+    for (const type of ['dragover', 'drop'] as const) {
+      window.addEventListener(type, (e) => {
+        if (hasFiles(e) && !zone.contains(e.target as Node)) e.preventDefault();
+      });
+    }
+    return zone;
+  }
+
+  /** The picker's options, grouped: small sets, downloaded sets, the user's files. */
+  private syncDataSets(): void {
+    const sets = this.app.dataSets;
+    if (sets === this.dataSetsShown) return;
+    this.dataSetsShown = sets;
+    const group = (label: string, list: DataSetEntry[]) => {
+      const g = el('optgroup', { label });
+      g.append(...list.map((d) => new Option(dataOptionText(d), d.name)));
+      return list.length ? [g] : [];
+    };
+    const builtIn = new Set(this.app.catalog.data_sets.map((d) => d.name));
+    this.data.replaceChildren(
+      ...group(
+        'Small sets (exact likelihood)',
+        sets.filter((d) => builtIn.has(d.name) && dataFamily(d) === 'small'),
+      ),
+      ...group(
+        'MNIST (downloaded when chosen)',
+        sets.filter((d) => builtIn.has(d.name) && dataFamily(d) !== 'small'),
+      ),
+      ...group(
+        'Your files',
+        sets.filter((d) => !builtIn.has(d.name)),
+      ),
+    );
+    this.data.value = this.app.data;
+    const f = this.fields.find((x) => x.key === 'data');
+    if (f) f.shown = this.app.data;
+  }
+
+  /** What the data input says while data is checked or loaded. */
+  private dataStatus(): string {
+    const app = this.app;
+    if (app.checking) return `checking '${app.checking}'…`;
+    const loads = app.lanes.map((l) => l.dataLoad).filter((d) => d !== null);
+    if (!loads.length) return '';
+    const slowest = loads.reduce((a, b) => (b.received < a.received ? b : a));
+    return `loading ${slowest.label} in ${loads.length === 1 ? 'one lane' : `${loads.length} lanes`}… ${formatProgress(slowest.received, slowest.total)}`;
   }
 
   update(): void {
     const app = this.app;
+    this.syncDataSets();
     for (const f of this.fields) {
       const text = f.value();
       // Only a new value replaces the text: refused text stays in its input, with its message.
@@ -135,6 +254,10 @@ export class Controls {
     setText($('#preset-missing'), missingNote(app.missing));
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;
     setText($('#chart-axes'), `Vertical: average log-likelihood (exact), in nats per training pattern. Horizontal: ${AXIS_LABEL[app.axis]}.`);
+    if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
+    setText(this.dataNote, this.dataStatus());
+    const ds = app.dataset();
+    setText($('#chart-note'), ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits) : '');
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;

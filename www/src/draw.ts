@@ -1,36 +1,10 @@
-// Canvases of a lane: the weight filters (one tile per hidden unit, diverging colours), the
-// model distribution over the data set's distinct patterns, and a strip of chain states.
+// Canvases of a lane: grids of tiles (weight filters, samples, reconstructions) drawn from
+// their pixels (tiles.ts) in one putImageData, and the model distribution over the data set's
+// distinct patterns.
 import type { Distribution } from './generated/core';
+import { type Pixels, patternShape } from './tiles';
 
-/** Blue–white–red diverging map (ColorBrewer RdBu end points) for t ∈ [−1, 1]. */
-export function diverging(t: number): [number, number, number] {
-  const x = Math.max(-1, Math.min(1, Number.isFinite(t) ? t : 0));
-  const white: [number, number, number] = [247, 247, 247];
-  const end: [number, number, number] = x < 0 ? [33, 102, 172] : [178, 24, 43];
-  const a = Math.abs(x);
-  return [0, 1, 2].map((i) => Math.round(white[i] + (end[i] - white[i]) * a)) as [number, number, number];
-}
-
-/** Columns and rows of a near-square grid of `count` tiles. */
-export function grid(count: number): { cols: number; rows: number } {
-  const cols = Math.max(1, Math.ceil(Math.sqrt(count)));
-  return { cols, rows: Math.max(1, Math.ceil(count / cols)) };
-}
-
-/** The largest |w| (at least a tiny positive number), the symmetric colour scale. */
-export function absMax(w: ArrayLike<number>): number {
-  let m = 1e-12;
-  for (let i = 0; i < w.length; i++) {
-    const a = Math.abs(w[i]);
-    if (a > m) m = a;
-  }
-  return m;
-}
-
-/** Image shape of a pattern of `m` units: the data set's, else one row. */
-export function patternShape(m: number, shape: [number, number] | null): [number, number] {
-  return shape && shape[0] * shape[1] === m ? shape : [1, m];
-}
+export { absMax, diverging, grid, patternShape } from './tiles';
 
 /** Sizes the canvas's backing store for the device pixel ratio; returns the 2D context. */
 function prepare(canvas: HTMLCanvasElement, cssW: number, cssH: number): CanvasRenderingContext2D {
@@ -46,26 +20,16 @@ function prepare(canvas: HTMLCanvasElement, cssW: number, cssH: number): CanvasR
   return g;
 }
 
-/** Hidden unit j's filter W[:, j] as a tile, for every j; returns the colour scale used. */
-export function drawFilters(canvas: HTMLCanvasElement, w: Float32Array, m: number, n: number, shape: [number, number] | null, width: number): number {
-  const [h, wd] = patternShape(m, shape);
-  const { cols, rows } = grid(n);
-  const gap = 3;
-  const cell = Math.max(1, Math.floor((width - gap * (cols - 1)) / (cols * wd)));
-  const tileW = cell * wd;
-  const tileH = cell * h;
-  const g = prepare(canvas, cols * tileW + gap * (cols - 1), rows * tileH + gap * (rows - 1));
-  const scale = absMax(w);
-  for (let j = 0; j < n; j++) {
-    const x0 = (j % cols) * (tileW + gap);
-    const y0 = Math.floor(j / cols) * (tileH + gap);
-    for (let i = 0; i < m; i++) {
-      const [r, gg, b] = diverging(w[i * n + j] / scale);
-      g.fillStyle = `rgb(${r},${gg},${b})`;
-      g.fillRect(x0 + (i % wd) * cell, y0 + Math.floor(i / wd) * cell, cell, cell);
-    }
-  }
-  return scale;
+/** Draws pixels (tiles.ts) with one putImageData, one canvas pixel per CSS pixel. */
+export function drawPixels(canvas: HTMLCanvasElement, px: Pixels): void {
+  if (canvas.width !== px.width) canvas.width = px.width;
+  if (canvas.height !== px.height) canvas.height = px.height;
+  canvas.style.width = `${px.width}px`;
+  canvas.style.height = `${px.height}px`;
+  if (px.width === 0 || px.height === 0) return;
+  const g = canvas.getContext('2d');
+  if (!g) throw new Error('this browser gives no 2D canvas');
+  g.putImageData(new ImageData(px.data, px.width, px.height), 0, 0);
 }
 
 function thumbnail(g: CanvasRenderingContext2D, p: ArrayLike<number>, shape: [number, number], x0: number, y0: number, cell: number): void {
@@ -128,20 +92,5 @@ export function drawDistribution(
     g.lineWidth = 1;
     g.strokeRect(x + 0.5, y0 + barH - hData + 0.5, bw - 1, hData);
     thumbnail(g, patterns[k], ps, x + Math.floor((bw - cell * ps[1]) / 2), y0 + barH + 4, cell);
-  }
-}
-
-/** Chain states (the negative phase's particles) as a grid of thumbnails. */
-export function drawChains(canvas: HTMLCanvasElement, chains: number[], m: number, shape: [number, number] | null, width: number): void {
-  const ps = patternShape(m, shape);
-  const count = Math.floor(chains.length / m);
-  const gap = 4;
-  const cell = ps[1] <= 8 ? 3 : 1;
-  const tile = cell * ps[1] + gap;
-  const cols = Math.max(1, Math.min(count, Math.floor((width + gap) / tile)));
-  const rows = Math.ceil(count / cols);
-  const g = prepare(canvas, cols * tile, rows * (cell * ps[0] + gap));
-  for (let c = 0; c < count; c++) {
-    thumbnail(g, chains.slice(c * m, (c + 1) * m), ps, (c % cols) * tile, Math.floor(c / cols) * (cell * ps[0] + gap), cell);
   }
 }

@@ -4,10 +4,11 @@
 //
 // Generations: `configure` and `reset` send generation `sent + 1`. A `configured` or `rejected`
 // reply is taken only if it answers the latest generation sent; `progress` and `status` only if
-// they describe the lane the handle shows (`gen`). Anything else is stale and dropped.
+// they describe the lane the handle shows (`gen`); `loading` (data on its way for a
+// configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import type { ErrorInfo } from './generated/core';
-import type { FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
+import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
 import type { OptionValue } from './schema';
 import type { LaneState } from './state';
 
@@ -47,6 +48,10 @@ export class LaneHandle implements LaneState {
   every = 0;
   iter = 0;
   rate = 0;
+  /** Milliseconds the worker spent training this lane. */
+  elapsed = 0;
+  /** Data being loaded for the latest configuration (null: none). */
+  dataLoad: { label: string; received: number; total: number | null } | null = null;
   stats: Record<string, number> = {};
   curve: Curve = emptyCurve();
   view: LaneView | null = null;
@@ -61,6 +66,7 @@ export class LaneHandle implements LaneState {
   /** The generation of the latest `configure` (a `reset` keeps the configuration, and so its refusal). */
   private configureGen = 0;
   private dataset = '';
+  private source: DataSource | null = null;
   private until: number | null = null;
 
   constructor(
@@ -92,14 +98,21 @@ export class LaneHandle implements LaneState {
     this.worker.postMessage(msg);
   }
 
-  /** Sends a new configuration; returns its generation. A running lane keeps running. */
-  configure(config: LaneConfig, dataset: string): number {
+  /** Sends a new configuration; returns its generation. A running lane keeps running.
+   * `source` says where the worker loads `dataset` from if it has not yet. */
+  configure(config: LaneConfig, dataset: string, source: DataSource | null = null): number {
     this.config = config;
     this.dataset = dataset;
+    this.source = source;
     this.sent += 1;
     this.configureGen = this.sent;
-    this.post({ type: 'configure', gen: this.sent, config, dataset });
+    this.post(source ? { type: 'configure', gen: this.sent, config, dataset, source } : { type: 'configure', gen: this.sent, config, dataset });
     return this.sent;
+  }
+
+  /** The update at which the lane stops for good (null: never). */
+  get limitAt(): number | null {
+    return this.until;
   }
 
   start(): void {
@@ -139,8 +152,9 @@ export class LaneHandle implements LaneState {
     this.gen = 0; // the new worker has no lane yet
     this.answered = 0;
     this.clear();
+    this.dataLoad = null;
     this.worker = this.spawn();
-    if (this.config) this.configure(this.config, this.dataset);
+    if (this.config) this.configure(this.config, this.dataset, this.source);
     this.events.changed(this);
   }
 
@@ -159,6 +173,7 @@ export class LaneHandle implements LaneState {
     this.curve = emptyCurve();
     this.iter = 0;
     this.rate = 0;
+    this.elapsed = 0;
     this.stats = {};
     this.view = null;
   }
@@ -170,6 +185,7 @@ export class LaneHandle implements LaneState {
         if (msg.gen !== this.sent) return; // a newer configuration is on its way
         this.gen = msg.gen;
         this.answered = msg.gen;
+        this.dataLoad = null;
         this.clear();
         this.seed = msg.seed;
         this.every = msg.every;
@@ -178,6 +194,7 @@ export class LaneHandle implements LaneState {
       case 'rejected':
         if (msg.gen !== this.sent) return;
         this.answered = msg.gen;
+        this.dataLoad = null;
         this.rejection = msg.error;
         // The worker keeps a lane whose `configured` reply was dropped as stale: the page's
         // curve is not that lane's, so start that lane again under a generation it takes.
@@ -193,12 +210,19 @@ export class LaneHandle implements LaneState {
         appendPoints(this.curve, msg.points);
         this.iter = msg.iter;
         if (msg.rate > 0) this.rate = msg.rate;
+        this.elapsed = msg.elapsed;
         if (msg.stats && Object.keys(msg.stats).length) this.stats = msg.stats;
         if (msg.view) this.view = msg.view;
         break;
       case 'model':
         this.events.model(this, msg.json);
         return;
+      case 'loading':
+        if (msg.gen !== this.sent) return;
+        this.dataLoad = { label: msg.label, received: msg.received, total: msg.total };
+        break;
+      case 'probed':
+        return; // for the page's data check, not a lane
     }
     this.events.changed(this);
   }

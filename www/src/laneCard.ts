@@ -1,13 +1,16 @@
-// A lane's card: its header (name, colour, remove), status line, message (with "Restart lane"
-// when its worker broke), then every panel of the registry (panels/index.ts).
+// A lane's card: its header (name, colour, remove), status line (update, epoch, pace, time
+// spent and left; the data's download while it loads), message (with "Restart lane" when its
+// worker broke), then every panel of the registry (panels/index.ts).
 import type { App } from './app';
 import { laneColour } from './chartData';
 import { sweepsPerUpdate } from './curve';
+import { formatProgress } from './data';
 import { $, el, setAttr, setText } from './dom';
-import { formatRate, formatStat } from './format';
+import { formatStat } from './format';
 import type { LaneHandle } from './lane';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
+import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry } from './schema';
 
@@ -33,11 +36,14 @@ export class LaneCard {
   private readonly restart: HTMLButtonElement;
   private readonly panels: LanePanel[] = [];
   private readonly ctx: PanelContext;
+  /** Whether the card is on screen (its drawings wait while it is not). */
+  private onScreen = true;
 
   constructor(
     private readonly app: App,
     readonly lane: LaneHandle,
     onRemove: () => void,
+    refresh: () => void,
   ) {
     const info = algoEntry(app.catalog, lane.algo);
     const pid = `lane-${lane.id}`;
@@ -72,7 +78,17 @@ export class LaneCard {
       inputError: (key) => app.laneInputError(lane, key),
       setOption: (key, text) => app.setLaneOption(lane, key, text),
       exportModel: () => app.exportModel(lane),
+      refresh,
+      visible: () => this.onScreen,
     };
+    if (typeof IntersectionObserver !== 'undefined') {
+      new IntersectionObserver((entries) => {
+        const shown = entries.some((e) => e.isIntersecting);
+        if (shown === this.onScreen) return;
+        this.onScreen = shown;
+        if (shown) refresh();
+      }).observe(this.el);
+    }
     for (const kind of PANELS) {
       const container = el('div', { className: `panel panel-${kind.name}` });
       const panel = kind.create();
@@ -92,8 +108,26 @@ export class LaneCard {
     setAttr(this.el, 'data-status', lane.status);
     setAttr(this.el, 'data-iter', String(lane.iter));
     if (last !== null) setAttr(this.el, 'data-atll', String(last));
-    const parts = [WORDS[lane.status], `update ${lane.iter.toLocaleString('en')}`];
-    if (lane.status === 'running' || lane.rate > 0) parts.push(`${formatRate(lane.rate)} updates`);
+    const load = lane.dataLoad;
+    const word = lane.status === 'loading' && load ? `loading data… ${load.label}, ${formatProgress(load.received, load.total)}` : WORDS[lane.status];
+    const parts = [word, `update ${lane.iter.toLocaleString('en')}`];
+    const ds = this.app.dataset();
+    // While data loads, the numbers are the old lane's: only the download is news.
+    if (ds && !(lane.status === 'loading' && load)) {
+      const batch = this.app.batchOf(lane);
+      const pace = paceParts({
+        iter: lane.iter,
+        rate: lane.rate,
+        elapsed: lane.elapsed,
+        batch,
+        rows: ds.rows,
+        until: lane.limitAt,
+        running: lane.status === 'running',
+      });
+      // With the whole data set per update, an epoch is an update: no need to say it twice.
+      parts.push(...(batch < ds.rows ? pace : pace.slice(1)));
+      setAttr(this.el, 'data-epoch', String(epochsDone(lane.iter, batch, ds.rows)));
+    }
     const spu = sweepsPerUpdate(lane.curve);
     if (spu !== null) parts.push(`${formatStat(spu)} Gibbs sweeps/update`);
     if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);

@@ -4,6 +4,7 @@
 import './style.css';
 import init, { catalog as loadCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
+import { assetPath } from './data';
 import type { Catalog } from './generated/core';
 import type { WorkerLike } from './lane';
 import { Page } from './page';
@@ -26,7 +27,16 @@ async function boot(): Promise<void> {
   await init();
   const catalog = loadCatalog() as Catalog;
   let page: Page | null = null;
-  const app = new App(catalog, newWorker, { changed: () => page?.schedule(), download });
+  const app = new App(
+    catalog,
+    newWorker,
+    { changed: () => page?.schedule(), download },
+    {
+      // Absolute, from the page's own address: workers resolve URLs against their script's.
+      assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
+      release: (url) => URL.revokeObjectURL(url),
+    },
+  );
   page = new Page(app);
   const hook = installTestHook(app);
   const { state, notices } = decodeState(catalog, window.location.hash);
@@ -36,7 +46,7 @@ async function boot(): Promise<void> {
   hook.ready = true;
   // A link edited by hand in the address bar: the page becomes what it says.
   window.addEventListener('hashchange', () => {
-    const next = decodeState(catalog, window.location.hash);
+    const next = decodeState(app.linkCatalog(), window.location.hash);
     app.notices = next.notices;
     app.load(next.state);
   });

@@ -59,10 +59,15 @@ export class Page {
     this.app.lanes.forEach((lane, i) => {
       let card = this.cards.get(lane);
       if (!card) {
-        const c = new LaneCard(this.app, lane, () => {
-          this.app.removeLane(lane);
-          $<HTMLElement>('#add-algo').focus();
-        });
+        const c = new LaneCard(
+          this.app,
+          lane,
+          () => {
+            this.app.removeLane(lane);
+            $<HTMLElement>('#add-algo').focus();
+          },
+          () => this.schedule(),
+        );
         this.cards.set(lane, c);
         card = c;
       }

@@ -46,7 +46,7 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
   for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : configValue(catalog, first, spec.key);
   return {
     // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
-    state: { data: p.data, shared, lanes, axis: 'sweeps', stop: p.iters, preset: p.name, rate: r },
+    state: { data: p.data, shared, lanes, axis: 'sweeps', stop: p.iters, stopUnit: 'updates', preset: p.name, rate: r },
     missing,
     lr,
   };

@@ -9,14 +9,36 @@
 // Why not Comlink: a lane is a stream (the worker pushes progress while it trains), not a
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
-import type { CoreRecord, ErrorInfo, View } from './generated/core';
+import type { CoreRecord, ErrorInfo, LoadedSet, View } from './generated/core';
 
 /** A lane configuration as the core reads it: option keys of the schema plus `algo` and `lane`. */
 export type LaneConfig = Record<string, number | string>;
 
 /**
+ * Where a worker gets a data set the core does not build in, before it can build a lane on it.
+ * Workers fetch the bytes themselves (a URL: the page's MNIST asset, or a `blob:` URL of the
+ * user's file), so no large buffer ever travels in a message and the page never decompresses.
+ * - `asset`: the project's gzipped data asset (`loadAsset`), e.g. MNIST's three splits;
+ * - `idx`: the user's IDX images and optional labels, each gzipped or not (`loadIdx`).
+ */
+export interface DataSource {
+  /** Identifies the bytes: a worker loads each key once. */
+  key: string;
+  kind: 'asset' | 'idx';
+  /** The asset's name, or the data set name the IDX file gets. */
+  name: string;
+  /** What the user sees while it loads, e.g. "the MNIST digits" or the file's name. */
+  label: string;
+  /** The files: the asset; or the IDX images, then the labels if any. `what` names the file
+   * in messages (e.g. "'train-images-idx3-ubyte.gz'"). */
+  files: { url: string; what: string }[];
+}
+
+/**
  * The lifecycle of a lane, owned by its worker:
- * - `loading`: the worker has no lane yet (the wasm is loading or no configuration came);
+ * - `loading`: the worker has no lane yet (the wasm is loading or no configuration came), or
+ *   it is loading the data set of its latest configuration (the lane it had is then held
+ *   still, and training resumes on the new lane if it was running or `start` came meanwhile);
  * - `ready`: a fresh lane at its start, not running;
  * - `running`: training in time slices;
  * - `paused`: stopped by `pause`;
@@ -30,8 +52,9 @@ export type LaneStatus = 'loading' | 'ready' | 'running' | 'paused' | 'done' | '
 
 /** Page → worker. */
 export type ToWorker =
-  /** Build (or rebuild) the lane; a running lane keeps running with the new configuration. */
-  | { type: 'configure'; gen: number; config: LaneConfig; dataset: string }
+  /** Build (or rebuild) the lane; a running lane keeps running with the new configuration.
+   * `source` says where to load `dataset` from when the worker does not have it yet. */
+  | { type: 'configure'; gen: number; config: LaneConfig; dataset: string; source?: DataSource }
   | { type: 'start' }
   | { type: 'pause' }
   /** Rebuild the lane from its last accepted configuration (same seed: the same curve again). */
@@ -40,7 +63,10 @@ export type ToWorker =
   | { type: 'limit'; until: number | null }
   | { type: 'export' }
   /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
-  | { type: 'crash' };
+  | { type: 'crash' }
+  /** Load `source` (if not loaded yet) and say what it holds: the page checks a user's file
+   * this way before offering it. Not tied to a lane: the reply carries `id`. */
+  | { type: 'probe'; id: number; source: DataSource };
 
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
@@ -67,11 +93,17 @@ export type FromWorker =
       iter: number;
       /** Updates per second over the recent slices. */
       rate: number;
+      /** Milliseconds spent training this lane (its slices), since it was built. */
+      elapsed: number;
       /** Statistics of the latest record (keys of the algorithm's StatSpecs). */
       stats: CoreRecord['stats'] | null;
       view: LaneView | null;
     }
-  | { type: 'model'; gen: number; json: string };
+  | { type: 'model'; gen: number; json: string }
+  /** Loading the data of configuration `gen`: bytes received so far, of `total` when known. */
+  | { type: 'loading'; gen: number; label: string; received: number; total: number | null }
+  /** The answer to `probe` `id`: the data sets it made available, or why it could not. */
+  | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null };
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */
 export const SLICE_MS = 40;

@@ -1,11 +1,15 @@
 // The worker's logic, free of worker globals so the unit tests drive it with a fake core: it
 // owns one lane and its status (protocol.ts), runs it in time slices of one wasm `step` call
-// each while running, and streams progress. A panic of the wasm core (a RuntimeError) makes the
+// each while running, and streams progress. A configuration on a data set this worker has not
+// loaded yet waits for it (status `loading`, with byte counts), then builds; a newer
+// configuration replaces the waiting one. A panic of the wasm core (a RuntimeError) makes the
 // worker `fatal` with the panic's message; it then ignores everything until the page replaces it.
-import type { ErrorInfo, SliceResult } from './generated/core';
+import { dataError } from './data';
+import type { ErrorInfo, LoadedSet, SliceResult } from './generated/core';
 import {
   addToRate,
   type CurvePoint,
+  type DataSource,
   type FromWorker,
   isErrorInfo,
   type LaneConfig,
@@ -38,7 +42,15 @@ export interface Core {
   /** The message of the panic that stopped the module, if one did. */
   lastPanic(): string | undefined;
   panicForTest(): void;
+  /** Whether the data of source `key` is loaded in this module. */
+  hasData(key: string): boolean;
+  /** Loads a data source into this module (a second call for a key under way joins it):
+   * the sets it made available, or a rejection with the core's ErrorInfo (key 'data'). */
+  loadData(source: DataSource, progress: (received: number, total: number | null) => void): Promise<LoadedSet[]>;
 }
+
+/** Least time between two `loading` messages of one load. */
+export const LOADING_MS = 100;
 
 /** The worker's surroundings. */
 export interface Host {
@@ -81,6 +93,15 @@ export class LaneRunner {
   private pending = false;
   /** The update at which the lane stops for good (null: never). */
   private until: number | null = null;
+  /** Milliseconds spent in `step` calls since the lane was built. */
+  private busy = 0;
+  /** A configuration whose data is loading (the status is `loading` meanwhile). */
+  private waiting: { gen: number; config: LaneConfig; dataset: string; source: DataSource } | null = null;
+  /** Whether the lane runs once the waiting configuration is built. */
+  private resume = false;
+  /** The status (and message) before the load, to return to if it fails. */
+  private before: { status: LaneStatus; message: string | null } = { status: 'loading', message: null };
+  private lastLoading = -Infinity;
 
   constructor(
     private readonly core: Core,
@@ -112,13 +133,18 @@ export class LaneRunner {
   private dispatch(msg: ToWorker): void {
     switch (msg.type) {
       case 'configure':
-        this.build(msg.gen, msg.config, msg.dataset);
+        if (msg.source && !this.core.hasData(msg.source.key)) this.load(msg.gen, msg.config, msg.dataset, msg.source);
+        else this.build(msg.gen, msg.config, msg.dataset);
         break;
       case 'reset':
-        if (this.config) this.build(msg.gen, this.config, this.dataset);
+        // While data loads, the lane it is for will be fresh anyway: it takes the new generation.
+        if (this.waiting) this.waiting.gen = msg.gen;
+        else if (this.config) this.build(msg.gen, this.config, this.dataset);
         break;
       case 'start':
-        if (!this.lane || this.status === 'failed') {
+        if (this.waiting) {
+          this.resume = true;
+        } else if (!this.lane || this.status === 'failed') {
           this.setStatus(this.status, this.message);
         } else if (this.reached()) {
           this.setStatus('done');
@@ -128,7 +154,9 @@ export class LaneRunner {
         }
         break;
       case 'pause':
-        if (this.status === 'running' && this.lane) {
+        if (this.waiting) {
+          this.resume = false;
+        } else if (this.status === 'running' && this.lane) {
           // The final position first: once the page sees "paused", nothing moves any more.
           this.publish(this.lane.step(0, true));
           this.setStatus('paused');
@@ -147,16 +175,97 @@ export class LaneRunner {
       case 'crash':
         this.core.panicForTest();
         break;
+      case 'probe':
+        this.probe(msg.id, msg.source);
+        break;
     }
   }
 
+  /** Loads the data of a configuration, then builds it (unless a newer one replaced it). */
+  private load(gen: number, config: LaneConfig, dataset: string, source: DataSource): void {
+    if (!this.waiting) {
+      this.resume = this.status === 'running';
+      this.before = { status: this.status, message: this.message };
+    }
+    this.waiting = { gen, config, dataset, source };
+    if (this.status !== 'loading') this.setStatus('loading');
+    this.lastLoading = -Infinity;
+    this.loading(source.key, 0, null);
+    const key = source.key;
+    this.core
+      .loadData(source, (received, total) => this.loading(key, received, total))
+      .then(
+        () => this.guard(() => this.loaded(key)),
+        (e: unknown) => this.guard(() => this.loadFailed(key, e)),
+      );
+  }
+
+  /** Reports the bytes of the waiting configuration's data received so far (at a bounded rate). */
+  private loading(key: string, received: number, total: number | null): void {
+    const w = this.waiting;
+    if (!w || w.source.key !== key || this.status === 'fatal') return;
+    const now = this.host.now();
+    if (now - this.lastLoading < LOADING_MS && received !== total) return;
+    this.lastLoading = now;
+    this.host.post({ type: 'loading', gen: w.gen, label: w.source.label, received, total });
+  }
+
+  private loaded(key: string): void {
+    const w = this.waiting;
+    if (w?.source.key !== key) return; // replaced meanwhile
+    this.build(w.gen, w.config, w.dataset);
+  }
+
+  private loadFailed(key: string, e: unknown): void {
+    const w = this.waiting;
+    if (w?.source.key !== key) return;
+    if (!isErrorInfo(e)) throw e; // a panic in the core's loader: fatal
+    const run = this.resume;
+    this.waiting = null;
+    this.reject(w.gen, e.key ? e : dataError(e.message));
+    this.restore(run);
+  }
+
+  /** After a load that came to nothing: the kept lane as it was (running again if it should). */
+  private restore(run: boolean): void {
+    if (!this.lane) return; // no lane to return to: `reject` made the worker `failed`
+    const { status, message } = this.before;
+    if (run && status !== 'failed' && status !== 'loading' && !this.reached()) {
+      this.setStatus('running');
+      this.kick();
+    } else if (status === 'running' || status === 'loading') {
+      this.setStatus('paused');
+    } else {
+      this.setStatus(status, message);
+    }
+  }
+
+  /** Loads a source on the page's behalf and says what it holds (or why it cannot). */
+  private probe(id: number, source: DataSource): void {
+    this.core
+      .loadData(source, () => undefined)
+      .then(
+        (sets) => this.guard(() => this.host.post({ type: 'probed', id, sets, error: null })),
+        (e: unknown) =>
+          this.guard(() => {
+            if (!isErrorInfo(e)) throw e;
+            this.host.post({ type: 'probed', id, sets: [], error: e });
+          }),
+      );
+  }
+
   private build(gen: number, config: LaneConfig, dataset: string): void {
+    // Waiting for data, the lane runs afterwards if it ran before or `start` came meanwhile.
+    const waited = this.waiting !== null;
+    const run = waited ? this.resume : this.status === 'running';
+    this.waiting = null;
     let lane: CoreLane;
     try {
       lane = this.core.newLane(config, dataset);
     } catch (e) {
       if (!isErrorInfo(e)) throw e; // a panic while building: fatal
       this.reject(gen, e);
+      if (waited) this.restore(run);
       return;
     }
     this.lane?.free();
@@ -166,13 +275,14 @@ export class LaneRunner {
     this.gen = gen;
     this.chunk = 1;
     this.rate = { updates: 0, ms: 0 };
+    this.busy = 0;
     this.every = Math.max(1, lane.every);
     this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every });
     // The initial record (update 0) and the first view.
     this.lastView = this.host.now();
     this.publish(lane.step(0, true));
     // A running lane keeps running with its new configuration; anything else starts afresh.
-    if (this.status === 'running' && !this.reached()) this.setStatus('running');
+    if (run && !this.reached()) this.setStatus('running');
     else this.setStatus('ready');
     this.kick();
   }
@@ -220,6 +330,7 @@ export class LaneRunner {
     const r = lane.step(n, view);
     const elapsed = this.host.now() - t0;
     if (n > 0) this.rate = addToRate(this.rate, n, elapsed);
+    this.busy += Math.max(0, elapsed);
     if (n === this.chunk || elapsed > 0) this.chunk = nextChunk(n, elapsed);
     if (r.view) this.lastView = this.host.now();
     this.publish(r);
@@ -246,6 +357,7 @@ export class LaneRunner {
       points,
       iter: r.iter,
       rate: perSecond(this.rate),
+      elapsed: this.busy,
       stats: last ? last.stats : null,
       view: r.view,
     };

@@ -3,6 +3,7 @@
 import type { App } from './app';
 import type { Axis } from './chartData';
 import type { Catalog, ErrorInfo } from './generated/core';
+import { epochsDone, rowsPerSecond } from './progress';
 import type { LaneStatus } from './protocol';
 import type { OptionValue } from './schema';
 import type { PageState } from './state';
@@ -18,7 +19,18 @@ export interface LaneSnapshot {
   pending: boolean;
   seed: string;
   iter: number;
+  /** Updates per second. */
   rate: number;
+  /** Epochs done (updates × batch / rows). */
+  epoch: number;
+  /** Training rows per second. */
+  rowsPerSecond: number;
+  /** Milliseconds spent training. */
+  elapsed: number;
+  /** The lane's end point in updates (null: none). */
+  until: number | null;
+  /** Data on its way to the worker (null: none). */
+  dataLoad: { label: string; received: number; total: number | null } | null;
   options: Record<string, OptionValue>;
   inputErrors: Record<string, string>;
   rejection: ErrorInfo | null;
@@ -42,38 +54,50 @@ export interface TestHook {
   notices(): string[];
   /** Makes lane `id`'s wasm core panic (as a bug would). */
   crash(id: number): void;
+  /** The data sets the picker offers (names). */
+  dataSets(): string[];
 }
 
 export function installTestHook(app: App): TestHook {
   const hook: TestHook = {
     ready: false,
     lanes: () =>
-      app.lanes.map((l) => ({
-        id: l.id,
-        algo: l.algo,
-        label: l.label,
-        status: l.status,
-        message: l.message,
-        gen: l.gen,
-        pending: l.sent !== l.answered,
-        seed: l.seed,
-        iter: l.iter,
-        rate: l.rate,
-        options: { ...l.options },
-        inputErrors: { ...l.inputErrors },
-        rejection: l.rejection,
-        iters: [...l.curve.iter],
-        sweeps: [...l.curve.sweeps],
-        atll: [...l.curve.atll],
-        stats: { ...l.stats },
-      })),
+      app.lanes.map((l) => {
+        const rows = app.dataset()?.rows ?? 1;
+        const batch = app.batchOf(l);
+        return {
+          id: l.id,
+          algo: l.algo,
+          label: l.label,
+          status: l.status,
+          message: l.message,
+          gen: l.gen,
+          pending: l.sent !== l.answered,
+          seed: l.seed,
+          iter: l.iter,
+          rate: l.rate,
+          epoch: epochsDone(l.iter, batch, rows),
+          rowsPerSecond: rowsPerSecond(l.rate, batch),
+          elapsed: l.elapsed,
+          until: l.limitAt,
+          dataLoad: l.dataLoad && { ...l.dataLoad },
+          options: { ...l.options },
+          inputErrors: { ...l.inputErrors },
+          rejection: l.rejection,
+          iters: [...l.curve.iter],
+          sweeps: [...l.curve.sweeps],
+          atll: [...l.curve.atll],
+          stats: { ...l.stats },
+        };
+      }),
     running: () => app.running(),
-    settings: () => ({ data: app.data, ...app.shared, stop: app.stop }),
+    settings: () => ({ data: app.data, ...app.shared, stop: app.stop, stop_unit: app.stopUnit }),
     axis: () => app.axis,
     catalog: () => app.catalog,
     state: () => app.state(),
     notices: () => [...app.notices],
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
+    dataSets: () => app.dataSets.map((d) => d.name),
   };
   (window as unknown as { __rbm: TestHook }).__rbm = hook;
   return hook;

@@ -4,7 +4,9 @@
 //   #data=bas4&hidden=16&init=ucd&seed=1&every=100&exact_bits=20&axis=iter
 //    &lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000
 //
-// - `data`, `axis`, `stop` (absent: runs on), `preset` and `rate` (the preset's rate index);
+// - `data`, `axis`, `stop` (absent: runs on) and `stop_unit=epochs` (absent: updates), `preset`
+//   and `rate` (the preset's rate index). A link cannot carry a file from the user's computer:
+//   a `data` the page does not have gives a notice and the first screen;
 // - every shared option of the schema, by its key (empty: the core derives it, e.g. a drawn seed);
 // - one `lane=ALGO:OPTIONS` per lane, in order (`lanes=0`: no lane). OPTIONS are `key=value`
 //   pairs: `id` (when it is not the lane's position), `label` (a preset's), every main option
@@ -15,6 +17,7 @@
 // notice (the caller shows it as text). Nothing decoded here is ever treated as HTML.
 import type { Axis } from './chartData';
 import type { Catalog, OptionEntry } from './generated/core';
+import { STOP_UNITS, type StopUnit } from './progress';
 import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions } from './schema';
 import { firstScreen, type LaneState, MAX_STOP, newLaneState, type PageState } from './state';
 
@@ -48,6 +51,7 @@ export function encodeState(catalog: Catalog, s: PageState): string {
   for (const spec of sharedOptions(catalog)) parts.push(`${spec.key}=${enc(formatValue(s.shared[spec.key] ?? null))}`);
   parts.push(`axis=${s.axis}`);
   if (s.stop !== null) parts.push(`stop=${s.stop}`);
+  if (s.stopUnit !== 'updates') parts.push(`stop_unit=${s.stopUnit}`);
   if (s.preset !== null) parts.push(`preset=${enc(s.preset)}`, `rate=${s.rate}`);
   if (s.lanes.length === 0) parts.push('lanes=0');
   s.lanes.forEach((lane, i) => {
@@ -127,6 +131,7 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   if (text === '') return { state, notices };
   const lanes: LaneState[] = [];
   let noLanes = false;
+  let noData = false;
   let rateText: string | null = null;
   for (const part of text.split('&')) {
     if (part === '') continue;
@@ -154,8 +159,14 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
     const bad = (why: string) => notices.push(`The link's ${key}=${shown(value)} was ignored: ${why}.`);
     switch (key) {
       case 'data':
-        if (catalog.data_sets.some((d) => d.name === value)) state.data = value;
-        else bad('no such data set');
+        if (catalog.data_sets.some((d) => d.name === value)) {
+          state.data = value;
+        } else {
+          noData = true;
+          notices.push(
+            `The link's data=${shown(value)} was ignored: no such data set here (a file from your computer does not travel with a link: load it again with "Your own data"), so the page shows its first screen.`,
+          );
+        }
         break;
       case 'axis':
         if ((AXES as string[]).includes(value)) state.axis = value as Axis;
@@ -163,10 +174,14 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
         break;
       case 'stop': {
         const n = value === '' ? null : wholeNumber(value, 1, MAX_STOP);
-        if (n === null && value !== '') bad(`stop at update must be a whole number from 1 to ${MAX_STOP}`);
+        if (n === null && value !== '') bad(`stop at must be a whole number from 1 to ${MAX_STOP}`);
         else state.stop = n;
         break;
       }
+      case 'stop_unit':
+        if ((STOP_UNITS as string[]).includes(value)) state.stopUnit = value as StopUnit;
+        else bad(`the end point's unit is one of ${STOP_UNITS.join(', ')}`);
+        break;
       case 'preset':
         if (catalog.presets.some((p) => p.name === value)) state.preset = value;
         else bad('no such paper experiment');
@@ -196,6 +211,8 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
     if (r === null) notices.push(`The link's rate=${shown(rateText)} was ignored: it must index one of the learning rates of the paper experiment.`);
     else state.rate = r;
   }
+  // Settings made for data the page does not have would not fit the default data: none apply.
+  if (noData) return { state: firstScreen(catalog), notices };
   // Lanes from the link when it has usable ones (or says it has none); else the first screen's.
   if (lanes.length > 0 || noLanes) state.lanes = uniqueIds(lanes, notices);
   return { state, notices };

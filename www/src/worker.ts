@@ -1,5 +1,8 @@
-// A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts).
-import init, { lastPanic, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
+// A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
+// including loading its data (data.ts: download, gunzip, parse — never on the page's thread).
+import init, { lastPanic, loadAsset, loadIdx, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
+import { type DataCore, loadSource } from './data';
+import type { LoadedSet } from './generated/core';
 import type { FromWorker, ToWorker } from './protocol';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
 
@@ -27,10 +30,32 @@ const host: Host = {
   },
 };
 
+const dataCore: DataCore = {
+  loadAsset: (bytes) => loadAsset(bytes) as LoadedSet[],
+  loadIdx: (name, images, labels) => loadIdx(name, images, labels) as LoadedSet,
+};
+
+/** Data loaded (or loading) in this worker's core, by source key: each is loaded once. */
+const loads = new Map<string, Promise<LoadedSet[]>>();
+const loaded = new Set<string>();
+
 const core: Core = {
   newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
+  hasData: (key) => loaded.has(key),
+  loadData: (source, progress) => {
+    let p = loads.get(source.key);
+    if (!p) {
+      p = loadSource(source, dataCore, progress);
+      loads.set(source.key, p);
+      p.then(
+        () => loaded.add(source.key),
+        () => loads.delete(source.key), // a later configuration may try again
+      );
+    }
+    return p;
+  },
 };
 
 let runner: LaneRunner | null = null;

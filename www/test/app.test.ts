@@ -10,6 +10,7 @@ let workers: FakeWorker[];
 let changes: number;
 let downloads: [string, string][];
 let app: App;
+let released: string[];
 
 /** The worker of lane `id` (the latest one made for it). */
 const worker = (id: number) => workers.filter((w) => w.name.startsWith(`lane ${id} `)).at(-1)!;
@@ -26,6 +27,7 @@ beforeEach(() => {
   workers = [];
   changes = 0;
   downloads = [];
+  released = [];
   app = new App(
     catalog,
     (name) => {
@@ -34,6 +36,7 @@ beforeEach(() => {
       return w;
     },
     { changed: () => changes++, download: (name, text) => downloads.push([name, text]) },
+    { assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) },
   );
   app.load(firstScreen(catalog));
 });
@@ -179,5 +182,143 @@ describe('App', () => {
     worker(0).reply({ type: 'model', gen: 1, json: '{"visible":16}' });
     expect(downloads).toEqual([['rbm-cd-seed1-update0.json', '{"visible":16}']]);
     expect(changes).toBeGreaterThan(0);
+  });
+});
+
+describe('App: MNIST and the user’s data', () => {
+  const mnistOptions = { lr: 0.05, k: 1, chains: null, batch: 100, weight_decay: 0, momentum: 0 };
+
+  it('choosing MNIST makes every worker load the asset from its URL, with the MNIST defaults in one step', () => {
+    app.setData('mnist');
+    expect(app.shared).toMatchObject({ hidden: 500, init: 'sdcp', every: 80, seed: 1 });
+    expect([app.stop, app.stopUnit]).toEqual([10, 'epochs']);
+    for (const lane of app.lanes) expect(lane.options).toEqual({ ...mnistOptions, lr_decay_iters: 800 });
+    const msg = worker(1).last('configure')!;
+    expect(msg).toMatchObject({ dataset: 'mnist', config: { hidden: 500, batch: 100, lr_decay_iters: 800, lr: 0.05 } });
+    expect('chains' in msg.config).toBe(false); // PCD's chains = the batch rows
+    expect(msg.source).toEqual({
+      key: 'asset:mnist',
+      kind: 'asset',
+      name: 'mnist',
+      label: 'the MNIST digits',
+      files: [{ url: 'https://example.org/rbm/assets/generated/mnist.bin.gz', what: 'the MNIST digits' }],
+    });
+    // 10 epochs of 8 000 rows at 100 rows per update.
+    expect(worker(1).last('limit')).toEqual({ type: 'limit', until: 800 });
+    expect(app.untilOf(app.lanes[0])).toBe(800);
+    expect(encodeState(catalog, app.state())).toMatch(
+      /^data=mnist&hidden=500&init=sdcp&seed=1&every=80&.*&stop=10&stop_unit=epochs&lane=cd:lr=0\.05,k=1,batch=100,lr_decay_iters=800/,
+    );
+  });
+
+  it('another MNIST split keeps the settings, one evaluation per epoch and the end in epochs; a small set brings the first screen back', () => {
+    app.setData('mnist');
+    app.setShared('hidden', '64');
+    app.setData('mnist-test');
+    expect(app.shared).toMatchObject({ hidden: 64, every: 10 });
+    expect(app.lanes.map((l) => l.options.lr_decay_iters)).toEqual([100, 100]);
+    expect(worker(0).last('limit')).toEqual({ type: 'limit', until: 100 });
+    app.setData('bas3');
+    const first = firstScreen(catalog);
+    expect(app.state()).toEqual({ ...first, data: 'bas3' });
+    expect(worker(0).last('configure')!.source).toBeUndefined();
+    expect(worker(0).last('limit')).toEqual({ type: 'limit', until: null });
+  });
+
+  it("an end point in epochs follows each lane's batch; a decay of η to the end point follows the end point", () => {
+    app.setData('mnist');
+    const [cd, pcd] = app.lanes;
+    app.setLaneOption(pcd, 'batch', '50');
+    expect([app.untilOf(cd), app.untilOf(pcd)]).toEqual([800, 1600]);
+    expect(pcd.options.lr_decay_iters).toBe(1600);
+    expect(worker(1).last('configure')!.config).toMatchObject({ batch: 50, lr_decay_iters: 1600 });
+    app.setStop('5');
+    expect([cd.options.lr_decay_iters, pcd.options.lr_decay_iters]).toEqual([400, 800]);
+    expect(worker(0).last('limit')).toEqual({ type: 'limit', until: 400 });
+    app.setStopUnit('updates');
+    expect([worker(0).last('limit')!.until, worker(1).last('limit')!.until]).toEqual([5, 5]);
+    expect(cd.options.lr_decay_iters).toBe(5);
+    // A decay the user set elsewhere stays; without an end point a following decay stops (η constant).
+    app.setLaneOption(cd, 'lr_decay_iters', '3000');
+    app.setStop('');
+    expect([cd.options.lr_decay_iters, pcd.options.lr_decay_iters]).toEqual([3000, null]);
+    expect(worker(1).last('limit')).toEqual({ type: 'limit', until: null });
+    app.setStop('0');
+    expect(app.settingError('stop')).toMatch(/whole number from 1/);
+  });
+
+  it('a lane added on MNIST gets the MNIST lane defaults', () => {
+    app.setData('mnist-test');
+    const lane = app.addLane('fpcd')!;
+    expect(lane.options).toMatchObject({ ...mnistOptions, lr_decay_iters: 100 });
+    expect(worker(lane.id).last('configure')!.source?.key).toBe('asset:mnist');
+  });
+
+  it("shows a worker's failure to load the data under the data input", () => {
+    app.setData('mnist');
+    const gen = worker(0).last('configure')!.gen;
+    worker(0).reply({ type: 'loading', gen, label: 'the MNIST digits', received: 1000, total: 1_600_000 });
+    expect(app.lanes[0].dataLoad).toEqual({ label: 'the MNIST digits', received: 1000, total: 1_600_000 });
+    const error = { kind: 'invalid_option', key: 'data', message: 'could not download the MNIST digits: the server answered 404 Not Found' };
+    worker(0).reply({ type: 'rejected', gen, error, kept: 0 });
+    expect(app.settingError('data')).toBe(`${error.message} (not applied)`);
+    expect(app.lanes[0].dataLoad).toBeNull();
+  });
+
+  const probeWorker = () => workers.filter((w) => w.name === 'data check').at(-1)!;
+  const files = [
+    { name: 'digits-labels-idx1-ubyte', size: 108, url: 'blob:labels' },
+    { name: 'digits-idx3-ubyte.gz', size: 5000, url: 'blob:images' },
+  ];
+
+  it('a good IDX file is checked by a short-lived worker, joins the picker under its name and every lane trains on it', async () => {
+    const done = app.addFiles(files);
+    expect(app.checking).toBe('digits-idx3-ubyte.gz');
+    const probe = probeWorker().last('probe')!;
+    expect(probe.source).toEqual({
+      key: `idx:1:digits`,
+      kind: 'idx',
+      name: 'digits',
+      label: "'digits-idx3-ubyte.gz'",
+      files: [
+        { url: 'blob:images', what: "'digits-idx3-ubyte.gz'" },
+        { url: 'blob:labels', what: "the labels file 'digits-labels-idx1-ubyte'" },
+      ],
+    });
+    probeWorker().reply({ type: 'probed', id: probe.id, sets: [{ name: 'digits', rows: 100, m: 784, shape: [28, 28], labelled: true }], error: null });
+    expect(await done).toBe(true);
+    expect(probeWorker().terminated).toBe(true);
+    expect(app.checking).toBeNull();
+    expect(app.dataSets.at(-1)).toMatchObject({ name: 'digits', rows: 100, m: 784 });
+    expect(app.data).toBe('digits');
+    expect(worker(0).last('configure')).toMatchObject({ dataset: 'digits', source: probe.source, config: { hidden: 500, batch: 100, every: 1 } });
+    expect(released).toEqual([]);
+    // A link naming it works while it is loaded.
+    expect(decodeState(app.linkCatalog(), encodeState(app.linkCatalog(), app.state())).notices).toEqual([]);
+    expect(decodeState(catalog, encodeState(catalog, app.state())).state).toEqual(firstScreen(catalog));
+  });
+
+  it('a bad IDX file leaves everything as it was, with one message under the data input', async () => {
+    const before = app.state();
+    const sent = workers.map((w) => w.posted.length);
+    const done = app.addFiles([{ name: 'junk.gz', size: 10, url: 'blob:junk' }]);
+    const probe = probeWorker().last('probe')!;
+    const message = "'junk.gz' is damaged: it starts like a gzip file but does not unpack (incorrect header check)";
+    probeWorker().reply({ type: 'probed', id: probe.id, sets: [], error: { kind: 'invalid_option', key: 'data', message } });
+    expect(await done).toBe(false);
+    expect(app.settingError('data')).toBe(message);
+    expect(app.state()).toEqual(before);
+    expect(app.dataSets).toHaveLength(catalog.data_sets.length);
+    expect(workers.slice(0, 2).map((w) => w.posted.length)).toEqual(sent.slice(0, 2)); // the lanes heard nothing
+    expect(released).toEqual(['blob:junk']);
+    // Choosing a data set clears the message.
+    app.setData('bas3');
+    expect(app.settingError('data')).toBe('');
+  });
+
+  it('a labels file alone is refused at once, without a worker', async () => {
+    expect(await app.addFiles([files[0]])).toBe(false);
+    expect(app.settingError('data')).toMatch(/labels file \(idx1-ubyte\): choose its images file/);
+    expect(workers.some((w) => w.name === 'data check')).toBe(false);
   });
 });

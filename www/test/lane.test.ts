@@ -16,6 +16,7 @@ const progress = (gen: number, iter: number, atll: number): FromWorker => ({
   points: [{ iter, sweeps: iter, atll }],
   iter,
   rate: 100,
+  elapsed: 10 * iter,
   stats: { mean_tau: 2 },
   view: null,
 });
@@ -143,5 +144,40 @@ describe('LaneHandle', () => {
     expect(models).toEqual(['{}']);
     lane.dispose();
     expect(w().terminated).toBe(true);
+  });
+});
+
+describe('LaneHandle: data on its way', () => {
+  const source = {
+    key: 'asset:mnist',
+    kind: 'asset' as const,
+    name: 'mnist',
+    label: 'the MNIST digits',
+    files: [{ url: 'https://x/m.gz', what: 'the MNIST digits' }],
+  };
+
+  it('sends where to load the data from, shows the bytes received for its latest configuration only, and forgets them once answered', () => {
+    lane.configure({ algo: 'cd' }, 'bas4');
+    w().reply(configured(1));
+    expect(lane.configure({ algo: 'cd' }, 'mnist', source)).toBe(2);
+    expect(w().posted.at(-1)).toEqual({ type: 'configure', gen: 2, config: { algo: 'cd' }, dataset: 'mnist', source });
+    w().reply({ type: 'loading', gen: 1, label: 'x', received: 5, total: null }); // stale
+    expect(lane.dataLoad).toBeNull();
+    w().reply({ type: 'status', gen: 1, status: 'loading', message: null });
+    w().reply({ type: 'loading', gen: 2, label: 'the MNIST digits', received: 800_000, total: 1_600_000 });
+    expect([lane.status, lane.dataLoad]).toEqual(['loading', { label: 'the MNIST digits', received: 800_000, total: 1_600_000 }]);
+    w().reply(configured(2));
+    expect(lane.dataLoad).toBeNull();
+  });
+
+  it('keeps the time spent training, and a restarted worker loads the data again', () => {
+    lane.configure({ algo: 'cd' }, 'mnist', source);
+    w().reply(configured(1));
+    w().reply(progress(1, 30, -5));
+    expect(lane.elapsed).toBe(300);
+    w().reply(status(1, 'fatal', 'boom'));
+    lane.restart();
+    expect(w().posted).toEqual([{ type: 'configure', gen: 2, config: { algo: 'cd' }, dataset: 'mnist', source }]);
+    expect(lane.elapsed).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CoreRecord, ErrorInfo } from '../src/generated/core';
-import type { FromWorker, LaneConfig, ToWorker } from '../src/protocol';
+import type { CoreRecord, ErrorInfo, LoadedSet } from '../src/generated/core';
+import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
 import { type Core, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
 let clock: number;
@@ -65,9 +65,35 @@ class FakeLane implements CoreLane {
   }
 }
 
-const core: Core & { lanes: FakeLane[]; panicked: string | undefined } = {
+/** A data load the test settles by hand. */
+interface PendingLoad {
+  source: DataSource;
+  progress: (received: number, total: number | null) => void;
+  resolve: (sets: LoadedSet[]) => void;
+  reject: (e: unknown) => void;
+}
+
+const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<string>; loads: PendingLoad[] } = {
   lanes: [],
   panicked: undefined,
+  data: new Set(),
+  loads: [],
+  hasData(key: string) {
+    return this.data.has(key);
+  },
+  loadData(source, progress) {
+    return new Promise<LoadedSet[]>((resolve, reject) => {
+      core.loads.push({
+        source,
+        progress,
+        resolve: (sets) => {
+          core.data.add(source.key);
+          resolve(sets);
+        },
+        reject,
+      });
+    });
+  },
   newLane(config: LaneConfig) {
     if (config.panic) {
       core.panicked = 'internal error: a panic while building';
@@ -125,6 +151,8 @@ beforeEach(() => {
   gen = 0;
   core.lanes = [];
   core.panicked = undefined;
+  core.data = new Set();
+  core.loads = [];
   runner = new LaneRunner(core, host);
 });
 
@@ -331,5 +359,127 @@ describe('LaneRunner: panics', () => {
     const r = new LaneRunner(bare, host);
     r.handle({ type: 'crash' });
     expect(of('status').at(-1)!.message).toBe('the WebAssembly core stopped: unreachable executed');
+  });
+});
+
+describe('LaneRunner: data that must be loaded first', () => {
+  const mnist: DataSource = {
+    key: 'asset:mnist',
+    kind: 'asset',
+    name: 'mnist',
+    label: 'the MNIST digits',
+    files: [{ url: 'https://x/mnist.bin.gz', what: 'the MNIST digits' }],
+  };
+  const onMnist = (config: LaneConfig, source: DataSource = mnist): ToWorker => ({ type: 'configure', gen: ++gen, config, dataset: 'mnist', source });
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  const loadingMessages = () => of('loading');
+
+  it('waits for the data (status loading, bytes received at a bounded rate), then builds and is ready', async () => {
+    runner.handle(onMnist({ lr: 0.1, seed: 1 }));
+    expect(core.loads.map((l) => l.source.key)).toEqual(['asset:mnist']);
+    expect(core.lanes).toHaveLength(0);
+    expect(loadingMessages()).toEqual([{ type: 'loading', gen: 1, label: 'the MNIST digits', received: 0, total: null }]);
+    const load = core.loads[0];
+    load.progress(1000, 2_000_000); // at once after the first message: not sent
+    clock += 150;
+    load.progress(500_000, 2_000_000);
+    load.progress(600_000, 2_000_000); // too soon after the last: not sent
+    clock += 150;
+    load.progress(2_000_000, 2_000_000);
+    expect(loadingMessages().map((m) => m.received)).toEqual([0, 500_000, 2_000_000]); // the last one always
+    expect(loadingMessages().every((m) => m.gen === 1 && m.total !== 0)).toBe(true);
+    load.resolve([]);
+    await settle();
+    expect(core.lanes).toHaveLength(1);
+    expect(of('configured').map((m) => m.gen)).toEqual([1]);
+    expect(statuses().at(-1)).toBe('ready');
+    // Loaded once: the next configuration on it builds at once.
+    runner.handle(onMnist({ lr: 0.2, seed: 1 }));
+    expect(core.loads).toHaveLength(1);
+    expect(of('configured').map((m) => m.gen)).toEqual([1, 2]);
+  });
+
+  it('holds a running lane still while its new data loads, and runs the new lane once built', async () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    runner.handle(onMnist({ lr: 0.1, seed: 1 }));
+    expect(of('status').at(-1)).toEqual({ type: 'status', gen: 1, status: 'loading', message: null });
+    const at = core.lanes[0].iter;
+    runTasks(5);
+    expect(core.lanes[0].iter).toBe(at);
+    core.loads[0].resolve([]);
+    await settle();
+    expect(of('status').at(-1)).toEqual({ type: 'status', gen: 2, status: 'running', message: null });
+    runTasks(3);
+    expect(core.lanes[1].iter).toBeGreaterThan(0);
+  });
+
+  it('takes start and pause while loading as what to do once built', async () => {
+    runner.handle(onMnist({ lr: 0.1, seed: 1 }));
+    runner.handle({ type: 'start' });
+    runner.handle({ type: 'pause' });
+    runner.handle({ type: 'start' });
+    expect(statuses()).toEqual([]); // still the initial `loading`
+    core.loads[0].resolve([]);
+    await settle();
+    expect(statuses()).toEqual(['running']);
+  });
+
+  it('builds only the latest configuration: a newer one replaces the waiting one, or builds at once if it needs no load', async () => {
+    runner.handle(onMnist({ lr: 0.1, seed: 1 }));
+    runner.handle(onMnist({ lr: 0.3, seed: 1 }));
+    runner.handle({ type: 'reset', gen: 7 }); // a reset while loading: the lane to come takes its generation
+    core.loads[0].resolve([]);
+    await settle();
+    expect(core.lanes).toHaveLength(1);
+    expect(of('configured')).toEqual([{ type: 'configured', gen: 7, seed: '1', every: 10 }]);
+    // Waiting for a user's file, then back to a built-in set: that one is built at once and the load's end changes nothing.
+    const file: DataSource = { key: 'idx:1:digits', kind: 'idx', name: 'digits', label: "'digits.gz'", files: [{ url: 'blob:x', what: "'digits.gz'" }] };
+    gen = 7;
+    runner.handle({ type: 'configure', gen: ++gen, config: { lr: 0.1, seed: 1 }, dataset: 'digits', source: file });
+    runner.handle(configure({ lr: 0.1, seed: 2 }));
+    expect(of('configured').map((m) => m.gen)).toEqual([7, 9]);
+    core.loads[1].resolve([]);
+    await settle();
+    expect(of('configured').map((m) => m.gen)).toEqual([7, 9]);
+    expect(core.lanes).toHaveLength(2);
+  });
+
+  it("refuses a configuration whose data cannot be loaded: the message keyed 'data', the kept lane as it was", async () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(2);
+    runner.handle(onMnist({ lr: 0.1, seed: 1 }));
+    const error: ErrorInfo = { kind: 'invalid_option', key: 'data', message: 'could not download the MNIST digits: the server answered 404 Not Found' };
+    core.loads[0].reject(error);
+    await settle();
+    expect(of('rejected')).toEqual([{ type: 'rejected', gen: 2, error, kept: 1 }]);
+    expect(of('status').at(-1)).toEqual({ type: 'status', gen: 1, status: 'running', message: null });
+    const at = core.lanes[0].iter;
+    runTasks(2);
+    expect(core.lanes[0].iter).toBeGreaterThan(at);
+    // Without a lane to keep, the worker is `failed` with the message.
+    const fresh = new LaneRunner(core, host);
+    fresh.handle(onMnist({ lr: 0.1, seed: 1 }));
+    core.loads[1].reject(error);
+    await settle();
+    expect(of('status').at(-1)).toEqual({ type: 'status', gen: 0, status: 'failed', message: error.message });
+  });
+
+  it('checks a source for the page (probe) and answers with what it holds, or why not', async () => {
+    const file: DataSource = { key: 'idx:2:digits', kind: 'idx', name: 'digits', label: "'digits'", files: [{ url: 'blob:y', what: "'digits'" }] };
+    runner.handle({ type: 'probe', id: 4, source: file });
+    const set: LoadedSet = { name: 'digits', rows: 3, m: 4, shape: [2, 2], labelled: false };
+    core.loads[0].resolve([set]);
+    runner.handle({ type: 'probe', id: 5, source: { ...file, key: 'idx:3:junk' } });
+    const error: ErrorInfo = { kind: 'invalid_option', key: 'data', message: "'junk' is not an IDX images file" };
+    core.loads[1].reject(error);
+    await settle();
+    expect(of('probed')).toEqual([
+      { type: 'probed', id: 4, sets: [set], error: null },
+      { type: 'probed', id: 5, sets: [], error },
+    ]);
+    expect(core.lanes).toHaveLength(0);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { dataOptionText, exactNote } from '../src/controls';
 import { appendPoints, emptyCurve, MAX_POINTS, sweepsPerUpdate } from '../src/curve';
 import { formatRate, formatStatWithUnit } from '../src/format';
-import { firstScreen, laneConfig, newLaneState } from '../src/state';
+import { DATA_DEFAULTS, dataFamily, firstScreen, IMAGES_BATCH, laneConfig, newLaneState } from '../src/state';
 import { catalog } from './fixture';
 
 describe('page state', () => {
@@ -93,5 +94,45 @@ describe('formats', () => {
     const [meanTau, , , truncated] = catalog.algorithms.find((a) => a.name === 'ucd')!.stats;
     expect(formatStatWithUnit(meanTau, 2.4123)).toBe('2.41 steps');
     expect(formatStatWithUnit(truncated, 0)).toBe('0');
+  });
+});
+
+describe('per-data-set defaults', () => {
+  const mnist = catalog.data_sets.find((d) => d.name === 'mnist')!;
+  it("sorts the catalog's sets into the small sets and images", () => {
+    expect(catalog.data_sets.map((d) => [d.name, dataFamily(d)])).toEqual([
+      ['bas3', 'small'],
+      ['shifting-bar', 'small'],
+      ['bas4', 'small'],
+      ['mnist', 'images'],
+      ['mnist-valid', 'images'],
+      ['mnist-test', 'images'],
+    ]);
+  });
+  it('gives MNIST 500 hidden units, batches of 100, chains = batch rows, η decaying to the end (10 epochs), one evaluation per epoch', () => {
+    const d = DATA_DEFAULTS.images;
+    expect(d.shared(mnist)).toEqual({ hidden: 500, init: 'sdcp', every: 80 });
+    expect(d.lane(mnist)).toEqual({ lr: 0.05, chains: null, batch: 100 });
+    // A smaller file of the user's: one batch of all its rows, evaluated once per epoch = update.
+    const small = { ...mnist, rows: 60 };
+    expect([d.lane(small).batch, d.shared(small).every]).toEqual([60, 1]);
+    expect([d.decayToEnd, d.stop, d.stopUnit]).toEqual([true, 10, 'epochs']);
+    expect(IMAGES_BATCH).toBe(100);
+  });
+  it("gives the small sets the first screen's settings", () => {
+    const s = firstScreen(catalog);
+    const d = DATA_DEFAULTS.small;
+    for (const [k, v] of Object.entries(d.shared(catalog.data_sets[2]))) expect(s.shared[k]).toBe(v);
+    for (const [k, v] of Object.entries(d.lane(catalog.data_sets[2]))) for (const lane of s.lanes) expect(lane.options[k]).toBe(v);
+    expect([d.decayToEnd, d.stop, d.stopUnit]).toEqual([false, s.stop, s.stopUnit]);
+  });
+  it('says what an MNIST download costs in the picker, and when there is no exact curve', () => {
+    expect(dataOptionText(mnist)).toMatch(/^MNIST digits, training split .* — loads 1\.6 MB once$/);
+    expect(dataOptionText(catalog.data_sets[0])).toBe(catalog.data_sets[0].description);
+    expect(exactNote(784, 500, 20)).toMatch(
+      /^No exact log-likelihood for more than 20 hidden units on 784 visible units .*AIS estimates are not in the page yet/,
+    );
+    expect(exactNote(784, 20, 20)).toBe('');
+    expect(exactNote(16, 500, 20)).toBe(''); // the visible layer is enumerated
   });
 });

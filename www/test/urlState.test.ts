@@ -37,6 +37,7 @@ const stateArb: fc.Arbitrary<PageState> = fc
     lanes: fc.uniqueArray(laneArb, { selector: (l) => l.id, maxLength: 6 }),
     axis: fc.constantFrom('iter' as const, 'sweeps' as const),
     stop: fc.option(fc.integer({ min: 1, max: MAX_STOP }), { nil: null }),
+    stopUnit: fc.constantFrom('updates' as const, 'epochs' as const),
     preset: fc.option(fc.constantFrom(...catalog.presets), { nil: null }),
   })
   .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })));
@@ -98,15 +99,27 @@ describe('malformed and unknown values', () => {
   });
 
   it('ignores each bad value with a notice naming it, and keeps the good ones', () => {
-    const { state, notices } = decode('#data=nope&hidden=abc&seed=7&foo=1&axis=sideways&stop=0&rate=1');
+    const { state, notices } = decode('#hidden=abc&seed=7&foo=1&axis=sideways&stop=0&stop_unit=days&rate=1');
     expect(state).toEqual({ ...first, shared: { ...first.shared, seed: 7 } });
     expect(notices).toHaveLength(6);
-    expect(notices[0]).toMatch(/data='nope'.*no such data set/);
-    expect(notices[1]).toMatch(/hidden='abc'.*hidden units must be a whole number/);
-    expect(notices[2]).toMatch(/foo='1'.*no such setting/);
-    expect(notices[3]).toMatch(/axis/);
-    expect(notices[4]).toMatch(/stop/);
+    expect(notices[0]).toMatch(/hidden='abc'.*hidden units must be a whole number/);
+    expect(notices[1]).toMatch(/foo='1'.*no such setting/);
+    expect(notices[2]).toMatch(/axis/);
+    expect(notices[3]).toMatch(/stop/);
+    expect(notices[4]).toMatch(/stop_unit='days'.*one of updates, epochs/);
     expect(notices[5]).toMatch(/rate/);
+  });
+
+  it("falls back to the first screen when the link names data the page does not have (a user's file cannot travel in a link)", () => {
+    const { state, notices } = decode('#data=my-digits&hidden=500&seed=7&stop=10&stop_unit=epochs&lane=pcd:batch=100');
+    expect(state).toEqual(first);
+    expect(notices).toEqual([expect.stringMatching(/data='my-digits' was ignored: no such data set here .*load it again.*first screen/)]);
+    // A set the page has (here one loaded from a file) is kept with the link's settings.
+    const withFile = { ...catalog, data_sets: [...catalog.data_sets, { ...catalog.data_sets[3], name: 'my-digits', asset: null }] };
+    const kept = decodeState(withFile, '#data=my-digits&hidden=500&stop=10&stop_unit=epochs');
+    expect(kept.notices).toEqual([]);
+    expect([kept.state.data, kept.state.shared.hidden, kept.state.stop, kept.state.stopUnit]).toEqual(['my-digits', 500, 10, 'epochs']);
+    expect(encodeState(withFile, kept.state)).toMatch(/^data=my-digits&hidden=500&.*&stop=10&stop_unit=epochs&lane=/);
   });
 
   it('shows the first screen when nothing is usable', () => {

@@ -1,34 +1,41 @@
-// The first chains of the negative phase (their current visible states), when the algorithm
-// keeps chains.
-import { el } from '../dom';
-import { drawChains } from '../draw';
+// Samples of the model: the current visible states of the first chains of the negative phase
+// (when the algorithm keeps chains), as a strip of images drawn with one putImageData.
+import { el, setText } from '../dom';
+import { drawPixels } from '../draw';
 import type { LaneHandle } from '../lane';
-import { DrawnFrom, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { dataFamily } from '../state';
+import { greyPixels, patternShape, tileLayout } from '../tiles';
+import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
 
 class ChainsPanel implements LanePanel {
-  private figure!: HTMLElement;
   private canvas!: HTMLCanvasElement;
-  private drawn = new DrawnFrom();
+  private caption!: HTMLElement;
+  private fold!: Foldable;
 
-  mount(container: HTMLElement): void {
-    this.canvas = el('canvas', { className: 'chains', role: 'img' });
-    this.canvas.setAttribute('aria-label', 'The current visible states of the first chains of the negative phase.');
-    this.figure = el(
-      'figure',
-      { className: 'chains-figure', hidden: true },
-      this.canvas,
-      el('figcaption', {}, 'The first chains of the negative phase (their current visible states).'),
-    );
-    container.append(this.figure);
+  mount(container: HTMLElement, ctx: PanelContext): void {
+    this.canvas = el('canvas', { className: 'chains', role: 'img', width: 0, height: 0 });
+    this.caption = el('figcaption', {});
+    this.fold = new Foldable('Samples (negative chains)', 'chains-figure', ctx, el('figure', {}, this.canvas, this.caption));
+    this.fold.el.hidden = true;
+    container.append(this.fold.el);
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
     const view = lane.view;
     const ds = ctx.dataset();
+    if (!view || !ds) return;
+    this.fold.el.hidden = !view.chains;
+    if (!view.chains || !this.fold.showing(ctx)) return;
     const width = ctx.width();
-    if (!view || !ds || !this.drawn.changed(view, ds, width)) return;
-    this.figure.hidden = !view.chains;
-    if (view.chains) drawChains(this.canvas, view.chains, view.m, ds.shape, width);
+    if (!this.fold.drawn.changed(view, ds, width)) return;
+    const shape = patternShape(view.m, ds.shape);
+    const count = Math.floor(view.chains.length / view.m);
+    const small = shape[1] <= 8;
+    const layout = tileLayout(count, shape, width, { cols: Math.min(count, 12), gap: small ? 4 : 2, maxCell: small ? 5 : 2 });
+    drawPixels(this.canvas, greyPixels(view.chains, view.m, layout));
+    const text = `The current visible states of the first ${count} chains of the negative phase at update ${view.iter}${dataFamily(ds) === 'images' ? ' (samples of the model, 0/1: black is 1)' : ''}.`;
+    this.canvas.setAttribute('aria-label', text);
+    setText(this.caption, text);
   }
 }
 

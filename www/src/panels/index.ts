@@ -5,6 +5,7 @@ import { downloadPanel } from './download';
 import { filtersPanel } from './filters';
 import { optionsPanel } from './options';
 import type { PanelKind } from './panel';
+import { reconstructionsPanel } from './reconstructions';
 import { statisticsPanel } from './statistics';
 
-export const PANELS: PanelKind[] = [optionsPanel, statisticsPanel, filtersPanel, distributionPanel, chainsPanel, downloadPanel];
+export const PANELS: PanelKind[] = [optionsPanel, statisticsPanel, filtersPanel, distributionPanel, chainsPanel, reconstructionsPanel, downloadPanel];

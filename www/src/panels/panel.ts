@@ -22,6 +22,10 @@ export interface PanelContext {
   setOption(key: string, text: string): void;
   /** Ask the lane's worker for its model file. */
   exportModel(): void;
+  /** Draw again soon (e.g. a panel was opened). */
+  refresh(): void;
+  /** Whether the lane's card is on screen (drawings off screen wait until it is). */
+  visible(): boolean;
 }
 
 export interface LanePanel {
@@ -47,5 +51,39 @@ export class DrawnFrom {
     if (inputs.length === this.last.length && inputs.every((x, i) => x === this.last[i])) return false;
     this.last = inputs;
     return true;
+  }
+
+  /** The next `changed` is true whatever its inputs. */
+  forget(): void {
+    this.last = [];
+  }
+}
+
+/**
+ * A drawing the user can fold away: `<details open>` with its title. A folded (or off-screen)
+ * drawing is not redrawn; opening it redraws it at once.
+ */
+export class Foldable {
+  readonly el: HTMLDetailsElement;
+  readonly drawn = new DrawnFrom();
+
+  constructor(title: string, className: string, ctx: PanelContext, ...children: Node[]) {
+    this.el = document.createElement('details');
+    this.el.className = `view ${className}`;
+    this.el.open = true;
+    const summary = document.createElement('summary');
+    summary.textContent = title;
+    this.el.append(summary, ...children);
+    this.el.addEventListener('toggle', () => {
+      if (this.el.open) {
+        this.drawn.forget();
+        ctx.refresh();
+      }
+    });
+  }
+
+  /** Whether to draw now: shown, open and on screen. */
+  showing(ctx: PanelContext): boolean {
+    return !this.el.hidden && this.el.open && ctx.visible();
   }
 }
