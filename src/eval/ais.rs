@@ -236,14 +236,7 @@ pub fn check_config(rbm: &Rbm, cfg: &AisConfig) -> Result<()> {
 
 /// Fails unless `data` fits `rbm` and has at least one row.
 fn check_data(rbm: &Rbm, data: &Dataset) -> Result<()> {
-    if data.m != rbm.m() {
-        return Err(Error::Invalid(format!(
-            "data set '{}' has {} units per pattern but the model has {} visible units",
-            data.name,
-            data.m,
-            rbm.m()
-        )));
-    }
+    super::exact::check_fit(rbm, data)?;
     if data.rows() == 0 {
         return Err(Error::Invalid(format!(
             "data set '{}' has no rows",

@@ -200,8 +200,8 @@ fn enumeration(rbm: &Rbm) -> Result<(Layer, usize)> {
     Ok((smaller_layer(rbm), k))
 }
 
-/// Exact average log-likelihood `(1/N) Σ log p(v_r)` of the rows of `data` given `log_z`.
-pub fn average_log_likelihood(rbm: &Rbm, data: &Dataset, log_z: f64) -> Result<f64> {
+/// Fails unless the patterns of `data` have as many units as `rbm` has visible units.
+pub fn check_fit(rbm: &Rbm, data: &Dataset) -> Result<()> {
     if data.m != rbm.m() {
         return Err(Error::Invalid(format!(
             "data set '{}' has {} units per pattern but the model has {} visible units",
@@ -210,6 +210,12 @@ pub fn average_log_likelihood(rbm: &Rbm, data: &Dataset, log_z: f64) -> Result<f
             rbm.m()
         )));
     }
+    Ok(())
+}
+
+/// Exact average log-likelihood `(1/N) Σ log p(v_r)` of the rows of `data` given `log_z`.
+pub fn average_log_likelihood(rbm: &Rbm, data: &Dataset, log_z: f64) -> Result<f64> {
+    check_fit(rbm, data)?;
     let n = data.rows();
     Ok((0..n).map(|r| -rbm.free_energy(data.row(r))).sum::<f64>() / n as f64 - log_z)
 }

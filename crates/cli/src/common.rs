@@ -195,15 +195,7 @@ pub fn save_model(path: &str, model: &Rbm) -> CliResult {
 
 /// Checks that `model` fits `data`.
 pub fn check_fit(model: &Rbm, data: &Dataset) -> CliResult {
-    if model.m() != data.m {
-        return fail(format!(
-            "the model has {} visible units but data set '{}' has {} per pattern",
-            model.m(),
-            data.name,
-            data.m
-        ));
-    }
-    Ok(())
+    Ok(rbm_core::eval::exact::check_fit(model, data)?)
 }
 
 /// Which options of the schema a command takes as flags.

@@ -1,23 +1,17 @@
 // Samples of the model: the current visible states of the first chains of the negative phase
 // (when the algorithm keeps chains), as a strip of images drawn with one putImageData.
-import { el, setText } from '../dom';
+import { setText } from '../dom';
 import { drawPixels } from '../draw';
 import type { LaneHandle } from '../lane';
 import { dataFamily } from '../state';
 import { greyPixels, patternShape, tileLayout } from '../tiles';
-import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { CanvasFigure, type LanePanel, type PanelContext, type PanelKind } from './panel';
 
 class ChainsPanel implements LanePanel {
-  private canvas!: HTMLCanvasElement;
-  private caption!: HTMLElement;
-  private fold!: Foldable;
+  private fold!: CanvasFigure;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
-    this.canvas = el('canvas', { className: 'chains', role: 'img', width: 0, height: 0 });
-    this.caption = el('figcaption', {});
-    this.fold = new Foldable('Samples (negative chains)', 'chains-figure', ctx, el('figure', {}, this.canvas, this.caption));
-    this.fold.el.hidden = true;
-    container.append(this.fold.el);
+    this.fold = new CanvasFigure('Samples (negative chains)', 'chains-figure', 'chains', ctx, container);
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
@@ -32,10 +26,10 @@ class ChainsPanel implements LanePanel {
     const count = Math.floor(view.chains.length / view.m);
     const small = shape[1] <= 8;
     const layout = tileLayout(count, shape, width, { cols: Math.min(count, 12), gap: small ? 4 : 2, maxCell: small ? 5 : 2 });
-    drawPixels(this.canvas, greyPixels(view.chains, view.m, layout));
+    drawPixels(this.fold.canvas, greyPixels(view.chains, view.m, layout));
     const text = `The current visible states of the first ${count} chains of the negative phase at update ${view.iter}${dataFamily(ds) === 'images' ? ' (samples of the model, 0/1: black is 1)' : ''}.`;
-    this.canvas.setAttribute('aria-label', text);
-    setText(this.caption, text);
+    this.fold.canvas.setAttribute('aria-label', text);
+    setText(this.fold.caption, text);
   }
 }
 

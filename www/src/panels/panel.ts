@@ -87,3 +87,23 @@ export class Foldable {
     return !this.el.hidden && this.el.open && ctx.visible();
   }
 }
+
+/** A foldable figure of one canvas and its caption, hidden until a view shows it. */
+export class CanvasFigure extends Foldable {
+  readonly canvas: HTMLCanvasElement;
+  readonly caption: HTMLElement;
+
+  constructor(title: string, className: string, canvasClass: string, ctx: PanelContext, container: HTMLElement) {
+    const canvas = document.createElement('canvas');
+    Object.assign(canvas, { className: canvasClass, width: 0, height: 0 });
+    canvas.setAttribute('role', 'img');
+    const caption = document.createElement('figcaption');
+    const figure = document.createElement('figure');
+    figure.append(canvas, caption);
+    super(title, className, ctx, figure);
+    this.canvas = canvas;
+    this.caption = caption;
+    this.el.hidden = true;
+    container.append(this.el);
+  }
+}

@@ -1,24 +1,18 @@
 // Reconstructions: the first training rows (grey levels, or 0/1) above, and below each its
 // reconstruction E[v | E[h|v]] under the model — how much of a digit the hidden layer keeps.
 // Shown for image data (MNIST, the user's files); the small sets keep their distribution panel.
-import { el, setText } from '../dom';
+import { setText } from '../dom';
 import { drawPixels } from '../draw';
 import type { LaneHandle } from '../lane';
 import { dataFamily } from '../state';
 import { greyPixels, patternShape, tileLayout } from '../tiles';
-import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { CanvasFigure, type LanePanel, type PanelContext, type PanelKind } from './panel';
 
 class ReconstructionsPanel implements LanePanel {
-  private canvas!: HTMLCanvasElement;
-  private caption!: HTMLElement;
-  private fold!: Foldable;
+  private fold!: CanvasFigure;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
-    this.canvas = el('canvas', { className: 'reconstructions', role: 'img', width: 0, height: 0 });
-    this.caption = el('figcaption', {});
-    this.fold = new Foldable('Reconstructions', 'reconstructions-figure', ctx, el('figure', {}, this.canvas, this.caption));
-    this.fold.el.hidden = true;
-    container.append(this.fold.el);
+    this.fold = new CanvasFigure('Reconstructions', 'reconstructions-figure', 'reconstructions', ctx, container);
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
@@ -33,10 +27,10 @@ class ReconstructionsPanel implements LanePanel {
     const shape = patternShape(view.m, ds.shape);
     // Originals in the first row, their reconstructions in the second.
     const layout = tileLayout(2 * count, shape, width, { cols: count, gap: 2, maxCell: 3 });
-    drawPixels(this.canvas, greyPixels(view.originals.concat(view.reconstructions), view.m, layout));
+    drawPixels(this.fold.canvas, greyPixels(view.originals.concat(view.reconstructions), view.m, layout));
     const text = `Top: the first ${count} training images; below each, its reconstruction E[v | E[h|v]] under the model at update ${view.iter}.`;
-    this.canvas.setAttribute('aria-label', text);
-    setText(this.caption, text);
+    this.fold.canvas.setAttribute('aria-label', text);
+    setText(this.fold.caption, text);
   }
 }
 
