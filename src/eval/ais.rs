@@ -65,6 +65,7 @@ use crate::model::Rbm;
 use crate::rng::{fill_uniform, shuffle, stream, Purpose, Rng};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Default number of particles (the S-DCP paper's §4.1 AIS set-up).
 pub const DEFAULT_PARTICLES: usize = 100;
@@ -279,10 +280,20 @@ fn mean_se(xs: &[f64]) -> (f64, f64) {
 /// rows, split into blocks of [`BLOCK_PARTICLES`] chains that can run in any order, on any
 /// thread or worker ([`Plan::run_block`] or, step by step, [`Plan::block`]); [`Plan::finish`]
 /// combines their log-weights in block order.
-pub struct Plan<'a> {
-    rbm: &'a Rbm,
+///
+/// A plan owns what it needs (a copy of the model and of the evaluated data) and is a cheap,
+/// shareable handle, so a shell can keep a run across calls (a worker between slices) with no
+/// borrow to manage.
+#[derive(Clone)]
+pub struct Plan(Arc<PlanParts>);
+
+/// What a [`Plan`] holds.
+pub struct PlanParts {
+    rbm: Rbm,
     /// The data evaluated: binary rows as given, grey levels thresholded at 0.5.
-    data: Option<Cow<'a, Dataset>>,
+    data: Option<Dataset>,
+    /// Whether `data` are a thresholded copy of grey levels.
+    thresholded: bool,
     cfg: AisConfig,
     reverse: bool,
     base_b: Vec<f32>,
@@ -293,14 +304,22 @@ pub struct Plan<'a> {
     rows: Vec<usize>,
 }
 
-impl<'a> Plan<'a> {
+impl std::ops::Deref for Plan {
+    type Target = PlanParts;
+    fn deref(&self) -> &PlanParts {
+        &self.0
+    }
+}
+
+impl Plan {
     fn new(
-        rbm: &'a Rbm,
-        data: Option<Cow<'a, Dataset>>,
+        rbm: &Rbm,
+        data: Option<Cow<'_, Dataset>>,
         base_b: Vec<f32>,
         cfg: AisConfig,
         reverse: bool,
-    ) -> Result<Plan<'a>> {
+        rows: Vec<usize>,
+    ) -> Result<Plan> {
         check_config(rbm, &cfg)?;
         if base_b.len() != rbm.m() {
             return Err(Error::Invalid(format!(
@@ -321,38 +340,34 @@ impl<'a> Plan<'a> {
             .map(|(&b, &a)| b as f64 - a as f64)
             .collect();
         let base_log_z = base_log_z(&base_b, rbm.n());
-        Ok(Plan {
-            rbm,
-            data,
+        Ok(Plan(Arc::new(PlanParts {
+            rbm: rbm.clone(),
+            thresholded: matches!(data, Some(Cow::Owned(_))),
+            data: data.map(Cow::into_owned),
             cfg,
             reverse,
             base_b,
             diff,
             base_log_z,
-            rows: Vec::new(),
-        })
+            rows,
+        })))
     }
 
     /// Forward AIS for log Z and the ATLL of `data`. The base model's visible biases are
     /// `base_b` (length m) or, when `None`, the data's base rates ([`base_rates`]). Grey-level
     /// data are evaluated on their 0.5-threshold binarisation ([`Dataset::thresholded`]), as the
     /// exact curves are (docs/algorithms.md §2).
-    pub fn ais(
-        rbm: &'a Rbm,
-        data: &'a Dataset,
-        base_b: Option<&[f32]>,
-        cfg: AisConfig,
-    ) -> Result<Plan<'a>> {
+    pub fn ais(rbm: &Rbm, data: &Dataset, base_b: Option<&[f32]>, cfg: AisConfig) -> Result<Plan> {
         let data = binary(rbm, data)?;
         let base = base_b.map_or_else(|| base_rates(&data), <[f32]>::to_vec);
-        Plan::new(rbm, Some(data), base, cfg, false)
+        Plan::new(rbm, Some(data), base, cfg, false, Vec::new())
     }
 
     /// Forward AIS for log Z alone, with base visible biases `base_b` (length m), or the
     /// model's own `b` when `None` (a base model with the target's visible biases).
-    pub fn ais_log_z(rbm: &'a Rbm, base_b: Option<&[f32]>, cfg: AisConfig) -> Result<Plan<'a>> {
+    pub fn ais_log_z(rbm: &Rbm, base_b: Option<&[f32]>, cfg: AisConfig) -> Result<Plan> {
         let base = base_b.map_or_else(|| rbm.b.clone(), <[f32]>::to_vec);
-        Plan::new(rbm, None, base, cfg, false)
+        Plan::new(rbm, None, base, cfg, false, Vec::new())
     }
 
     /// RAISE from the rows of `data`; base model and grey levels as in [`Plan::ais`]. When
@@ -360,16 +375,15 @@ impl<'a> Plan<'a> {
     /// fewer chains than rows, a seeded random subset of `particles` rows gets one chain each.
     /// Either way the ATLL is over all rows (see [`Plan::finish`]).
     pub fn raise(
-        rbm: &'a Rbm,
-        data: &'a Dataset,
+        rbm: &Rbm,
+        data: &Dataset,
         base_b: Option<&[f32]>,
         cfg: AisConfig,
-    ) -> Result<Plan<'a>> {
+    ) -> Result<Plan> {
         let data = binary(rbm, data)?;
         let base = base_b.map_or_else(|| base_rates(&data), <[f32]>::to_vec);
         let n_rows = data.rows();
-        let mut plan = Plan::new(rbm, Some(data), base, cfg, true)?;
-        plan.rows = if cfg.particles >= n_rows {
+        let rows = if cfg.particles >= n_rows {
             (0..n_rows).collect()
         } else {
             let mut order: Vec<usize> = (0..n_rows).collect();
@@ -381,7 +395,7 @@ impl<'a> Plan<'a> {
             order.sort_unstable();
             order
         };
-        Ok(plan)
+        Plan::new(rbm, Some(data), base, cfg, true, rows)
     }
 
     /// The configuration.
@@ -415,7 +429,7 @@ impl<'a> Plan<'a> {
 
     /// Block `i` ready to run (its chains initialised), for a shell that wants progress and
     /// cancellation between steps ([`Block::advance`]).
-    pub fn block(&self, i: usize) -> Result<Block<'_, 'a>> {
+    pub fn block(&self, i: usize) -> Result<Block> {
         if i >= self.blocks() {
             return Err(Error::Invalid(format!(
                 "block {i} does not exist (the run has {} blocks)",
@@ -505,7 +519,7 @@ impl<'a> Plan<'a> {
     /// `mean(d_v)` over rows (over the chains by the delta method when one row is evaluated);
     /// RAISE's `log_z` is `−mean(d_v)`, the log Z its bound implies.
     pub fn finish(&self, parts: &[Vec<f64>]) -> Result<AisResult> {
-        let data = self.data.as_deref().ok_or_else(|| {
+        let data = self.data.as_ref().ok_or_else(|| {
             Error::Invalid("this AIS run has no data set: use Plan::log_z for log Z alone".into())
         })?;
         let cfg = self.cfg;
@@ -529,7 +543,7 @@ impl<'a> Plan<'a> {
                 seed: cfg.seed,
                 rows,
                 base_log_z: self.base_log_z,
-                thresholded: matches!(self.data, Some(Cow::Owned(_))),
+                thresholded: self.thresholded,
                 ess: Some(z.ess),
             });
         }
@@ -575,7 +589,7 @@ impl<'a> Plan<'a> {
             seed: cfg.seed,
             rows: r_count,
             base_log_z: self.base_log_z,
-            thresholded: matches!(self.data, Some(Cow::Owned(_))),
+            thresholded: self.thresholded,
             ess: None,
         })
     }
@@ -649,8 +663,8 @@ fn softplus_diff(a: &[f32], hi: f64, lo: f64, buf: &mut [f64]) -> f64 {
 /// `stream(seed, LANE_TAG | block, Aux)` in a fixed order (per transition: one uniform per
 /// hidden unit of every chain, then one per visible unit), so a block's result does not depend
 /// on where or when it runs.
-pub struct Block<'p, 'a> {
-    plan: &'p Plan<'a>,
+pub struct Block {
+    plan: Plan,
     rng: Rng,
     /// Annealing steps done, 0 ..= K.
     done: usize,
@@ -672,12 +686,12 @@ pub struct Block<'p, 'a> {
     logw: Vec<f64>,
 }
 
-impl<'p, 'a> Block<'p, 'a> {
-    fn new(plan: &'p Plan<'a>, i: usize) -> Block<'p, 'a> {
+impl Block {
+    fn new(plan: &Plan, i: usize) -> Block {
         let (m, n) = (plan.rbm.m(), plan.rbm.n());
         let chains = plan.block_len(i);
         let mut b = Block {
-            plan,
+            plan: plan.clone(),
             rng: stream(plan.cfg.seed, LANE_TAG | i as u64, Purpose::Aux),
             done: 0,
             v: vec![0.0; chains * m],
@@ -691,7 +705,7 @@ impl<'p, 'a> Block<'p, 'a> {
             logw: vec![0.0; chains],
         };
         if plan.reverse {
-            let data = plan.data.as_deref().expect("a RAISE plan has data");
+            let data = plan.data.as_ref().expect("a RAISE plan has data");
             let first = i * BLOCK_PARTICLES;
             for (c, dst) in b.v.chunks_exact_mut(m).enumerate() {
                 let row = plan.rows[(first + c) % plan.rows.len()];
@@ -777,8 +791,7 @@ impl<'p, 'a> Block<'p, 'a> {
         for ((h, &t), &u) in self.h.iter_mut().zip(&self.t).zip(&self.u) {
             *h = if u * t < 1.0 { 1.0 } else { 0.0 };
         }
-        let rbm = self.plan.rbm;
-        rbm.visible_pre(&self.h, &mut self.x);
+        self.plan.rbm.visible_pre(&self.h, &mut self.x);
         let base = &self.plan.base_b;
         for row in self.x.chunks_exact_mut(base.len()) {
             row.iter_mut()

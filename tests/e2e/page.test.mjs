@@ -581,7 +581,7 @@ test('MNIST: the digits load in every lane with visible progress, the MNIST defa
   }
   assert.match(
     await page.textContent('#chart-note'),
-    /^No exact log-likelihood for more than 20 hidden units on 784 visible units.*AIS estimates are not in the page yet/,
+    /^No exact log-likelihood for more than 20 hidden units on 784 visible units.*"Estimate log-likelihood \(AIS\)" button of each lane gives an AIS \/ RAISE bracket/,
   );
   assert.match(
     page.url(),
@@ -767,4 +767,73 @@ test("the user's IDX files: garbage gets one clear message under the data input 
   assert.deepEqual(errors2, []);
   await page.close();
   await again.close();
+});
+
+test('the AIS / RAISE bracket on MNIST: a small model, its exact value inside the bracket, cancel, and the lane trains on meanwhile', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await open(
+    `${server.url}#data=mnist-test&hidden=16&init=sdcp&seed=1&every=10&stop=30&stop_unit=updates&lane=pcd:lr=0.05,k=1,batch=100`,
+  );
+  await page.waitForFunction(READY, null, { timeout: 60_000 });
+  const card = 'article[data-lane-id="0"]';
+  const panel = `${card} .ais`;
+  // A fixed model (stopped at update 30) and a fixed seed: the same bits on every run.
+  await page.click('#run');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.status === 'done', card, { timeout: 60_000 });
+  await page.selectOption(`${card} select[id$="-ais-particles"]`, '100');
+  await page.selectOption(`${card} select[id$="-ais-betas"]`, '1000');
+  await page.click(`${panel} button.ais-run`);
+  await page.waitForFunction((sel) => /^AIS: β steps [\d,]+ \/ 7,992/.test(document.querySelector(`${sel} .ais-progress`).textContent), panel);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', panel, { timeout: 90_000 });
+  const read = () =>
+    page.evaluate((sel) => {
+      const d = document.querySelector(sel).dataset;
+      const n = (k) => (d[k] === '' ? null : Number(d[k]));
+      return {
+        ais: n('ais'),
+        aisLo: n('aisLo'),
+        aisHi: n('aisHi'),
+        raise: n('raise'),
+        raiseLo: n('raiseLo'),
+        raiseHi: n('raiseHi'),
+        exact: n('exact'),
+        iter: n('iter'),
+        ms: n('ms'),
+      };
+    }, panel);
+  const r = await read();
+  for (const [k, v] of Object.entries(r)) assert.ok(Number.isFinite(v), `${k} = ${v}`);
+  assert.equal(r.iter, 30);
+  assert.ok(r.exact < 0 && r.exact > -784 * Math.LN2, `exact ${r.exact}`);
+  assert.ok(r.exact >= Math.min(r.raiseLo, r.aisLo) && r.exact <= Math.max(r.aisHi, r.raiseHi), `exact ${r.exact} outside ${JSON.stringify(r)}`);
+  const text = await page.textContent(`${panel} .ais-result`);
+  assert.match(text, /AIS −\d+\.\d\d \[−\d+\.\d\d, −\d+\.\d\d\] \(upper side\)/);
+  assert.match(text, /RAISE −\d+\.\d\d .*\(lower side\)/);
+  assert.match(text, /average log-likelihood of mnist-test at update 30 · 100 particles × 1,000 β, seed 1/);
+  assert.match(text, /RAISE bounds the annealing model/);
+  assert.match(await page.textContent(`${panel} .ais-progress`), /^done in [\d.]+ s$/);
+
+  // Let the lane train on; an estimate of the running lane can be cancelled, another finishes
+  // while the lane keeps training.
+  await enter(page, '#stop', '');
+  await page.click('#run');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.status === 'running', card);
+  await page.selectOption(`${card} select[id$="-ais-betas"]`, '10000');
+  await page.click(`${panel} button.ais-run`);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'running', panel);
+  await page.click(`${panel} button.ais-cancel`);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'cancelled', panel);
+  assert.equal(await page.textContent(`${panel} .ais-progress`), 'cancelled');
+  await page.selectOption(`${card} select[id$="-ais-particles"]`, '25');
+  await page.selectOption(`${card} select[id$="-ais-betas"]`, '100');
+  const before = (await lanes(page))[0].iter;
+  await page.click(`${panel} button.ais-run`);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', panel, { timeout: 60_000 });
+  const again = await read();
+  assert.ok(Number.isFinite(again.ais) && Number.isFinite(again.raise), JSON.stringify(again));
+  assert.ok(again.iter >= before);
+  await waitForUpdates(page, again.iter + 20, [0]);
+  assert.equal((await lanes(page))[0].status, 'running');
+  assert.deepEqual(errors, []);
 });

@@ -26,7 +26,7 @@ export function exactNote(m: number, hidden: unknown, bits: unknown): string {
   if (smaller <= bits) return '';
   return (
     `No exact log-likelihood for more than ${bits} hidden units on ${m} visible units (the sum would run over 2^${smaller} states), ` +
-    'so these lanes draw no curve; AIS estimates are not in the page yet. Their filters, samples and reconstructions below show the training.'
+    'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. Their filters, samples and reconstructions below show the training.'
   );
 }
 

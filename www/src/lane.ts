@@ -7,6 +7,7 @@
 // they describe the lane the handle shows (`gen`); `loading` (data on its way for a
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 import { appendPoints, type Curve, emptyCurve } from './curve';
+import { type EstimateReport, type EstimateSettings, estimateDataset } from './estimate';
 import type { ErrorInfo } from './generated/core';
 import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
 import type { OptionValue } from './schema';
@@ -55,6 +56,10 @@ export class LaneHandle implements LaneState {
   stats: Record<string, number> = {};
   curve: Curve = emptyCurve();
   view: LaneView | null = null;
+  /** The latest log-likelihood estimate (AIS / RAISE) of this lane, under way or finished. */
+  estimate: EstimateReport | null = null;
+  /** The id of the latest estimate asked for. */
+  private estimateId = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
   gen = 0;
   /** The latest generation sent. */
@@ -139,6 +144,39 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'export' });
   }
 
+  /** Asks the worker to estimate the log-likelihood (AIS, then RAISE) of the test data under
+   * the lane's current model, between its training slices. False when there is no lane yet. */
+  estimateLikelihood(settings: EstimateSettings): boolean {
+    if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal') return false;
+    this.estimateId += 1;
+    const dataset = estimateDataset(this.dataset);
+    this.post({ type: 'estimate', gen: this.gen, id: this.estimateId, dataset, settings });
+    this.estimate = {
+      state: 'running',
+      phase: 'ais',
+      done: 0,
+      total: 0,
+      iter: this.iter,
+      dataset,
+      settings,
+      exact: null,
+      ais: null,
+      raise: null,
+      ms: 0,
+      error: null,
+    };
+    this.events.changed(this);
+    return true;
+  }
+
+  /** Stops the estimate under way (its results so far stay shown). */
+  cancelEstimate(): void {
+    if (this.estimate?.state !== 'running') return;
+    this.post({ type: 'cancelEstimate', id: this.estimateId });
+    this.estimate = { ...this.estimate, state: 'cancelled' };
+    this.events.changed(this);
+  }
+
   /** Test hook: make the lane's wasm core panic. */
   crash(): void {
     this.post({ type: 'crash' });
@@ -176,6 +214,7 @@ export class LaneHandle implements LaneState {
     this.elapsed = 0;
     this.stats = {};
     this.view = null;
+    this.estimate = null;
   }
 
   /** Takes one message of the worker (public for the tests). */
@@ -223,6 +262,11 @@ export class LaneHandle implements LaneState {
         break;
       case 'probed':
         return; // for the page's data check, not a lane
+      case 'estimate':
+        // Only the latest estimate of the lane shown, and not once the user cancelled it.
+        if (msg.gen !== this.gen || msg.id !== this.estimateId || this.estimate?.state !== 'running') return;
+        this.estimate = msg.report;
+        break;
     }
     this.events.changed(this);
   }

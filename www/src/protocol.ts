@@ -9,6 +9,7 @@
 // Why not Comlink: a lane is a stream (the worker pushes progress while it trains), not a
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
+import type { EstimateReport, EstimateSettings } from './estimate';
 import type { CoreRecord, ErrorInfo, LoadedSet, View } from './generated/core';
 
 /** A lane configuration as the core reads it: option keys of the schema plus `algo` and `lane`. */
@@ -66,7 +67,12 @@ export type ToWorker =
   | { type: 'crash' }
   /** Load `source` (if not loaded yet) and say what it holds: the page checks a user's file
    * this way before offering it. Not tied to a lane: the reply carries `id`. */
-  | { type: 'probe'; id: number; source: DataSource };
+  | { type: 'probe'; id: number; source: DataSource }
+  /** Estimate the log-likelihood of `dataset` (AIS, then RAISE) under the current model of
+   * lane `gen`, in this worker between training slices; replaces an estimate under way. */
+  | { type: 'estimate'; gen: number; id: number; dataset: string; settings: EstimateSettings }
+  /** Drop estimate `id` (if it is still under way). */
+  | { type: 'cancelEstimate'; id: number };
 
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
@@ -103,7 +109,9 @@ export type FromWorker =
   /** Loading the data of configuration `gen`: bytes received so far, of `total` when known. */
   | { type: 'loading'; gen: number; label: string; received: number; total: number | null }
   /** The answer to `probe` `id`: the data sets it made available, or why it could not. */
-  | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null };
+  | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null }
+  /** Progress or the end of estimate `id`, asked for lane `gen`. */
+  | { type: 'estimate'; gen: number; id: number; report: EstimateReport };
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */
 export const SLICE_MS = 40;

@@ -5,7 +5,8 @@
 // configuration replaces the waiting one. A panic of the wasm core (a RuntimeError) makes the
 // worker `fatal` with the panic's message; it then ignores everything until the page replaces it.
 import { dataError } from './data';
-import type { ErrorInfo, LoadedSet, SliceResult } from './generated/core';
+import type { EstimateReport, EstimateSettings } from './estimate';
+import type { AisEstimate, AisProgress, ErrorInfo, LoadedSet, SliceResult } from './generated/core';
 import {
   addToRate,
   type CurvePoint,
@@ -26,10 +27,23 @@ import {
 /** What `WasmLane.step` returns: its view carries the weights. */
 export type Slice = Omit<SliceResult, 'view'> & { view: LaneView | null };
 
+/** The part of `WasmAis` the runner uses: one AIS or RAISE run on a copy of a lane's model. */
+export interface CoreEstimate {
+  /** Up to `maxSteps` more annealing steps (at least one). Throws the core's ErrorInfo. */
+  step(maxSteps: number): AisProgress;
+  /** The estimate, once `step` said done. */
+  result(): AisEstimate;
+  free(): void;
+}
+
 /** The part of `WasmLane` the runner uses. */
 export interface CoreLane {
   step(updates: number, view: boolean): Slice;
   exportModel(): string;
+  /** AIS (or RAISE when `reverse`) of `dataset` under a copy of the current model. Throws ErrorInfo. */
+  ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
+  /** Exact ATLL of `dataset`, or undefined/null when the model is too large to enumerate. */
+  exactAtll(dataset: string): number | null | undefined;
   readonly iter: number;
   readonly seed: string;
   readonly every: number;
@@ -51,6 +65,22 @@ export interface Core {
 
 /** Least time between two `loading` messages of one load. */
 export const LOADING_MS = 100;
+
+/** Least time between two progress reports of an estimate. */
+export const ESTIMATE_REPORT_MS = 100;
+
+/** An estimate under way: AIS then RAISE, both on the model as it was when asked for. */
+interface EstimateJob {
+  id: number;
+  gen: number;
+  /** The two runs (AIS, RAISE); `runs[phase]` is the one under way. */
+  runs: [CoreEstimate, CoreEstimate];
+  phase: 0 | 1;
+  /** Steps per `step` call, sized like the training slices (about SLICE_MS each). */
+  chunk: number;
+  report: EstimateReport;
+  lastReport: number;
+}
 
 /** The worker's surroundings. */
 export interface Host {
@@ -102,6 +132,8 @@ export class LaneRunner {
   /** The status (and message) before the load, to return to if it fails. */
   private before: { status: LaneStatus; message: string | null } = { status: 'loading', message: null };
   private lastLoading = -Infinity;
+  /** The log-likelihood estimate under way, interleaved with the training slices. */
+  private job: EstimateJob | null = null;
 
   constructor(
     private readonly core: Core,
@@ -113,10 +145,15 @@ export class LaneRunner {
     this.guard(() => this.dispatch(msg));
   }
 
-  /** One time slice: one `step` call sized to take about SLICE_MS (scheduled while running). */
+  /** One time slice: one `step` call sized to take about SLICE_MS (scheduled while running),
+   * then, while an estimate is under way, one slice of it of about the same length — so a
+   * running lane trains at about half its speed meanwhile. */
   tick(): void {
     this.pending = false;
-    this.guard(() => this.slice());
+    this.guard(() => {
+      this.slice();
+      this.estimateSlice();
+    });
   }
 
   private guard(fn: () => void): void {
@@ -126,6 +163,7 @@ export class LaneRunner {
     } catch (e) {
       // A panic (RuntimeError) or a bug: the module must not be used again.
       this.lane = null;
+      this.job = null;
       this.setStatus('fatal', fatalMessage(e, this.core));
     }
   }
@@ -178,7 +216,114 @@ export class LaneRunner {
       case 'probe':
         this.probe(msg.id, msg.source);
         break;
+      case 'estimate':
+        this.startEstimate(msg.gen, msg.id, msg.dataset, msg.settings);
+        break;
+      case 'cancelEstimate':
+        if (this.job?.id === msg.id) this.endEstimate('cancelled');
+        break;
     }
+  }
+
+  /** Starts an estimate of lane `gen`'s current model (replacing one under way). */
+  private startEstimate(gen: number, id: number, dataset: string, settings: EstimateSettings): void {
+    if (this.job) this.endEstimate('cancelled');
+    const report: EstimateReport = {
+      state: 'running',
+      phase: 'ais',
+      done: 0,
+      total: 0,
+      iter: 0,
+      dataset,
+      settings,
+      exact: null,
+      ais: null,
+      raise: null,
+      ms: 0,
+      error: null,
+    };
+    const fail = (error: string) => this.host.post({ type: 'estimate', gen, id, report: { ...report, state: 'failed', error } });
+    const lane = this.lane;
+    if (!lane || gen !== this.gen || this.waiting) {
+      fail('the lane changed: ask again');
+      return;
+    }
+    report.iter = lane.iter;
+    const t0 = this.host.now();
+    let runs: CoreEstimate[] = [];
+    try {
+      const { particles, betas, seed } = settings;
+      runs = [lane.ais(dataset, particles, betas, seed, false), lane.ais(dataset, particles, betas, seed, true)];
+      report.exact = lane.exactAtll(dataset) ?? null;
+    } catch (e) {
+      for (const r of runs) r.free();
+      if (!isErrorInfo(e)) throw e; // a panic: fatal
+      fail(e.message);
+      return;
+    }
+    report.ms = this.host.now() - t0;
+    this.job = { id, gen, runs: [runs[0], runs[1]], phase: 0, chunk: 1, report, lastReport: -Infinity };
+    this.reportEstimate(true);
+    this.kick();
+  }
+
+  /** One slice of the estimate under way (about SLICE_MS). */
+  private estimateSlice(): void {
+    const job = this.job;
+    if (!job) return;
+    const run = job.runs[job.phase];
+    const t0 = this.host.now();
+    let p: AisProgress;
+    try {
+      p = run.step(job.chunk);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e;
+      job.report.error = e.message;
+      this.endEstimate('failed');
+      return;
+    }
+    const elapsed = this.host.now() - t0;
+    job.chunk = nextChunk(job.chunk, elapsed);
+    job.report.ms += Math.max(0, elapsed);
+    const r = job.report;
+    r.total = 2 * p.totalSteps;
+    r.done = job.phase * p.totalSteps + p.doneSteps;
+    if (p.done) {
+      const result = run.result();
+      if (job.phase === 0) {
+        r.ais = result;
+        job.phase = 1;
+        r.phase = 'raise';
+        this.reportEstimate(true);
+      } else {
+        r.raise = result;
+        this.endEstimate('done');
+        return;
+      }
+    } else {
+      this.reportEstimate(false);
+    }
+    this.kick();
+  }
+
+  /** Posts the estimate's progress (at most every ESTIMATE_REPORT_MS unless `now`). */
+  private reportEstimate(now: boolean): void {
+    const job = this.job;
+    if (!job) return;
+    const t = this.host.now();
+    if (!now && t - job.lastReport < ESTIMATE_REPORT_MS) return;
+    job.lastReport = t;
+    this.host.post({ type: 'estimate', gen: job.gen, id: job.id, report: { ...job.report } });
+  }
+
+  /** Ends the estimate under way, frees its runs and says how it ended. */
+  private endEstimate(state: 'done' | 'cancelled' | 'failed'): void {
+    const job = this.job;
+    if (!job) return;
+    this.job = null;
+    for (const r of job.runs) r.free();
+    job.report.state = state;
+    this.host.post({ type: 'estimate', gen: job.gen, id: job.id, report: { ...job.report } });
   }
 
   /** Loads the data of a configuration, then builds it (unless a newer one replaced it). */
@@ -269,6 +414,8 @@ export class LaneRunner {
       return;
     }
     this.lane?.free();
+    // An estimate is of the lane it was asked for: a new lane ends it.
+    this.endEstimate('cancelled');
     this.lane = lane;
     this.config = config;
     this.dataset = dataset;
@@ -299,7 +446,7 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if (this.status === 'running' && !this.pending) {
+    if ((this.status === 'running' || this.job) && !this.pending) {
       this.pending = true;
       this.host.schedule(() => this.tick());
     }
@@ -316,6 +463,10 @@ export class LaneRunner {
       this.setStatus('done');
       return;
     }
+    this.trainSlice(lane);
+  }
+
+  private trainSlice(lane: CoreLane): void {
     const iter = lane.iter;
     let n = this.chunk;
     if (this.until !== null) n = Math.min(n, this.until - iter);

@@ -181,3 +181,50 @@ describe('LaneHandle: data on its way', () => {
     expect(lane.elapsed).toBe(0);
   });
 });
+
+describe('LaneHandle: log-likelihood estimates', () => {
+  const settings = { particles: 100, betas: 1000, seed: 1 };
+  const report = (state: 'running' | 'done', done: number) => ({
+    state,
+    phase: 'ais' as const,
+    done,
+    total: 10,
+    iter: 5,
+    dataset: 'mnist-test',
+    settings,
+    exact: null,
+    ais: null,
+    raise: null,
+    ms: 1,
+    error: null,
+  });
+
+  it('asks for the test split when training on mnist, takes only the latest estimate of the lane shown, and cancels', () => {
+    expect(lane.estimateLikelihood(settings)).toBe(false); // no lane yet
+    lane.configure({ lr: 0.1 }, 'mnist');
+    w().reply(configured(1));
+    w().reply(status(1, 'ready'));
+    expect(lane.estimateLikelihood(settings)).toBe(true);
+    expect(w().posted.at(-1)).toEqual({ type: 'estimate', gen: 1, id: 1, dataset: 'mnist-test', settings });
+    expect(lane.estimate?.state).toBe('running');
+    lane.estimateLikelihood(settings); // id 2 replaces id 1
+    w().reply({ type: 'estimate', gen: 1, id: 1, report: report('running', 3) });
+    expect(lane.estimate?.done).toBe(0);
+    w().reply({ type: 'estimate', gen: 0, id: 2, report: report('running', 3) });
+    expect(lane.estimate?.done).toBe(0);
+    w().reply({ type: 'estimate', gen: 1, id: 2, report: report('running', 4) });
+    expect(lane.estimate?.done).toBe(4);
+    lane.cancelEstimate();
+    expect(w().posted.at(-1)).toEqual({ type: 'cancelEstimate', id: 2 });
+    expect(lane.estimate?.state).toBe('cancelled');
+    w().reply({ type: 'estimate', gen: 1, id: 2, report: report('running', 6) }); // in flight
+    expect(lane.estimate?.state).toBe('cancelled');
+    // A new lane (configured) clears it.
+    lane.configure({ lr: 0.2 }, 'bas4');
+    w().reply(configured(2));
+    expect(lane.estimate).toBeNull();
+    w().reply(status(2, 'ready'));
+    lane.estimateLikelihood(settings);
+    expect(w().posted.at(-1)).toMatchObject({ type: 'estimate', gen: 2, dataset: 'bas4' });
+  });
+});

@@ -1,9 +1,60 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CoreRecord, ErrorInfo, LoadedSet } from '../src/generated/core';
+import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, LoadedSet } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
-import { type Core, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
+import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
 let clock: number;
+
+/** Every call the fake core gets, in order: training slices and estimate steps. */
+let trace: string[];
+
+/** A fake AIS/RAISE run: 25 chains per block, `betas − 1` steps each, 0.01 ms per step. */
+class FakeEstimate implements CoreEstimate {
+  done = 0;
+  freed = false;
+  readonly total: number;
+  constructor(
+    readonly reverse: boolean,
+    readonly particles: number,
+    readonly betas: number,
+    readonly iter: number,
+  ) {
+    this.total = Math.ceil(particles / 25) * (betas - 1);
+  }
+  step(maxSteps: number): AisProgress {
+    if (this.freed) throw new Error('used after free');
+    const n = Math.min(Math.max(1, maxSteps), this.total - this.done);
+    this.done += n;
+    clock += 0.01 * n;
+    trace.push(this.reverse ? 'raise' : 'ais');
+    return { done: this.done === this.total, doneSteps: this.done, totalSteps: this.total };
+  }
+  result(): AisEstimate {
+    if (this.done < this.total) throw new Error('not done');
+    const atll = this.reverse ? -6 : -4;
+    return {
+      log_z: 1,
+      log_z_lo: 0.9,
+      log_z_hi: 1.1,
+      atll,
+      atll_lo: atll - 0.5,
+      atll_hi: atll + 0.5,
+      method: this.reverse ? 'raise' : 'ais',
+      particles: this.particles,
+      betas: this.betas,
+      seed: 1,
+      rows: 10,
+      base_log_z: 0,
+      thresholded: false,
+      ess: this.reverse ? null : 50,
+      iter: this.iter,
+      dataset: 'bas4',
+    };
+  }
+  free() {
+    this.freed = true;
+  }
+}
 
 /** A fake lane: ATLL rises by 0.01 per update; diverges at `divergeAt` if set; panics at `panicAt`. */
 class FakeLane implements CoreLane {
@@ -22,8 +73,20 @@ class FakeLane implements CoreLane {
   private record(): CoreRecord {
     return { iter: this.iter, sweeps: this.iter, vh_steps: this.iter, atll: -10 + 0.01 * this.iter, log_z: 1, stats: { mean_tau: 2.5 } };
   }
+  estimates: FakeEstimate[] = [];
+  ais(dataset: string, particles: number, betas: number, _seed: number, reverse: boolean): CoreEstimate {
+    if (particles < 2) throw { kind: 'invalid_option', key: 'particles', message: 'the number of AIS particles must be between 2 and 100000 (got 1)' };
+    if (dataset !== 'bas4') throw { kind: 'invalid_option', key: 'data', message: `unknown data set '${dataset}'` };
+    const e = new FakeEstimate(reverse, particles, betas, this.iter);
+    this.estimates.push(e);
+    return e;
+  }
+  exactAtll(_dataset: string): number | null {
+    return this.n <= 20 ? -5 : null;
+  }
   step(updates: number, view: boolean): Slice {
     this.calls.push({ updates, view });
+    trace.push('train');
     clock += 0.05 * updates; // 50 µs per update
     if (this.panicAt !== null && this.iter + updates >= this.panicAt) {
       core.panicked = 'internal error at src/train/lane.rs:1: index out of bounds (please report this)';
@@ -145,6 +208,7 @@ const of = <T extends FromWorker['type']>(type: T) => sent.filter((m) => m.type 
 const statuses = () => of('status').map((m) => m.status);
 
 beforeEach(() => {
+  trace = [];
   sent = [];
   tasks = [];
   clock = 0;
@@ -481,5 +545,99 @@ describe('LaneRunner: data that must be loaded first', () => {
       { type: 'probed', id: 5, sets: [], error },
     ]);
     expect(core.lanes).toHaveLength(0);
+  });
+});
+
+describe('LaneRunner: log-likelihood estimates (AIS, then RAISE)', () => {
+  const settings = { particles: 50, betas: 1001, seed: 1 };
+  const estimate = (g: number, id = 1, dataset = 'bas4'): ToWorker => ({ type: 'estimate', gen: g, id, dataset, settings });
+  const reports = () => of('estimate').map((m) => m.report);
+
+  it('interleaves estimate steps with training slices, reports progress, and ends with both sides and the exact value', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    const at = core.lanes[0].iter;
+    runner.handle(estimate(1));
+    expect(reports()[0]).toMatchObject({ state: 'running', phase: 'ais', iter: at, exact: -5, dataset: 'bas4' });
+    trace = [];
+    runTasks(10_000);
+    const last = reports().at(-1)!;
+    expect(last.state).toBe('done');
+    expect(last.done).toBe(last.total);
+    expect(last.total).toBe(2 * 2 * 1000);
+    expect(last.ais).toMatchObject({ method: 'ais', atll: -4, iter: at });
+    expect(last.raise).toMatchObject({ method: 'raise', atll: -6, iter: at });
+    expect(last.exact).toBe(-5);
+    expect(last.ms).toBeGreaterThan(0);
+    // Every tick: one training slice, then one estimate step; AIS runs before RAISE.
+    const est = trace.filter((t) => t !== 'train');
+    expect(est.indexOf('raise')).toBeGreaterThan(est.lastIndexOf('ais'));
+    for (let i = 0; i + 1 < trace.length && trace[i + 1] !== undefined; i += 2) {
+      if (!trace.slice(i).some((t) => t !== 'train')) break;
+      expect(trace[i]).toBe('train');
+      expect(trace[i + 1]).not.toBe('train');
+    }
+    // Both runs were taken from the model at the same update, and both are freed.
+    expect(core.lanes[0].estimates.map((e) => [e.iter, e.freed])).toEqual([
+      [at, true],
+      [at, true],
+    ]);
+    expect(core.lanes[0].iter).toBeGreaterThan(at); // the lane kept training
+    expect(statuses().at(-1)).toBe('running');
+    // Progress is monotone and at a bounded rate.
+    const done = reports().map((r) => r.done);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(reports().length).toBeLessThan(100);
+    // Estimate steps grow to fill about one slice each: far fewer calls than steps.
+    expect(est.length).toBeLessThan(40);
+  });
+
+  it('runs on a paused lane too, without training it', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(estimate(1));
+    runTasks(10_000);
+    expect(reports().at(-1)!.state).toBe('done');
+    expect(core.lanes[0].iter).toBe(0);
+    expect(trace.filter((t) => t === 'train')).toHaveLength(1); // the build's step(0)
+    expect(tasks).toHaveLength(0); // nothing left to do
+  });
+
+  it('cancel frees both runs at once and says so; a new lane or a new estimate ends the old one', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(estimate(1, 1));
+    runTasks(2);
+    runner.handle({ type: 'cancelEstimate', id: 1 });
+    expect(reports().at(-1)!.state).toBe('cancelled');
+    expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
+    runTasks(100);
+    expect(reports().at(-1)!.state).toBe('cancelled');
+    runner.handle({ type: 'cancelEstimate', id: 1 }); // twice: nothing happens
+    expect(reports().filter((r) => r.state === 'cancelled')).toHaveLength(1);
+
+    runner.handle(estimate(1, 2));
+    runner.handle(estimate(1, 3));
+    expect(
+      of('estimate')
+        .filter((m) => m.id === 2)
+        .at(-1)!.report.state,
+    ).toBe('cancelled');
+    runner.handle(configure({ lr: 0.1, seed: 2, every: 10 }));
+    const last = of('estimate').at(-1)!;
+    expect([last.id, last.gen, last.report.state]).toEqual([3, 1, 'cancelled']);
+    expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
+  });
+
+  it("refuses an estimate of a stale lane, and reports the core's refusal as failed", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(estimate(7));
+    expect(of('estimate').at(-1)).toMatchObject({ gen: 7, report: { state: 'failed', error: expect.stringContaining('lane changed') } });
+    runner.handle({ type: 'estimate', gen: 1, id: 2, dataset: 'bas4', settings: { particles: 1, betas: 10, seed: 1 } });
+    expect(of('estimate').at(-1)).toMatchObject({ id: 2, report: { state: 'failed', error: expect.stringContaining('particles') } });
+    runner.handle(estimate(1, 3, 'nope'));
+    expect(of('estimate').at(-1)!.report.error).toContain('unknown data set');
+    // Nothing is left running.
+    expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
+    expect(tasks).toHaveLength(0);
   });
 });

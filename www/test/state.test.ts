@@ -130,7 +130,7 @@ describe('per-data-set defaults', () => {
     expect(dataOptionText(mnist)).toMatch(/^MNIST digits, training split .* — loads 1\.6 MB once$/);
     expect(dataOptionText(catalog.data_sets[0])).toBe(catalog.data_sets[0].description);
     expect(exactNote(784, 500, 20)).toMatch(
-      /^No exact log-likelihood for more than 20 hidden units on 784 visible units .*AIS estimates are not in the page yet/,
+      /^No exact log-likelihood for more than 20 hidden units on 784 visible units .*"Estimate log-likelihood \(AIS\)" button of each lane gives an AIS \/ RAISE bracket/,
     );
     expect(exactNote(784, 20, 20)).toBe('');
     expect(exactNote(16, 500, 20)).toBe(''); // the visible layer is enumerated

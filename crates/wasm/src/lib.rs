@@ -12,6 +12,8 @@
 
 use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
+use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
+use rbm_core::model::Rbm;
 use rbm_core::train::{Lane, LaneConfig, Record, View};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -262,6 +264,230 @@ impl WasmLane {
     #[wasm_bindgen(getter)]
     pub fn every(&self) -> f64 {
         self.lane.config().every as f64
+    }
+
+    /// An AIS (`reverse` false) or RAISE (`reverse` true) estimate of the average
+    /// log-likelihood of the data set `dataset` under a copy of the lane's current model, to run
+    /// step by step ([`WasmAis::step`]); the lane keeps training meanwhile. Throws
+    /// `{kind, key, message}` (keys `particles`, `betas`, `data`).
+    pub fn ais(
+        &self,
+        dataset: &str,
+        particles: u32,
+        betas: u32,
+        seed: f64,
+        reverse: bool,
+    ) -> Result<WasmAis, JsValue> {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let cfg = AisConfig {
+            particles: particles as usize,
+            betas: betas as usize,
+            seed: seed as u64,
+        };
+        WasmAis::new(self.lane.model(), &data, cfg, reverse, self.lane.iter()).map_err(js_err)
+    }
+
+    /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
+    /// exact curve) under the lane's current model, or null when the smaller layer has more
+    /// than the lane's `exact_bits` units. One call: at 20 units it enumerates 2^20 states.
+    #[wasm_bindgen(js_name = exactAtll)]
+    pub fn exact_atll(&self, dataset: &str) -> Result<Option<f64>, JsValue> {
+        let rbm = self.lane.model();
+        if rbm.m().min(rbm.n()) > self.lane.config().exact_bits {
+            return Ok(None);
+        }
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let data = if data.is_binary() {
+            data
+        } else {
+            Arc::new(data.thresholded())
+        };
+        let log_z = rbm_core::eval::exact::log_z(rbm).map_err(js_err)?;
+        rbm_core::eval::exact::average_log_likelihood(rbm, &data, log_z)
+            .map(Some)
+            .map_err(js_err)
+    }
+}
+
+/// What [`WasmAis::step`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AisProgress {
+    /// Whether every chain has finished ([`WasmAis::result`] is then ready).
+    pub done: bool,
+    /// Annealing steps done, summed over the blocks of chains.
+    pub done_steps: f64,
+    /// Annealing steps in all: blocks × (betas − 1).
+    pub total_steps: f64,
+}
+
+/// The core's [`AisResult`] as the page receives it (`−∞` bars stay numbers: `-Infinity`).
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AisEstimate {
+    /// AIS: `log Ẑ`; RAISE: the log Z its bound implies.
+    pub log_z: f64,
+    /// Lower end of the log Z bar (±3σ).
+    pub log_z_lo: f64,
+    /// Upper end of the log Z bar.
+    pub log_z_hi: f64,
+    /// Average log-likelihood: AIS's estimate (high on average) or RAISE's bound (low).
+    pub atll: f64,
+    /// Lower end of the ATLL bar (±3σ).
+    pub atll_lo: f64,
+    /// Upper end of the ATLL bar.
+    pub atll_hi: f64,
+    /// `"ais"` or `"raise"`.
+    pub method: String,
+    /// Number of chains.
+    pub particles: usize,
+    /// Number of inverse temperatures (0 and 1 included).
+    pub betas: usize,
+    /// The seed used.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub seed: u64,
+    /// AIS: the rows evaluated; RAISE: the rows chains started from.
+    pub rows: usize,
+    /// The base model's exact log Z.
+    pub base_log_z: f64,
+    /// Whether grey levels were thresholded at 0.5.
+    pub thresholded: bool,
+    /// AIS only: effective sample size of the importance weights.
+    pub ess: Option<f64>,
+    /// The lane's update at which the model was copied.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// The data set evaluated.
+    pub dataset: String,
+}
+
+impl AisEstimate {
+    fn new(r: AisResult, iter: u64, dataset: String) -> AisEstimate {
+        AisEstimate {
+            log_z: r.log_z,
+            log_z_lo: r.log_z_lo,
+            log_z_hi: r.log_z_hi,
+            atll: r.atll,
+            atll_lo: r.atll_lo,
+            atll_hi: r.atll_hi,
+            method: r.method.to_string(),
+            particles: r.particles,
+            betas: r.betas,
+            seed: r.seed,
+            rows: r.rows,
+            base_log_z: r.base_log_z,
+            thresholded: r.thresholded,
+            ess: r.ess,
+            iter,
+            dataset,
+        }
+    }
+}
+
+/// An AIS or RAISE run of the core ([`Plan`]) on a copy of a lane's model, advanced a few
+/// annealing steps per call so a worker can interleave it with training, report progress and
+/// drop it to cancel. Blocks of chains run one after the other, so the result has the same bits
+/// as the core's one-shot `ais_evaluate` / `raise_evaluate` with the same seed.
+#[wasm_bindgen]
+pub struct WasmAis {
+    plan: Plan,
+    /// The block under way (None once all are done).
+    block: Option<Block>,
+    /// Log-weights of the finished blocks, in order.
+    parts: Vec<Vec<f64>>,
+    /// The block `block` runs (== blocks when all are done).
+    next: usize,
+    iter: u64,
+    name: String,
+}
+
+impl WasmAis {
+    /// A run of `cfg` on `model` and `data` (RAISE when `reverse`), the model taken at update
+    /// `iter`.
+    pub fn new(
+        model: &Rbm,
+        data: &Dataset,
+        cfg: AisConfig,
+        reverse: bool,
+        iter: u64,
+    ) -> Result<WasmAis, Error> {
+        let plan = if reverse {
+            Plan::raise(model, data, None, cfg)?
+        } else {
+            Plan::ais(model, data, None, cfg)?
+        };
+        Ok(WasmAis {
+            block: Some(plan.block(0)?),
+            plan,
+            parts: Vec::new(),
+            next: 0,
+            iter,
+            name: data.name.clone(),
+        })
+    }
+
+    fn steps_per_block(&self) -> usize {
+        self.plan.config().betas - 1
+    }
+
+    /// The result, once [`WasmAis::step`] said `done`.
+    pub fn estimate(&self) -> Result<AisEstimate, Error> {
+        if self.next < self.plan.blocks() {
+            return Err(Error::Invalid("the AIS run has not finished".into()));
+        }
+        let r = self.plan.finish(&self.parts)?;
+        Ok(AisEstimate::new(r, self.iter, self.name.clone()))
+    }
+
+    /// Runs up to `max_steps` annealing steps (over blocks, in order).
+    pub fn advance(&mut self, max_steps: usize) -> Result<AisProgress, Error> {
+        let mut left = max_steps.max(1);
+        let per = self.steps_per_block();
+        while left > 0 && self.next < self.plan.blocks() {
+            let block = self
+                .block
+                .as_mut()
+                .expect("a block runs until all are done");
+            let before = block.done();
+            let finished = block.advance(left);
+            left -= block.done() - before;
+            if finished {
+                let b = self.block.take().expect("the block just advanced");
+                self.parts.push(b.into_log_weights());
+                self.next += 1;
+                if self.next < self.plan.blocks() {
+                    self.block = Some(self.plan.block(self.next)?);
+                }
+            }
+        }
+        let done_in_block = self.block.as_ref().map_or(0, |b| b.done());
+        Ok(AisProgress {
+            done: self.next >= self.plan.blocks(),
+            done_steps: (self.next * per + done_in_block) as f64,
+            total_steps: (self.plan.blocks() * per) as f64,
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl WasmAis {
+    /// Runs up to `max_steps` more annealing steps (at least one): `{done, doneSteps,
+    /// totalSteps}`.
+    pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
+        let p = self.advance(max_steps as usize).map_err(js_err)?;
+        to_js(&p)
+    }
+
+    /// The estimate ([`AisEstimate`]) once `step` said `done`; throws before.
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.estimate().map_err(js_err)?)
+    }
+
+    /// `"ais"` or `"raise"`.
+    #[wasm_bindgen(getter)]
+    pub fn method(&self) -> String {
+        self.plan.method().to_string()
     }
 }
 

@@ -12,7 +12,7 @@ use rbm_core::eval::distribution::Distribution;
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
-use rbm_playground::{LoadedSet, SliceResult};
+use rbm_playground::{AisEstimate, AisProgress, LoadedSet, SliceResult};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -44,6 +44,8 @@ fn generated() -> String {
         decl::<ErrorInfo>(&cfg),
         decl::<SliceResult>(&cfg),
         decl::<LoadedSet>(&cfg),
+        decl::<AisProgress>(&cfg),
+        decl::<AisEstimate>(&cfg),
     ] {
         out.push_str(&d);
     }

@@ -316,3 +316,71 @@ fn loaded_data_sets_train_and_bad_files_are_refused() {
     );
     assert_eq!(e.key.as_deref(), Some("data"));
 }
+
+#[wasm_bindgen_test]
+fn stepped_ais_and_raise_give_the_bits_of_the_one_shot_core_runs() {
+    use rbm_core::data::Dataset;
+    use rbm_core::eval::ais::{ais_evaluate, raise_evaluate, AisConfig};
+    let cfg = r#"{"algo": "pcd", "hidden": 5, "seed": 3, "every": 10}"#;
+    let mut lane = WasmLane::new(js(cfg), "bas4").unwrap();
+    step(&mut lane, 20);
+    let rbm = model(&lane);
+    let data = Dataset::builtin("bas4").unwrap();
+    // 60 particles: blocks of 25, 25 and 10 chains.
+    let ais_cfg = AisConfig {
+        particles: 60,
+        betas: 40,
+        seed: 11,
+    };
+    for reverse in [false, true] {
+        let want = if reverse {
+            raise_evaluate(&rbm, &data, ais_cfg).unwrap()
+        } else {
+            ais_evaluate(&rbm, &data, ais_cfg).unwrap()
+        };
+        let mut est = lane.ais("bas4", 60, 40, 11.0, reverse).unwrap();
+        assert!(est.result().is_err(), "no result before the end");
+        let mut calls = 0;
+        let last = loop {
+            // 7 steps per call: calls end inside blocks and across block boundaries.
+            let p = est.step(7).unwrap();
+            calls += 1;
+            assert_eq!(get(&p, "totalSteps").as_f64(), Some(3.0 * 39.0));
+            if get(&p, "done").as_bool() == Some(true) {
+                break p;
+            }
+        };
+        assert_eq!(get(&last, "doneSteps").as_f64(), Some(3.0 * 39.0));
+        assert_eq!(calls, (3 * 39usize).div_ceil(7));
+        let r = est.result().unwrap();
+        let bits = |k: &str| get(&r, k).as_f64().unwrap().to_bits();
+        assert_eq!(bits("atll"), want.atll.to_bits(), "{}", want.method);
+        assert_eq!(bits("atll_lo"), want.atll_lo.to_bits());
+        assert_eq!(bits("atll_hi"), want.atll_hi.to_bits());
+        assert_eq!(bits("log_z"), want.log_z.to_bits());
+        assert_eq!(get(&r, "method").as_string().as_deref(), Some(want.method));
+        assert_eq!(get(&r, "iter").as_f64(), Some(20.0));
+        assert_eq!(get(&r, "dataset").as_string().as_deref(), Some("bas4"));
+        assert_eq!(est.method(), want.method);
+    }
+    let exact = lane.exact_atll("bas4").unwrap().unwrap();
+    assert!(exact.is_finite());
+
+    // Cancel: dropping a run part way (and one never stepped) is safe; the lane trains on and
+    // a fresh run still gives the same bits.
+    let mut est = lane.ais("bas4", 60, 40, 11.0, false).unwrap();
+    est.step(30).unwrap();
+    drop(est);
+    drop(lane.ais("bas4", 60, 40, 11.0, true).unwrap());
+    assert!(step(&mut lane, 10).error.is_none());
+    let e = error(lane.ais("bas4", 1, 40, 1.0, false).err().unwrap());
+    assert_eq!(e.key.as_deref(), Some("particles"));
+    let e = error(lane.ais("bas4", 10, 1, 1.0, false).err().unwrap());
+    assert_eq!(e.key.as_deref(), Some("betas"));
+    let e = error(lane.ais("no-such-set", 10, 10, 1.0, false).err().unwrap());
+    assert_eq!(e.key.as_deref(), Some("data"));
+    assert!(
+        lane.ais("bas3", 10, 10, 1.0, false).is_err(),
+        "a set of another size"
+    );
+}

@@ -405,3 +405,81 @@ shape: [number, number] | null,
  * Whether rows have labels.
  */
 labelled: boolean, };
+export type AisProgress = { 
+/**
+ * Whether every chain has finished ([`WasmAis::result`] is then ready).
+ */
+done: boolean, 
+/**
+ * Annealing steps done, summed over the blocks of chains.
+ */
+doneSteps: number, 
+/**
+ * Annealing steps in all: blocks × (betas − 1).
+ */
+totalSteps: number, };
+export type AisEstimate = { 
+/**
+ * AIS: `log Ẑ`; RAISE: the log Z its bound implies.
+ */
+log_z: number, 
+/**
+ * Lower end of the log Z bar (±3σ).
+ */
+log_z_lo: number, 
+/**
+ * Upper end of the log Z bar.
+ */
+log_z_hi: number, 
+/**
+ * Average log-likelihood: AIS's estimate (high on average) or RAISE's bound (low).
+ */
+atll: number, 
+/**
+ * Lower end of the ATLL bar (±3σ).
+ */
+atll_lo: number, 
+/**
+ * Upper end of the ATLL bar.
+ */
+atll_hi: number, 
+/**
+ * `"ais"` or `"raise"`.
+ */
+method: string, 
+/**
+ * Number of chains.
+ */
+particles: number, 
+/**
+ * Number of inverse temperatures (0 and 1 included).
+ */
+betas: number, 
+/**
+ * The seed used.
+ */
+seed: number, 
+/**
+ * AIS: the rows evaluated; RAISE: the rows chains started from.
+ */
+rows: number, 
+/**
+ * The base model's exact log Z.
+ */
+base_log_z: number, 
+/**
+ * Whether grey levels were thresholded at 0.5.
+ */
+thresholded: boolean, 
+/**
+ * AIS only: effective sample size of the importance weights.
+ */
+ess: number | null, 
+/**
+ * The lane's update at which the model was copied.
+ */
+iter: number, 
+/**
+ * The data set evaluated.
+ */
+dataset: string, };

@@ -1,4 +1,5 @@
 // The lane panels, in the order a lane card shows them. A new panel: one file, one line here.
+import { aisPanel } from './ais';
 import { chainsPanel } from './chains';
 import { distributionPanel } from './distribution';
 import { downloadPanel } from './download';
@@ -8,4 +9,4 @@ import type { PanelKind } from './panel';
 import { reconstructionsPanel } from './reconstructions';
 import { statisticsPanel } from './statistics';
 
-export const PANELS: PanelKind[] = [optionsPanel, statisticsPanel, filtersPanel, distributionPanel, chainsPanel, reconstructionsPanel, downloadPanel];
+export const PANELS: PanelKind[] = [optionsPanel, statisticsPanel, filtersPanel, distributionPanel, chainsPanel, reconstructionsPanel, aisPanel, downloadPanel];
