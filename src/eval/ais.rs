@@ -142,6 +142,7 @@ pub struct LogZEstimate {
 /// An AIS or RAISE evaluation of a data set: log Z and the average log-likelihood (ATLL) with
 /// ±3 standard-error bars.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AisResult {
     /// AIS: `log Ẑ` (an under-estimate on average). RAISE: the log Z implied by its bound,
     /// `mean(−F(v)) − atll` (an over-estimate on average).
@@ -165,6 +166,7 @@ pub struct AisResult {
     /// Number of inverse temperatures.
     pub betas: usize,
     /// The seed used.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub seed: u64,
     /// AIS: the data's rows. RAISE: the rows chains started from (all of them when
     /// `particles ≥ rows`, else a seeded random subset); the ATLL is over all rows either way.
@@ -173,8 +175,8 @@ pub struct AisResult {
     pub base_log_z: f64,
     /// Whether the data were grey levels, evaluated on their 0.5-threshold binarisation.
     pub thresholded: bool,
-    /// AIS only: effective sample size of the importance weights (see [`LogZEstimate::ess`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// AIS only: effective sample size of the importance weights (see [`LogZEstimate::ess`]);
+    /// null for RAISE.
     pub ess: Option<f64>,
 }
 

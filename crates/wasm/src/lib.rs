@@ -322,67 +322,19 @@ pub struct AisProgress {
     pub total_steps: f64,
 }
 
-/// The core's [`AisResult`] as the page receives it (`−∞` bars stay numbers: `-Infinity`).
+/// The core's [`AisResult`] as the page receives it (`−∞` bars stay numbers: `-Infinity`), with
+/// the update the model was taken at and the data set evaluated.
 #[derive(Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AisEstimate {
-    /// AIS: `log Ẑ`; RAISE: the log Z its bound implies.
-    pub log_z: f64,
-    /// Lower end of the log Z bar (±3σ).
-    pub log_z_lo: f64,
-    /// Upper end of the log Z bar.
-    pub log_z_hi: f64,
-    /// Average log-likelihood: AIS's estimate (high on average) or RAISE's bound (low).
-    pub atll: f64,
-    /// Lower end of the ATLL bar (±3σ).
-    pub atll_lo: f64,
-    /// Upper end of the ATLL bar.
-    pub atll_hi: f64,
-    /// `"ais"` or `"raise"`.
-    pub method: String,
-    /// Number of chains.
-    pub particles: usize,
-    /// Number of inverse temperatures (0 and 1 included).
-    pub betas: usize,
-    /// The seed used.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub seed: u64,
-    /// AIS: the rows evaluated; RAISE: the rows chains started from.
-    pub rows: usize,
-    /// The base model's exact log Z.
-    pub base_log_z: f64,
-    /// Whether grey levels were thresholded at 0.5.
-    pub thresholded: bool,
-    /// AIS only: effective sample size of the importance weights.
-    pub ess: Option<f64>,
+    /// The estimate.
+    #[serde(flatten)]
+    pub result: AisResult,
     /// The lane's update at which the model was copied.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub iter: u64,
     /// The data set evaluated.
     pub dataset: String,
-}
-
-impl AisEstimate {
-    fn new(r: AisResult, iter: u64, dataset: String) -> AisEstimate {
-        AisEstimate {
-            log_z: r.log_z,
-            log_z_lo: r.log_z_lo,
-            log_z_hi: r.log_z_hi,
-            atll: r.atll,
-            atll_lo: r.atll_lo,
-            atll_hi: r.atll_hi,
-            method: r.method.to_string(),
-            particles: r.particles,
-            betas: r.betas,
-            seed: r.seed,
-            rows: r.rows,
-            base_log_z: r.base_log_z,
-            thresholded: r.thresholded,
-            ess: r.ess,
-            iter,
-            dataset,
-        }
-    }
 }
 
 /// An AIS or RAISE run of the core ([`Plan`]) on a copy of a lane's model, advanced a few
@@ -437,7 +389,11 @@ impl WasmAis {
             return Err(Error::Invalid("the AIS run has not finished".into()));
         }
         let r = self.plan.finish(&self.parts)?;
-        Ok(AisEstimate::new(r, self.iter, self.name.clone()))
+        Ok(AisEstimate {
+            result: r,
+            iter: self.iter,
+            dataset: self.name.clone(),
+        })
     }
 
     /// Runs up to `max_steps` annealing steps (over blocks, in order).

@@ -420,27 +420,38 @@ doneSteps: number,
 totalSteps: number, };
 export type AisEstimate = { 
 /**
- * AIS: `log Ẑ`; RAISE: the log Z its bound implies.
+ * The lane's update at which the model was copied.
+ */
+iter: number, 
+/**
+ * The data set evaluated.
+ */
+dataset: string, 
+/**
+ * AIS: `log Ẑ` (an under-estimate on average). RAISE: the log Z implied by its bound,
+ * `mean(−F(v)) − atll` (an over-estimate on average).
  */
 log_z: number, 
 /**
- * Lower end of the log Z bar (±3σ).
+ * Lower end of the log Z bar (AIS: `log Z_A + log(r̂ − 3σ̂)`; RAISE: `log_z − 3·se`).
  */
 log_z_lo: number, 
 /**
- * Upper end of the log Z bar.
+ * Upper end of the log Z bar (AIS: `log Z_A + log(r̂ + 3σ̂)`; RAISE: `log_z + 3·se`).
  */
 log_z_hi: number, 
 /**
- * Average log-likelihood: AIS's estimate (high on average) or RAISE's bound (low).
+ * Average log-likelihood of the evaluated rows. AIS: `mean(−F(v)) − log Ẑ`, an
+ * over-estimate on average; RAISE: the mean of the per-row reverse estimates, a stochastic
+ * lower bound (Burda et al. 2015).
  */
 atll: number, 
 /**
- * Lower end of the ATLL bar (±3σ).
+ * Lower end of the ATLL bar (AIS: `mean(−F) − log_z_hi`; RAISE: `atll − 3·se`).
  */
 atll_lo: number, 
 /**
- * Upper end of the ATLL bar.
+ * Upper end of the ATLL bar (AIS: `mean(−F) − log_z_lo`; RAISE: `atll + 3·se`).
  */
 atll_hi: number, 
 /**
@@ -452,7 +463,7 @@ method: string,
  */
 particles: number, 
 /**
- * Number of inverse temperatures (0 and 1 included).
+ * Number of inverse temperatures.
  */
 betas: number, 
 /**
@@ -460,26 +471,20 @@ betas: number,
  */
 seed: number, 
 /**
- * AIS: the rows evaluated; RAISE: the rows chains started from.
+ * AIS: the data's rows. RAISE: the rows chains started from (all of them when
+ * `particles ≥ rows`, else a seeded random subset); the ATLL is over all rows either way.
  */
 rows: number, 
 /**
- * The base model's exact log Z.
+ * The base model's exact `log Z_A`.
  */
 base_log_z: number, 
 /**
- * Whether grey levels were thresholded at 0.5.
+ * Whether the data were grey levels, evaluated on their 0.5-threshold binarisation.
  */
 thresholded: boolean, 
 /**
- * AIS only: effective sample size of the importance weights.
+ * AIS only: effective sample size of the importance weights (see [`LogZEstimate::ess`]);
+ * null for RAISE.
  */
-ess: number | null, 
-/**
- * The lane's update at which the model was copied.
- */
-iter: number, 
-/**
- * The data set evaluated.
- */
-dataset: string, };
+ess: number | null, };
