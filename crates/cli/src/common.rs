@@ -106,13 +106,6 @@ fn read_bytes(path: &Path, what: &str) -> CliResult<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads a text file of at most [`MAX_INPUT_BYTES`], with a message naming the file.
-fn read_bounded(path: &Path, what: &str) -> CliResult<String> {
-    let bytes = read_bytes(path, what)?;
-    String::from_utf8(bytes)
-        .map_err(|_| Failure::Msg(format!("{what} '{}' is not text", path.display())))
-}
-
 /// Where the MNIST asset is looked for: `$RBM_MNIST`, then `www/public/assets/generated/` under
 /// the working directory and under the repository the binary was built in.
 fn mnist_asset() -> CliResult<PathBuf> {
@@ -170,10 +163,11 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
     Ok(Dataset::parse(&label, &text)?)
 }
 
-/// A model file (`{"visible", "hidden", "w", "b", "c"}`), checked for sizes and finiteness.
+/// A model file — JSON (`{"visible", "hidden", "w", "b", "c"}`) or the binary format
+/// (`RBMM`, see `Rbm::to_bytes`), optionally gzipped — checked for sizes and finiteness.
 pub fn load_model(path: &str) -> CliResult<Rbm> {
-    let text = read_bounded(Path::new(path), "model file")?;
-    Rbm::from_json(&text).map_err(|e| Failure::Msg(format!("{path}: {e}")))
+    let bytes = read_bytes(Path::new(path), "model file")?;
+    Rbm::from_file_bytes(&bytes).map_err(|e| Failure::Msg(format!("{path}: {e}")))
 }
 
 /// Fails at once when `path` cannot be written (before hours of training, not after). An
@@ -187,9 +181,14 @@ pub fn check_writable(path: &str) -> CliResult {
         .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
 }
 
-/// Writes `model` to `path` as a JSON model file.
+/// Writes `model` to `path`: the binary format when the name ends in `.rbm`, else JSON.
 pub fn save_model(path: &str, model: &Rbm) -> CliResult {
-    std::fs::write(path, model.to_json() + "\n")
+    let bytes = if path.ends_with(".rbm") {
+        model.to_bytes()
+    } else {
+        (model.to_json() + "\n").into_bytes()
+    };
+    std::fs::write(path, bytes)
         .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
 }
 

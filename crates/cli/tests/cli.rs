@@ -556,3 +556,54 @@ fn mnist_and_idx_files_train() {
     assert!(err.starts_with("error: ") && err.contains("holds"), "{err}");
     std::fs::remove_file(&p).ok();
 }
+
+/// `--save-model NAME.rbm` writes the binary format, which every command reads like JSON, with
+/// the same numbers.
+#[test]
+fn binary_and_json_model_files_give_the_same_numbers() {
+    let dir = std::env::temp_dir();
+    let id = std::process::id();
+    let paths: Vec<String> = ["m.rbm", "m.json"]
+        .iter()
+        .map(|n| {
+            dir.join(format!("rbm-cli-test-{id}-{n}"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for p in &paths {
+        json_lines(&[
+            "train",
+            "--data",
+            "bas4",
+            "--hidden",
+            "5",
+            "--iters",
+            "30",
+            "--seed",
+            "4",
+            "--save-model",
+            p,
+        ]);
+    }
+    let bin = std::fs::read(&paths[0]).unwrap();
+    assert!(bin.starts_with(b"RBMM"), "a binary file");
+    let outs: Vec<Vec<Value>> = paths
+        .iter()
+        .map(|p| json_lines(&["loglik", "--model", p, "--data", "bas4"]))
+        .collect();
+    assert_eq!(outs[0], outs[1]);
+    let mut damaged = bin.clone();
+    damaged[30] ^= 1;
+    std::fs::write(&paths[0], &damaged).unwrap();
+    let err =
+        String::from_utf8(rbm(&["loglik", "--model", &paths[0], "--data", "bas4"]).stderr).unwrap();
+    assert!(
+        err.starts_with("error: ") && err.contains("checksum"),
+        "{err}"
+    );
+    for p in &paths {
+        std::fs::remove_file(p).ok();
+    }
+}

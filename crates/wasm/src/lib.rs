@@ -248,6 +248,13 @@ impl WasmLane {
         self.lane.model().to_json()
     }
 
+    /// The model in the compact binary format (`RBMM`, f32 parameters, checksummed): about a
+    /// fifth of the JSON file for 784×500, and exact.
+    #[wasm_bindgen(js_name = exportModelBinary)]
+    pub fn export_model_binary(&self) -> Vec<u8> {
+        self.lane.model().to_bytes()
+    }
+
     /// Updates done so far.
     #[wasm_bindgen(getter)]
     pub fn iter(&self) -> f64 {

@@ -165,6 +165,11 @@ fn a_diverging_lane_reports_it_and_keeps_its_last_finite_model() {
     assert!(lane
         .export_model()
         .starts_with("{\"visible\":16,\"hidden\":16,"));
+    assert_eq!(
+        Rbm::from_bytes(&lane.export_model_binary()).unwrap(),
+        model(&lane),
+        "both formats hold the same model"
+    );
 }
 
 #[wasm_bindgen_test]
