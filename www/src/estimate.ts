@@ -49,6 +49,11 @@ export interface EstimateReport {
   error: string | null;
 }
 
+/** The report of an estimate just asked for: running, nothing measured yet. */
+export function startingReport(dataset: string, settings: EstimateSettings, iter: number): EstimateReport {
+  return { state: 'running', phase: 'ais', done: 0, total: 0, iter, dataset, settings, exact: null, ais: null, raise: null, ms: 0, error: null };
+}
+
 /** The data set an estimate evaluates for a lane training on `dataset`: MNIST's test split
  * when training on MNIST's training split, else the lane's own data. */
 export function estimateDataset(dataset: string): string {
@@ -102,12 +107,6 @@ export function bracketVerdict(exact: number | null, ais: AisEstimate, raise: Ai
 export function formatEstimateProgress(done: number, total: number): string {
   const pct = total > 0 ? Math.floor((100 * done) / total) : 0;
   return `β steps ${done.toLocaleString('en')} / ${total.toLocaleString('en')} (${pct} %)`;
-}
-
-/** Seconds for people: "0.8 s", "12 s". */
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`;
 }
 
 /** The one-line caveat the panel shows under the bracket. */

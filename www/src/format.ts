@@ -1,12 +1,6 @@
 // Numbers as the page shows them.
 import type { StatSpec } from './generated/core';
 
-/** Formats an updates-per-second figure. */
-export function formatRate(r: number): string {
-  if (!(r > 0)) return '–';
-  return r >= 1000 ? `${(r / 1000).toFixed(1)}k/s` : `${r.toFixed(0)}/s`;
-}
-
 /** Formats a statistic's number. */
 export function formatStat(x: number): string {
   if (!Number.isFinite(x)) return String(x);

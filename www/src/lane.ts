@@ -7,7 +7,7 @@
 // they describe the lane the handle shows (`gen`); `loading` (data on its way for a
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 import { appendPoints, type Curve, emptyCurve } from './curve';
-import { type EstimateReport, type EstimateSettings, estimateDataset } from './estimate';
+import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
 import type { ErrorInfo } from './generated/core';
 import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
 import type { OptionValue } from './schema';
@@ -151,20 +151,7 @@ export class LaneHandle implements LaneState {
     this.estimateId += 1;
     const dataset = estimateDataset(this.dataset);
     this.post({ type: 'estimate', gen: this.gen, id: this.estimateId, dataset, settings });
-    this.estimate = {
-      state: 'running',
-      phase: 'ais',
-      done: 0,
-      total: 0,
-      iter: this.iter,
-      dataset,
-      settings,
-      exact: null,
-      ais: null,
-      raise: null,
-      ms: 0,
-      error: null,
-    };
+    this.estimate = startingReport(dataset, settings, this.iter);
     this.events.changed(this);
     return true;
   }

@@ -5,7 +5,7 @@
 // configuration replaces the waiting one. A panic of the wasm core (a RuntimeError) makes the
 // worker `fatal` with the panic's message; it then ignores everything until the page replaces it.
 import { dataError } from './data';
-import type { EstimateReport, EstimateSettings } from './estimate';
+import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
 import type { AisEstimate, AisProgress, ErrorInfo, LoadedSet, SliceResult } from './generated/core';
 import {
   addToRate,
@@ -228,20 +228,7 @@ export class LaneRunner {
   /** Starts an estimate of lane `gen`'s current model (replacing one under way). */
   private startEstimate(gen: number, id: number, dataset: string, settings: EstimateSettings): void {
     if (this.job) this.endEstimate('cancelled');
-    const report: EstimateReport = {
-      state: 'running',
-      phase: 'ais',
-      done: 0,
-      total: 0,
-      iter: 0,
-      dataset,
-      settings,
-      exact: null,
-      ais: null,
-      raise: null,
-      ms: 0,
-      error: null,
-    };
+    const report: EstimateReport = startingReport(dataset, settings, 0);
     const fail = (error: string) => this.host.post({ type: 'estimate', gen, id, report: { ...report, state: 'failed', error } });
     const lane = this.lane;
     if (!lane || gen !== this.gen || this.waiting) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { dataOptionText, exactNote } from '../src/controls';
 import { appendPoints, emptyCurve, MAX_POINTS, sweepsPerUpdate } from '../src/curve';
-import { formatRate, formatStatWithUnit } from '../src/format';
+import { formatStatWithUnit } from '../src/format';
+import { formatPerSecond } from '../src/progress';
 import { DATA_DEFAULTS, dataFamily, firstScreen, IMAGES_BATCH, laneConfig, newLaneState } from '../src/state';
 import { catalog } from './fixture';
 
@@ -86,9 +87,9 @@ describe('curves', () => {
 
 describe('formats', () => {
   it('formats rates', () => {
-    expect(formatRate(0)).toBe('–');
-    expect(formatRate(512.4)).toBe('512/s');
-    expect(formatRate(21_500)).toBe('21.5k/s');
+    expect(formatPerSecond(0, 'updates')).toBe('– updates/s');
+    expect(formatPerSecond(512.4, 'updates')).toBe('512 updates/s');
+    expect(formatPerSecond(21_500, 'updates')).toBe('21.5k updates/s');
   });
   it('shows a statistic with its declared unit', () => {
     const [meanTau, , , truncated] = catalog.algorithms.find((a) => a.name === 'ucd')!.stats;

@@ -10,12 +10,12 @@ import {
   type EstimateReport,
   formatEstimateProgress,
   formatNats,
-  formatSeconds,
   formatSide,
   PARTICLE_CHOICES,
   RAISE_NOTE,
 } from '../estimate';
 import type { LaneHandle } from '../lane';
+import { formatDuration } from '../progress';
 import type { LanePanel, PanelContext, PanelKind } from './panel';
 
 function choice(id: string, label: string, values: readonly number[], value: number): [HTMLLabelElement, HTMLSelectElement] {
@@ -79,7 +79,7 @@ class AisPanel implements LanePanel {
     const what = r.phase === 'ais' ? 'AIS' : 'RAISE';
     const words: Record<EstimateReport['state'], string> = {
       running: `${what}: ${formatEstimateProgress(r.done, r.total)}`,
-      done: `done in ${formatSeconds(r.ms)}`,
+      done: `done in ${formatDuration(r.ms)}`,
       cancelled: 'cancelled',
       failed: `failed: ${r.error ?? 'unknown error'}`,
     };
