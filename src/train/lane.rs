@@ -67,7 +67,8 @@ pub struct Lane {
     seed: u64,
     data: Arc<Dataset>,
     /// The data the exact curve is computed on: the data themselves when binary, else their
-    /// 0.5-threshold binarisation (docs/algorithms.md §2).
+    /// 0.5-threshold binarisation (docs/algorithms.md §2), copied only when the model is small
+    /// enough for the exact curve.
     eval_data: Arc<Dataset>,
     /// Whether the data are binary (else each batch is binarised as `cfg.binarize` says).
     binary: bool,
@@ -140,7 +141,10 @@ impl Lane {
         let batch_size = cfg.batch.unwrap_or(data.rows());
         let chains = cfg.chains.unwrap_or(batch_size);
         let binary = data.is_binary();
-        let eval_data = if binary {
+        // Grey-level data are copied thresholded only when an exact curve will use the copy
+        // (a 784×500 MNIST lane never evaluates exactly; its copy would be 25 MB per lane).
+        let exact = data.m.min(cfg.hidden) <= cfg.exact_bits;
+        let eval_data = if binary || !exact {
             data.clone()
         } else {
             Arc::new(data.thresholded())
