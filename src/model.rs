@@ -237,9 +237,19 @@ impl Rbm {
 
     fn sync_transpose(&mut self) {
         let (m, n) = (self.m, self.n);
-        for i in 0..m {
-            for j in 0..n {
-                self.wt[j * m + i] = self.w[i * n + j];
+        // Eight rows of W at a time: eight sequential reads, one 8-value write per column.
+        let mut panels = self.w.chunks_exact(8 * n);
+        for (p, panel) in (&mut panels).enumerate() {
+            let r: [&[f32]; 8] = std::array::from_fn(|t| &panel[t * n..(t + 1) * n]);
+            for (j, dst) in self.wt.chunks_exact_mut(m).enumerate() {
+                let d: &mut [f32; 8] = (&mut dst[8 * p..8 * p + 8]).try_into().expect("8");
+                *d = std::array::from_fn(|t| r[t][j]);
+            }
+        }
+        let i0 = m / 8 * 8;
+        for (t, row) in panels.remainder().chunks_exact(n).enumerate() {
+            for (j, &x) in row.iter().enumerate() {
+                self.wt[j * m + i0 + t] = x;
             }
         }
         self.packed_w.fill(&self.w);
@@ -529,11 +539,31 @@ impl Packed {
     }
 
     fn fill(&mut self, mat: &[f32]) {
-        let (k, width, cw) = (self.k, self.width, self.cw);
-        for (c, blk) in self.data.chunks_exact_mut(k * cw).enumerate() {
-            let cols = cw.min(width - c * cw);
-            for (i, dst) in blk.chunks_exact_mut(cw).enumerate() {
-                dst[..cols].copy_from_slice(&mat[i * width + c * cw..i * width + c * cw + cols]);
+        match self.cw {
+            8 => self.fill_chunks::<8>(mat),
+            16 => self.fill_chunks::<16>(mat),
+            _ => self.fill_chunks::<32>(mat),
+        }
+    }
+
+    /// [`Packed::fill`] with the chunk width known at compile time (whole chunks are fixed-size
+    /// copies, not `memmove` calls).
+    fn fill_chunks<const CW: usize>(&mut self, mat: &[f32]) {
+        let (k, width) = (self.k, self.width);
+        for (c, blk) in self.data.chunks_exact_mut(k * CW).enumerate() {
+            let c0 = c * CW;
+            let cols = CW.min(width - c0);
+            let (dst, _) = blk.as_chunks_mut::<CW>();
+            if cols == CW {
+                for (i, d) in dst.iter_mut().enumerate() {
+                    *d = mat[i * width + c0..i * width + c0 + CW]
+                        .try_into()
+                        .expect("a whole chunk");
+                }
+            } else {
+                for (i, d) in dst.iter_mut().enumerate() {
+                    d[..cols].copy_from_slice(&mat[i * width + c0..i * width + c0 + cols]);
+                }
             }
         }
     }
@@ -656,9 +686,15 @@ fn add_rows_by_unit<const Q: usize>(w: &mut [f32], packed: &Packed, bits: &[u64]
             }
             let dst = &mut w[i * n + c0..i * n + c0 + cols];
             let mut a = [[0.0f32; 4]; Q];
-            a.as_flattened_mut()[..cols].copy_from_slice(dst);
-            let a = sum_selected_bits(&a, blk, 0, bi);
-            dst.copy_from_slice(&a.as_flattened()[..cols]);
+            if cols == cw {
+                a.as_flattened_mut().copy_from_slice(dst);
+                a = sum_selected_bits(&a, blk, 0, bi);
+                dst.copy_from_slice(a.as_flattened());
+            } else {
+                a.as_flattened_mut()[..cols].copy_from_slice(dst);
+                a = sum_selected_bits(&a, blk, 0, bi);
+                dst.copy_from_slice(&a.as_flattened()[..cols]);
+            }
         }
     }
 }
