@@ -6,7 +6,7 @@ pub mod idx;
 pub mod mnist;
 
 use crate::error::{Error, Result};
-use crate::rng::{uniform, Rng};
+use crate::rng::{fill_uniform, Rng};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -27,9 +27,20 @@ impl Binarize {
     /// Binarises `values` in place (grey levels in [0, 1]).
     pub fn apply(self, values: &mut [f32], rng: &mut Rng) {
         match self {
-            Binarize::Sample => values.iter_mut().for_each(|x| {
-                *x = f32::from(uniform(rng) < *x);
-            }),
+            Binarize::Sample => {
+                // Only grey levels strictly inside (0, 1) draw (most of a digit is 0): chunk by
+                // chunk, one uniform per grey value, in order.
+                let mut u = [0.0f32; 64];
+                for xs in values.chunks_mut(64) {
+                    let grey = xs.iter().filter(|&&x| x > 0.0 && x < 1.0).count();
+                    fill_uniform(rng, &mut u[..grey]);
+                    let mut us = u.iter();
+                    for x in xs.iter_mut().filter(|x| **x > 0.0 && **x < 1.0) {
+                        *x = f32::from(*us.next().expect("one draw per grey value") < *x);
+                    }
+                    xs.iter_mut().for_each(|x| *x = f32::from(*x >= 1.0));
+                }
+            }
             Binarize::Threshold => threshold(values),
         }
     }

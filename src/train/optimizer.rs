@@ -33,6 +33,33 @@ impl Optimizer {
     /// Computes g from `pos` and `neg` and applies θ ← θ + η·g (or the momentum form).
     pub fn step(&mut self, model: &mut Rbm, pos: &Stats, neg: &Stats, lr: f32) {
         let (kp, kn) = (1.0 / pos.count.max(1.0), 1.0 / neg.count.max(1.0));
+        if self.velocity.is_none() {
+            // One pass: the same operations as below, each weight read and written once.
+            let wd = self.weight_decay;
+            let grad = &mut self.grad;
+            model.edit(|w, b, c| {
+                for (((t, g), p), q) in [w, b, c]
+                    .into_iter()
+                    .zip(grad.blocks_mut())
+                    .zip(pos.sum.blocks())
+                    .zip(neg.sum.blocks())
+                {
+                    let it = t.iter_mut().zip(g.iter_mut()).zip(p.1).zip(q.1);
+                    if p.0 == "W" && wd != 0.0 {
+                        it.for_each(|(((t, g), p), q)| {
+                            *g = p * kp - q * kn - wd * *t;
+                            *t += lr * *g;
+                        });
+                    } else {
+                        it.for_each(|(((t, g), p), q)| {
+                            *g = p * kp - q * kn;
+                            *t += lr * *g;
+                        });
+                    }
+                }
+            });
+            return;
+        }
         for ((g, p), q) in self
             .grad
             .blocks_mut()
