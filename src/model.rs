@@ -81,12 +81,13 @@ impl std::str::FromStr for Init {
 }
 
 /// A binary RBM with m visible and n hidden units.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Rbm {
     m: usize,
     n: usize,
     w: Vec<f32>,
-    wt: Vec<f32>,
+    /// Wᵀ row-major, made on first use after each edit (the Gibbs kernels use `packed_wt`).
+    wt: std::sync::OnceLock<Vec<f32>>,
     /// W packed by column chunks (for c + vᵀW), kept in sync with `w`.
     packed_w: Packed,
     /// Wᵀ packed by column chunks (for b + W h), kept in sync with `w`.
@@ -95,6 +96,13 @@ pub struct Rbm {
     pub b: Vec<f32>,
     /// Hidden biases c (length n).
     pub c: Vec<f32>,
+}
+
+/// Models are equal when their parameters are (the layouts derived from them follow).
+impl PartialEq for Rbm {
+    fn eq(&self, o: &Rbm) -> bool {
+        (self.m, self.n) == (o.m, o.n) && self.w == o.w && self.b == o.b && self.c == o.c
+    }
 }
 
 /// The JSON model file: `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n]}` with
@@ -150,7 +158,7 @@ impl Rbm {
         let mut r = Rbm {
             m,
             n,
-            wt: vec![0.0; m * n],
+            wt: std::sync::OnceLock::new(),
             packed_w: Packed::new(m, n),
             packed_wt: Packed::new(n, m),
             w: p.w,
@@ -220,7 +228,16 @@ impl Rbm {
 
     /// Wᵀ, n×m row-major (row j = hidden unit j's weights).
     pub fn wt(&self) -> &[f32] {
-        &self.wt
+        self.wt.get_or_init(|| {
+            let (m, n) = (self.m, self.n);
+            let mut wt = vec![0.0; m * n];
+            for (i, row) in self.w.chunks_exact(n).enumerate() {
+                for (j, &x) in row.iter().enumerate() {
+                    wt[j * m + i] = x;
+                }
+            }
+            wt
+        })
     }
 
     /// Edits W in place and then refreshes Wᵀ; the only way to change the weights.
@@ -236,24 +253,9 @@ impl Rbm {
     }
 
     fn sync_transpose(&mut self) {
-        let (m, n) = (self.m, self.n);
-        // Eight rows of W at a time: eight sequential reads, one 8-value write per column.
-        let mut panels = self.w.chunks_exact(8 * n);
-        for (p, panel) in (&mut panels).enumerate() {
-            let r: [&[f32]; 8] = std::array::from_fn(|t| &panel[t * n..(t + 1) * n]);
-            for (j, dst) in self.wt.chunks_exact_mut(m).enumerate() {
-                let d: &mut [f32; 8] = (&mut dst[8 * p..8 * p + 8]).try_into().expect("8");
-                *d = std::array::from_fn(|t| r[t][j]);
-            }
-        }
-        let i0 = m / 8 * 8;
-        for (t, row) in panels.remainder().chunks_exact(n).enumerate() {
-            for (j, &x) in row.iter().enumerate() {
-                self.wt[j * m + i0 + t] = x;
-            }
-        }
+        self.wt = std::sync::OnceLock::new();
         self.packed_w.fill(&self.w);
-        self.packed_wt.fill(&self.wt);
+        self.packed_wt.fill_transposed(&self.w);
     }
 
     /// A copy of the parameters.
@@ -292,13 +294,13 @@ impl Rbm {
     /// into `out` (rows × n).
     #[inline]
     pub fn hidden_pre(&self, v: &[f32], out: &mut [f32]) {
-        pre_activations(&self.c, &self.w, &self.packed_w, v, out);
+        pre_activations(&self.c, || &self.w, &self.packed_w, v, out);
     }
 
     /// Visible pre-activations b + W h for every row of `h` (rows × n) into `out` (rows × m).
     #[inline]
     pub fn visible_pre(&self, h: &[f32], out: &mut [f32]) {
-        pre_activations(&self.b, &self.wt, &self.packed_wt, h, out);
+        pre_activations(&self.b, || self.wt(), &self.packed_wt, h, out);
     }
 
     /// p(h=1|v) for every row of `v` (rows × m) into `hp` (rows × n).
@@ -546,6 +548,30 @@ impl Packed {
         }
     }
 
+    /// [`Packed::fill`] with the transpose of `mat` (`width`×`k` row-major): eight rows of
+    /// `mat` at a time — eight sequential reads, one 8-value write per row of the packed matrix
+    /// (a chunk width is a multiple of 8, so the eight values never straddle two chunks).
+    fn fill_transposed(&mut self, mat: &[f32]) {
+        let (k, width, cw) = (self.k, self.width, self.cw);
+        let mut panels = mat.chunks_exact(8 * k);
+        for (p, panel) in (&mut panels).enumerate() {
+            let r: [&[f32]; 8] = std::array::from_fn(|t| &panel[t * k..(t + 1) * k]);
+            let (c, o) = (8 * p / cw, 8 * p % cw);
+            let blk = &mut self.data[c * k * cw..(c + 1) * k * cw];
+            for (j, dst) in blk.chunks_exact_mut(cw).enumerate() {
+                let d: &mut [f32; 8] = (&mut dst[o..o + 8]).try_into().expect("8 values");
+                *d = std::array::from_fn(|t| r[t][j]);
+            }
+        }
+        let i0 = width / 8 * 8;
+        for (t, row) in panels.remainder().chunks_exact(k).enumerate() {
+            let (c, o) = ((i0 + t) / cw, (i0 + t) % cw);
+            for (j, &x) in row.iter().enumerate() {
+                self.data[c * k * cw + j * cw + o] = x;
+            }
+        }
+    }
+
     /// [`Packed::fill`] with the chunk width known at compile time (whole chunks are fixed-size
     /// copies, not `memmove` calls).
     fn fill_chunks<const CW: usize>(&mut self, mat: &[f32]) {
@@ -575,7 +601,13 @@ impl Packed {
 /// register accumulators, chunk-outer so each chunk's block is reused by the whole batch.
 /// Rows with other values (mean-field, grey data) scale the selected rows. Additions run in
 /// index order, so the result equals the dense product bit for bit.
-fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &mut [f32]) {
+fn pre_activations<'a>(
+    bias: &[f32],
+    mat: impl FnOnce() -> &'a [f32],
+    packed: &Packed,
+    x: &[f32],
+    out: &mut [f32],
+) {
     let (k, width) = (packed.k, packed.width);
     let words = k.div_ceil(64);
     SCRATCH.with_borrow_mut(|s| {
@@ -604,6 +636,11 @@ fn pre_activations(bias: &[f32], mat: &[f32], packed: &Packed, x: &[f32], out: &
             16 => add_selected::<4>(bias, packed, bits, words, acc, out),
             _ => add_selected::<8>(bias, packed, bits, words, acc, out),
         }
+        let mat = if dense_rows.is_empty() {
+            &[][..]
+        } else {
+            mat()
+        };
         for &r in dense_rows.iter() {
             let (xr, or) = (&x[r * k..(r + 1) * k], &mut out[r * width..(r + 1) * width]);
             or.copy_from_slice(bias);
@@ -927,6 +964,54 @@ mod tests {
             let before = fast.sum.clone();
             assert!(!fast.add_binary_by_unit(&grey, &hp));
             assert_eq!(fast.sum, before);
+        }
+    }
+
+    #[test]
+    fn packed_layouts_give_the_index_order_sums_bit_for_bit() {
+        let mut rng = stream(9, 0, Purpose::Aux);
+        for (m, n) in [(5, 3), (13, 20), (37, 70), (100, 9), (19, 784)] {
+            let rbm = random_model(m, n, 1.0, (m * n) as u64);
+            for i in 0..m {
+                for j in 0..n {
+                    assert_eq!(rbm.w()[i * n + j], rbm.wt()[j * m + i]);
+                }
+            }
+            for (k, width, x_len, pre) in [(m, n, 4 * m, 0), (n, m, 4 * n, 1)] {
+                let mut x: Vec<f32> = (0..x_len)
+                    .map(|_| f32::from(crate::rng::uniform(&mut rng) < 0.4))
+                    .collect();
+                x[k + 1] = 0.25; // one grey row takes the dense path
+                let mut out = vec![0.0; 4 * width];
+                if pre == 0 {
+                    rbm.hidden_pre(&x, &mut out);
+                } else {
+                    rbm.visible_pre(&x, &mut out);
+                }
+                for (xr, or) in x.chunks_exact(k).zip(out.chunks_exact(width)) {
+                    let mut want = if pre == 0 {
+                        rbm.c.clone()
+                    } else {
+                        rbm.b.clone()
+                    };
+                    for (i, &xi) in xr.iter().enumerate() {
+                        for (t, w) in want.iter_mut().enumerate() {
+                            let wij = if pre == 0 {
+                                rbm.w()[i * n + t]
+                            } else {
+                                rbm.w()[t * n + i]
+                            };
+                            if xi != 0.0 {
+                                *w += xi * wij;
+                            }
+                        }
+                    }
+                    assert!(
+                        want.iter().zip(or).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{m}x{n}"
+                    );
+                }
+            }
         }
     }
 
