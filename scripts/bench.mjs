@@ -60,7 +60,15 @@ try {
   await page.goto(server.url);
   await page.exposeFunction('report', (r) => {
     if (r.done) return;
-    const unit = r.name.endsWith('_updates') ? 'updates/s' : r.name.endsWith('_rows') ? 'rows/s' : r.name.startsWith('gibbs') ? 'sweeps/s' : r.name.endsWith('_evals') ? 'evaluations/s' : 's';
+    const unit = r.name.endsWith('_updates')
+      ? 'updates/s'
+      : r.name.endsWith('_rows')
+        ? 'rows/s'
+        : r.name.startsWith('gibbs')
+          ? 'sweeps/s'
+          : r.name.endsWith('_evals')
+            ? 'evaluations/s'
+            : 's';
     console.log(
       JSON.stringify(
         r.error ? { target: 'wasm', bench: r.name, error: r.error } : { target: 'wasm', bench: r.name, value: Math.round(r.value * 1000) / 1000, unit },
