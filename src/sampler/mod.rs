@@ -269,6 +269,105 @@ impl SamplerConfig {
     }
 }
 
+/// Every sampler option, in the order the shells show them.
+pub const OPTIONS: &[&OptionSpec] = &[&K, &EPS_F, &ALPHA, &CAP];
+
+impl SamplerConfig {
+    /// Sets option `key` (the sampler's name under `sampler`) from a value its schema parsed.
+    pub fn set(&mut self, key: &str, value: &serde_json::Value) -> Result<()> {
+        let num = || {
+            value
+                .as_f64()
+                .ok_or_else(|| invalid(key, format!("{key} needs a number (got {value})")))
+        };
+        match key {
+            "sampler" => {
+                let name = value.as_str().unwrap_or_default();
+                self.sampler = find(name)?.name.to_string();
+            }
+            "k" => self.k = num()? as usize,
+            "cap" => self.cap = num()? as usize,
+            "eps_f" => self.eps_f = value.as_f64(),
+            "alpha" => self.alpha = value.as_f64(),
+            _ => return Err(invalid(key, format!("unknown sampler option '{key}'"))),
+        }
+        Ok(())
+    }
+}
+
+/// A seeded stream of samples: the rates from the training set (`Data` stream), the chain's
+/// start — a training row binarised (`Aux` stream) — and the chain (`Sampling` stream), all from
+/// one seed, so the same seed gives the same samples natively and in wasm.
+pub struct SampleStream {
+    sampler: Box<dyn Sampler>,
+    rng: Rng,
+    emitted: u64,
+}
+
+impl SampleStream {
+    /// The stream of `cfg` on `model`, with rates and start from `train` (binarised as
+    /// `binarize` says when grey).
+    pub fn new(
+        model: &Rbm,
+        train: &Dataset,
+        binarize: crate::data::Binarize,
+        cfg: &SamplerConfig,
+        seed: u64,
+    ) -> Result<SampleStream> {
+        cfg.validate()?;
+        crate::eval::exact::check_fit(model, train)?;
+        if train.rows() == 0 {
+            return Err(Error::Invalid("the training set has no rows".into()));
+        }
+        let info = find(&cfg.sampler)?;
+        let rates = if info.needs_rates {
+            let mut rng = crate::rng::stream(seed, 0, crate::rng::Purpose::Data);
+            Some(rates(model, train, binarize, &mut rng)?)
+        } else {
+            None
+        };
+        let mut aux = crate::rng::stream(seed, 0, crate::rng::Purpose::Aux);
+        let mut start = train
+            .row(crate::rng::index(&mut aux, train.rows()))
+            .to_vec();
+        if !train.is_binary() {
+            binarize.apply(&mut start, &mut aux);
+        }
+        Ok(SampleStream {
+            sampler: cfg.build(model, rates.as_ref(), &start)?,
+            rng: crate::rng::stream(seed, 0, crate::rng::Purpose::Sampling),
+            emitted: 0,
+        })
+    }
+
+    /// The next sample (0/1).
+    pub fn next_sample(&mut self) -> &[f32] {
+        self.sampler.next(&mut self.rng);
+        self.emitted += 1;
+        self.sampler.visible()
+    }
+
+    /// The last sample's grey levels E[x|h⁻] into `out`.
+    pub fn mean(&self, out: &mut [f32]) {
+        self.sampler.mean(out);
+    }
+
+    /// The last sample.
+    pub fn visible(&self) -> &[f32] {
+        self.sampler.visible()
+    }
+
+    /// Samples emitted so far.
+    pub fn emitted(&self) -> u64 {
+        self.emitted
+    }
+
+    /// ‖W_F‖ now.
+    pub fn fast_norm(&self) -> f64 {
+        self.sampler.fast_norm()
+    }
+}
+
 /// Rows per block when computing the rates.
 const RATES_BLOCK: usize = 256;
 
