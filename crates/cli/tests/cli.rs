@@ -607,3 +607,107 @@ fn binary_and_json_model_files_give_the_same_numbers() {
         std::fs::remove_file(p).ok();
     }
 }
+
+/// The one `error:` line of a failing run.
+fn error_of(args: &[&str]) -> String {
+    assert_one_line_error(args);
+    String::from_utf8_lossy(&rbm(args).stderr).into_owned()
+}
+
+/// `rbm sample` writes data-file patterns that `rbm isl` reads back; a seed gives the same
+/// samples; `rbm isl` on the training set itself beats a handful of Gibbs samples.
+#[test]
+fn sample_then_isl_then_drift() {
+    let model = Temp::new("sampler-model.json", &random_model(16, 8, 0.8, 3).to_json());
+    let model = model.0.to_str().unwrap();
+    let out = |name: &str| Temp::new(name, "");
+    let (a, b) = (out("s1.txt"), out("s2.txt"));
+    for (sampler, extra) in [("gibbs", vec![]), ("rates-fpcd", vec!["--eps-f", "0.01"])] {
+        let mut args = vec![
+            "sample",
+            "--model",
+            model,
+            "--sampler",
+            sampler,
+            "--rates-data",
+            "bas4",
+            "--samples",
+            "300",
+            "--seed",
+            "5",
+        ];
+        args.extend(extra);
+        let run = |path: &Temp| {
+            let mut a = args.clone();
+            a.extend(["--out", path.0.to_str().unwrap()]);
+            let lines = json_lines(&a);
+            assert_eq!(lines.len(), 1);
+            assert_eq!(f(&lines[0], "samples"), 300.0);
+            std::fs::read_to_string(&path.0).unwrap()
+        };
+        let (x, y) = (run(&a), run(&b));
+        assert_eq!(x, y, "{sampler}: same seed, same samples");
+        assert_eq!(x.lines().count(), 300);
+        assert!(x
+            .lines()
+            .all(|l| l.len() == 16 && l.bytes().all(|c| c == b'0' || c == b'1')));
+    }
+    let isl = json_lines(&[
+        "isl",
+        "--samples",
+        a.0.to_str().unwrap(),
+        "--data",
+        "bas4",
+        "--at",
+        "10,300",
+    ]);
+    assert_eq!(isl.len(), 2);
+    assert_eq!((f(&isl[0], "n"), f(&isl[1], "n")), (10.0, 300.0));
+    assert!(isl
+        .iter()
+        .all(|p| f(p, "isl").is_finite() && f(p, "beta") > 0.5));
+    let own = json_lines(&[
+        "isl",
+        "--samples",
+        "bas4",
+        "--data",
+        "bas4",
+        "--beta",
+        "0.99",
+    ]);
+    assert_eq!(f(own.last().unwrap(), "beta"), 0.99);
+    let drift = json_lines(&[
+        "drift",
+        "--model",
+        model,
+        "--sampler",
+        "gibbs",
+        "--steps",
+        "1,4",
+        "--chains",
+        "3000",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(drift.len(), 2);
+    for p in &drift {
+        assert!(
+            f(p, "tv") < f(p, "noise_floor") + 5.0 * f(p, "noise_sd"),
+            "{p}"
+        );
+    }
+    assert!(error_of(&["drift", "--model", model, "--sampler", "rates-fpcd"]).contains("--data"));
+    assert!(error_of(&[
+        "sample",
+        "--model",
+        model,
+        "--sampler",
+        "sp",
+        "--alpha",
+        "1",
+        "--rates-data",
+        "bas4"
+    ])
+    .contains("α below 1"));
+    assert!(error_of(&["isl", "--samples", "bas4", "--data", "bas3"]).contains("16 values"));
+}
