@@ -45,16 +45,19 @@ pub trait Sampler: Send {
 
 /// A sampler's settings. Options a sampler does not declare are ignored by it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SamplerConfig {
     /// Registered sampler name (see [`SAMPLERS`]).
     pub sampler: String,
     /// Steps between emitted samples (Gibbs sweeps, or herding fixed-point searches).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub k: usize,
     /// ε_F, the step of the fast parameters (`None`: the sampler's default).
     pub eps_f: Option<f64>,
     /// α, the decay of the fast parameters (`None`: the sampler's default).
     pub alpha: Option<f64>,
     /// Most deterministic steps of rates-herding's fixed-point search per emitted sample.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub cap: usize,
 }
 
@@ -402,6 +405,7 @@ pub fn rates(
 
 /// A sampler's description for the shells' menus.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SamplerEntry {
     /// [`SamplerInfo::name`].
     pub name: &'static str,

@@ -472,3 +472,212 @@ pub fn bench_run(name: &str, min_secs: f64) -> Result<f64, JsValue> {
         .map(|r| r.0)
         .map_err(js_err)
 }
+
+/// One sampler's progress in a [`WasmSamplers::step`] slice.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SamplerSlice {
+    /// Samples emitted so far.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub emitted: u64,
+    /// The 1-NN class of every sample of the slice (empty without labels).
+    pub classes: Vec<u8>,
+    /// Classes visited and run lengths so far.
+    pub mixing: rbm_core::eval::mixing::Mixing,
+    /// ISL points reached in this slice.
+    pub isl: Vec<rbm_core::eval::isl::IslPoint>,
+    /// ‖W_F‖ now.
+    pub fast_norm: f64,
+}
+
+struct SamplerRow {
+    stream: rbm_core::sampler::SampleStream,
+    isl: Option<rbm_core::eval::isl::Isl>,
+    mixing: rbm_core::eval::mixing::MixingCounter,
+    next_isl: u64,
+}
+
+/// The rates-FPCD paper's comparison in one worker (docs/algorithms.md §5): several samplers
+/// on one trained model, each a seeded [`rbm_core::sampler::SampleStream`], with the ISL of
+/// their samples on a held-out set (β chosen on a validation set) at log-spaced N and the 1-NN
+/// class of every sample.
+#[wasm_bindgen]
+pub struct WasmSamplers {
+    rows: Vec<SamplerRow>,
+    nearest: Option<rbm_core::eval::mixing::Nearest>,
+    m: usize,
+}
+
+/// The next N after `n` at which ISL is reported: 1, 2, 5, 10, 20, 50, …
+fn next_isl_at(n: u64) -> u64 {
+    let mut p = 1u64;
+    loop {
+        for k in [1, 2, 5] {
+            if k * p > n {
+                return k * p;
+            }
+        }
+        p *= 10;
+    }
+}
+
+#[wasm_bindgen]
+impl WasmSamplers {
+    /// The samplers `configs` (an array of sampler configurations) on the model file `model`
+    /// (JSON or binary bytes, gzip already removed), with rates and starts from `train`, ISL on
+    /// `test` with β chosen on `valid` (empty names: no ISL), all from `seed`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        model: &[u8],
+        configs: JsValue,
+        train: &str,
+        test: &str,
+        valid: &str,
+        seed: f64,
+    ) -> Result<WasmSamplers, JsValue> {
+        let model = Rbm::from_file_bytes(model)
+            .map_err(|e| js_err(Error::option("model", e.to_string())))?;
+        let configs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(configs)
+            .map_err(|e| internal(format!("sampler configurations: {e}")))?;
+        let train = dataset(train).map_err(js_err)?;
+        rbm_core::eval::exact::check_fit(&model, &train).map_err(js_err)?;
+        let held_out = |name: &str| -> Result<Option<Arc<Dataset>>, JsValue> {
+            if name.is_empty() {
+                return Ok(None);
+            }
+            let d = dataset(name).map_err(js_err)?;
+            rbm_core::eval::exact::check_fit(&model, &d).map_err(js_err)?;
+            Ok(Some(d))
+        };
+        let (test, valid) = (held_out(test)?, held_out(valid)?);
+        let seed = rbm_core::train::config::SEED
+            .parse(&format!("{seed}"))
+            .map_err(js_err)?
+            .as_u64()
+            .unwrap_or(1);
+        let mut rows = Vec::new();
+        for c in configs {
+            let mut cfg = rbm_core::sampler::SamplerConfig::default();
+            if let Some(obj) = c.as_object() {
+                for (key, value) in obj {
+                    if !value.is_null() {
+                        cfg.set(key, value).map_err(js_err)?;
+                    }
+                }
+            }
+            let stream = rbm_core::sampler::SampleStream::new(
+                &model,
+                &train,
+                rbm_core::data::Binarize::Sample,
+                &cfg,
+                seed,
+            )
+            .map_err(js_err)?;
+            let isl = match &test {
+                Some(t) => Some(
+                    rbm_core::eval::isl::Isl::new(
+                        &t.values,
+                        valid.as_ref().map(|v| &v.values[..]),
+                        model.m(),
+                    )
+                    .map_err(js_err)?,
+                ),
+                None => None,
+            };
+            rows.push(SamplerRow {
+                stream,
+                isl,
+                mixing: Default::default(),
+                next_isl: 1,
+            });
+        }
+        let nearest = match train.labels {
+            Some(_) => {
+                Some(rbm_core::eval::mixing::Nearest::new(&train.thresholded()).map_err(js_err)?)
+            }
+            None => None,
+        };
+        Ok(WasmSamplers {
+            rows,
+            nearest,
+            m: model.m(),
+        })
+    }
+
+    /// `samples` more samples from sampler `row`: its [`SamplerSlice`]. The last sample's grey
+    /// levels E[x|h] are in `grey`, its 0/1 state in `binary` (`Float32Array`s of m).
+    pub fn step(&mut self, row: usize, samples: u32) -> Result<JsValue, JsValue> {
+        let m = self.m;
+        let r = self
+            .rows
+            .get_mut(row)
+            .ok_or_else(|| internal(format!("no sampler {row}")))?;
+        let mut classes = Vec::new();
+        let mut isl = Vec::new();
+        for _ in 0..samples {
+            let x = r.stream.next_sample();
+            if let Some(nn) = &mut self.nearest {
+                let c = nn.class(x);
+                classes.push(c);
+                r.mixing.add(c);
+            }
+            if let Some(acc) = &mut r.isl {
+                acc.add(x);
+                if acc.count() == r.next_isl {
+                    isl.push(acc.point(None).map_err(js_err)?);
+                    r.next_isl = next_isl_at(r.next_isl);
+                }
+            }
+        }
+        let mut grey = vec![0.0; m];
+        r.stream.mean(&mut grey);
+        let out = to_js(&SamplerSlice {
+            emitted: r.stream.emitted(),
+            classes,
+            mixing: r.mixing.summary(),
+            isl,
+            fast_norm: r.stream.fast_norm(),
+        })?;
+        js_sys::Reflect::set(&out, &"grey".into(), &js_sys::Float32Array::from(&grey[..]))?;
+        js_sys::Reflect::set(
+            &out,
+            &"binary".into(),
+            &js_sys::Float32Array::from(r.stream.visible()),
+        )?;
+        Ok(out)
+    }
+
+    /// The ISL of a data set's own rows (the reference line): points at log-spaced N up to all
+    /// of `data`'s rows, on the same test and validation sets.
+    #[wasm_bindgen(js_name = referenceIsl)]
+    pub fn reference_isl(data: &str, test: &str, valid: &str) -> Result<JsValue, JsValue> {
+        let (d, t) = (
+            dataset(data).map_err(js_err)?,
+            dataset(test).map_err(js_err)?,
+        );
+        let v = if valid.is_empty() {
+            None
+        } else {
+            Some(dataset(valid).map_err(js_err)?)
+        };
+        let mut acc =
+            rbm_core::eval::isl::Isl::new(&t.values, v.as_ref().map(|v| &v.values[..]), d.m)
+                .map_err(js_err)?;
+        let mut points = Vec::new();
+        let mut next = 1;
+        for r in 0..d.rows() {
+            acc.add(d.row(r));
+            if acc.count() == next || r + 1 == d.rows() {
+                points.push(acc.point(None).map_err(js_err)?);
+                next = next_isl_at(next);
+            }
+        }
+        to_js(&points)
+    }
+}
+
+/// The samplers the core registers, for the page's sampler view.
+#[wasm_bindgen(js_name = samplerCatalog)]
+pub fn sampler_catalog() -> Result<JsValue, JsValue> {
+    to_js(&rbm_core::sampler::catalog())
+}

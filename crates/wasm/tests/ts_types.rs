@@ -9,10 +9,13 @@ use rbm_core::catalog::{
 };
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::distribution::Distribution;
+use rbm_core::eval::isl::IslPoint;
+use rbm_core::eval::mixing::Mixing;
+use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
-use rbm_playground::{AisEstimate, AisProgress, LoadedSet, SliceResult};
+use rbm_playground::{AisEstimate, AisProgress, LoadedSet, SamplerSlice, SliceResult};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -46,6 +49,11 @@ fn generated() -> String {
         decl::<LoadedSet>(&cfg),
         decl::<AisProgress>(&cfg),
         decl::<AisEstimate>(&cfg),
+        decl::<SamplerEntry>(&cfg),
+        decl::<SamplerConfig>(&cfg),
+        decl::<SamplerSlice>(&cfg),
+        decl::<IslPoint>(&cfg),
+        decl::<Mixing>(&cfg),
     ] {
         out.push_str(&d);
     }

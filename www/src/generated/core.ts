@@ -488,3 +488,104 @@ thresholded: boolean,
  * null for RAISE.
  */
 ess: number | null, };
+export type SamplerEntry = { 
+/**
+ * [`SamplerInfo::name`].
+ */
+name: string, 
+/**
+ * [`SamplerInfo::title`].
+ */
+title: string, 
+/**
+ * [`SamplerInfo::paper`].
+ */
+paper: string, 
+/**
+ * [`SamplerInfo::about`].
+ */
+about: string, 
+/**
+ * Keys of the options it reads.
+ */
+options: Array<string>, 
+/**
+ * Default ε_F.
+ */
+eps_f: number, 
+/**
+ * Default α.
+ */
+alpha: number, };
+export type SamplerConfig = { 
+/**
+ * Registered sampler name (see [`SAMPLERS`]).
+ */
+sampler: string, 
+/**
+ * Steps between emitted samples (Gibbs sweeps, or herding fixed-point searches).
+ */
+k: number, 
+/**
+ * ε_F, the step of the fast parameters (`None`: the sampler's default).
+ */
+eps_f: number | null, 
+/**
+ * α, the decay of the fast parameters (`None`: the sampler's default).
+ */
+alpha: number | null, 
+/**
+ * Most deterministic steps of rates-herding's fixed-point search per emitted sample.
+ */
+cap: number, };
+export type SamplerSlice = { 
+/**
+ * Samples emitted so far.
+ */
+emitted: number, 
+/**
+ * The 1-NN class of every sample of the slice (empty without labels).
+ */
+classes: Array<number>, 
+/**
+ * Classes visited and run lengths so far.
+ */
+mixing: Mixing, 
+/**
+ * ISL points reached in this slice.
+ */
+isl: Array<IslPoint>, 
+/**
+ * ‖W_F‖ now.
+ */
+fast_norm: number, };
+export type IslPoint = { 
+/**
+ * Samples in the Parzen density.
+ */
+n: number, 
+/**
+ * Mean log-density of the test examples, in nats.
+ */
+isl: number, 
+/**
+ * The kernel's β (chosen on the validation examples, or given).
+ */
+beta: number, };
+export type Mixing = { 
+/**
+ * Samples classified.
+ */
+samples: number, 
+/**
+ * Distinct classes visited.
+ */
+classes: number, 
+/**
+ * Class changes between consecutive samples.
+ */
+changes: number, 
+/**
+ * Mean length of a run of equal classes (samples / runs).
+ */
+mean_run: number, };
