@@ -837,3 +837,47 @@ test('the AIS / RAISE bracket on MNIST: a small model, its exact value inside th
   assert.equal((await lanes(page))[0].status, 'running');
   assert.deepEqual(errors, []);
 });
+
+test('the sampler view: four samplers on the shipped MNIST model draw strips, class strips and rising ISL curves; stop stops', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await open();
+  await page.click('#samplers summary');
+  await page.waitForSelector('#samplers .sampler-row');
+  assert.equal(await page.locator('#samplers .sampler-row').count(), 4);
+  await page.click('#samplers .sampler-controls button');
+  const rows = () =>
+    page.$$eval('#samplers .sampler-stats', (els) =>
+      els.map((e) => ({ n: Number(e.dataset.emitted ?? 0), isl: e.dataset.isl ? Number(e.dataset.isl) : null, classes: Number(e.dataset.classes ?? 0) })),
+    );
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 200 && e.dataset.isl),
+    null,
+    { timeout: 120_000 },
+  );
+  const got = await rows();
+  for (const r of got) {
+    assert.ok(r.isl < 0 && r.isl > -784, `ISL ${r.isl} is a log-density of 784 binary pixels`);
+    assert.ok(r.classes >= 1);
+  }
+  // The strips hold digits: dark pixels on white.
+  const inked = await page.$$eval('#samplers .sampler-strip', (cs) =>
+    cs.map((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let dark = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 128) dark++;
+      return dark;
+    }),
+  );
+  assert.ok(
+    inked.every((d) => d > 20),
+    `strip ink ${inked}`,
+  );
+  assert.ok((await page.locator('#samplers .isl-chart canvas').count()) > 0, 'the ISL chart is drawn');
+  await page.click('#samplers .sampler-controls button');
+  const stopped = await rows();
+  await page.waitForTimeout(500);
+  assert.deepEqual(await rows(), stopped, 'nothing arrives after Stop');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

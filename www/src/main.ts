@@ -2,12 +2,13 @@
 // Web Worker per lane and draw. Every computation runs in the workers (worker.ts); the views
 // are controls.ts, laneCard.ts and the panels (panels/index.ts).
 import './style.css';
-import init, { catalog as loadCatalog } from '../pkg/rbm_playground.js';
+import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
 import { assetPath } from './data';
-import type { Catalog } from './generated/core';
+import type { Catalog, SamplerEntry } from './generated/core';
 import type { WorkerLike } from './lane';
 import { Page } from './page';
+import { mountSamplers } from './samplers/view';
 import { installTestHook } from './testHook';
 import { decodeState } from './urlState';
 
@@ -43,6 +44,14 @@ async function boot(): Promise<void> {
   app.notices = notices;
   app.load(state);
   page.render();
+  // The sampler view loads nothing until it is opened.
+  const samplers = document.getElementById('samplers') as HTMLDetailsElement | null;
+  samplers?.addEventListener('toggle', () => {
+    if (samplers.open && !samplers.dataset.mounted) {
+      samplers.dataset.mounted = '1';
+      mountSamplers(samplerCatalog() as SamplerEntry[], (asset) => new URL(assetPath(asset), document.baseURI).href);
+    }
+  });
   hook.ready = true;
   // A link edited by hand in the address bar: the page becomes what it says.
   window.addEventListener('hashchange', () => {
