@@ -481,7 +481,7 @@ pub const MODEL_HEADER: usize = 24;
 /// Replaces pre-activations `a` (any number of rows) by 0/1 samples: unit on iff
 /// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit from [`fill_uniform`] in order; with
 /// `probs`, also writes σ(a) = 1/(1+e^{−a}) there.
-fn sample_in_place(a: &mut [f32], probs: Option<&mut [f32]>, rng: &mut Rng) {
+pub(crate) fn sample_in_place(a: &mut [f32], probs: Option<&mut [f32]>, rng: &mut Rng) {
     SCRATCH.with_borrow_mut(|s| {
         s.t.resize(a.len(), 0.0);
         s.u.resize(a.len(), 0.0);

@@ -3,7 +3,7 @@
 //! distance, patterns thresholded at 0.5), and a chain's class sequence gives the number of
 //! classes it visited and the mean run length between class changes.
 
-use super::isl::{hamming, pack_into, Packed};
+use super::isl::{distances, pack_into, Packed};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -44,12 +44,11 @@ impl Nearest {
     pub fn class(&mut self, x: &[f32]) -> u8 {
         pack_into(x, &mut self.word);
         let mut best = (u32::MAX, 0);
-        for r in 0..self.examples.rows() {
-            let d = hamming(self.examples.row(r), &self.word);
+        distances(&self.examples, &self.word, |r, d| {
             if d < best.0 {
                 best = (d, r);
             }
-        }
+        });
         self.labels[best.1]
     }
 }

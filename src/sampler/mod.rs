@@ -7,7 +7,9 @@
 //!   [`rates_herding`] and [`sp`] (sample penalisation). The three fast-parameter samplers share
 //!   [`fast`]. Each produces a stream of samples from one persistent chain, `k` steps between
 //!   emitted samples.
-//! - [`drift`]: the no-drift self-test of a sampler on a model small enough to enumerate.
+//! - [`drift`]: the no-drift self-test of a sampler on a model small enough to enumerate;
+//! - [`study`]: the paper's comparison on MNIST with its claims checked (`rbm reproduce
+//!   rates-fpcd-mnist`).
 
 pub mod coupling;
 pub mod drift;
@@ -16,6 +18,7 @@ pub mod gibbs;
 pub mod rates_fpcd;
 pub mod rates_herding;
 pub mod sp;
+pub mod study;
 
 pub use coupling::{Coupling, StepInfo};
 
@@ -514,39 +517,6 @@ mod tests {
             run(&cfg("gibbs", 1, None, None), None, 4, 30),
             run(&cfg("gibbs", 1, None, None), None, 5, 30)
         );
-    }
-
-    /// The update θ_F ← α·θ_F + ε_F·(R − s(x)) entry by entry, with and without rates.
-    #[test]
-    fn the_fast_step_is_the_papers_update() {
-        let (m, n) = (5, 3);
-        let mut rng = stream(2, 0, Purpose::Aux);
-        let mut f = Params::zeros(m, n);
-        let mut r = Params::zeros(m, n);
-        for p in [&mut f, &mut r] {
-            for blk in p.blocks_mut() {
-                blk.iter_mut()
-                    .for_each(|x| *x = crate::rng::normal(&mut rng) as f32);
-            }
-        }
-        let x = [1.0, 0.0, 1.0, 1.0, 0.0];
-        let hp = [0.25, 0.5, 0.75];
-        let (a, e) = (0.9f32, 0.1f32);
-        for rates in [Some(&r), None] {
-            let mut g = f.clone();
-            fast::fast_step(&mut g, rates, &x, &hp, a, e);
-            let rv = |blk: &[f32], k: usize| rates.map_or(0.0, |_| blk[k]);
-            for i in 0..m {
-                for j in 0..n {
-                    let want = a * f.w[i * n + j] + e * (rv(&r.w, i * n + j) - x[i] * hp[j]);
-                    assert!((g.w[i * n + j] - want).abs() < 1e-6);
-                }
-                assert!((g.b[i] - (a * f.b[i] + e * (rv(&r.b, i) - x[i]))).abs() < 1e-6);
-            }
-            for j in 0..n {
-                assert!((g.c[j] - (a * f.c[j] + e * (rv(&r.c, j) - hp[j]))).abs() < 1e-6);
-            }
-        }
     }
 
     /// Herding's emitted state is a fixed point of the deterministic map under θ + θ_F before

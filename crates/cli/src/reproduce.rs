@@ -24,7 +24,8 @@ use std::time::Instant;
 /// Options of `rbm reproduce`.
 #[derive(Args, Debug)]
 pub struct ReproduceCmd {
-    /// Preset: sdcp-shifting-bar, sdcp-bas3, ucd-bas4 (`rbm presets` lists them with settings)
+    /// Preset: sdcp-shifting-bar, sdcp-bas3, ucd-bas4 (`rbm presets` lists them with settings),
+    /// or rates-fpcd-mnist (the samplers of the rates-FPCD paper on one trained model)
     preset: String,
     /// Independent trials per (algorithm, learning rate) [default: the preset's]
     #[arg(long)]
@@ -50,6 +51,12 @@ pub struct ReproduceCmd {
     /// Learning rates instead of the preset's (comma-separated)
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     lrs: Option<Vec<f64>>,
+    /// rates-fpcd-mnist only: the model sampled [default: the page's shipped FPCD model]
+    #[arg(long)]
+    model: Option<String>,
+    /// rates-fpcd-mnist only: samples per sampler run [default: 2000]
+    #[arg(long)]
+    samples: Option<u64>,
 }
 
 /// The first line.
@@ -107,6 +114,10 @@ struct Trial {
 
 /// Runs `rbm reproduce`.
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
+    if a.preset == rbm_core::sampler::study::NAME {
+        let seed = a.seed.unwrap_or_else(entropy_seed);
+        return super::sample::run_study(a.model, a.samples, seed, threads(a.threads)?, out);
+    }
     let wall = Instant::now();
     let p = find_preset(&a.preset)?;
     let threads = threads(a.threads)?;

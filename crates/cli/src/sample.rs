@@ -7,7 +7,7 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches};
 use rbm_core::data::Binarize;
 use rbm_core::eval::isl::Isl;
 use rbm_core::eval::mixing::{MixingCounter, Nearest};
-use rbm_core::sampler::{self, drift, SampleStream, SamplerConfig, OPTIONS, SAMPLERS};
+use rbm_core::sampler::{self, drift, study, SampleStream, SamplerConfig, OPTIONS, SAMPLERS};
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -321,6 +321,104 @@ pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
             seed,
             chains: a.chains,
             point,
+        })?;
+    }
+    Ok(())
+}
+
+/// The line `rbm reproduce rates-fpcd-mnist` prints first.
+#[derive(Serialize)]
+struct StudyHeader<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    study: &'static str,
+    paper: &'static str,
+    model: &'a str,
+    samples: u64,
+    seed: u64,
+}
+
+/// One sampler run's line.
+#[derive(Serialize)]
+struct StudyLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    result: &'a study::RunResult,
+    seconds: f64,
+    samples_per_s: f64,
+}
+
+/// One checked claim's line.
+#[derive(Serialize)]
+struct ClaimLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    claim: &'a study::Claim,
+}
+
+/// `rbm reproduce rates-fpcd-mnist`: every run of [`study::runs`] on `model` (default: the
+/// page's shipped FPCD model), one line each, then the paper's claims checked. Runs are
+/// independent seeded streams, so the output does not depend on `threads` (but for timings).
+pub fn run_study(
+    model: Option<String>,
+    samples: Option<u64>,
+    seed: u64,
+    threads: usize,
+    out: &mut Out,
+) -> CliResult {
+    let samples = samples.unwrap_or(study::DEFAULT_SAMPLES);
+    if !(1..=MAX_SAMPLES).contains(&samples) {
+        return fail(format!("--samples must be between 1 and {MAX_SAMPLES}"));
+    }
+    let path = match model {
+        Some(p) => p,
+        None => super::common::repo_file(
+            "www/public/assets/sampler-model.rbm.gz",
+            "RBM_SAMPLER_MODEL",
+            "the shipped sampler model is missing: give --model FILE (e.g. one saved by rbm train \
+             --algo fpcd --data mnist)",
+        )?
+        .to_string_lossy()
+        .into_owned(),
+    };
+    let model = load_model(&path)?;
+    let (train, test, valid) = (
+        load_data("mnist")?,
+        load_data("mnist-test")?,
+        load_data("mnist-valid")?,
+    );
+    check_fit(&model, &train)?;
+    out.line(&StudyHeader {
+        kind: "header",
+        study: study::NAME,
+        paper: study::PAPER,
+        model: &path,
+        samples,
+        seed,
+    })?;
+    let runs = study::runs();
+    let results = super::common::parallel_map(runs.len(), threads, |i| {
+        let t0 = Instant::now();
+        let r = study::run(&model, &train, &test, &valid, &runs[i], samples, seed);
+        (r, t0.elapsed().as_secs_f64())
+    });
+    let mut done = Vec::new();
+    for (r, seconds) in results {
+        let r = r?;
+        out.line(&StudyLine {
+            kind: "sampler",
+            result: &r,
+            seconds,
+            samples_per_s: samples as f64 / seconds.max(1e-9),
+        })?;
+        done.push(r);
+    }
+    for c in study::claims(&done) {
+        out.line(&ClaimLine {
+            kind: "claim",
+            claim: &c,
         })?;
     }
     Ok(())
