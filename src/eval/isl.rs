@@ -11,7 +11,6 @@
 //! samples are thresholded at 0.5.
 
 use crate::error::{Error, Result};
-use crate::math::LogSumExp;
 use serde::Serialize;
 
 /// The smallest and largest β tried (β ∈ (½, 1)).
@@ -122,21 +121,32 @@ impl Histograms {
         distances(&self.examples, s, |r, d| counts[r * bins + d as usize] += 1);
     }
 
-    /// Mean over the examples of log (1/N) Σ_s p(x|s) at β.
+    /// Mean over the examples of log (1/N) Σ_s p(x|s) at β. With r = (1−β)/β < 1,
+    /// Σ_s p(x|s) = β^D Σ_d k_d r^d: per example a polynomial in r from its nearest distance
+    /// on, summed by multiplications until the remaining terms (at most N·r^d each, and
+    /// falling) cannot change the sum in f64, then one logarithm.
     fn mean_log_density(&self, beta: f64, n: u64) -> f64 {
         let d = self.examples.d;
-        let (lb, lnb) = (beta.ln(), (1.0 - beta).ln());
-        let log_n = (n as f64).ln();
+        let r = (1.0 - beta) / beta;
+        let (log_beta, log_r) = (beta.ln(), r.ln());
+        let (nf, log_n) = (n as f64, (n as f64).ln());
         let rows = self.examples.rows();
         let total: f64 = self
             .counts
             .chunks_exact(d + 1)
             .map(|c| {
-                let mut acc = LogSumExp::default();
-                for (dist, &k) in c.iter().enumerate().filter(|(_, &k)| k > 0) {
-                    acc.add((k as f64).ln() + (d - dist) as f64 * lb + dist as f64 * lnb);
+                let Some(d_min) = c.iter().position(|&k| k > 0) else {
+                    return f64::NEG_INFINITY;
+                };
+                let (mut sum, mut p) = (0.0f64, 1.0f64);
+                for &k in &c[d_min..] {
+                    sum += k as f64 * p;
+                    p *= r;
+                    if p * nf < 1e-18 * sum {
+                        break;
+                    }
                 }
-                acc.value() - log_n
+                d as f64 * log_beta + d_min as f64 * log_r + sum.ln() - log_n
             })
             .sum();
         total / rows as f64
@@ -220,12 +230,17 @@ impl Isl {
         let i = best as usize;
         let (mut lo, mut hi) = (grid[i.saturating_sub(1)], grid[(i + 1).min(grid.len() - 1)]);
         let g = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut a, mut b) = (hi - g * (hi - lo), lo + g * (hi - lo));
+        let (mut fa, mut fb) = (f(a), f(b));
         for _ in 0..40 {
-            let (a, b) = (hi - g * (hi - lo), lo + g * (hi - lo));
-            if f(a) >= f(b) {
-                hi = b;
+            if fa >= fb {
+                (hi, b, fb) = (b, a, fa);
+                a = hi - g * (hi - lo);
+                fa = f(a);
             } else {
-                lo = a;
+                (lo, a, fa) = (a, b, fb);
+                b = lo + g * (hi - lo);
+                fb = f(b);
             }
         }
         ((lo + hi) / 2.0).clamp(BETA_RANGE.0, BETA_RANGE.1)
