@@ -6,7 +6,7 @@
 //! sampler (rates-FPCD, herding, SP trade exactness for mixing) leaves it.
 
 use super::SamplerConfig;
-use crate::data::{decode, encode};
+use crate::data::{decode, encode, Dataset};
 use crate::error::{Error, Result};
 use crate::eval::exact::model_distribution;
 use crate::model::{Params, Rbm};
@@ -25,6 +25,7 @@ pub const FLOOR_REPS: usize = 20;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DriftPoint {
     /// Emitted samples since the exact start.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub steps: usize,
     /// TV(empirical law of the C chains, p).
     pub tv: f64,
@@ -145,10 +146,61 @@ pub fn drift(
         .collect())
 }
 
+/// The self-test's default model: Bars & Stripes 4×4 with 16 hidden units after 1 000 PCD-1
+/// updates (100 chains, η 0.1, seeded) — trained enough to be peaked, small enough (2^16
+/// visible states) to enumerate — with its training set for the rates.
+pub fn self_test_model(seed: u64) -> Result<(Rbm, Dataset)> {
+    let data = std::sync::Arc::new(Dataset::builtin("bas4")?);
+    let cfg = crate::train::LaneConfig {
+        algo: "pcd".into(),
+        hidden: 16,
+        lr: 0.1,
+        chains: Some(100),
+        seed: Some(seed),
+        every: 1_000,
+        ..Default::default()
+    };
+    let mut lane = crate::train::Lane::new(cfg, data.clone())?;
+    lane.run(1_000)?;
+    Ok((lane.model().clone(), (*data).clone()))
+}
+
+/// One sampler's self-test result.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SelfTest {
+    /// The sampler.
+    pub sampler: String,
+    /// Its distances after each number of steps.
+    pub points: Vec<DriftPoint>,
+    /// Whether every distance is within 4 standard deviations of the floor.
+    pub at_floor: bool,
+}
+
+/// Runs the self-test of each of `configs` on [`self_test_model`]: `chains` chains, distances
+/// after 1, 4 and 16 samples.
+pub fn self_test(configs: &[SamplerConfig], chains: usize, seed: u64) -> Result<Vec<SelfTest>> {
+    let (model, data) = self_test_model(seed)?;
+    let mut rng = stream(seed, 0, Purpose::Data);
+    let rates = super::rates(&model, &data, crate::data::Binarize::Sample, &mut rng)?;
+    configs
+        .iter()
+        .map(|c| {
+            let points = drift(&model, Some(&rates), c, &[1, 4, 16], chains, seed)?;
+            Ok(SelfTest {
+                sampler: c.sampler.clone(),
+                at_floor: points
+                    .iter()
+                    .all(|p| p.tv <= p.noise_floor + 4.0 * p.noise_sd),
+                points,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Dataset;
     use crate::sampler::rates;
 
     fn trained_like() -> Rbm {
@@ -204,6 +256,19 @@ mod tests {
         let big = drift(&model, None, &cfg("gibbs", None), &[1], 40_000, 1).unwrap();
         let ratio = small[0].noise_floor / big[0].noise_floor;
         assert!((6.0..14.0).contains(&ratio), "{ratio}");
+    }
+
+    /// The page's self-test: on the trained BAS model Gibbs is at the floor, the fast-weight
+    /// samplers at their defaults are not.
+    #[test]
+    fn the_self_test_separates_gibbs_from_the_fast_samplers() {
+        let configs: Vec<SamplerConfig> = crate::sampler::SAMPLERS
+            .iter()
+            .map(|s| cfg(s.name, (s.name != "gibbs").then_some(0.05)))
+            .collect();
+        let r = self_test(&configs, 20_000, 2).unwrap();
+        assert!(r[0].at_floor, "{:?}", r[0]);
+        assert!(r[1..].iter().all(|t| !t.at_floor), "{r:?}");
     }
 
     #[test]

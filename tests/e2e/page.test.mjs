@@ -878,6 +878,11 @@ test('the sampler view: four samplers on the shipped MNIST model draw strips, cl
   const stopped = await rows();
   await page.waitForTimeout(500);
   assert.deepEqual(await rows(), stopped, 'nothing arrives after Stop');
+  // The self-test: Gibbs stays at the noise floor, the fast-weight samplers drift.
+  await page.click('#samplers .sampler-selftest ~ button, #samplers button:has-text("Run the self-test")');
+  await page.waitForSelector('#samplers .selftest-table tbody tr', { timeout: 60_000 });
+  const verdicts = await page.$$eval('#samplers .selftest-table tbody tr', (trs) => Object.fromEntries(trs.map((t) => [t.dataset.sampler, t.dataset.atFloor])));
+  assert.deepEqual(verdicts, { gibbs: 'true', 'rates-fpcd': 'false', 'rates-herding': 'false', sp: 'false' });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -557,14 +557,7 @@ impl WasmSamplers {
             .unwrap_or(1);
         let mut rows = Vec::new();
         for c in configs {
-            let mut cfg = rbm_core::sampler::SamplerConfig::default();
-            if let Some(obj) = c.as_object() {
-                for (key, value) in obj {
-                    if !value.is_null() {
-                        cfg.set(key, value).map_err(js_err)?;
-                    }
-                }
-            }
+            let cfg = sampler_config(&c).map_err(js_err)?;
             let stream = rbm_core::sampler::SampleStream::new(
                 &model,
                 &train,
@@ -680,4 +673,38 @@ impl WasmSamplers {
 #[wasm_bindgen(js_name = samplerCatalog)]
 pub fn sampler_catalog() -> Result<JsValue, JsValue> {
     to_js(&rbm_core::sampler::catalog())
+}
+
+/// The no-drift self-test of each sampler in `configs` on a trained Bars & Stripes 4×4 model
+/// (`rbm_core::sampler::drift::self_test`): `chains` chains from exact draws of p(v), total
+/// variation to p after 1, 4 and 16 samples against the Monte-Carlo floor.
+#[wasm_bindgen(js_name = samplerSelfTest)]
+pub fn sampler_self_test(configs: JsValue, chains: usize, seed: f64) -> Result<JsValue, JsValue> {
+    let configs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(configs)
+        .map_err(|e| internal(format!("sampler configurations: {e}")))?;
+    let configs = configs
+        .iter()
+        .map(sampler_config)
+        .collect::<Result<Vec<_>, Error>>()
+        .map_err(js_err)?;
+    let seed = rbm_core::train::config::SEED
+        .parse(&format!("{seed}"))
+        .map_err(js_err)?
+        .as_u64()
+        .unwrap_or(1);
+    to_js(&rbm_core::sampler::drift::self_test(&configs, chains, seed).map_err(js_err)?)
+}
+
+/// A sampler configuration from a plain object (`null` values keep the defaults).
+fn sampler_config(c: &serde_json::Value) -> Result<rbm_core::sampler::SamplerConfig, Error> {
+    let mut cfg = rbm_core::sampler::SamplerConfig::default();
+    if let Some(obj) = c.as_object() {
+        for (key, value) in obj {
+            if !value.is_null() {
+                cfg.set(key, value)?;
+            }
+        }
+    }
+    cfg.validate()?;
+    Ok(cfg)
 }

@@ -11,6 +11,7 @@ use rbm_core::error::ErrorInfo;
 use rbm_core::eval::distribution::Distribution;
 use rbm_core::eval::isl::IslPoint;
 use rbm_core::eval::mixing::Mixing;
+use rbm_core::sampler::drift::{DriftPoint, SelfTest};
 use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
@@ -54,6 +55,8 @@ fn generated() -> String {
         decl::<SamplerSlice>(&cfg),
         decl::<IslPoint>(&cfg),
         decl::<Mixing>(&cfg),
+        decl::<DriftPoint>(&cfg),
+        decl::<SelfTest>(&cfg),
     ] {
         out.push_str(&d);
     }

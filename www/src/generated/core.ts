@@ -589,3 +589,34 @@ changes: number,
  * Mean length of a run of equal classes (samples / runs).
  */
 mean_run: number, };
+export type DriftPoint = { 
+/**
+ * Emitted samples since the exact start.
+ */
+steps: number, 
+/**
+ * TV(empirical law of the C chains, p).
+ */
+tv: number, 
+/**
+ * Mean TV of C fresh exact draws from p ([`FLOOR_REPS`] sets): where a correct sampler
+ * stays.
+ */
+noise_floor: number, 
+/**
+ * Standard deviation of that TV across the sets.
+ */
+noise_sd: number, };
+export type SelfTest = { 
+/**
+ * The sampler.
+ */
+sampler: string, 
+/**
+ * Its distances after each number of steps.
+ */
+points: Array<DriftPoint>, 
+/**
+ * Whether every distance is within 4 standard deviations of the floor.
+ */
+at_floor: boolean, };

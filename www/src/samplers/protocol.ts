@@ -1,5 +1,5 @@
 // Messages between the page and the sampler view's worker (samplers/worker.ts).
-import type { IslPoint, SamplerConfig, SamplerSlice } from '../generated/core';
+import type { IslPoint, SamplerConfig, SamplerSlice, SelfTest } from '../generated/core';
 
 export type ToSamplerWorker =
   /** Start (or restart) a run; replaces any run under way. `every`: samples per slice (one
@@ -14,9 +14,12 @@ export type ToSamplerWorker =
       every: number;
       limit: number;
     }
-  | { type: 'stop'; gen: number };
+  | { type: 'stop'; gen: number }
+  /** The no-drift self-test on a small enumerable model; independent of any run. */
+  | { type: 'selftest'; id: number; configs: Partial<SamplerConfig>[]; chains: number; seed: number };
 
 export type FromSamplerWorker =
+  | { type: 'selftest'; id: number; results: SelfTest[] | null; error: string | null }
   | { type: 'status'; gen: number; status: 'loading' | 'running' | 'done' | 'error'; message: string }
   | { type: 'reference'; gen: number; points: IslPoint[] }
   | {

@@ -4,7 +4,7 @@
 // of each sample as a coloured strip. Every computation runs in samplers/worker.ts.
 import uPlot from 'uplot';
 import { $, el, setText } from '../dom';
-import type { SamplerConfig, SamplerEntry } from '../generated/core';
+import type { SamplerConfig, SamplerEntry, SelfTest } from '../generated/core';
 import type { FromSamplerWorker, ToSamplerWorker } from './protocol';
 import { addSlice, CLASS_COLOURS, CLASS_HISTORY, emptyRow, islColumns, type SamplerRowState, STRIP_LENGTH, samplesPerSecond } from './rows';
 
@@ -38,6 +38,9 @@ export class SamplerView {
   private plot: uPlot | null = null;
   private frame = 0;
   private fileUrl: string | null = null;
+  private tester: WorkerLike | null = null;
+  private readonly testBtn = el('button', { type: 'button' }, 'Run the self-test');
+  private readonly testOut = el('div', { className: 'sampler-selftest', role: 'status' });
 
   constructor(
     private readonly root: HTMLElement,
@@ -123,7 +126,38 @@ export class SamplerView {
       legend,
       el('h3', {}, 'ISL against the number of samples (higher is better; dashed: the training digits themselves)'),
       this.chartEl,
+      el('h3', {}, 'Self-test: does a sampler leave the model’s distribution unchanged?'),
+      el(
+        'p',
+        {},
+        'On a Bars & Stripes 4×4 model small enough to enumerate all 65 536 patterns, 20 000 chains start at exact draws from the model and each sampler moves them 1, 4 and 16 samples on (with the ε_F and α above; empty fields: 0.05 for this small model). A correct MCMC sampler keeps them distributed as the model: its total-variation distance stays at the noise floor of 20 000 exact draws. The fast-weight samplers trade that exactness for mixing.',
+      ),
+      this.testBtn,
+      this.testOut,
     );
+    this.testBtn.addEventListener('click', () => this.selfTest());
+  }
+
+  private selfTest(): void {
+    this.tester?.terminate();
+    const tester = this.newWorker();
+    this.tester = tester;
+    this.testBtn.disabled = true;
+    setText(this.testOut, 'running… (a few seconds)');
+    const configs = this.configs().map((c) => (c.sampler === 'gibbs' || c.eps_f !== undefined ? c : { ...c, eps_f: 0.05 }));
+    tester.onmessage = (e) => {
+      const msg = e.data;
+      if (msg.type !== 'selftest') return;
+      tester.terminate();
+      this.tester = null;
+      this.testBtn.disabled = false;
+      if (msg.error || !msg.results) {
+        setText(this.testOut, `The self-test failed: ${msg.error ?? 'no result'}`);
+        return;
+      }
+      this.testOut.replaceChildren(selfTestTable(msg.results, this.samplers));
+    };
+    tester.postMessage({ type: 'selftest', id: 1, configs, chains: 20_000, seed: Math.round(Number(this.seed.value)) || 1 });
   }
 
   private configs(): Partial<SamplerConfig>[] {
@@ -178,7 +212,7 @@ export class SamplerView {
   }
 
   private receive(msg: FromSamplerWorker): void {
-    if (msg.gen !== this.gen) return;
+    if (msg.type === 'selftest' || msg.gen !== this.gen) return;
     if (msg.type === 'status') {
       if (msg.status === 'error') {
         this.stop(`Sampling stopped: ${msg.message}`);
@@ -262,6 +296,27 @@ export class SamplerView {
       this.plot.setData(cols as uPlot.AlignedData);
     }
   }
+}
+
+function selfTestTable(results: SelfTest[], samplers: SamplerEntry[]): HTMLTableElement {
+  const steps = results[0]?.points.map((p) => p.steps) ?? [];
+  const head = el('tr', {}, el('th', {}, 'sampler'), ...steps.map((s) => el('th', {}, `TV after ${s}`)), el('th', {}, 'noise floor'), el('th', {}, 'verdict'));
+  const rows = results.map((r) => {
+    const floor = r.points[0];
+    const title = samplers.find((s) => s.name === r.sampler)?.title ?? r.sampler;
+    const tr = el(
+      'tr',
+      { className: r.at_floor ? 'at-floor' : 'drifts' },
+      el('td', {}, title),
+      ...r.points.map((p) => el('td', {}, p.tv.toFixed(4))),
+      el('td', {}, floor ? `${floor.noise_floor.toFixed(4)} ± ${floor.noise_sd.toFixed(4)}` : ''),
+      el('td', {}, r.at_floor ? 'at the floor (no drift)' : 'drifts away from the model'),
+    );
+    tr.dataset.sampler = r.sampler;
+    tr.dataset.atFloor = String(r.at_floor);
+    return tr;
+  });
+  return el('table', { className: 'selftest-table' }, el('thead', {}, head), el('tbody', {}, ...rows));
 }
 
 function drawStrip(canvas: HTMLCanvasElement, images: Float32Array[]): void {

@@ -2,9 +2,9 @@
 // core, the MNIST asset and a model file, then runs every sampler round-robin in short slices
 // (WasmSamplers) and posts each slice — its last sample, new 1-NN classes, ISL points — to the
 // page. A generation number drops replies to a run the page has since stopped or replaced.
-import init, { loadAsset, WasmSamplers } from '../../pkg/rbm_playground.js';
+import init, { loadAsset, samplerSelfTest, WasmSamplers } from '../../pkg/rbm_playground.js';
 import { fetchBytes, gunzip, isGzip } from '../data';
-import type { SamplerSlice } from '../generated/core';
+import type { SamplerSlice, SelfTest } from '../generated/core';
 import { errorMessage } from '../runner';
 import type { FromSamplerWorker, ToSamplerWorker } from './protocol';
 
@@ -70,6 +70,12 @@ async function start(msg: Extract<ToSamplerWorker, { type: 'start' }>): Promise<
 
 ctx.onmessage = (e) => {
   const msg = e.data;
+  if (msg.type === 'selftest') {
+    ready
+      .then(() => ctx.postMessage({ type: 'selftest', id: msg.id, results: samplerSelfTest(msg.configs, msg.chains, msg.seed) as SelfTest[], error: null }))
+      .catch((err: unknown) => ctx.postMessage({ type: 'selftest', id: msg.id, results: null, error: errorMessage(err) }));
+    return;
+  }
   gen = msg.gen;
   if (msg.type === 'start') {
     start(msg).catch((err: unknown) => {
