@@ -886,3 +886,26 @@ test('the sampler view: four samplers on the shipped MNIST model draw strips, cl
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("the sampler view samples from a trained MNIST lane's current model", { timeout: 150_000 }, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#data', 'mnist-test');
+  await page.waitForFunction(READY, null, { timeout: 30_000 });
+  await page.click('#samplers summary');
+  await page.waitForSelector('#samplers .sampler-row');
+  await page.focus('#sampler-model');
+  const options = await page.$$eval('#sampler-model option', (os) => os.map((o) => o.value));
+  assert.ok(options.filter((v) => v.startsWith('lane:')).length === 2, `lanes offered: ${options}`);
+  await page.selectOption(
+    '#sampler-model',
+    options.find((v) => v.startsWith('lane:')),
+  );
+  await page.click('#samplers .sampler-controls button');
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 50 && e.dataset.isl),
+    null,
+    { timeout: 120_000 },
+  );
+  assert.deepEqual(errors, []);
+  await page.close();
+});

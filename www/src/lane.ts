@@ -144,6 +144,16 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'export' });
   }
 
+  private modelWaiters: ((json: string) => void)[] = [];
+
+  /** The lane's current model file (JSON), fetched from its worker without a download. */
+  fetchModel(): Promise<string> {
+    return new Promise((resolve) => {
+      this.modelWaiters.push(resolve);
+      this.post({ type: 'export' });
+    });
+  }
+
   /** Asks the worker to estimate the log-likelihood (AIS, then RAISE) of the test data under
    * the lane's current model, between its training slices. False when there is no lane yet. */
   estimateLikelihood(settings: EstimateSettings): boolean {
@@ -240,9 +250,12 @@ export class LaneHandle implements LaneState {
         if (msg.stats && Object.keys(msg.stats).length) this.stats = msg.stats;
         if (msg.view) this.view = msg.view;
         break;
-      case 'model':
-        this.events.model(this, msg.json);
+      case 'model': {
+        const waiter = this.modelWaiters.shift();
+        if (waiter) waiter(msg.json);
+        else this.events.model(this, msg.json);
         return;
+      }
       case 'loading':
         if (msg.gen !== this.sent) return;
         this.dataLoad = { label: msg.label, received: msg.received, total: msg.total };

@@ -7,6 +7,7 @@ import { App } from './app';
 import { assetPath } from './data';
 import type { Catalog, SamplerEntry } from './generated/core';
 import type { WorkerLike } from './lane';
+import { laneName } from './laneCard';
 import { Page } from './page';
 import { mountSamplers } from './samplers/view';
 import { installTestHook } from './testHook';
@@ -49,7 +50,17 @@ async function boot(): Promise<void> {
   samplers?.addEventListener('toggle', () => {
     if (samplers.open && !samplers.dataset.mounted) {
       samplers.dataset.mounted = '1';
-      mountSamplers(samplerCatalog() as SamplerEntry[], (asset) => new URL(assetPath(asset), document.baseURI).href);
+      mountSamplers(
+        samplerCatalog() as SamplerEntry[],
+        (asset) => new URL(assetPath(asset), document.baseURI).href,
+        () =>
+          app.lanes.map((l) => ({
+            id: l.id,
+            label: laneName(app, l),
+            visible: app.dataset()?.m ?? 0,
+            fetch: () => l.fetchModel(),
+          })),
+      );
     }
   });
   hook.ready = true;

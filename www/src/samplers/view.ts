@@ -14,6 +14,14 @@ const SIDE = 28;
 const SCALE = 2;
 const LIMIT = 100_000;
 
+/** A trained lane the view can sample from. */
+export interface LaneSource {
+  id: number;
+  label: string;
+  visible: number;
+  fetch(): Promise<string>;
+}
+
 interface WorkerLike {
   postMessage(msg: ToSamplerWorker): void;
   onmessage: ((e: MessageEvent<FromSamplerWorker>) => void) | null;
@@ -47,12 +55,22 @@ export class SamplerView {
     private readonly samplers: SamplerEntry[],
     private readonly newWorker: () => WorkerLike,
     private readonly urls: { asset: (name: string) => string; page: (path: string) => string },
+    private readonly lanes: () => LaneSource[] = () => [],
   ) {
     this.build();
   }
 
   private build(): void {
     this.modelSelect.append(new Option('the model shipped with the page (FPCD, 784×500)', 'shipped'), new Option('a model file…', 'file'));
+    // The lanes change while the page runs: list them whenever the picker is about to open.
+    const refresh = () => {
+      const keep = this.modelSelect.value;
+      for (const o of [...this.modelSelect.options]) if (o.value.startsWith('lane:')) o.remove();
+      for (const l of this.lanes()) if (l.visible === 784) this.modelSelect.append(new Option(`the current model of lane ${l.label}`, `lane:${l.id}`));
+      this.modelSelect.value = [...this.modelSelect.options].some((o) => o.value === keep) ? keep : 'shipped';
+    };
+    this.modelSelect.addEventListener('focus', refresh);
+    this.modelSelect.addEventListener('pointerdown', refresh);
     this.modelSelect.addEventListener('change', () => {
       this.file.hidden = this.modelSelect.value !== 'file';
       if (!this.file.hidden) this.file.click();
@@ -182,11 +200,30 @@ export class SamplerView {
       this.say('the seed must be a whole number from 0 to 2^53 − 1');
       return;
     }
-    const modelUrl = this.modelSelect.value === 'file' ? this.fileUrl : this.urls.page(SHIPPED_MODEL);
+    const source = this.modelSelect.value;
+    if (source.startsWith('lane:')) {
+      const lane = this.lanes().find((l) => `lane:${l.id}` === source);
+      if (!lane) {
+        this.say('that lane is gone: choose another model');
+        return;
+      }
+      this.say(`fetching the model of lane ${lane.label}…`);
+      lane.fetch().then((json) => {
+        if (this.fileUrl) URL.revokeObjectURL(this.fileUrl);
+        this.fileUrl = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+        this.run(this.fileUrl, every, seed);
+      });
+      return;
+    }
+    const modelUrl = source === 'file' ? this.fileUrl : this.urls.page(SHIPPED_MODEL);
     if (!modelUrl) {
       this.say('choose a model file first (a model downloaded from a 784-visible lane, or one saved by rbm train)');
       return;
     }
+    this.run(modelUrl, every, seed);
+  }
+
+  private run(modelUrl: string, every: number, seed: number): void {
     this.worker?.terminate();
     const worker = this.newWorker();
     this.worker = worker;
@@ -347,12 +384,13 @@ function drawClasses(canvas: HTMLCanvasElement, classes: number[]): void {
 }
 
 /** Builds the view in `#samplers` once the page has its catalog. */
-export function mountSamplers(samplers: SamplerEntry[], asset: (name: string) => string): SamplerView {
+export function mountSamplers(samplers: SamplerEntry[], asset: (name: string) => string, lanes: () => LaneSource[]): SamplerView {
   const root = $('#samplers-body');
   return new SamplerView(
     root,
     samplers,
     () => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'samplers' }) as unknown as WorkerLike,
     { asset, page: (path) => new URL(path, document.baseURI).href },
+    lanes,
   );
 }
