@@ -187,9 +187,12 @@ pub fn check_writable(path: &str) -> CliResult {
         .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
 }
 
-/// Writes `model` to `path`: the binary format when the name ends in `.rbm`, else JSON.
+/// Writes `model` to `path`: the binary format with 8-bit weights when the name ends in
+/// `.q8.rbm`, the exact binary format when it ends in `.rbm`, else JSON.
 pub fn save_model(path: &str, model: &Rbm) -> CliResult {
-    let bytes = if path.ends_with(".rbm") {
+    let bytes = if path.ends_with(".q8.rbm") {
+        model.to_quantized_bytes()
+    } else if path.ends_with(".rbm") {
         model.to_bytes()
     } else {
         (model.to_json() + "\n").into_bytes()
