@@ -5,29 +5,17 @@ import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
 import type { FromWorker, ToWorker } from './protocol';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
+import { zeroDelayScheduler } from './yieldNow';
 
 const ctx = self as unknown as {
   postMessage(msg: FromWorker, transfer: Transferable[]): void;
   onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
 };
 
-// Zero-delay yields through a MessageChannel (nested setTimeout is clamped to 4 ms), so the
-// page's pause or reset is handled between two slices.
-const channel = new MessageChannel();
-let next: (() => void) | null = null;
-channel.port1.onmessage = () => {
-  const fn = next;
-  next = null;
-  fn?.();
-};
-
 const host: Host = {
   post: (msg, transfer = []) => ctx.postMessage(msg, transfer),
   now: () => performance.now(),
-  schedule: (fn) => {
-    next = fn;
-    channel.port2.postMessage(0);
-  },
+  schedule: zeroDelayScheduler(),
 };
 
 const dataCore: DataCore = {

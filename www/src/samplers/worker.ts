@@ -6,6 +6,7 @@ import init, { loadAsset, samplerSelfTest, WasmSamplers } from '../../pkg/rbm_pl
 import { fetchBytes, gunzip, isGzip } from '../data';
 import type { SamplerSlice, SelfTest } from '../generated/core';
 import { errorMessage } from '../runner';
+import { zeroDelayScheduler } from '../yieldNow';
 import type { FromSamplerWorker, ToSamplerWorker } from './protocol';
 
 const ctx = self as unknown as {
@@ -13,17 +14,7 @@ const ctx = self as unknown as {
   onmessage: ((e: MessageEvent<ToSamplerWorker>) => void) | null;
 };
 
-const channel = new MessageChannel();
-let next: (() => void) | null = null;
-channel.port1.onmessage = () => {
-  const fn = next;
-  next = null;
-  fn?.();
-};
-const yieldThen = (fn: () => void) => {
-  next = fn;
-  channel.port2.postMessage(0);
-};
+const yieldThen = zeroDelayScheduler();
 
 let gen = 0;
 let assetLoaded: Promise<unknown> | null = null;
