@@ -851,10 +851,13 @@ test('the sampler view: four samplers on the shipped MNIST model draw strips, cl
       els.map((e) => ({ n: Number(e.dataset.emitted ?? 0), isl: e.dataset.isl ? Number(e.dataset.isl) : null, classes: Number(e.dataset.classes ?? 0) })),
     );
   await page.waitForFunction(
-    () => [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 200 && e.dataset.isl),
+    () =>
+      /stopped/.test(document.querySelector('#samplers .sampler-status')?.textContent ?? '') ||
+      [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 200 && e.dataset.isl),
     null,
     { timeout: 120_000 },
   );
+  assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
   const got = await rows();
   for (const r of got) {
     assert.ok(r.isl < 0 && r.isl > -784, `ISL ${r.isl} is a log-density of 784 binary pixels`);
@@ -902,10 +905,13 @@ test("the sampler view samples from a trained MNIST lane's current model", { tim
   );
   await page.click('#samplers .sampler-controls button');
   await page.waitForFunction(
-    () => [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 50 && e.dataset.isl),
+    () =>
+      /stopped/.test(document.querySelector('#samplers .sampler-status')?.textContent ?? '') ||
+      [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 50 && e.dataset.isl),
     null,
     { timeout: 120_000 },
   );
+  assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
   assert.deepEqual(errors, []);
   await page.close();
 });
