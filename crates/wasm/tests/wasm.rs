@@ -389,3 +389,11 @@ fn stepped_ais_and_raise_give_the_bits_of_the_one_shot_core_runs() {
         "a set of another size"
     );
 }
+
+/// Every sampler's fixed-seed stream gives the native build's bits (tests/golden/samplers.json).
+#[wasm_bindgen_test]
+fn sampler_streams_match_the_native_build_bit_for_bit() {
+    let want: Vec<common::SamplerGolden> =
+        serde_json::from_str(include_str!("../../../tests/golden/samplers.json")).unwrap();
+    assert_eq!(common::sampler_golden(), want);
+}
