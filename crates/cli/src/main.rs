@@ -11,6 +11,7 @@
 //! rbm presets                                   # the presets' settings
 //! rbm sample --model m.rbm --sampler rates-fpcd --samples 10000 --seed 1 --out s.txt
 //! rbm isl --samples s.txt --data mnist-test      # ISL against N, beta chosen on mnist-valid
+//! rbm chain --model m.json --data bas3 --start data --k-max 50   # exact p_k = p_0 T^k
 //! rbm drift --model m.json --data bas4 --sampler gibbs --steps 1,4,16 --chains 20000 --seed 1
 //! ```
 //!
@@ -19,6 +20,7 @@
 //! (`| head`) ends quietly.
 
 mod ais;
+mod chain;
 mod common;
 mod grad;
 mod loglik;
@@ -66,6 +68,8 @@ enum Command {
     /// No-drift self-test: a sampler's distance to p(v) from exact starts, against the noise floor
     #[command(allow_negative_numbers = true)]
     Drift(sample::DriftCmd),
+    /// Exact law of a Gibbs chain after k sweeps: its distance to the model and to the data
+    Chain(chain::ChainCmd),
 }
 
 fn presets(out: &mut Out) -> CliResult {
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
         Command::Sample(a) => sample::run_sample(a, &mut out),
         Command::Isl(a) => sample::run_isl(a, &mut out),
         Command::Drift(a) => sample::run_drift(a, &mut out),
+        Command::Chain(a) => chain::run(a, &mut out),
     };
     match r {
         Ok(()) | Err(Failure::BrokenPipe) => ExitCode::SUCCESS,

@@ -711,3 +711,36 @@ fn sample_then_isl_then_drift() {
     .contains("α below 1"));
     assert!(error_of(&["isl", "--samples", "bas4", "--data", "bas3"]).contains("16 values"));
 }
+
+/// `rbm chain`: one line per k; from the data the distance to the data starts at 0 and the
+/// distance to the model falls; too large a model is one error line.
+#[test]
+fn chain_prints_the_exact_distances_per_sweep() {
+    let model = Temp::new("chain-model.json", &random_model(9, 4, 0.8, 2).to_json());
+    let lines = json_lines(&[
+        "chain",
+        "--model",
+        model.path(),
+        "--data",
+        "shifting-bar",
+        "--k-max",
+        "20",
+    ]);
+    assert_eq!(lines.len(), 21);
+    assert_eq!(f(&lines[0], "k"), 0.0);
+    assert_eq!(f(&lines[0], "tv_data"), 0.0);
+    assert!(f(&lines[20], "tv_model") < f(&lines[0], "tv_model"));
+    assert!(lines.iter().all(|l| f(l, "kl_model") >= 0.0));
+    let big = Temp::new("chain-big.json", &random_model(16, 16, 0.1, 1).to_json());
+    assert!(error_of(&["chain", "--model", big.path(), "--data", "bas4"]).contains("2^24"));
+    assert!(error_of(&[
+        "chain",
+        "--model",
+        model.path(),
+        "--data",
+        "bas3",
+        "--start",
+        "x"
+    ])
+    .contains("--start"));
+}
