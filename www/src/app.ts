@@ -9,6 +9,7 @@
 // restarted one, loads it before building. Choosing a set of the other family (small sets vs
 // images) applies that family's defaults (state.ts, DATA_DEFAULTS).
 import type { Axis } from './chartData';
+import { NO_VIEW, type ViewFlags } from './classroom';
 import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from './data';
 import type { Catalog, DataSetEntry } from './generated/core';
 import { type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
@@ -70,6 +71,9 @@ export class App {
   missing: { label: string; algo: string }[] = [];
   /** Every data set the picker offers: the catalog's, then the user's files. */
   dataSets: DataSetEntry[];
+  /** How the page is shown (classroom.ts): the parts a link hides, the embed layout, the tour.
+   * Not part of the experiment: loading another state (a preset, a tour's step) keeps it. */
+  view: ViewFlags = { ...NO_VIEW };
   /** The file being checked before it is offered (null: none). */
   checking: string | null = null;
   private readonly laneEvents: LaneEvents;

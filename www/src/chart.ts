@@ -61,7 +61,10 @@ export class LikelihoodChart {
   private size(): { width: number; height: number } {
     const { minWidth, minHeight, maxHeight } = this.settings;
     const width = Math.max(minWidth, this.el.clientWidth);
-    return { width, height: Math.round(Math.min(maxHeight, Math.max(minHeight, width * 0.42))) };
+    // In an embed (embed=1, e.g. an 800×500 iframe) the chart fits above the fold with its legend.
+    const embed = document.documentElement.classList.contains('embed');
+    const cap = embed ? Math.min(maxHeight, Math.max(140, window.innerHeight - 240)) : maxHeight;
+    return { width, height: Math.round(Math.min(cap, Math.max(Math.min(minHeight, cap), width * 0.42))) };
   }
 
   private options(lanes: ChartLane[], axis: Axis, bound: number | null): uPlot.Options {
@@ -92,7 +95,8 @@ export class LikelihoodChart {
       scales: { x: { time: false } },
       axes: [
         { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' } },
-        { label: this.settings.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
+        // A short chart (an embed) has room for a short label only.
+        { label: this.size().height < 300 ? 'log-likelihood' : this.settings.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },

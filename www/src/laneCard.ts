@@ -13,6 +13,7 @@ import type { LanePanel, PanelContext } from './panels/panel';
 import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry } from './schema';
+import { tip } from './tips';
 
 const WORDS: Record<LaneStatus, string> = {
   loading: 'loading…',
@@ -53,6 +54,7 @@ export class LaneCard {
     const remove = el('button', { className: 'remove', type: 'button', title: 'Remove this lane', textContent: '✕' });
     remove.setAttribute('aria-label', `Remove lane ${laneName(app, lane)}`);
     remove.addEventListener('click', onRemove);
+    remove.dataset.part = 'remove';
     this.status = el('p', { className: 'status' });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
@@ -91,6 +93,8 @@ export class LaneCard {
     }
     for (const kind of PANELS) {
       const container = el('div', { className: `panel panel-${kind.name}` });
+      container.dataset.part = kind.name;
+      if (kind.help) container.append(tip(kind.title ?? kind.name, kind.help, kind.term));
       const panel = kind.create();
       panel.mount(container, this.ctx);
       this.panels.push(panel);

@@ -4,14 +4,18 @@
 import './style.css';
 import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
+import { parts } from './classroom';
 import { assetPath } from './data';
 import type { Catalog, SamplerEntry } from './generated/core';
+import { GlossaryView } from './glossaryView';
 import type { WorkerLike } from './lane';
 import { laneName } from './laneCard';
 import { Page } from './page';
+import { PANELS } from './panels';
 import { mountSamplers } from './samplers/view';
+import { ShareView } from './shareView';
 import { installTestHook } from './testHook';
-import { decodeState } from './urlState';
+import { decodeState, decodeView } from './urlState';
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
@@ -41,9 +45,19 @@ async function boot(): Promise<void> {
   );
   page = new Page(app);
   const hook = installTestHook(app);
-  const { state, notices } = decodeState(catalog, window.location.hash);
-  app.notices = notices;
-  app.load(state);
+  const known = new Set(parts(catalog, PANELS).map((p) => p.key));
+  const tourIds: string[] = [];
+  /** The page as a hash says: the experiment, and how it is shown (classroom.ts). */
+  const fromHash = (c: Catalog) => {
+    const { state, notices } = decodeState(c, window.location.hash);
+    const view = decodeView(window.location.hash, known, tourIds);
+    app.notices = [...notices, ...view.notices];
+    app.view = view.view;
+    app.load(state);
+  };
+  fromHash(catalog);
+  new GlossaryView();
+  new ShareView(app, () => page?.classroom.hidden() ?? new Set(), []);
   page.render();
   // The sampler view loads nothing until it is opened.
   const samplers = document.getElementById('samplers') as HTMLDetailsElement | null;
@@ -66,9 +80,12 @@ async function boot(): Promise<void> {
   hook.ready = true;
   // A link edited by hand in the address bar: the page becomes what it says.
   window.addEventListener('hashchange', () => {
-    const next = decodeState(app.linkCatalog(), window.location.hash);
-    app.notices = next.notices;
-    app.load(next.state);
+    // A jump to an element (the skip link's #controls) is not a state: put the state back.
+    if (!window.location.hash.includes('=')) {
+      page?.render();
+      return;
+    }
+    fromHash(app.linkCatalog());
   });
 }
 

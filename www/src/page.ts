@@ -4,6 +4,7 @@
 import type { App } from './app';
 import { LikelihoodChart } from './chart';
 import { laneColour } from './chartData';
+import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
 import { $ } from './dom';
 import type { LaneHandle } from './lane';
@@ -12,12 +13,14 @@ import { encodeState } from './urlState';
 
 export class Page {
   private readonly controls: Controls;
+  readonly classroom: ClassroomView;
   private readonly chart = new LikelihoodChart($('#chart'));
   private readonly lanesEl = $('#lanes');
   private readonly cards = new Map<LaneHandle, LaneCard>();
   private frame = 0;
 
   constructor(private readonly app: App) {
+    this.classroom = new ClassroomView(app);
     this.controls = new Controls(app, (algo) => {
       const lane = app.addLane(algo);
       if (lane) {
@@ -39,11 +42,12 @@ export class Page {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     const app = this.app;
+    this.classroom.update();
     this.controls.update();
     const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve }));
     this.chart.update(lanes, app.axis, app.dataset()?.bound ?? null);
     this.syncCards();
-    const hash = `#${encodeState(app.catalog, app.state())}`;
+    const hash = `#${encodeState(app.catalog, app.state(), app.view)}`;
     if (window.location.hash !== hash) history.replaceState(null, '', hash);
   }
 

@@ -54,4 +54,10 @@ class FiltersPanel implements LanePanel {
   }
 }
 
-export const filtersPanel: PanelKind = { name: 'filters', create: () => new FiltersPanel() };
+export const filtersPanel: PanelKind = {
+  name: 'filters',
+  title: 'weight filters',
+  help: "Each tile is one hidden unit's weights to the visible units, drawn as an image: the pattern it responds to. Blue negative, red positive.",
+  term: 'filter',
+  create: () => new FiltersPanel(),
+};

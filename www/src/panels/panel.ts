@@ -37,8 +37,14 @@ export interface LanePanel {
 
 /** Makes one lane's instance of a panel. */
 export interface PanelKind {
-  /** A short name (the container's class, `panel-NAME`). */
+  /** A short name (the container's class, `panel-NAME`, and its part name in classroom links). */
   readonly name: string;
+  /** What the Share dialog calls it (default: its name). */
+  readonly title?: string;
+  /** One or two sentences for its "?" (none: no "?"). */
+  readonly help?: string;
+  /** The glossary term its "?" links to. */
+  readonly term?: string;
   create(): LanePanel;
 }
 
