@@ -70,6 +70,12 @@ const OPTIONS_PANEL = 'options';
 /** A part name is safe in a CSS attribute selector and in the URL as it is. */
 const PART_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
+/** A lane panel's part name: its name, or `NAME-view` when an option has that key (the
+ * "chains" panel beside the "chains" option). */
+export function panelPart(catalog: Catalog, name: string): string {
+  return catalog.options.some((o) => o.key === name) ? `${name}-view` : name;
+}
+
 /** Every part a link can hide, grouped: run, settings, lane options, panels, page. */
 export function parts(catalog: Catalog, panels: readonly PanelName[]): Part[] {
   const shared = sharedOptions(catalog).map((o): Part => ({ key: o.key, label: capital(o.label), group: 'settings' }));
@@ -80,7 +86,9 @@ export function parts(catalog: Catalog, panels: readonly PanelName[]): Part[] {
     seen.add(o.key);
     lane.push({ key: o.key, label: capital(o.label), group: 'lane options' });
   }
-  const panelParts = panels.filter((p) => p.name !== OPTIONS_PANEL).map((p): Part => ({ key: p.name, label: capital(p.title ?? p.name), group: 'panels' }));
+  const panelParts = panels
+    .filter((p) => p.name !== OPTIONS_PANEL)
+    .map((p): Part => ({ key: panelPart(catalog, p.name), label: capital(p.title ?? p.name), group: 'panels' }));
   const all = [...RUN_PARTS, ...PAGE_CONTROLS, ...shared, ...LATE_CONTROLS, ...lane, ...panelParts, ...PAGE_SECTIONS];
   return all.filter((p) => PART_NAME.test(p.key));
 }
@@ -95,7 +103,7 @@ function capital(s: string): string {
  * and Reset, the lane options, and the panels that are buttons rather than views.
  */
 export function embedHidden(catalog: Catalog, panels: readonly PanelName[]): string[] {
-  const keep = new Set(['run', 'reset', 'statistics', 'filters', 'distribution', 'chains', 'reconstructions']);
+  const keep = new Set(['run', 'reset', ...['statistics', 'filters', 'distribution', 'chains', 'reconstructions'].map((n) => panelPart(catalog, n))]);
   return parts(catalog, panels)
     .filter((p) => !keep.has(p.key))
     .map((p) => p.key);

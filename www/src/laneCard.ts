@@ -3,6 +3,7 @@
 // worker broke), then every panel of the registry (panels/index.ts).
 import type { App } from './app';
 import { laneColour } from './chartData';
+import { panelPart } from './classroom';
 import { sweepsPerUpdate } from './curve';
 import { formatProgress } from './data';
 import { $, el, setAttr, setText } from './dom';
@@ -93,7 +94,7 @@ export class LaneCard {
     }
     for (const kind of PANELS) {
       const container = el('div', { className: `panel panel-${kind.name}` });
-      container.dataset.part = kind.name;
+      container.dataset.part = panelPart(app.catalog, kind.name);
       if (kind.help) container.append(tip(kind.title ?? kind.name, kind.help, kind.term));
       const panel = kind.create();
       panel.mount(container, this.ctx);

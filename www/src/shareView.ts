@@ -112,7 +112,16 @@ export class ShareView {
   /** Every control students could change something with (the views and texts stay). */
   private controlKeys(): string[] {
     return this.parts()
-      .filter((p) => p.group === 'run' || p.group === 'settings' || p.group === 'lane options' || p.key === 'share' || p.key === 'ais' || p.key === 'download')
+      .filter(
+        (p) =>
+          p.group === 'run' ||
+          p.group === 'settings' ||
+          p.group === 'lane options' ||
+          p.key === 'share' ||
+          p.key === 'tours' ||
+          p.key === 'ais' ||
+          p.key === 'download',
+      )
       .map((p) => p.key);
   }
 

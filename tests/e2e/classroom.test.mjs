@@ -1,0 +1,222 @@
+// End-to-end tests of the classroom features (issue 10) on the built page in headless
+// Chromium: links that hide controls and panels (kept after a reload), the Share dialog and
+// its <iframe> snippet pasted into a course page on another origin, the compact embed in an
+// 800×500 frame, the explanations, and no request to any other origin.
+//
+// Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/classroom.test.mjs
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { launch } from './browser.mjs';
+import { serve } from './server.mjs';
+
+const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
+let server;
+let browser;
+
+before(async () => {
+  assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
+  server = await serve(dist, '/course/rbm/');
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
+
+/** A fresh page at `url` with its console errors and every request it makes collected. */
+async function open(url = server.url, viewport = null) {
+  const page = await browser.context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  const errors = [];
+  const requests = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(url);
+  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
+  await page.waitForFunction(SETTLED, null, { timeout: 20_000 });
+  return { page, errors, requests };
+}
+
+/** Every request went to `origins` (or stayed in the page: data:, blob:). */
+function assertOwnOrigin(requests, origins) {
+  const away = requests.filter((u) => !/^(data|blob):/.test(u) && !origins.some((o) => u.startsWith(o)));
+  assert.deepEqual(away, [], 'a request left for another origin');
+}
+
+/** The ids (or part names) of the controls a student can see and use to change the page (the
+ * glossary changes nothing). */
+const usableControls = (page) =>
+  page.$$eval(
+    '#controls input, #controls select, #controls button, .lane input, .lane select, .lane button:not(.tip):not(.term), .tools button:not(#glossary-button)',
+    (els) => els.filter((e) => e.checkVisibility() && !e.disabled).map((e) => e.id || e.closest('[data-part]')?.dataset.part || e.className),
+  );
+
+test('a link hides the controls and panels it names, and they stay hidden after a reload', { timeout: 120_000 }, async () => {
+  const origin = new URL(server.url).origin;
+  const { page, errors, requests } = await open(`${server.url}#hide=seed,lr,filters,add&data=bas4`);
+  const check = async () => {
+    assert.equal(await page.isVisible('#seed'), false, 'seed hidden');
+    assert.equal(await page.isVisible('#lane-0-lr'), false, 'learning rate hidden');
+    assert.equal(await page.isVisible('#lane-1-lr'), false);
+    assert.equal(await page.isVisible('article[data-lane-id="0"] [data-part="filters"]'), false, 'filters hidden');
+    assert.equal(await page.isVisible('#add'), false);
+    // The rest stays.
+    for (const sel of ['#hidden', '#lane-0-k', '#run', '#reset', '#chart', 'article[data-lane-id="0"] [data-part="distribution"]'])
+      assert.ok(await page.isVisible(sel), sel);
+    assert.match(page.url(), /&hide=seed,lr,filters,add$/);
+  };
+  await check();
+  // The state travels in the hash; a change of the page keeps the hide list.
+  await page.fill('#hidden', '12');
+  await page.dispatchEvent('#hidden', 'change');
+  await page.waitForFunction(() => window.location.hash.includes('hidden=12&'));
+  assert.match(page.url(), /hidden=12&.*&hide=seed,lr,filters,add$/);
+  await page.reload();
+  await page.waitForFunction(() => window.__rbm?.ready);
+  await page.waitForFunction(SETTLED);
+  await check();
+  assert.equal(await page.inputValue('#hidden'), '12');
+  // A hidden Start takes its key away too.
+  const { page: p2 } = await open(`${server.url}#hide=run,reset`);
+  assert.equal(await p2.isVisible('#run'), false);
+  await p2.keyboard.press('s');
+  await p2.waitForTimeout(500);
+  assert.equal(await p2.evaluate(() => window.__rbm.running()), false);
+  // TF Playground's convention reads the same.
+  const { page: p3 } = await open(`${server.url}#seed_hide=true`);
+  assert.equal(await p3.isVisible('#seed'), false);
+  assert.match(p3.url(), /&hide=seed$/);
+  assertOwnOrigin(requests, [origin]);
+  assert.deepEqual(errors, []);
+  await Promise.all([page.close(), p2.close(), p3.close()]);
+});
+
+test('Share builds a link with only Start and the learning rate; its <iframe> works in a course page on another origin', { timeout: 240_000 }, async () => {
+  const origin = new URL(server.url).origin;
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'ucd-bas4');
+  await page.waitForFunction(SETTLED);
+  await page.click('#share-button');
+  assert.ok(await page.isVisible('#share'));
+  await page.click('#share >> text=Only Start and the learning rate');
+  const link = await page.inputValue('#share-link');
+  const iframe = await page.inputValue('#share-iframe');
+  assert.ok(link.startsWith(`${server.url}#data=bas4&`), link);
+  assert.match(link, /preset=ucd-bas4/);
+  assert.match(link, /&hide=[^&]*reset[^&]*$/);
+  assert.doesNotMatch(link.split('&hide=')[1], /(^|,)(run|lr)(,|$)/);
+  assert.match(iframe, /^<iframe src="[^"]+&amp;embed=1" width="800" height="500" [^>]*title="[^"]+"[^>]*><\/iframe>$/);
+  // Copy: the clipboard gets the link (or the field is selected for Ctrl+C).
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /copied|selected/.test(document.querySelector('#share .share-status').textContent));
+  if (/copied/.test(await page.textContent('#share .share-status'))) assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+  await page.click('#share .close');
+
+  // The link: the UCD experiment, and a student sees only Start and the learning rate.
+  const { page: student, errors: e2 } = await open(link);
+  assert.equal((await student.evaluate(() => window.__rbm.state())).preset, 'ucd-bas4');
+  const usable = await usableControls(student);
+  assert.ok(usable.includes('run'), usable.join(' '));
+  assert.deepEqual(
+    usable.filter((u) => u !== 'run'),
+    ['lane-0-lr', 'lane-1-lr', 'lane-2-lr'],
+  );
+  assert.ok(await student.isVisible('#chart'));
+
+  // The snippet in a course page served from elsewhere: the chart is there and trains.
+  const course = mkdtempSync(join(tmpdir(), 'rbm-course-'));
+  writeFileSync(join(course, 'index.html'), `<!doctype html><html><body><h1>Lecture 7</h1>\n${iframe}\n</body></html>`);
+  const courseServer = await serve(course, '/');
+  try {
+    const host = await browser.context.newPage();
+    const requests = [];
+    host.on('request', (r) => requests.push(r.url()));
+    await host.goto(courseServer.url);
+    const frame = await (await host.waitForSelector('iframe')).contentFrame();
+    await frame.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
+    await frame.waitForFunction(SETTLED, null, { timeout: 20_000 });
+    const box = await frame.$eval('#chart', (c) => c.getBoundingClientRect().toJSON());
+    assert.ok(box.bottom <= 500 && box.height > 100, `the chart is inside the 800×500 frame: ${JSON.stringify(box)}`);
+    await frame.click('#run');
+    await frame.waitForFunction(() => window.__rbm.lanes().every((l) => l.atll.length >= 3), null, { timeout: 60_000 });
+    assert.ok(await frame.isVisible('input[id$="-lr"]'));
+    assert.equal(await frame.isVisible('#seed'), false);
+    assertOwnOrigin(requests, [origin, new URL(courseServer.url).origin]);
+    await host.close();
+  } finally {
+    await courseServer.close();
+    rmSync(course, { recursive: true, force: true });
+  }
+  assert.deepEqual(errors, []);
+  assert.deepEqual(e2, []);
+  await Promise.all([page.close(), student.close()]);
+});
+
+test('embed=1 in an 800×500 viewport: a small header, Start/Pause/Reset, the chart above the fold, the lanes', { timeout: 120_000 }, async () => {
+  const { page, errors } = await open(`${server.url}#embed=1`, { width: 800, height: 500 });
+  assert.ok(await page.isVisible('.embed-head'));
+  assert.equal(await page.isVisible('header.top'), false);
+  const chart = await page.$eval('#chart', (c) => c.getBoundingClientRect().toJSON());
+  assert.ok(chart.top >= 0 && chart.bottom <= 500 && chart.height >= 150, `chart above the fold: ${JSON.stringify(chart)}`);
+  for (const sel of ['#run', '#reset']) {
+    const b = await page.$eval(sel, (e) => e.getBoundingClientRect().bottom);
+    assert.ok(b <= 500, sel);
+  }
+  assert.deepEqual((await usableControls(page)).sort(), ['reset', 'run']);
+  assert.ok(await page.isVisible('article[data-lane-id="0"]'));
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 800, 'no horizontal scrolling');
+  // The header links to the full page: the same experiment, relative, in a new tab.
+  const href = await page.getAttribute('#full-page', 'href');
+  assert.match(href, /^#data=bas4&.*lane=pcd:[^&]*$/);
+  assert.equal(await page.getAttribute('#full-page', 'target'), '_blank');
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.iter >= 200), null, { timeout: 60_000 });
+  await page.click('#run');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the first screen explains itself before anything runs; tips open on a tap; terms open the glossary', { timeout: 120_000 }, async () => {
+  const { page, errors } = await open();
+  const intro = await page.textContent('#intro');
+  assert.match(intro, /^Press Start: CD-1 and PCD .*\. Both climb .*CD-1 falls back/);
+  assert.ok(await page.isVisible('#intro'));
+  assert.equal(await page.evaluate(() => window.__rbm.running()), false);
+  // A "?" beside a setting shows its text in a popover when tapped.
+  const tip = page.locator('[data-part="seed"] .tip');
+  assert.match(await tip.getAttribute('title'), /seed/);
+  await tip.click();
+  const pop = page.locator('[data-part="seed"] .tip-pop');
+  assert.ok(await pop.isVisible());
+  assert.match(await pop.textContent(), /same seed gives the same numbers/);
+  await page.keyboard.press('Escape');
+  // Every panel that explains itself has a "?" beside it.
+  assert.ok((await page.$$('article[data-lane-id="0"] .panel > .tip-wrap')).length >= 4);
+  // A term in the chart's axis sentence opens the glossary at that term.
+  await page.click('#chart-axes .term[data-term="bound"]');
+  assert.ok(await page.isVisible('#glossary'));
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'term-bound');
+  assert.match(await page.textContent('#glossary'), /Gibbs sweep.*τ \(stopping time\)/s);
+  await page.click('#glossary .close');
+  assert.equal(await page.isVisible('#glossary'), false);
+  // The skip link jumps without changing the experiment.
+  const before = await page.evaluate(() => window.__rbm.state());
+  await page.focus('.skip');
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+  assert.deepEqual(await page.evaluate(() => window.__rbm.state()), before);
+  assert.deepEqual(await page.evaluate(() => window.__rbm.notices()), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
