@@ -16,10 +16,17 @@ import { dataFamily } from './state';
 import { termLink, tip } from './tips';
 
 /** The picker's text of a data set: an asset says what choosing it downloads. */
-export function dataOptionText(d: DataSetEntry): string {
+export function dataOptionText(d: DataSetEntry, offline = isOffline()): string {
+  // The one-file page (rbm-playground.html) leaves the large assets out.
+  if (d.asset && offline) return `${d.description} — not in this offline file: load MNIST's IDX files with "Your own data…"`;
   const bytes = d.asset ? ASSET_BYTES[d.asset] : undefined;
   if (d.asset) return bytes ? `${d.description} — loads ${formatBytes(bytes)} once` : `${d.description} — downloaded when chosen`;
   return d.description;
+}
+
+/** Whether this is the one-file page (scripts/offline-html.mjs sets the flag). */
+export function isOffline(): boolean {
+  return (globalThis as { __RBM_OFFLINE__?: boolean }).__RBM_OFFLINE__ === true;
 }
 
 /** The note under the chart when the lanes cannot have an exact curve (else ''). */
