@@ -28,6 +28,8 @@ after(async () => {
   await server?.close();
 });
 
+/** Every lane has its configuration built (and is at update 0 unless it trains). */
+const SETTLED_OR_RUNNING = () => window.__rbm.lanes().every((l) => !l.pending && l.atll.length >= 1);
 const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
 
 /** A fresh page at `url` with its console errors and every request it makes collected. */
@@ -219,4 +221,63 @@ test('the first screen explains itself before anything runs; tips open on a tap;
   assert.deepEqual(await page.evaluate(() => window.__rbm.notices()), []);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("the UCD paper's guided tour runs to its end: each step sets the page up and outlines what it talks about", { timeout: 240_000 }, async () => {
+  const { page, errors } = await open();
+  await page.click('#tour-button');
+  await page.waitForSelector('#tour:not([hidden])');
+  const step = async () => ({
+    count: await page.textContent('#tour-count'),
+    text: await page.textContent('#tour-text'),
+    target: await page.$eval('.tour-target', (e) => (e.checkVisibility() ? e.dataset.part : null)).catch(() => null),
+    state: await page.evaluate(() => window.__rbm.state()),
+    running: await page.evaluate(() => window.__rbm.running()),
+    hash: await page.evaluate(() => window.location.hash),
+  });
+  const seen = [];
+  let s = await step();
+  const total = Number(s.count.match(/of (\d+)/)[1]);
+  assert.ok(total >= 5);
+  for (let i = 1; ; i++) {
+    await page.waitForFunction(SETTLED_OR_RUNNING);
+    s = await step();
+    assert.equal(s.count, `Step ${i} of ${total}`);
+    assert.ok(s.text.length > 40, s.text);
+    assert.ok(s.target, `step ${i} outlines a visible element`);
+    assert.match(s.hash, /&tour=ucd-bas4$/);
+    seen.push(s);
+    if (i === total) break;
+    await page.click('#tour-next');
+  }
+  // Step 1 is the paper's experiment; training starts on the way and the lanes keep their
+  // curves while later steps point at them; the axis step switches the axis only.
+  assert.equal(seen[0].state.preset, 'ucd-bas4');
+  assert.equal(seen[0].target, 'preset');
+  assert.deepEqual(
+    seen[0].state.lanes.map((l) => l.label),
+    ['CD-1', 'PCD-1', 'UCD'],
+  );
+  const started = seen.findIndex((x) => x.running);
+  assert.ok(started > 0, 'a step starts training');
+  const iters = await page.evaluate(() => window.__rbm.lanes().map((l) => l.iter));
+  assert.ok(
+    iters.every((n) => n > 0),
+    `the lanes kept training through the later steps: ${iters}`,
+  );
+  assert.ok(seen.some((x) => x.target === 'statistics'));
+  assert.equal(seen.at(-1).state.axis, 'iter');
+  assert.equal(seen.at(-1).running, false, 'the last step pauses');
+  assert.equal(await page.textContent('#tour-next'), 'Finish');
+  await page.click('#tour-next');
+  assert.equal(await page.isVisible('#tour'), false);
+  assert.equal(await page.$('.tour-target'), null);
+  await page.waitForFunction(() => !window.location.hash.includes('tour='));
+  // A link opens the tour at its first step.
+  const { page: p2 } = await open(`${server.url}#tour=ucd-bas4`);
+  assert.ok(await p2.isVisible('#tour'));
+  assert.equal(await p2.textContent('#tour-count'), `Step 1 of ${total}`);
+  assert.equal((await p2.evaluate(() => window.__rbm.state())).preset, 'ucd-bas4');
+  assert.deepEqual(errors, []);
+  await Promise.all([page.close(), p2.close()]);
 });

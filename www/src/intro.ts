@@ -17,8 +17,11 @@ export function introText(catalog: Catalog, s: PageState): string {
   if (s.lanes.length === 0) return 'There is no lane yet: add one below (“Add a lane”), then press Start.';
   const who = names(catalog, s);
   const preset = catalog.presets.find((p) => p.name === s.preset);
-  if (preset)
-    return `Press Start: ${who} race on ${preset.title.replace(/^[^,]*, /, '')}, and the chart plots each lane's exact average log-likelihood. ${preset.expect}`;
+  // A paper's experiment: its finding's first sentence (the whole line is under the picker).
+  if (preset) {
+    const finding = preset.expect.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? preset.expect;
+    return `Press Start: ${who} race on ${preset.title.replace(/^[^,]*, /, '')}, and the chart plots each lane's exact average log-likelihood. ${finding}`;
+  }
   const first =
     s.data === FIRST_SCREEN.data &&
     s.lanes.length === 2 &&

@@ -15,6 +15,8 @@ import { PANELS } from './panels';
 import { mountSamplers } from './samplers/view';
 import { ShareView } from './shareView';
 import { installTestHook } from './testHook';
+import { readTours, TOUR_TARGETS } from './tour';
+import { TourView } from './tourView';
 import { decodeState, decodeView } from './urlState';
 
 function download(name: string, text: string): void {
@@ -46,7 +48,11 @@ async function boot(): Promise<void> {
   page = new Page(app);
   const hook = installTestHook(app);
   const known = new Set(parts(catalog, PANELS).map((p) => p.key));
-  const tourIds: string[] = [];
+  // The guided tours: every file of www/tours/ (tour.ts); a file with a problem is left out.
+  const tourFiles = import.meta.glob('../tours/*.json', { eager: true, import: 'default' });
+  const { tours, problems } = readTours(tourFiles, catalog, new Set([...known, ...TOUR_TARGETS]));
+  for (const p of problems) console.warn(`guided tour left out: ${p}`);
+  const tourIds = tours.map((t) => t.id);
   /** The page as a hash says: the experiment, and how it is shown (classroom.ts). */
   const fromHash = (c: Catalog) => {
     const { state, notices } = decodeState(c, window.location.hash);
@@ -57,7 +63,13 @@ async function boot(): Promise<void> {
   };
   fromHash(catalog);
   new GlossaryView();
-  new ShareView(app, () => page?.classroom.hidden() ?? new Set(), []);
+  new ShareView(
+    app,
+    () => page?.classroom.hidden() ?? new Set(),
+    tours.map((t) => ({ id: t.id, title: t.title })),
+  );
+  const tourView = new TourView(app, tours, () => page?.render());
+  page.onRender.push(() => tourView.update());
   page.render();
   // The sampler view loads nothing until it is opened.
   const samplers = document.getElementById('samplers') as HTMLDetailsElement | null;
@@ -77,6 +89,7 @@ async function boot(): Promise<void> {
       );
     }
   });
+  if (app.view.tour) tourView.start(app.view.tour);
   hook.ready = true;
   // A link edited by hand in the address bar: the page becomes what it says.
   window.addEventListener('hashchange', () => {

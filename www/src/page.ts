@@ -18,6 +18,8 @@ export class Page {
   private readonly lanesEl = $('#lanes');
   private readonly cards = new Map<LaneHandle, LaneCard>();
   private frame = 0;
+  /** Called after every draw (e.g. the guided tour's progress). */
+  readonly onRender: (() => void)[] = [];
 
   constructor(private readonly app: App) {
     this.classroom = new ClassroomView(app);
@@ -49,6 +51,7 @@ export class Page {
     this.syncCards();
     const hash = `#${encodeState(app.catalog, app.state(), app.view)}`;
     if (window.location.hash !== hash) history.replaceState(null, '', hash);
+    for (const f of this.onRender) f();
   }
 
   /** One card per lane, in the lanes' order. */
