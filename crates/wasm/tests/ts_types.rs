@@ -9,6 +9,7 @@ use rbm_core::catalog::{
 };
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::distribution::Distribution;
+use rbm_core::experiments::AisSpec;
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
@@ -38,6 +39,7 @@ fn generated() -> String {
         decl::<DataSetEntry>(&cfg),
         decl::<PresetEntry>(&cfg),
         decl::<PresetLaneEntry>(&cfg),
+        decl::<AisSpec>(&cfg),
         decl::<Record>(&cfg),
         decl::<View>(&cfg),
         decl::<Distribution>(&cfg),
