@@ -328,11 +328,47 @@ pub fn blocks(k: usize) -> impl Iterator<Item = (u64, u64)> {
 
 /// Exact log Z, enumerating the smaller layer block by block; refused beyond [`MAX_ENUM_BITS`].
 pub fn log_z(rbm: &Rbm) -> Result<f64> {
+    merge_blocks(rbm, &log_z_blocks(rbm, 0, block_count(rbm)?)?)
+}
+
+/// How many [`blocks`] the enumeration of `rbm`'s smaller layer has (refused beyond
+/// [`MAX_ENUM_BITS`]): the units of work a shell may spread over threads or Web Workers.
+pub fn block_count(rbm: &Rbm) -> Result<usize> {
+    let (_, k) = enumeration(rbm)?;
+    Ok(blocks(k).count())
+}
+
+/// The partial sums of blocks `from..to` of the enumeration of `rbm`'s smaller layer, one per
+/// block, in order. A pool of workers computes disjoint runs of blocks and
+/// [`merge_blocks`] merges all of them in block order, so log Z has the bits of [`log_z`]
+/// whatever the split (docs/algorithms.md §2).
+pub fn log_z_blocks(rbm: &Rbm, from: usize, to: usize) -> Result<Vec<LogSumExp>> {
     let (layer, k) = enumeration(rbm)?;
-    let mut acc = LogSumExp::default();
-    for (a, b) in blocks(k) {
-        acc.merge(log_z_range(rbm, layer, a, b));
+    let ranges: Vec<(u64, u64)> = blocks(k).collect();
+    if from > to || to > ranges.len() {
+        return Err(Error::Invalid(format!(
+            "blocks {from}..{to} do not exist (the enumeration has {} blocks)",
+            ranges.len()
+        )));
     }
+    Ok(ranges[from..to]
+        .iter()
+        .map(|&(a, b)| log_z_range(rbm, layer, a, b))
+        .collect())
+}
+
+/// log Z from the partial sums of every block of `rbm`'s enumeration, merged in block order
+/// (the bits of [`log_z`]); fails unless there is one partial per block.
+pub fn merge_blocks(rbm: &Rbm, parts: &[LogSumExp]) -> Result<f64> {
+    let want = block_count(rbm)?;
+    if parts.len() != want {
+        return Err(Error::Invalid(format!(
+            "log Z needs the partial sums of {want} blocks, got {}",
+            parts.len()
+        )));
+    }
+    let mut acc = LogSumExp::default();
+    parts.iter().for_each(|&p| acc.merge(p));
     Ok(acc.value())
 }
 
@@ -700,6 +736,45 @@ mod tests {
         );
     }
 
+    /// A pool of workers gets runs of blocks and sends their partial sums as numbers: any
+    /// split, merged in block order, gives the bits of log_z.
+    #[test]
+    fn blocks_split_any_way_merge_to_the_same_bits() {
+        let rbm = mnist_like(18, 10);
+        let want = log_z(&rbm).unwrap();
+        let n = block_count(&rbm).unwrap();
+        assert_eq!(n, 4);
+        for cuts in [
+            vec![0, 4],
+            vec![0, 1, 4],
+            vec![0, 3, 4],
+            vec![0, 1, 2, 3, 4],
+        ] {
+            // Runs computed in any order (here the last first) …
+            let mut runs: Vec<(usize, Vec<LogSumExp>)> = cuts
+                .windows(2)
+                .rev()
+                .map(|w| (w[0], log_z_blocks(&rbm, w[0], w[1]).unwrap()))
+                .collect();
+            // … sent as numbers and put back in block order.
+            runs.sort_by_key(|r| r.0);
+            let parts: Vec<LogSumExp> = runs
+                .into_iter()
+                .flat_map(|r| r.1)
+                .map(|p| {
+                    let (max, sum) = p.parts();
+                    LogSumExp::from_parts(max, sum)
+                })
+                .collect();
+            assert_eq!(
+                merge_blocks(&rbm, &parts).unwrap().to_bits(),
+                want.to_bits()
+            );
+        }
+        assert!(merge_blocks(&rbm, &[LogSumExp::default()]).is_err());
+        assert!(log_z_blocks(&rbm, 3, 5).is_err());
+    }
+
     #[test]
     fn threaded_product_walk_has_the_same_bits_as_sequential() {
         // 2^17 hidden states over 784 visible units = 2 blocks.
@@ -708,25 +783,6 @@ mod tests {
         for t in [1, 2, 3] {
             assert_eq!(log_z_threaded(&rbm, t).unwrap().to_bits(), seq.to_bits());
         }
-    }
-
-    /// Timing probe (not a test): `cargo test --release -p rbm-core time_log_z_784 -- --ignored
-    /// --nocapture`; RBM_PROBE_BITS sets the hidden units (default 20).
-    #[test]
-    #[ignore]
-    fn time_log_z_784() {
-        let n: usize = std::env::var("RBM_PROBE_BITS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(20);
-        let rbm = mnist_like(n, 9);
-        let t = std::time::Instant::now();
-        let fast = log_z_threaded(&rbm, 1).unwrap();
-        let tf = t.elapsed().as_secs_f64();
-        let t = std::time::Instant::now();
-        let slow = softplus_log_z(&rbm, 0, 1 << n.min(22)).value();
-        let ts = t.elapsed().as_secs_f64();
-        println!("784x{n}: product walk {tf:.2} s ({fast}); softplus walk over 2^{} states {ts:.2} s ({slow})", n.min(22));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use rbm_core::experiments::AisSpec;
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
-use rbm_playground::{AisEstimate, AisProgress, LoadedSet, SliceResult};
+use rbm_playground::{AisEstimate, AisProgress, ExactResult, LoadedSet, SliceResult};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -48,6 +48,7 @@ fn generated() -> String {
         decl::<LoadedSet>(&cfg),
         decl::<AisProgress>(&cfg),
         decl::<AisEstimate>(&cfg),
+        decl::<ExactResult>(&cfg),
     ] {
         out.push_str(&d);
     }

@@ -514,3 +514,12 @@ thresholded: boolean,
  * null for RAISE.
  */
 ess: number | null, };
+export type ExactResult = { 
+/**
+ * The exact average log-likelihood of the lane's (thresholded) training data.
+ */
+atll: number, 
+/**
+ * The exact log Z.
+ */
+logZ: number, };
