@@ -245,7 +245,15 @@ fn load_fake_mnist() -> rbm_core::data::mnist::Images {
     images
 }
 
+/// The data registry is shared by every test of this module, and only the first load of MNIST
+/// can check the message before it: the tests that load MNIST run here, in this order.
 #[wasm_bindgen_test]
+fn mnist_before_and_after_loading_presets_and_deferred_exact_curves() {
+    loaded_data_sets_train_and_bad_files_are_refused();
+    deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits();
+    presets_give_the_papers_lanes_as_valid_configurations();
+}
+
 fn presets_give_the_papers_lanes_as_valid_configurations() {
     load_fake_mnist();
     let list = js_sys::Array::from(&get(&catalog().unwrap(), "presets"));
@@ -318,7 +326,6 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
 /// MNIST-style data reach lanes through `loadAsset` (the page's lazily fetched asset) and
 /// `loadIdx` (the user's files); before loading, or with a damaged file, the error names the
 /// data set input.
-#[wasm_bindgen_test]
 fn loaded_data_sets_train_and_bad_files_are_refused() {
     let cfg = r#"{"algo": "cd", "hidden": 3, "batch": 10, "seed": 1, "every": 2}"#;
     let e = error(WasmLane::new(js(cfg), "mnist-test").err().unwrap());
@@ -360,7 +367,6 @@ fn loaded_data_sets_train_and_bad_files_are_refused() {
 /// curve: its records carry no ATLL, and the partial sums of the enumeration's blocks, computed
 /// in any split by `logZBlocks` (the page's evaluation workers), give `finishExact` the bits of
 /// the core's one-thread evaluation of the thresholded training data.
-#[wasm_bindgen_test]
 fn deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits() {
     use rbm_core::eval::exact;
     let images = load_fake_mnist();
