@@ -5,6 +5,7 @@ import './style.css';
 import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
 import { assetPath } from './data';
+import { poolSize } from './evalPool';
 import type { Catalog, SamplerEntry } from './generated/core';
 import type { WorkerLike } from './lane';
 import { laneName } from './laneCard';
@@ -36,6 +37,7 @@ async function boot(): Promise<void> {
     {
       // Absolute, from the page's own address: workers resolve URLs against their script's.
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
+      evalWorkers: poolSize(navigator.hardwareConcurrency),
       release: (url) => URL.revokeObjectURL(url),
     },
   );
