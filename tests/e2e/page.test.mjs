@@ -626,9 +626,12 @@ test('MNIST: the digits load in every lane with visible progress, the MNIST defa
   }
   const { delays, long } = await page.evaluate(() => ({ delays: window.__delays, long: window.__long }));
   assert.equal(delays.length, 6);
-  assert.ok(Math.max(...delays) < 200, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
+  // The bounds catch computing on the page's thread (an exact evaluation or a training step there
+  // takes seconds), not scheduler jitter: drawing 500 filters while other builds share the two
+  // cores has taken 215 ms.
+  assert.ok(Math.max(...delays) < 500, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
   assert.ok(
-    long.every((d) => d < 200),
+    long.every((d) => d < 500),
     `long tasks on the page's thread: ${long.map((d) => d.toFixed(0)).join(', ')} ms`,
   );
   assert.equal(await page.evaluate(() => window.__rbm.axis()), 'iter');
