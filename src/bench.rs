@@ -30,6 +30,10 @@ pub fn workloads(quick: bool) -> Vec<String> {
     w.push("isl_10000x2000".into());
     w.push("exact_bas4_evals".into());
     w.push(format!("exact_log_z_784x{}", if quick { 16 } else { 20 }));
+    if !quick {
+        // Tieleman 2008's exact 784×25 test log-likelihood (the pcd-mnist-25 preset).
+        w.push("exact_log_z_784x25".into());
+    }
     w
 }
 

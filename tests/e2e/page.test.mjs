@@ -626,9 +626,12 @@ test('MNIST: the digits load in every lane with visible progress, the MNIST defa
   }
   const { delays, long } = await page.evaluate(() => ({ delays: window.__delays, long: window.__long }));
   assert.equal(delays.length, 6);
-  assert.ok(Math.max(...delays) < 200, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
+  // The bounds catch computing on the page's thread (an exact evaluation or a training step there
+  // takes seconds), not scheduler jitter: drawing 500 filters while other builds share the two
+  // cores has taken 215 ms.
+  assert.ok(Math.max(...delays) < 500, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
   assert.ok(
-    long.every((d) => d < 200),
+    long.every((d) => d < 500),
     `long tasks on the page's thread: ${long.map((d) => d.toFixed(0)).join(', ')} ms`,
   );
   assert.equal(await page.evaluate(() => window.__rbm.axis()), 'iter');
@@ -912,6 +915,67 @@ test("the sampler view samples from a trained MNIST lane's current model", { tim
     { timeout: 120_000 },
   );
   assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Tieleman's 784×25 preset: MNIST in four labelled lanes, each exact point summed over 2^25 states by the evaluation workers with progress and Cancel", {
+  timeout: 240_000,
+}, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'pcd-mnist-25');
+  await page.waitForFunction(() => window.__rbm.lanes().length === 4 && window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready'), null, {
+    timeout: 90_000,
+  });
+  const s = await settings(page);
+  assert.deepEqual([s.data, s.hidden, s.exact_bits, s.stop, s.stop_unit], ['mnist', 25, 25, 4000, 'updates']);
+  const start = await lanes(page);
+  assert.deepEqual(
+    start.map((l) => l.label),
+    ['PCD', 'CD-1', 'CD-10', 'MF-CD'],
+  );
+  assert.ok(start.every((l) => l.options.lr_decay_iters === 4000 && l.options.batch === 100));
+  assert.match(await page.textContent('#preset-note'), /Tieleman 2008, Fig\. 1: 25 hidden units.*2\^25 states by the page's evaluation workers/);
+  assert.match(await page.textContent('#chart-note'), /sums over 2\^25 states: the page's \d evaluation workers? compute it/);
+  // Every lane waits for its first point; one job serves the four (the same starting model).
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.exact?.state === 'running' && l.exact.total === 512), null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.__rbm.lanes()[0].exact?.done >= 8, null, { timeout: 90_000, polling: 200 });
+  const line = await page.textContent('article[data-lane-id="0"] .exact-progress');
+  assert.match(
+    line,
+    /^Exact log-likelihood of update 0: [\d,]+ of 512 blocks \(\d+%\) of 2\^25 states in \d evaluation workers?, [\d.]+ s; training waits for it$/,
+  );
+  assert.match(await page.textContent('article[data-lane-id="0"] .status'), /waiting for its exact point/);
+  // Cancel skips the point: the lanes train to their next evaluation (update 2 000).
+  for (const id of [0, 1, 2, 3]) await page.click(`article[data-lane-id="${id}"] button.exact-cancel`);
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.exact === null));
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[0].exact?.iter === 2000, null, { timeout: 90_000, polling: 200 });
+  const [pcd] = await lanes(page);
+  assert.equal(pcd.iter, 2000, 'the lane waits at its record');
+  assert.deepEqual(pcd.atll, [], 'the skipped point is not drawn');
+  await page.click('article[data-lane-id="0"] button.exact-cancel');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an exact curve above 20 hidden units on MNIST: every point comes back from the evaluation workers and the lane stops at its end', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await open(
+    `${server.url}#data=mnist-test&hidden=21&exact_bits=21&init=sdcp&seed=1&every=10&stop=20&stop_unit=updates&lane=pcd:lr=0.05,k=1,batch=100`,
+  );
+  await page.waitForFunction(() => window.__rbm.lanes()[0]?.atll.length === 1, null, { timeout: 90_000 });
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[0].status === 'done' && window.__rbm.lanes()[0].atll.length === 3, null, { timeout: 120_000 });
+  const [lane] = await lanes(page);
+  assert.deepEqual(lane.iters, [0, 10, 20]);
+  assert.ok(
+    lane.atll.every((a) => Number.isFinite(a) && a < 0 && a > -784 * Math.LN2),
+    JSON.stringify(lane.atll),
+  );
+  assert.equal(new Set(lane.atll).size, 3, `each point is of its own model: ${lane.atll}`);
+  assert.equal(lane.exact, null);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -6,6 +6,7 @@ import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playgro
 import { App } from './app';
 import { parts } from './classroom';
 import { assetPath } from './data';
+import { poolSize } from './evalPool';
 import type { Catalog, SamplerEntry } from './generated/core';
 import { GlossaryView } from './glossaryView';
 import type { WorkerLike } from './lane';
@@ -42,6 +43,7 @@ async function boot(): Promise<void> {
     {
       // Absolute, from the page's own address: workers resolve URLs against their script's.
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
+      evalWorkers: poolSize(navigator.hardwareConcurrency),
       release: (url) => URL.revokeObjectURL(url),
     },
   );

@@ -1,6 +1,8 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
 // including loading its data (data.ts: download, gunzip, parse — never on the page's thread).
-import init, { lastPanic, loadAsset, loadIdx, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
+// The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
+// blocks of an enumeration (`logz`) and never given a lane.
+import init, { lastPanic, loadAsset, loadIdx, logZBlocks, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
 import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
 import type { FromWorker, ToWorker } from './protocol';
@@ -32,6 +34,7 @@ const core: Core = {
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
   hasData: (key) => loaded.has(key),
+  logZBlocks: (model, from, to) => logZBlocks(model, from, to),
   loadData: (source, progress) => {
     let p = loads.get(source.key);
     if (!p) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { embedHidden, hiddenCss, hiddenParts, iframeSnippet, NO_VIEW, pageBase, parseHide, parts } from '../src/classroom';
 import { GLOSSARY, TERM_OF_KEY } from '../src/glossary';
 import { introText } from '../src/intro';
+import { PANELS } from '../src/panels';
 import { presetPlan } from '../src/presets';
 import { laneOptionKeys, sharedOptions } from '../src/schema';
 import { shareLinks } from '../src/share';
@@ -9,7 +10,6 @@ import { firstScreen } from '../src/state';
 import { decodeState, decodeView, encodeState } from '../src/urlState';
 import { catalog } from './fixture';
 
-const PANELS = ['options', 'statistics', 'filters', 'distribution', 'chains', 'reconstructions', 'ais', 'download'].map((name) => ({ name }));
 const all = parts(catalog, PANELS);
 const known = new Set(all.map((p) => p.key));
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parts } from '../src/classroom';
+import { PANELS } from '../src/panels';
 import { presetPlan } from '../src/presets';
 import { firstScreen } from '../src/state';
 import { mergeLink, planStep, readTour, readTours, TOUR_TARGETS } from '../src/tour';
 import { encodeState } from '../src/urlState';
 import { catalog } from './fixture';
 
-const PANELS = ['options', 'statistics', 'filters', 'distribution', 'chains', 'reconstructions', 'ais', 'download'].map((name) => ({ name }));
 const targets = new Set([...parts(catalog, PANELS).map((p) => p.key), ...TOUR_TARGETS]);
 const files = import.meta.glob('../tours/*.json', { eager: true, import: 'default' });
 

@@ -274,13 +274,19 @@ fn divergence_prints_the_records_then_one_error_and_saves_the_last_finite_model(
     );
 }
 
-/// Removes the timing fields, the only ones allowed to differ between runs.
+/// Removes the timing fields (at any depth), the only ones allowed to differ between runs.
 fn without_timing(mut v: Vec<Value>) -> Vec<Value> {
-    for x in &mut v {
-        if let Some(o) = x.as_object_mut() {
-            o.retain(|k, _| !k.ends_with("seconds") && k != "threads");
+    fn strip(x: &mut Value) {
+        match x {
+            Value::Object(o) => {
+                o.retain(|k, _| !k.ends_with("seconds") && k != "threads");
+                o.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
         }
     }
+    v.iter_mut().for_each(strip);
     v
 }
 
@@ -327,12 +333,15 @@ fn reproduce_does_not_depend_on_threads_and_quantiles_are_ordered() {
         for (k, v) in s["final"].as_object().unwrap() {
             assert_eq!(&c[k], v, "{k}");
         }
+        assert!(f(c, "train_seconds") >= 0.0);
         assert_eq!((&s["algo"], &s["lr"]), (&c["algo"], &c["lr"]));
         assert!(f(s, "best_median") >= f(c, "median"));
     }
+    let rankings: Vec<&Value> = one.iter().filter(|v| v["type"] == "ranking").collect();
+    assert_eq!(rankings.len(), 2, "one per learning rate");
     assert_eq!(one.last().unwrap()["type"], "done");
     // The lanes selected do not change a lane's numbers.
-    let cd_only = json_lines(&[
+    let cd_only = without_timing(json_lines(&[
         "reproduce",
         "sdcp-shifting-bar",
         "--algos",
@@ -345,12 +354,116 @@ fn reproduce_does_not_depend_on_threads_and_quantiles_are_ordered() {
         "50",
         "--seed",
         "11",
-    ]);
+    ]));
+    let one = without_timing(one);
+    let cps: Vec<&Value> = one.iter().filter(|v| v["type"] == "checkpoint").collect();
     let cd_cps: Vec<&Value> = cd_only
         .iter()
         .filter(|v| v["type"] == "checkpoint")
         .collect();
     assert_eq!(cd_cps[..], cps[..8]);
+}
+
+/// `rbm reproduce pcd-mnist-25` (Tieleman 2008, Figure 1) prints the preset's table, as the
+/// small presets do: a header with what the paper reports and how this run measures (exactly,
+/// on the 1 000 test digits), a checkpoint line per lane at update 0 (one shared starting
+/// model) and at the end, a summary per lane and the lanes ranked by their final median.
+#[test]
+fn reproduce_pcd_mnist_25_prints_its_table() {
+    let lines = json_lines(&[
+        "reproduce",
+        "pcd-mnist-25",
+        "--runs",
+        "1",
+        "--iters",
+        "3",
+        "--seed",
+        "4",
+    ]);
+    let head = &lines[0];
+    assert_eq!(head["type"], "header");
+    assert_eq!(head["preset"]["name"], "pcd-mnist-25");
+    assert!(head["preset"]["expect"].as_str().unwrap().contains("PCD"));
+    assert_eq!(
+        (&head["eval_data"], &head["measure"], &head["eval_rows"]),
+        (
+            &Value::from("mnist-test"),
+            &Value::from("exact"),
+            &Value::from(1000)
+        )
+    );
+    assert_eq!(
+        (f(head, "rows"), f(head, "iters"), f(head, "runs")),
+        (8000.0, 3.0, 1.0)
+    );
+    let labels = ["PCD", "CD-1", "CD-10", "MF-CD"];
+    let cps: Vec<&Value> = lines.iter().filter(|v| v["type"] == "checkpoint").collect();
+    assert_eq!(cps.len(), 2 * labels.len(), "updates 0 and 3 of each lane");
+    for (pair, label) in cps.chunks(2).zip(labels) {
+        assert_eq!(pair[0]["label"], label);
+        assert_eq!((f(pair[0], "iter"), f(pair[1], "iter")), (0.0, 3.0));
+        assert!((f(pair[1], "epoch") - 3.0 * 100.0 / 8000.0).abs() < 1e-15);
+        let k = if label == "CD-10" { 10.0 } else { 1.0 };
+        assert_eq!(f(pair[1], "sweeps"), 3.0 * k, "{label}");
+        assert!(f(pair[1], "median") < 0.0 && f(pair[1], "train_seconds") >= 0.0);
+        // Every lane starts from the trial's one model, evaluated once.
+        assert_eq!(pair[0]["median"], cps[0]["median"]);
+    }
+    // The exact ATLL of 784 binary pixels starts far below zero (about 784·ln 2 nats apart
+    // from what the base rates explain).
+    assert!(f(cps[0], "median") < -100.0);
+    let sums: Vec<&Value> = lines.iter().filter(|v| v["type"] == "summary").collect();
+    assert_eq!(sums.len(), 4);
+    let ranking: Vec<&Value> = lines.iter().filter(|v| v["type"] == "ranking").collect();
+    assert_eq!(ranking.len(), 1);
+    let order = ranking[0]["order"].as_array().unwrap();
+    let mut ranked: Vec<&str> = order.iter().map(|o| o["label"].as_str().unwrap()).collect();
+    let medians: Vec<f64> = order.iter().map(|o| f(o, "median")).collect();
+    assert!(medians.windows(2).all(|w| w[0] >= w[1]), "{medians:?}");
+    ranked.sort_unstable();
+    let mut want = labels;
+    want.sort_unstable();
+    assert_eq!(ranked, want);
+    assert_eq!(lines.last().unwrap()["type"], "done");
+}
+
+/// `sdcp-mnist` is measured by AIS with the request's particles and β; an exactly measured
+/// preset refuses AIS flags with one error line naming the flag.
+#[test]
+fn reproduce_sdcp_mnist_measures_by_ais() {
+    let lines = json_lines(&[
+        "reproduce",
+        "sdcp-mnist",
+        "--runs",
+        "1",
+        "--iters",
+        "1",
+        "--algos",
+        "sdcp",
+        "--particles",
+        "25",
+        "--betas",
+        "20",
+        "--seed",
+        "2",
+    ]);
+    assert_eq!(lines[0]["measure"], "ais");
+    assert_eq!(
+        (
+            f(&lines[0]["ais"], "particles"),
+            f(&lines[0]["ais"], "betas")
+        ),
+        (25.0, 20.0)
+    );
+    let cps: Vec<&Value> = lines.iter().filter(|v| v["type"] == "checkpoint").collect();
+    assert_eq!(cps.len(), 2);
+    assert_eq!(f(cps[1], "sweeps"), 24.0, "d·K′ = 6·4 sweeps per update");
+    assert!(cps.iter().all(|c| f(c, "median") < 0.0));
+    let out = assert_one_line_error(&["reproduce", "pcd-mnist-25", "--betas", "100"]);
+    assert!(out.is_empty(), "nothing ran: {out}");
+    let msg =
+        String::from_utf8(rbm(&["reproduce", "pcd-mnist-25", "--betas", "100"]).stderr).unwrap();
+    assert!(msg.contains("--betas"), "{msg}");
 }
 
 #[test]

@@ -13,6 +13,8 @@
 use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
+use rbm_core::eval::exact;
+use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
 use rbm_core::train::{Lane, LaneConfig, Record, View};
 use serde::Serialize;
@@ -194,10 +196,42 @@ fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
     Ok(cfg)
 }
 
+/// The largest smaller layer a lane enumerates inside its own `step` (2^20 states, about a
+/// second for 784×20 in one worker). Between this and the lane's `exact_bits` (e.g. Tieleman
+/// 2008's 784×25), the exact curve is *deferred*: the lane's records come without an ATLL, the
+/// worker sends the model to the page's pool of evaluation workers ([`log_z_blocks`]), and
+/// [`WasmLane::finish_exact`] turns their partial sums into the record's ATLL.
+pub const INLINE_EXACT_BITS: usize = 20;
+
+/// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
+/// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
+struct Deferred {
+    data: Arc<Dataset>,
+    blocks: usize,
+}
+
 /// One training lane for a Web Worker: a seeded core [`Lane`] on a data set.
 #[wasm_bindgen]
 pub struct WasmLane {
     lane: Lane,
+    deferred: Option<Deferred>,
+}
+
+/// The partial sums of blocks `from..to` of the exact log Z of the model `model` (the binary
+/// `RBMM` bytes of [`WasmLane::export_model_binary`]) as `[max₀, sum₀, max₁, sum₁, …]`: the
+/// unit of work of the page's evaluation workers (docs/algorithms.md §2; blocks of 2^16 states).
+/// Throws `{kind, key, message}`.
+#[wasm_bindgen(js_name = logZBlocks)]
+pub fn log_z_blocks(model: &[u8], from: u32, to: u32) -> Result<Vec<f64>, JsValue> {
+    let rbm = Rbm::from_file_bytes(model).map_err(js_err)?;
+    let parts = exact::log_z_blocks(&rbm, from as usize, to as usize).map_err(js_err)?;
+    Ok(parts
+        .iter()
+        .flat_map(|p| {
+            let (max, sum) = p.parts();
+            [max, sum]
+        })
+        .collect())
 }
 
 #[wasm_bindgen]
@@ -207,11 +241,62 @@ impl WasmLane {
     /// `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
-        let cfg = lane_config(config).map_err(js_err)?;
+        let mut cfg = lane_config(config).map_err(js_err)?;
         let data = self::dataset(dataset).map_err(js_err)?;
+        cfg.validate(&data).map_err(js_err)?;
+        let bits = data.m.min(cfg.hidden);
+        let deferred = if bits > INLINE_EXACT_BITS && bits <= cfg.exact_bits {
+            cfg.exact_bits = INLINE_EXACT_BITS;
+            let rows = if data.is_binary() {
+                data.clone()
+            } else {
+                Arc::new(data.thresholded())
+            };
+            Some(Deferred {
+                data: rows,
+                blocks: exact::blocks(bits).count(),
+            })
+        } else {
+            None
+        };
         Ok(WasmLane {
             lane: Lane::new(cfg, data).map_err(js_err)?,
+            deferred,
         })
+    }
+
+    /// The number of blocks of the lane's deferred exact evaluation (0: the exact curve, if
+    /// any, is computed inside `step`). With a deferred curve, the worker ends a slice on each
+    /// record, sends the model to the pool and waits for [`WasmLane::finish_exact`].
+    #[wasm_bindgen(getter, js_name = exactBlocks)]
+    pub fn exact_blocks(&self) -> u32 {
+        self.deferred.as_ref().map_or(0, |d| d.blocks as u32)
+    }
+
+    /// The exact ATLL of the lane's training data (thresholded at 0.5 when grey) under its
+    /// current model, from `parts`, the partial sums of every block of the enumeration in
+    /// block order as [`log_z_blocks`] gives them: `{atll, logZ}`, with the bits of the core's
+    /// one-thread evaluation whatever the split over workers. Throws `{kind, key, message}`.
+    #[wasm_bindgen(js_name = finishExact)]
+    pub fn finish_exact(&self, parts: &[f64]) -> Result<JsValue, JsValue> {
+        let d = self.deferred.as_ref().ok_or_else(|| {
+            js_err(Error::Invalid(
+                "this lane computes its exact curve itself".into(),
+            ))
+        })?;
+        if !parts.len().is_multiple_of(2) {
+            return Err(js_err(Error::Invalid(
+                "partial sums come in (max, sum) pairs".into(),
+            )));
+        }
+        let rbm = self.lane.model();
+        let sums: Vec<LogSumExp> = parts
+            .chunks_exact(2)
+            .map(|p| LogSumExp::from_parts(p[0], p[1]))
+            .collect();
+        let log_z = exact::merge_blocks(rbm, &sums).map_err(js_err)?;
+        let atll = exact::average_log_likelihood(rbm, &d.data, log_z).map_err(js_err)?;
+        to_js(&ExactResult { atll, log_z })
     }
 
     /// One slice of work: `updates` updates, the records they made and, if `view`, the
@@ -296,11 +381,12 @@ impl WasmLane {
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
     /// exact curve) under the lane's current model, or null when the smaller layer has more
-    /// than the lane's `exact_bits` units. One call: at 20 units it enumerates 2^20 states.
+    /// than the lane's `exact_bits` units or than [`INLINE_EXACT_BITS`]. One call: at 20 units
+    /// it enumerates 2^20 states.
     #[wasm_bindgen(js_name = exactAtll)]
     pub fn exact_atll(&self, dataset: &str) -> Result<Option<f64>, JsValue> {
         let rbm = self.lane.model();
-        if rbm.m().min(rbm.n()) > self.lane.config().exact_bits {
+        if rbm.m().min(rbm.n()) > self.lane.config().exact_bits.min(INLINE_EXACT_BITS) {
             return Ok(None);
         }
         let data = self::dataset(dataset).map_err(js_err)?;
@@ -314,6 +400,17 @@ impl WasmLane {
             .map(Some)
             .map_err(js_err)
     }
+}
+
+/// What [`WasmLane::finish_exact`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ExactResult {
+    /// The exact average log-likelihood of the lane's (thresholded) training data.
+    pub atll: f64,
+    /// The exact log Z.
+    pub log_z: f64,
 }
 
 /// What [`WasmAis::step`] returns.

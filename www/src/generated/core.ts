@@ -212,9 +212,26 @@ title: string,
  */
 paper: string, 
 /**
- * Built-in data set name.
+ * Training data set name (an entry of [`Catalog::data_sets`]; MNIST's splits need their
+ * asset loaded).
  */
 data: string, 
+/**
+ * The data set the paper measures the ATLL on (null: the training data).
+ */
+eval_data: string | null, 
+/**
+ * The AIS run at each checkpoint (null: the exact ATLL).
+ */
+ais: AisSpec | null, 
+/**
+ * Whether η decays linearly to 0 at the end of the run (Tieleman 2008).
+ */
+decay: boolean, 
+/**
+ * How the defaults were shortened, and the flags that run the paper's scale.
+ */
+scale: string, 
 /**
  * Hidden units.
  */
@@ -273,6 +290,15 @@ algo: string,
  * preset's first learning rate, seed 1 and the preset's evaluation interval.
  */
 config: Record<string, number | string | null>, };
+export type AisSpec = { 
+/**
+ * Annealing chains.
+ */
+particles: number, 
+/**
+ * Inverse temperatures, 0 and 1 included.
+ */
+betas: number, };
 export type CoreRecord = { 
 /**
  * Updates done so far.
@@ -488,6 +514,15 @@ thresholded: boolean,
  * null for RAISE.
  */
 ess: number | null, };
+export type ExactResult = { 
+/**
+ * The exact average log-likelihood of the lane's (thresholded) training data.
+ */
+atll: number, 
+/**
+ * The exact log Z.
+ */
+logZ: number, };
 export type SamplerEntry = { 
 /**
  * [`SamplerInfo::name`].
