@@ -281,3 +281,43 @@ test("the UCD paper's guided tour runs to its end: each step sets the page up an
   assert.deepEqual(errors, []);
   await Promise.all([page.close(), p2.close()]);
 });
+
+test('on a phone (390×844) nothing scrolls sideways, and a student follows the UCD tour to its end', { timeout: 240_000 }, async () => {
+  const { page, errors } = await open(server.url, { width: 390, height: 844 });
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(await sideways(), 0, 'the first screen');
+  await page.click('#tour-button');
+  await page.waitForSelector('#tour:not([hidden])');
+  const total = Number((await page.textContent('#tour-count')).match(/of (\d+)/)[1]);
+  for (let i = 1; i <= total; i++) {
+    assert.equal(await page.textContent('#tour-count'), `Step ${i} of ${total}`);
+    // The outlined element comes into view above the tour's card (after the smooth scroll).
+    await page.waitForFunction(
+      () => {
+        const t = document.querySelector('.tour-target')?.getBoundingClientRect();
+        const card = document.querySelector('#tour').getBoundingClientRect();
+        return t && t.top >= -1 && t.top < card.top;
+      },
+      null,
+      { timeout: 5_000 },
+    );
+    const card = await page.$eval('#tour', (c) => c.getBoundingClientRect().toJSON());
+    assert.ok(card.left >= 0 && card.right <= 390 && card.bottom <= 844, `the card fits the screen: ${JSON.stringify(card)}`);
+    assert.equal(await sideways(), 0, `step ${i}`);
+    await page.click('#tour-next');
+  }
+  assert.equal(await page.isVisible('#tour'), false);
+  // The lanes trained on the way, and their cards fit the screen too.
+  const lanes = await page.evaluate(() => window.__rbm.lanes());
+  assert.ok(lanes.every((l) => l.iter > 0));
+  await page.locator('article[data-lane-id="2"]').scrollIntoViewIfNeeded();
+  assert.equal(await sideways(), 0, 'the lanes');
+  // The Share dialog and the glossary fit as well.
+  await page.click('#share-button');
+  assert.equal(await sideways(), 0, 'the Share dialog');
+  const dialog = await page.$eval('#share', (d) => d.getBoundingClientRect().toJSON());
+  assert.ok(dialog.left >= 0 && dialog.right <= 390);
+  await page.click('#share .close');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

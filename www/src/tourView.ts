@@ -128,7 +128,8 @@ export class TourView {
     this.target = e;
     if (!e) return;
     e.classList.add('tour-target');
-    e.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    // To the top of the screen: on a phone the card covers the lower part.
+    e.scrollIntoView({ block: 'start', behavior: 'smooth' });
   }
 
   /** The step's watch: how far the lanes are towards its update (on every draw). */
