@@ -10,7 +10,9 @@
 //     name: `fetch` (the wasm, the sampler model) answers from the bytes, `Worker` (the lane
 //     and sampler workers) starts a blob: URL of the chunk, with the same shim at its top and
 //     the files posted as its first message (a worker's `import.meta.url`, a blob: URL, cannot
-//     resolve a relative URL: it is replaced by the chunk's would-be address). Workers start
+//     resolve a relative URL: it is replaced by the chunk's would-be address). A message
+//     naming one of the page's blob: URLs (the user's files) is preceded by the file's bytes,
+//     which a worker of a file:// page could not fetch. Workers start
 //     as classic workers: a file:// page may not start module workers from blob: URLs, and the
 //     chunks, with no import or export, run as classic scripts as they are;
 //   - a file not inlined (the 1.6 MB MNIST asset) is refused with a message that says what to
@@ -37,7 +39,15 @@ const MAX_INLINE = 1_000_000;
  */
 function OFFLINE_SHIM(scope, files, workers, base) {
   let getFiles = () => Promise.resolve(files);
+  /** The page's blob: URLs (the user's files) a worker was sent the bytes of. */
+  const blobs = {};
   if (files === null) {
+    scope.addEventListener('message', (e) => {
+      if (e.data?.__rbmOfflineBlobs) {
+        e.stopImmediatePropagation();
+        Object.assign(blobs, e.data.__rbmOfflineBlobs);
+      }
+    });
     let resolve;
     const ready = new Promise((r) => {
       resolve = r;
@@ -62,6 +72,8 @@ function OFFLINE_SHIM(scope, files, workers, base) {
   const nativeFetch = scope.fetch.bind(scope);
   scope.fetch = async (input, init) => {
     const name = nameOf(input);
+    const url = typeof input === 'string' || input instanceof URL ? String(input) : input?.url;
+    if (blobs[url]) return new Response(blobs[url]);
     if (name === null) return nativeFetch(input, init);
     const file = (await getFiles())[name];
     if (file) return new Response(file.bytes, { headers: { 'content-type': file.type, 'content-length': String(file.bytes.length) } });
@@ -85,8 +97,45 @@ function OFFLINE_SHIM(scope, files, workers, base) {
           // A classic worker: Chromium refuses module workers from blob: URLs of a file:// page
           // (the chunks have no import or export, so they run as classic scripts too).
           super(made[name], { ...options, type: 'classic' });
-          this.postMessage({ __rbmOfflineFiles: files });
+          this.offline = { queue: null, waiting: 0, sent: new Set() };
+          super.postMessage({ __rbmOfflineFiles: files });
         } else super(url, options);
+      }
+
+      // A message naming the page's blob: URLs (the user's files) is preceded by their bytes:
+      // a worker of a file:// page cannot fetch them. Messages keep their order.
+      postMessage(message, transfer) {
+        const o = this.offline;
+        if (!o) return super.postMessage(message, transfer);
+        const found = [];
+        const scan = (v, depth) => {
+          if (typeof v === 'string') {
+            if (v.startsWith('blob:') && !o.sent.has(v) && !found.includes(v)) found.push(v);
+          } else if (v && typeof v === 'object' && depth < 6 && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer)) {
+            for (const x of Object.values(v)) scan(x, depth + 1);
+          }
+        };
+        scan(message, 0);
+        if (!found.length && !o.waiting) return super.postMessage(message, transfer);
+        for (const u of found) o.sent.add(u);
+        o.waiting++;
+        const send = async () => {
+          if (found.length) {
+            const bytes = {};
+            for (const u of found) {
+              try {
+                bytes[u] = new Uint8Array(await (await nativeFetch(u)).arrayBuffer());
+              } catch {
+                // Revoked or unreadable: the worker's own fetch then fails with its message.
+              }
+            }
+            super.postMessage({ __rbmOfflineBlobs: bytes });
+          }
+          super.postMessage(message, transfer);
+        };
+        o.queue = (o.queue ?? Promise.resolve()).then(send, send).finally(() => {
+          o.waiting--;
+        });
       }
     };
   }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
 
 const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
@@ -66,6 +67,17 @@ test('the offline file is one self-contained file that trains from file:// with 
     timeout: 30_000,
   });
   await page.waitForFunction(() => /not inside this offline file.*Your own data/.test(document.querySelector('#err-data').textContent));
+  // The user's own files work from disk too (their bytes go to the workers with the message).
+  const n = 200; // at least the MNIST batch of 100 the lanes keep
+  const pixels = new Uint8Array(n * 16);
+  for (let k = 0; k < n; k++) for (let i = 0; i < 16; i++) if ((k % 2 ? Math.floor(i / 4) : i % 4) === k % 4) pixels[k * 16 + i] = 255;
+  const head = Buffer.from([0, 0, 8, 3, 0, 0, 0, n, 0, 0, 0, 4, 0, 0, 0, 4]);
+  await page.setInputFiles('#data-files', [{ name: 'bars4-idx3-ubyte.gz', mimeType: 'application/gzip', buffer: gzipSync(Buffer.concat([head, pixels])) }]);
+  await page.waitForFunction(() => window.__rbm.settings().data === 'bars4', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && !l.rejection && l.atll.length === 1), null, {
+    timeout: 60_000,
+  });
+  assert.equal(await page.textContent('#err-data'), '');
   assert.deepEqual(
     errors.filter((e) => !/not inside this offline file/.test(e)),
     [],
