@@ -321,3 +321,49 @@ test('on a phone (390×844) nothing scrolls sideways, and a student follows the 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('patterns drawn on a grid and pasted become a data set that trains with an exact curve', { timeout: 180_000 }, async () => {
+  const { page, errors } = await open();
+  await page.click('#patterns-button');
+  assert.ok(await page.isVisible('#patterns'));
+  const cells = page.locator('#pattern-grid .cell');
+  assert.equal(await cells.count(), 16);
+  // A horizontal bar (top row), then a vertical one (left column), drawn by tapping cells.
+  for (const i of [0, 1, 2, 3]) await cells.nth(i).click();
+  await page.click('#pattern-add');
+  await page.click('#pattern-clear');
+  for (const i of [0, 4, 8, 12]) await cells.nth(i).click();
+  await page.click('#pattern-add');
+  assert.equal(await page.inputValue('#pattern-lines'), '1111000000000000\n1000100010001000\n');
+  // A typo is named with its line; then the other bars are pasted.
+  await page.fill('#pattern-lines', `${await page.inputValue('#pattern-lines')}00001111000x0000\n`);
+  await page.dispatchEvent('#pattern-lines', 'input');
+  assert.match(await page.textContent('#pattern-error'), /line 3: unexpected character 'x'/);
+  const bars = ['0000111100000000', '0000000011110000', '0000000000001111', '0100010001000100', '0010001000100010', '0001000100010001'];
+  await page.fill('#pattern-lines', `1111000000000000\n1000100010001000\n${bars.join('\n')}\n`);
+  await page.dispatchEvent('#pattern-lines', 'input');
+  assert.equal(await page.textContent('#pattern-error'), '');
+  assert.match(await page.textContent('#pattern-count'), /8 patterns of 16 units, 8 distinct/);
+  await page.fill('#pattern-name', 'bars');
+  await page.click('#pattern-train');
+  assert.equal(await page.isVisible('#patterns'), false);
+  await page.waitForFunction(() => window.__rbm.settings().data === 'bars');
+  await page.waitForFunction(SETTLED, null, { timeout: 30_000 });
+  assert.match(await page.textContent('#data option[value="bars"]'), /bars: your 8 patterns of 4×4 \(8 distinct\)/);
+  // The bound of 8 equally frequent patterns is −log 8.
+  assert.match(await page.textContent('#chart'), new RegExp(`bound[\\s\\S]*${(-Math.log(8)).toFixed(3)}`));
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.iter >= 500 && l.atll.length >= 5), null, { timeout: 90_000 });
+  await page.click('#run');
+  for (const l of await page.evaluate(() => window.__rbm.lanes())) {
+    assert.ok(l.atll.every(Number.isFinite));
+    assert.ok(l.atll.at(-1) > l.atll[0] + 0.5, `${l.algo}: the exact curve rises (${l.atll[0]} → ${l.atll.at(-1)})`);
+    assert.ok(l.atll.at(-1) <= -Math.log(8) + 1e-9, 'never above the bound');
+  }
+  // The model distribution over the 8 patterns is drawn.
+  const dist = page.locator('article[data-lane-id="0"] canvas.dist');
+  await dist.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => /8 distinct training patterns/.test(document.querySelector('article[data-lane-id="0"] .dist-caption')?.textContent ?? ''));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

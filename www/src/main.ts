@@ -13,6 +13,7 @@ import type { WorkerLike } from './lane';
 import { laneName } from './laneCard';
 import { Page } from './page';
 import { PANELS } from './panels';
+import { PatternsView } from './patternsView';
 import { mountSamplers } from './samplers/view';
 import { ShareView } from './shareView';
 import { installTestHook } from './testHook';
@@ -65,6 +66,7 @@ async function boot(): Promise<void> {
   };
   fromHash(catalog);
   new GlossaryView();
+  new PatternsView(app);
   new ShareView(
     app,
     () => page?.classroom.hidden() ?? new Set(),

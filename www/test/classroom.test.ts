@@ -3,10 +3,11 @@ import { embedHidden, hiddenCss, hiddenParts, iframeSnippet, NO_VIEW, pageBase, 
 import { GLOSSARY, TERM_OF_KEY } from '../src/glossary';
 import { introText } from '../src/intro';
 import { PANELS } from '../src/panels';
+import { gridLine, parsePatterns, patternsEntry, patternsText, textDataUrl } from '../src/patterns';
 import { presetPlan } from '../src/presets';
 import { laneOptionKeys, sharedOptions } from '../src/schema';
 import { shareLinks } from '../src/share';
-import { firstScreen } from '../src/state';
+import { dataFamily, firstScreen } from '../src/state';
 import { decodeState, decodeView, encodeState } from '../src/urlState';
 import { catalog } from './fixture';
 
@@ -144,5 +145,31 @@ describe('explanations', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const [key, id] of Object.entries(TERM_OF_KEY)) expect(ids, key).toContain(id);
     for (const id of ['atll', 'bound', 'kl', 'gibbs-sweep', 'tau']) expect(ids).toContain(id);
+  });
+});
+
+describe("the students' own patterns", () => {
+  it('are read with the core’s rules, with the line of the first problem', () => {
+    expect(parsePatterns('# bars\n1100\n 0011 \n\n1 1 0 0\n')).toEqual({ ok: true, rows: ['1100', '0011', '1100'], m: 4 });
+    expect(parsePatterns('110\n12a')).toEqual({ ok: false, message: "line 2: unexpected character '2' (patterns are 0/1 strings)" });
+    expect(parsePatterns('110\n1101')).toEqual({ ok: false, message: 'line 2: pattern has 4 units, earlier ones have 3' });
+    expect(parsePatterns(' \n# nothing\n').ok).toBe(false);
+  });
+
+  it('make a small set: distinct patterns with their counts, the bound, a square shape', () => {
+    const e = patternsEntry('mine', ['1100', '0011', '1100', '1111']);
+    expect(e.patterns).toEqual([
+      [1, 1, 0, 0],
+      [0, 0, 1, 1],
+      [1, 1, 1, 1],
+    ]);
+    expect(e.counts).toEqual([2, 1, 1]);
+    expect(e.bound).toBeCloseTo(0.5 * Math.log(0.5) + 2 * 0.25 * Math.log(0.25), 12);
+    expect(e.shape).toEqual([2, 2]);
+    expect([e.rows, e.m, e.asset]).toEqual([4, 4, null]);
+    expect(dataFamily(e)).toBe('small');
+    expect(patternsEntry('x', ['101']).shape).toBeNull();
+    expect(atob(textDataUrl(patternsText(['01', '10'])).split(',')[1])).toBe('01\n10\n');
+    expect(gridLine([true, false, false, true])).toBe('1001');
   });
 });
