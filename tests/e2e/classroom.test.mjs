@@ -372,3 +372,39 @@ test('patterns drawn on a grid and pasted become a data set that trains with an 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** axe-core's serious and critical violations on the page as it is (id, and where). */
+async function seriousViolations(page) {
+  await page.addScriptTag({ path: fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)) });
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+test('an automated accessibility check (axe-core) finds no serious violation: first screen, training, dialogs, tour, embed, phone', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await open();
+  assert.deepEqual(await seriousViolations(page), [], 'the first screen');
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.atll.length >= 3), null, { timeout: 60_000 });
+  await page.click('#run');
+  await page.locator('article[data-lane-id="1"]').scrollIntoViewIfNeeded();
+  assert.deepEqual(await seriousViolations(page), [], 'after training');
+  for (const [button, dialog] of [
+    ['#share-button', '#share'],
+    ['#glossary-button', '#glossary'],
+    ['#patterns-button', '#patterns'],
+  ]) {
+    await page.click(button);
+    assert.deepEqual(await seriousViolations(page), [], dialog);
+    await page.click(`${dialog} .close`);
+  }
+  await page.click('#tour-button');
+  assert.deepEqual(await seriousViolations(page), [], 'the tour');
+  const { page: embed } = await open(`${server.url}#embed=1`, { width: 800, height: 500 });
+  assert.deepEqual(await seriousViolations(embed), [], 'the embed');
+  const { page: phone } = await open(server.url, { width: 390, height: 844 });
+  assert.deepEqual(await seriousViolations(phone), [], 'a phone');
+  assert.deepEqual(errors, []);
+  await Promise.all([page.close(), embed.close(), phone.close()]);
+});

@@ -8,7 +8,9 @@ import { encodeState } from './urlState';
 
 export class ClassroomView {
   private readonly style = document.createElement('style');
-  private css = '\u0000';
+  private css = '';
+  /** The view the style sheet was made for (it is made again only when that changes). */
+  private madeFor = '\u0000';
   private fullHref = '';
 
   constructor(private readonly app: App) {
@@ -23,10 +25,14 @@ export class ClassroomView {
 
   update(): void {
     const app = this.app;
-    const css = hiddenCss(this.hidden(), app.catalog);
-    if (css !== this.css) {
-      this.css = css;
-      this.style.textContent = css;
+    const key = JSON.stringify([app.view.hide, app.view.embed]);
+    if (key !== this.madeFor) {
+      this.madeFor = key;
+      const css = hiddenCss(this.hidden(), app.catalog);
+      if (css !== this.css) {
+        this.css = css;
+        this.style.textContent = css;
+      }
     }
     document.documentElement.classList.toggle('embed', app.view.embed);
     if (app.view.embed) {

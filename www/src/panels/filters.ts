@@ -20,6 +20,7 @@ class FiltersPanel implements LanePanel {
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     this.canvas = el('canvas', { className: 'filters', role: 'img', width: 0, height: 0 });
+    this.canvas.setAttribute('aria-label', 'Weight filters (drawn once the lane has a model)');
     this.caption = el('figcaption', { className: 'filters-caption' });
     this.toggle = el('button', { type: 'button', className: 'show-all', hidden: true });
     this.toggle.addEventListener('click', () => {

@@ -107,6 +107,7 @@ export class CanvasFigure extends Foldable {
     const canvas = document.createElement('canvas');
     Object.assign(canvas, { className: canvasClass, width: 0, height: 0 });
     canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `${title} (drawn once the lane has them)`);
     const caption = document.createElement('figcaption');
     const figure = document.createElement('figure');
     figure.append(canvas, caption);
