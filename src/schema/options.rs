@@ -63,6 +63,16 @@ pub enum Default {
     Derived(&'static str),
 }
 
+impl OptionSpec {
+    /// The default as a whole number, if it is one.
+    pub fn default_int(&self) -> Option<u64> {
+        match self.default {
+            Default::Int(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
 impl Default {
     /// The default as a JSON value (`null` when derived).
     pub fn value(&self) -> Value {
