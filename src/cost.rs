@@ -257,16 +257,23 @@ fn update_secs(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, speed: &Speed)
     (visits + passes) / speed.visits_per_sec + units / speed.units_per_sec
 }
 
-/// Seconds of one exact evaluation of an m×n model on `rows` rows: log Z by enumerating the
-/// 2^min(m,n) states of the smaller layer (each summing out the max(m,n) units of the other),
-/// then the free energy of every row.
-pub fn exact_secs(m: usize, n: usize, rows: usize, speed: &Speed) -> f64 {
+/// Seconds of the exact log Z of an m×n model: the 2^min(m,n) states of the smaller layer, each
+/// summing out the max(m,n) units of the other.
+pub fn log_z_secs(m: usize, n: usize, speed: &Speed) -> f64 {
     let (k, l) = (m.min(n) as f64, m.max(n) as f64);
     let states = k.exp2();
-    states * l / speed.summed_per_sec
-        + states / speed.states_per_sec
-        + rows as f64
-            * (m as f64 * n as f64 / speed.visits_per_sec + n as f64 / speed.summed_per_sec)
+    states * l / speed.summed_per_sec + states / speed.states_per_sec
+}
+
+/// Seconds of the free energies of `rows` rows of an m×n model (the log-likelihood given log Z).
+pub fn rows_secs(m: usize, n: usize, rows: usize, speed: &Speed) -> f64 {
+    rows as f64 * (m as f64 * n as f64 / speed.visits_per_sec + n as f64 / speed.summed_per_sec)
+}
+
+/// Seconds of one exact evaluation of an m×n model on `rows` rows: log Z, then the free energy
+/// of every row.
+pub fn exact_secs(m: usize, n: usize, rows: usize, speed: &Speed) -> f64 {
+    log_z_secs(m, n, speed) + rows_secs(m, n, rows, speed)
 }
 
 /// The option `key` of the schema, for its label.
@@ -274,10 +281,10 @@ fn spec(key: &str) -> Option<&'static OptionSpec> {
     config::option(key)
 }
 
-/// "the hidden units (now 1000000)": how a message names an option and its value.
+/// "the hidden units from 1000000": how a message names an option and its value.
 fn named(key: &str, value: f64) -> String {
     let label = spec(key).map_or(key, |s| s.label);
-    format!("the {label} (now {value})")
+    format!("the {label} from {value}")
 }
 
 /// The option to blame among `candidates` (key, value, usual value): the one furthest above
@@ -455,22 +462,25 @@ pub fn check_lane(cfg: &LaneConfig, data: &Dataset, budget: &Budget) -> Result<L
     }
 }
 
-/// Refuses a one-off exact evaluation (log Z and the log-likelihood of `rows` rows, plus
-/// `extra_secs` of further work) of an m×n model that would take longer than the budget's
-/// `job_secs` on `threads` threads; returns its estimated seconds.
+/// Refuses a one-off exact evaluation of an m×n model (`what`, e.g. "the exact log-likelihood")
+/// — log Z on `threads` threads, the free energies of `rows` rows and `extra_secs` of further
+/// work on one — that would take longer than the budget's `job_secs`; returns its estimated
+/// seconds.
 pub fn check_exact_job(
-    m: usize,
-    n: usize,
+    what: &str,
+    (m, n): (usize, usize),
     rows: usize,
     extra_secs: f64,
     threads: usize,
     budget: &Budget,
 ) -> Result<f64> {
-    let secs = (exact_secs(m, n, rows, &budget.speed) + extra_secs) / threads.max(1) as f64;
+    let secs = log_z_secs(m, n, &budget.speed) / threads.max(1) as f64
+        + rows_secs(m, n, rows, &budget.speed)
+        + extra_secs;
     if secs > budget.job_secs {
         return Err(Error::TooLarge(format!(
-            "the exact evaluation of the {m}×{n} model would enumerate 2^{} states × {} units, \
-             about {} (estimated) on {threads} thread(s), over the {} {} allows for one \
+            "{what} of the {m}×{n} model enumerates 2^{} states × {} units: about {} \
+             (estimated, log Z on {threads} thread(s)), over the {} {} allows for one \
              evaluation",
             m.min(n),
             m.max(n),
@@ -482,9 +492,9 @@ pub fn check_exact_job(
     Ok(secs)
 }
 
-/// Seconds of the exact gradient of an m×n model (model expectation: every enumerated state
-/// adds its conditional to half of the smaller layer's rows of W) beyond log Z, with the data
-/// expectation of `rows` rows (dense, in f64).
+/// Seconds of the exact gradient of an m×n model beyond its log Z: every enumerated state adds
+/// its conditionals to half of the smaller layer's rows of W; the data expectation of `rows`
+/// rows is dense.
 pub fn exact_gradient_extra_secs(m: usize, n: usize, rows: usize, speed: &Speed) -> f64 {
     let (k, l) = (m.min(n) as f64, m.max(n) as f64);
     let states = k.exp2();
@@ -824,8 +834,13 @@ mod tests {
         let e = check_ais(784, 4000, 100_000, 100, 1, &PAGE).unwrap_err();
         assert_eq!(e.key(), Some("particles"), "{e}");
         // Exact log Z of 784×20 is seconds; of 20×800 000, hours.
-        check_exact_job(784, 20, 10_000, 0.0, 1, &CLI).unwrap();
-        let e = check_exact_job(20, 800_000, 10, 0.0, 1, &CLI).unwrap_err();
+        let ll = "the exact log-likelihood";
+        check_exact_job(ll, (784, 20), 10_000, 0.0, 1, &CLI).unwrap();
+        let e = check_exact_job(ll, (20, 800_000), 10, 0.0, 1, &CLI).unwrap_err();
         assert!(e.to_string().contains("2^20 states × 800000 units"), "{e}");
+        // Threads share the enumeration.
+        let one = check_exact_job(ll, (784, 20), 10, 0.0, 1, &CLI).unwrap();
+        let four = check_exact_job(ll, (784, 20), 10, 0.0, 4, &CLI).unwrap();
+        assert!(four < one / 3.0, "{one} {four}");
     }
 }
