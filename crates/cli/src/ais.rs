@@ -9,7 +9,8 @@ use super::common::{
 use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::ais::{
-    check_config, AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES,
+    check_config, AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES, MAX_BETAS,
+    MAX_PARTICLES,
 };
 use rbm_core::eval::exact;
 use serde::Serialize;
@@ -77,8 +78,11 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         seed: a.seed.unwrap_or_else(entropy_seed),
     };
     let (m, n) = (model.m(), model.n());
+    // The ranges' messages first, then the budget's (keyed by the flag), then the core's limit.
+    if (2..=MAX_PARTICLES).contains(&cfg.particles) && (2..=MAX_BETAS).contains(&cfg.betas) {
+        cost::check_ais(m, n, cfg.particles, cfg.betas, threads, &cost::CLI)?;
+    }
     check_config(&model, &cfg)?;
-    cost::check_ais(m, n, cfg.particles, cfg.betas, threads, &cost::CLI)?;
     let plan = if a.reverse {
         Plan::raise(&model, &data, None, cfg)?
     } else {
