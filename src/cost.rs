@@ -276,6 +276,20 @@ pub fn exact_secs(m: usize, n: usize, rows: usize, speed: &Speed) -> f64 {
     log_z_secs(m, n, speed) + rows_secs(m, n, rows, speed)
 }
 
+/// "64 chains and a batch of 32", "1000 chains × 12 Gibbs sweeps and a batch of 32", "a batch
+/// of 100" (an algorithm without chains): what a lane's memory or update is made of.
+fn workload(s: &Sizes, algo: &AlgoInfo, sweeps: Option<f64>) -> String {
+    if algo.cost.chains == ChainKind::Batch {
+        return format!("a batch of {}", s.batch);
+    }
+    let sweeps = match sweeps {
+        Some(1.0) => " × 1 Gibbs sweep".to_string(),
+        Some(k) => format!(" × {k} Gibbs sweeps"),
+        None => String::new(),
+    };
+    format!("{} chains{sweeps} and a batch of {}", s.chains, s.batch)
+}
+
 /// The option `key` of the schema, for its label.
 fn spec(key: &str) -> Option<&'static OptionSpec> {
     config::option(key)
@@ -371,10 +385,9 @@ pub fn check_lane(cfg: &LaneConfig, data: &Dataset, budget: &Budget) -> Result<L
         return Err(Error::option(
             key,
             format!(
-                "a {model} lane with {} chains and a batch of {} would hold about {}, over the \
-                 {} {} allows per lane; lower {}",
-                s.chains,
-                s.batch,
+                "a {model} lane with {} would hold about {}, over the {} {} allows per lane; \
+                 lower {}",
+                workload(&s, algo, None),
                 bytes(training),
                 bytes(budget.lane_bytes as f64),
                 budget.place,
@@ -389,11 +402,9 @@ pub fn check_lane(cfg: &LaneConfig, data: &Dataset, budget: &Budget) -> Result<L
         return Err(Error::option(
             key,
             format!(
-                "one update ({} chains × {sweeps} Gibbs sweeps and a batch of {} on the {model} \
-                 model) would take about {} (estimated), over the {} {} allows per update; \
-                 lower {}",
-                s.chains,
-                s.batch,
+                "one update ({} on the {model} model) would take about {} (estimated), over the \
+                 {} {} allows per update; lower {}",
+                workload(&s, algo, Some(sweeps)),
                 duration(update),
                 duration(budget.update_secs),
                 budget.place,
