@@ -66,9 +66,11 @@ try {
         ? 'rows/s'
         : r.name.startsWith('gibbs')
           ? 'sweeps/s'
-          : r.name.endsWith('_evals')
-            ? 'evaluations/s'
-            : 's';
+          : r.name.endsWith('_samples')
+            ? 'samples/s'
+            : r.name.endsWith('_evals')
+              ? 'evaluations/s'
+              : 's';
     console.log(
       JSON.stringify(
         r.error ? { target: 'wasm', bench: r.name, error: r.error } : { target: 'wasm', bench: r.name, value: Math.round(r.value * 1000) / 1000, unit },

@@ -24,8 +24,16 @@ pub fn workloads(quick: bool) -> Vec<String> {
     }
     w.push("gibbs_784x500_b100".into());
     w.push("mnist_pcd_784x500_b100_rows".into());
+    for s in crate::sampler::SAMPLERS {
+        w.push(format!("sampler_{}_784x500_samples", s.name));
+    }
+    w.push("isl_10000x2000".into());
     w.push("exact_bas4_evals".into());
     w.push(format!("exact_log_z_784x{}", if quick { 16 } else { 20 }));
+    if !quick {
+        // Tieleman 2008's exact 784×25 test log-likelihood (the pcd-mnist-25 preset).
+        w.push("exact_log_z_784x25".into());
+    }
     w
 }
 
@@ -45,7 +53,14 @@ pub fn run(name: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<(f64, &'s
             "updates/s",
         ));
     }
+    if let Some(sampler) = name
+        .strip_prefix("sampler_")
+        .and_then(|r| r.strip_suffix("_784x500_samples"))
+    {
+        return Ok((sampler_samples(sampler, now, min_secs)?, "samples/s"));
+    }
     match name {
+        "isl_10000x2000" => Ok((isl_secs(10_000, 2_000, now)?, "s")),
         "gibbs_784x500_b100" => Ok((gibbs_sweeps(784, 500, 100, now, min_secs)?, "sweeps/s")),
         "mnist_pcd_784x500_b100_rows" => Ok((mnist_pcd_rows(now, min_secs)?, "rows/s")),
         "exact_bas4_evals" => Ok((bas4_exact_evals(now, min_secs)?, "evaluations/s")),
@@ -123,25 +138,7 @@ fn lane_updates(cfg: LaneConfig, data: &str, now: &dyn Fn() -> f64, min_secs: f6
 /// use (the PCD paper's MNIST set-up) on synthetic digit-like grey data (19% of pixels grey, 13%
 /// ink on average), evaluation excluded — the same workload natively and in a worker.
 pub fn mnist_pcd_rows(now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
-    let (m, rows) = (784, 2000);
-    let mut r = stream(3, 0, Purpose::Aux);
-    let values = (0..m * rows)
-        .map(|_| {
-            let u = crate::rng::uniform(&mut r);
-            if u < 0.19 {
-                u / 0.19 * 0.7 + 0.3
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let data = Dataset {
-        name: "synthetic-digits".into(),
-        m,
-        values,
-        shape: Some((28, 28)),
-        labels: None,
-    };
+    let data = synthetic_digits(2000, 3);
     let cfg = LaneConfig {
         algo: "pcd".into(),
         hidden: 500,
@@ -159,6 +156,66 @@ pub fn mnist_pcd_rows(now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
         }
     });
     err.map_or(Ok(100.0 * r), Err)
+}
+
+/// Synthetic digit-like grey rows (19% of pixels grey, 13% ink on average) of 784 pixels.
+fn synthetic_digits(rows: usize, seed: u64) -> Dataset {
+    let m = 784;
+    let mut r = stream(seed, 0, Purpose::Aux);
+    let values = (0..m * rows)
+        .map(|_| {
+            let u = crate::rng::uniform(&mut r);
+            if u < 0.19 {
+                u / 0.19 * 0.7 + 0.3
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    Dataset {
+        name: "synthetic-digits".into(),
+        m,
+        values,
+        shape: Some((28, 28)),
+        labels: None,
+    }
+}
+
+/// Samples per second of one chain of `sampler` (k = 1, its default ε_F and α) on a 784×500
+/// model at MNIST-like densities, rates from synthetic digits (the rates-FPCD paper's set-up;
+/// PERFORMANCE.md: Gibbs ≥ 20 000, rates-FPCD ≥ 10 000 per worker).
+pub fn sampler_samples(sampler: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+    let model = sparse_model(784, 500, 0.14, 0.22)?;
+    let data = synthetic_digits(500, 4);
+    let cfg = crate::sampler::SamplerConfig {
+        sampler: sampler.into(),
+        ..Default::default()
+    };
+    let mut s =
+        crate::sampler::SampleStream::new(&model, &data, crate::data::Binarize::Sample, &cfg, 1)?;
+    Ok(rate(now, min_secs, || {
+        s.next_sample();
+    }))
+}
+
+/// Seconds to add `samples` random binary samples to an ISL of `test` test and as many
+/// validation rows of 784 pixels and read the curve at 1, 10, 100, … samples (β chosen at
+/// each).
+pub fn isl_secs(samples: usize, test: usize, now: &dyn Fn() -> f64) -> Result<f64> {
+    let (a, b) = (synthetic_digits(test, 5), synthetic_digits(test, 6));
+    let draws = synthetic_digits(samples, 7);
+    let t0 = now();
+    let mut isl = crate::eval::isl::Isl::new(&a.values, Some(&b.values), 784)?;
+    let mut next = 1;
+    for r in 0..samples {
+        isl.add(draws.row(r));
+        if r + 1 == next {
+            isl.point(None)?;
+            next *= 10;
+        }
+    }
+    isl.point(None)?;
+    Ok(now() - t0)
 }
 
 /// A random m×n model whose units are on with about the given probabilities (MNIST-like:

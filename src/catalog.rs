@@ -90,8 +90,17 @@ pub struct PresetEntry {
     pub title: &'static str,
     /// Where the settings come from.
     pub paper: &'static str,
-    /// Built-in data set name.
+    /// Training data set name (an entry of [`Catalog::data_sets`]; MNIST's splits need their
+    /// asset loaded).
     pub data: &'static str,
+    /// The data set the paper measures the ATLL on (null: the training data).
+    pub eval_data: Option<&'static str>,
+    /// The AIS run at each checkpoint (null: the exact ATLL).
+    pub ais: Option<crate::experiments::AisSpec>,
+    /// Whether η decays linearly to 0 at the end of the run (Tieleman 2008).
+    pub decay: bool,
+    /// How the defaults were shortened, and the flags that run the paper's scale.
+    pub scale: &'static str,
     /// Hidden units.
     pub hidden: usize,
     /// Initialisation.
@@ -208,6 +217,10 @@ pub fn catalog() -> Result<Catalog> {
             title: p.title,
             paper: p.paper,
             data: p.data,
+            eval_data: p.eval_data,
+            ais: p.ais,
+            decay: p.decay,
+            scale: p.scale,
             hidden: p.hidden,
             init: p.init,
             chains: p.chains,

@@ -215,6 +215,18 @@ impl LogSumExp {
     pub fn value(&self) -> f64 {
         self.max + libm::log(self.sum)
     }
+
+    /// The running maximum and the sum of exponentials relative to it: a partial sum as two
+    /// numbers, to send from one worker to another and rebuild with [`LogSumExp::from_parts`]
+    /// (docs/algorithms.md §2: ranges of the enumeration merge with one log-sum-exp).
+    pub fn parts(&self) -> (f64, f64) {
+        (self.max, self.sum)
+    }
+
+    /// The accumulator of [`LogSumExp::parts`], bit for bit.
+    pub fn from_parts(max: f64, sum: f64) -> LogSumExp {
+        LogSumExp { max, sum }
+    }
 }
 
 #[cfg(test)]

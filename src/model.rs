@@ -390,28 +390,67 @@ impl Rbm {
         out
     }
 
-    /// Parses the binary model format ([`Rbm::to_bytes`]), checking magic, version, sizes,
-    /// checksum and finiteness.
+    /// Serialises to version 2 of the binary format, with 8-bit weights: the header of
+    /// [`Rbm::to_bytes`] (version 2), then per visible unit i a scale s_i = max_j |W_ij| / 127
+    /// (f32), W as i8 with W_ij ≈ s_i·q_ij (rounded to nearest), and b, c as f32 — about a
+    /// quarter of version 1, for models shipped with the page; each weight within s_i/2.
+    pub fn to_quantized_bytes(&self) -> Vec<u8> {
+        let n = self.n;
+        let scales: Vec<f32> = self
+            .w
+            .chunks_exact(n)
+            .map(|row| row.iter().fold(0.0f32, |a, &x| a.max(x.abs())) / 127.0)
+            .collect();
+        let mut body = Vec::with_capacity(4 * self.m + self.w.len() + 4 * (self.m + n));
+        for s in &scales {
+            body.extend_from_slice(&s.to_le_bytes());
+        }
+        for (row, &s) in self.w.chunks_exact(n).zip(&scales) {
+            body.extend(row.iter().map(|&x| {
+                let q = if s > 0.0 { (x / s).round() } else { 0.0 };
+                q.clamp(-127.0, 127.0) as i8 as u8
+            }));
+        }
+        for x in self.b.iter().chain(&self.c) {
+            body.extend_from_slice(&x.to_le_bytes());
+        }
+        let mut out = Vec::with_capacity(MODEL_HEADER + body.len());
+        out.extend_from_slice(MODEL_MAGIC);
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&(self.m as u32).to_le_bytes());
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+        out.extend_from_slice(&crate::data::mnist::fnv1a(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Parses the binary model format ([`Rbm::to_bytes`], version 1, or
+    /// [`Rbm::to_quantized_bytes`], version 2), checking magic, version, sizes, checksum and
+    /// finiteness.
     pub fn from_bytes(bytes: &[u8]) -> Result<Rbm> {
         let bad = |m: String| Error::Parse(format!("model file: {m}"));
         if bytes.len() < MODEL_HEADER || &bytes[..4] != MODEL_MAGIC {
             return Err(bad("not a binary model file (wrong magic bytes)".into()));
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
-        if u32_at(4) != 1 {
+        let version = u32_at(4);
+        if version != 1 && version != 2 {
             return Err(bad(format!(
-                "format version {}, this build reads 1",
-                u32_at(4)
+                "format version {version}, this build reads 1 and 2"
             )));
         }
         let (m, n) = (u32_at(8) as usize, u32_at(12) as usize);
         check_size(m, n)?;
-        let count = m * n + m + n;
-        if bytes.len() != MODEL_HEADER + 4 * count {
+        let want = if version == 1 {
+            4 * (m * n + m + n)
+        } else {
+            4 * m + m * n + 4 * (m + n)
+        };
+        if bytes.len() != MODEL_HEADER + want {
             return Err(bad(format!(
-                "{} bytes, expected {} for {m}×{n}",
+                "{} bytes, expected {} for {m}×{n} (format version {version})",
                 bytes.len(),
-                MODEL_HEADER + 4 * count
+                MODEL_HEADER + want
             )));
         }
         let body = &bytes[MODEL_HEADER..];
@@ -421,17 +460,31 @@ impl Rbm {
                 "checksum mismatch (the file is damaged or truncated)".into()
             ));
         }
-        let xs: Vec<f32> = body
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        let (w, rest) = xs.split_at(m * n);
-        let (b, c) = rest.split_at(m);
+        let f32s = |b: &[u8]| -> Vec<f32> {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect()
+        };
+        let (w, biases) = if version == 1 {
+            let (w, rest) = body.split_at(4 * m * n);
+            (f32s(w), f32s(rest))
+        } else {
+            let (scales, rest) = body.split_at(4 * m);
+            let (q, rest) = rest.split_at(m * n);
+            let scales = f32s(scales);
+            let w = q
+                .chunks_exact(n)
+                .zip(&scales)
+                .flat_map(|(row, &s)| row.iter().map(move |&q| s * f32::from(q as i8)))
+                .collect();
+            (w, f32s(rest))
+        };
+        let (b, c) = biases.split_at(m);
         Rbm::from_params(
             m,
             n,
             Params {
-                w: w.to_vec(),
+                w,
                 b: b.to_vec(),
                 c: c.to_vec(),
             },
@@ -481,7 +534,7 @@ pub const MODEL_HEADER: usize = 24;
 /// Replaces pre-activations `a` (any number of rows) by 0/1 samples: unit on iff
 /// `u·(1+e^{−a}) < 1` (= u < σ(a)), one uniform per unit from [`fill_uniform`] in order; with
 /// `probs`, also writes σ(a) = 1/(1+e^{−a}) there.
-fn sample_in_place(a: &mut [f32], probs: Option<&mut [f32]>, rng: &mut Rng) {
+pub(crate) fn sample_in_place(a: &mut [f32], probs: Option<&mut [f32]>, rng: &mut Rng) {
     SCRATCH.with_borrow_mut(|s| {
         s.t.resize(a.len(), 0.0);
         s.u.resize(a.len(), 0.0);
@@ -890,6 +943,37 @@ impl Stats {
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // index loops mirror the formulas
 mod tests {
+    #[test]
+    fn the_quantised_format_is_within_half_a_step_and_refuses_damage() {
+        let rbm = Rbm::random(9, 6, 0.7, 3).unwrap();
+        let bytes = rbm.to_quantized_bytes();
+        assert_eq!(bytes.len(), MODEL_HEADER + 4 * 9 + 9 * 6 + 4 * (9 + 6));
+        let back = Rbm::from_file_bytes(&bytes).unwrap();
+        assert_eq!(
+            (back.b.clone(), back.c.clone()),
+            (rbm.b.clone(), rbm.c.clone())
+        );
+        for (r0, r1) in rbm.w().chunks(6).zip(back.w().chunks(6)) {
+            let step = r0.iter().fold(0.0f32, |a, &x| a.max(x.abs())) / 127.0;
+            for (a, b) in r0.iter().zip(r1) {
+                assert!((a - b).abs() <= step / 2.0 + 1e-7, "{a} vs {b}");
+            }
+        }
+        let mut bad = bytes.clone();
+        bad[MODEL_HEADER + 40] ^= 1;
+        assert!(Rbm::from_bytes(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("checksum"));
+        assert!(Rbm::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        let mut v3 = bytes;
+        v3[4] = 3;
+        assert!(Rbm::from_bytes(&v3)
+            .unwrap_err()
+            .to_string()
+            .contains("version 3"));
+    }
+
     #[test]
     fn the_binary_model_format_keeps_every_bit_and_refuses_damage() {
         let rbm = Rbm::random(7, 5, 0.7, 3).unwrap();

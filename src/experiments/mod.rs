@@ -1,6 +1,10 @@
-//! The papers' small-data experiments as data (docs/algorithms.md §6) and their trials
-//! ([`trials`]): the trial runner, quantiles of the exact ATLL across trials at each checkpoint
-//! and per-lane summaries.
+//! The papers' experiments as data (docs/algorithms.md §6) and their trials ([`trials`]): the
+//! trial runner, quantiles of the ATLL across trials at each checkpoint and per-lane summaries.
+//!
+//! A preset names its data sets: the training set and, for the MNIST experiments, the set the
+//! ATLL is measured on (`mnist-test`), which a shell loads as it does for `--data` (the core
+//! builds only the small sets in; see [`trials::Study::with_data`]). It says how the ATLL is
+//! measured: exactly, by enumerating the smaller layer, or by AIS ([`AisSpec`]).
 //!
 //! Everything here is plain computation, so the native `rbm reproduce` (which runs the trials
 //! on threads) and the page (which runs them in Web Workers) share one definition of each
@@ -10,6 +14,7 @@ pub mod trials;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::eval::exact::MAX_ENUM_BITS;
 use crate::model::Init;
 use crate::train::config::option;
 use crate::train::LaneConfig;
@@ -27,6 +32,19 @@ pub struct PresetLane {
     pub options: &'static [(&'static str, &'static str)],
 }
 
+/// How a preset measures the ATLL at its checkpoints when the smaller layer is too large to
+/// enumerate: annealed importance sampling (Salakhutdinov & Murray 2008; the S-DCP paper's §4.1
+/// uses 100 particles and 10 000 β), log Ẑ from `particles` chains over `betas` linear inverse
+/// temperatures ([`crate::eval::ais`]).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AisSpec {
+    /// Annealing chains.
+    pub particles: usize,
+    /// Inverse temperatures, 0 and 1 included.
+    pub betas: usize,
+}
+
 /// A published experiment: one data set and model size, several algorithms and learning
 /// rates, a number of updates and of independent trials.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -37,8 +55,14 @@ pub struct Preset {
     pub title: &'static str,
     /// Where the settings come from.
     pub paper: &'static str,
-    /// Built-in data set name.
+    /// Training data set: a built-in name, or an MNIST split (`mnist`) a shell loads.
     pub data: &'static str,
+    /// The data set the ATLL is measured on (`None`: the training data, as on the small sets,
+    /// where the lanes' own exact records are the measure). Grey levels are measured on their
+    /// 0.5-threshold binarisation, like every exact curve (docs/algorithms.md §2).
+    pub eval_data: Option<&'static str>,
+    /// `None`: the exact ATLL (the smaller layer enumerated, ≤ 2^30 states); else AIS.
+    pub ais: Option<AisSpec>,
     /// Hidden units n.
     pub hidden: usize,
     /// Initialisation.
@@ -47,6 +71,9 @@ pub struct Preset {
     pub chains: Option<usize>,
     /// Mini-batch size (`None`: the whole data set).
     pub batch: Option<usize>,
+    /// Whether η decays linearly to 0 over each trial's updates (Tieleman 2008, §4.5); else η
+    /// is constant.
+    pub decay: bool,
     /// The algorithms compared.
     pub lanes: &'static [PresetLane],
     /// Learning rates; every lane runs at each.
@@ -58,10 +85,13 @@ pub struct Preset {
     pub expect: &'static str,
     /// Updates per trial (with a full batch, updates = epochs).
     pub iters: u64,
-    /// Default checkpoint interval in updates (exact ATLL at each).
+    /// Default checkpoint interval in updates (ATLL at each).
     pub every: u64,
     /// Independent trials per (lane, learning rate).
     pub trials: usize,
+    /// How the defaults were shortened and the flags that run the paper's scale (empty when the
+    /// defaults are the paper's).
+    pub scale: &'static str,
 }
 
 const SDCP_LANES: &[PresetLane] = &[
@@ -97,6 +127,51 @@ const SDCP_RATE_NOTES: &[&str] = &[
     "the paper's larger rate (CG escapes the −3.15 plateau)",
 ];
 
+/// Tieleman 2008, §4 and Figure 1: PCD against CD-1, CD-10 and MF-CD (one Gibbs sweep per
+/// update for PCD and CD-1; MF-CD is CD-1 with probabilities in place of samples).
+const PCD_MNIST_LANES: &[PresetLane] = &[
+    PresetLane {
+        algo: "pcd",
+        label: "PCD",
+        options: &[("k", "1")],
+    },
+    PresetLane {
+        algo: "cd",
+        label: "CD-1",
+        options: &[("k", "1")],
+    },
+    PresetLane {
+        algo: "cd",
+        label: "CD-10",
+        options: &[("k", "10")],
+    },
+    PresetLane {
+        algo: "mf-cd",
+        label: "MF-CD",
+        options: &[],
+    },
+];
+
+/// Upadhya & Sastry 2017, §4.1 and Figure 3: CD-24 against S-DCP and CS-DCP with d = 6,
+/// K′ = 4 (equal compute per mini-batch: d·K′ = 24 = K).
+const SDCP_MNIST_LANES: &[PresetLane] = &[
+    PresetLane {
+        algo: "cd",
+        label: "CD-24",
+        options: &[("k", "24")],
+    },
+    PresetLane {
+        algo: "sdcp",
+        label: "S-DCP d=6 K'=4",
+        options: &[("d", "6"), ("kprime", "4")],
+    },
+    PresetLane {
+        algo: "cs-dcp",
+        label: "CS-DCP d=6 K'=4",
+        options: &[("d", "6"), ("kprime", "4")],
+    },
+];
+
 /// The built-in presets.
 ///
 /// - `sdcp-shifting-bar`, `sdcp-bas3`: Upadhya & Sastry 2017, §4.1, §4.2.1 and Fig. 1–2: 4 hidden units,
@@ -108,16 +183,31 @@ const SDCP_RATE_NOTES: &[&str] = &[
 ///   (T_max = 100), η = 0.1 (the published code) and 0.01 (the paper's text), 10 000 updates,
 ///   25 trials (the paper: 100). Checkpoints every 100 updates carry UCD's τ statistics
 ///   (averaged over the 100 updates since the previous checkpoint).
+/// - `pcd-mnist-25`: Tieleman 2008, §4 and Figure 1: MNIST (our 8 000 training digits,
+///   binarised by a fresh Bernoulli draw per use), 25 hidden units so that the test
+///   log-likelihood is exact (2^25 hidden states), mini-batches of 100 with PCD's chains one per
+///   batch row, η decaying linearly to 0 over each run, PCD / CD-1 / CD-10 / MF-CD, exact ATLL
+///   of `mnist-test` (thresholded at 0.5) at each checkpoint, 10 runs in the paper. The paper
+///   chose η per algorithm and duration on validation data and does not print it; we use one η
+///   for all. Its Figure 1 plots separate runs of each duration against training time; here
+///   each run is evaluated at checkpoints along one schedule that ends at the last one.
+/// - `sdcp-mnist`: Upadhya & Sastry 2017, §4.1, §4.2.2 and Figure 3: MNIST, 500 hidden units,
+///   mini-batches of 200, W ~ N(0, 0.01²) with base-rate visible biases, CD-24 against S-DCP
+///   and CS-DCP with d = 6, K′ = 4, constant η, 200 epochs, 10 trials, AIS test log-likelihood
+///   (100 particles, 10 000 β) per epoch.
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "sdcp-shifting-bar",
         title: "S-DCP paper, Shifting Bar (N=9, B=1), 4 hidden units",
         paper: "Upadhya & Sastry 2017, Fig. 1",
         data: "shifting-bar",
+        eval_data: None,
+        ais: None,
         hidden: 4,
         init: Init::Sdcp,
         chains: None,
         batch: None,
+        decay: false,
         lanes: SDCP_LANES,
         rates: &[0.3, 0.5],
         rate_notes: SDCP_RATE_NOTES,
@@ -128,16 +218,20 @@ so updates are equal compute.",
         iters: 50_000,
         every: 100,
         trials: 25,
+        scale: "",
     },
     Preset {
         name: "sdcp-bas3",
         title: "S-DCP paper, Bars & Stripes 3x3, 4 hidden units",
         paper: "Upadhya & Sastry 2017, Fig. 2",
         data: "bas3",
+        eval_data: None,
+        ais: None,
         hidden: 4,
         init: Init::Sdcp,
         chains: None,
         batch: None,
+        decay: false,
         lanes: SDCP_LANES,
         rates: &[0.3, 0.5],
         rate_notes: &[
@@ -151,16 +245,20 @@ S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
         iters: 50_000,
         every: 100,
         trials: 25,
+        scale: "",
     },
     Preset {
         name: "ucd-bas4",
         title: "UCD paper, Bars & Stripes 4x4, 16 hidden units, 1000 chains",
         paper: "Qiu, Zhang & Wang 2020, Fig. 2",
         data: "bas4",
+        eval_data: None,
+        ais: None,
         hidden: 16,
         init: Init::Ucd,
         chains: Some(1000),
         batch: None,
+        decay: false,
         lanes: &[
             PresetLane { algo: "cd", label: "CD-1", options: &[("k", "1")] },
             PresetLane { algo: "pcd", label: "PCD-1", options: &[("k", "1")] },
@@ -176,6 +274,61 @@ on the Gibbs-sweeps axis.",
         iters: 10_000,
         every: 100,
         trials: 25,
+        scale: "25 trials instead of the paper's 100 (--runs 100)",
+    },
+    Preset {
+        name: "pcd-mnist-25",
+        title: "PCD paper, MNIST, 25 hidden units, exact test log-likelihood",
+        paper: "Tieleman 2008, Fig. 1",
+        data: "mnist",
+        eval_data: Some("mnist-test"),
+        ais: None,
+        hidden: 25,
+        init: Init::Sdcp,
+        chains: None,
+        batch: Some(100),
+        decay: true,
+        lanes: PCD_MNIST_LANES,
+        rates: &[0.1],
+        rate_notes: &["ours (the best of 0.02, 0.05 and 0.1 for PCD, CD-1 and CD-10 at 50 epochs); the paper \
+chose η per algorithm and duration on validation data and does not print it"],
+        expect: "PCD reaches the highest test log-likelihood; CD-10 beats CD-1 but costs about four \
+times as much per update (ten sweeps here); MF-CD is the worst. The paper compares at equal \
+training time: read the lanes against train_seconds or Gibbs sweeps, not updates.",
+        iters: 4_000,
+        every: 2_000,
+        trials: 2,
+        scale: "2 runs of 4 000 updates (50 epochs of our 8 000 digits) evaluated at 0, 25 and 50 \
+epochs, instead of the paper's 10 runs per training duration (--runs 10; longer runs: --iters, \
+--every)",
+    },
+    Preset {
+        name: "sdcp-mnist",
+        title: "S-DCP paper, MNIST, 500 hidden units, AIS test log-likelihood",
+        paper: "Upadhya & Sastry 2017, Fig. 3",
+        data: "mnist",
+        eval_data: Some("mnist-test"),
+        ais: Some(AisSpec {
+            particles: 100,
+            betas: 1_000,
+        }),
+        hidden: 500,
+        init: Init::Sdcp,
+        chains: None,
+        batch: Some(200),
+        decay: false,
+        lanes: SDCP_MNIST_LANES,
+        rates: &[0.01],
+        rate_notes: &["the paper's small rate, where CS-DCP converges faster"],
+        expect: "At η = 0.01 CS-DCP converges fastest (it reaches 90% of its best ATLL about 100 \
+epochs before CG in the paper); after 200 epochs all algorithms reach about the same ATLL. \
+Every lane spends 24 Gibbs sweeps per update (CD-24; S-DCP and CS-DCP d·K′ = 6·4), so \
+updates are equal compute.",
+        iters: 200,
+        every: 40,
+        trials: 1,
+        scale: "1 trial of 5 epochs with AIS of 100 particles × 1 000 β per epoch instead of the \
+paper's 10 trials of 200 epochs with 10 000 β (--runs 10 --epochs 200 --betas 10000)",
     },
 ];
 
@@ -205,18 +358,40 @@ impl Preset {
     /// initial model depends on the seed only, so all lanes of a trial start from the same one
     /// (as in the S-DCP paper's comparison).
     pub fn lane_config(&self, lane: usize, lr: f64, seed: u64, every: u64) -> Result<LaneConfig> {
+        self.lane_config_for(lane, lr, seed, every, self.iters)
+    }
+
+    /// [`Preset::lane_config`] for a run of `iters` updates: with `decay`, η reaches 0 at
+    /// update `iters` (Tieleman 2008, §4.5). An exactly measured preset on a model too large
+    /// for the lanes' default exact curve (more than 20 units in the smaller layer) raises the
+    /// lane's `exact_bits` to that size, so the page enumerates it.
+    pub fn lane_config_for(
+        &self,
+        lane: usize,
+        lr: f64,
+        seed: u64,
+        every: u64,
+        iters: u64,
+    ) -> Result<LaneConfig> {
         let l = &self.lanes[lane];
+        let defaults = LaneConfig::default();
         let mut cfg = LaneConfig {
             algo: l.algo.to_string(),
             hidden: self.hidden,
             lr,
+            lr_decay_iters: self.decay.then_some(iters.max(1)),
             chains: self.chains,
             batch: self.batch,
             init: self.init,
             seed: Some(seed),
             lane: lane as u64,
             every,
-            ..LaneConfig::default()
+            exact_bits: if self.ais.is_none() {
+                defaults.exact_bits.max(self.hidden.min(MAX_ENUM_BITS))
+            } else {
+                defaults.exact_bits
+            },
+            ..defaults
         };
         for &(key, text) in l.options {
             let spec = option(key).ok_or_else(|| {
@@ -232,25 +407,117 @@ impl Preset {
 mod tests {
     use super::*;
     use crate::experiments::trials::trial_seed;
+    use crate::train::Lane;
+    use std::sync::Arc;
 
-    /// The S-DCP paper compares at equal compute per update (§3.1: d·K′ = K): every lane of its
-    /// presets must record the same Gibbs sweeps.
+    /// MNIST-shaped stand-ins (the core's tests do not read the asset): `count` 28×28 grey
+    /// digits of a few blurred strokes, split as the asset is (the last 1 000 are the test
+    /// set, the 1 000 before them the validation set).
+    pub(crate) fn fake_mnist(name: &str, count: usize) -> Dataset {
+        let side = crate::data::mnist::SIDE;
+        let mut pixels = Vec::with_capacity(count * side * side);
+        for d in 0..count {
+            for y in 0..side {
+                for x in 0..side {
+                    let stroke = (x + d % 7).abs_diff(y + (d * 3) % 5) < 3 || (x + y + d) % 11 == 0;
+                    let edge = x < 3 || y < 3 || x > 24 || y > 24;
+                    pixels.push(if edge {
+                        0
+                    } else if stroke {
+                        230
+                    } else {
+                        20
+                    });
+                }
+            }
+        }
+        let images = crate::data::mnist::Images {
+            height: side,
+            width: side,
+            pixels,
+            labels: None,
+        };
+        crate::data::mnist::split_dataset(&images, name).unwrap()
+    }
+
+    /// A preset's training data: the core's own, or the MNIST stand-in.
+    pub(crate) fn data_of(p: &Preset) -> Dataset {
+        p.dataset()
+            .unwrap_or_else(|_| fake_mnist(p.data, 2_000 + p.batch.unwrap_or(1) * 2))
+    }
+
+    /// The S-DCP paper compares at equal compute per update (§3.1: d·K′ = K; K = 12 on the small
+    /// sets, K = 24 = 6·4 on MNIST): every lane of its presets must record the same Gibbs
+    /// sweeps, K per update.
     #[test]
     fn sdcp_presets_spend_equal_sweeps_per_update() {
+        let mut seen = 0;
         for p in PRESETS.iter().filter(|p| p.name.starts_with("sdcp-")) {
-            let data = std::sync::Arc::new(p.dataset().unwrap());
+            let k = if p.data == "mnist" { 24.0 } else { 12.0 };
+            let data = Arc::new(data_of(p));
             let sweeps: Vec<f64> = (0..p.lanes.len())
                 .map(|i| {
-                    let mut lane = crate::train::Lane::new(
-                        p.lane_config(i, p.rates[0], 3, 2).unwrap(),
-                        data.clone(),
-                    )
-                    .unwrap();
+                    let mut lane =
+                        Lane::new(p.lane_config(i, p.rates[0], 3, 2).unwrap(), data.clone())
+                            .unwrap();
                     lane.run(2).unwrap().last().unwrap().sweeps
                 })
                 .collect();
-            assert!(sweeps.iter().all(|&s| s == 24.0), "{}: {sweeps:?}", p.name);
+            assert!(
+                sweeps.iter().all(|&s| s == 2.0 * k),
+                "{}: {sweeps:?}",
+                p.name
+            );
+            seen += 1;
         }
+        assert_eq!(seen, 3, "sdcp-shifting-bar, sdcp-bas3 and sdcp-mnist");
+        let p = find_preset("sdcp-mnist").unwrap();
+        let c = |i| p.lane_config(i, 0.01, 1, 40).unwrap();
+        assert_eq!((c(0).algo.as_str(), c(0).k), ("cd", 24));
+        for i in [1, 2] {
+            assert_eq!(c(i).d * c(i).kprime, 24, "{}", p.lanes[i].label);
+            assert_eq!((c(i).d, c(i).kprime), (6, 4));
+        }
+    }
+
+    /// Tieleman 2008, Figure 1: PCD, CD-1, CD-10 and MF-CD on 784×25 with mini-batches of 100,
+    /// PCD's chains one per batch row, η decaying to 0 at the end of the run, and the test ATLL
+    /// exact (so the page enumerates 2^25 hidden states too).
+    #[test]
+    fn the_mnist_presets_build_their_lanes() {
+        let p = find_preset("pcd-mnist-25").unwrap();
+        assert_eq!(
+            (p.data, p.eval_data, p.ais),
+            ("mnist", Some("mnist-test"), None)
+        );
+        let labels: Vec<&str> = p.lanes.iter().map(|l| l.label).collect();
+        assert_eq!(labels, ["PCD", "CD-1", "CD-10", "MF-CD"]);
+        let data = Arc::new(data_of(p));
+        for i in 0..p.lanes.len() {
+            let c = p.lane_config(i, p.rates[0], 5, p.every).unwrap();
+            assert_eq!((c.hidden, c.batch, c.chains), (25, Some(100), None));
+            assert_eq!(c.lr_decay_iters, Some(p.iters));
+            assert_eq!(c.exact_bits, 25);
+            assert_eq!(
+                p.lane_config_for(i, 0.1, 5, 10, 777)
+                    .unwrap()
+                    .lr_decay_iters,
+                Some(777)
+            );
+            // Built and stepped without its exact curve (a 2^25 enumeration per record).
+            let mut lane = Lane::new(LaneConfig { exact_bits: 0, ..c }, data.clone()).unwrap();
+            let r = lane.run(1).unwrap();
+            assert_eq!((lane.iter(), r[0].iter), (1, 0));
+        }
+        let ks: Vec<usize> = (0..4)
+            .map(|i| p.lane_config(i, 0.05, 1, 1).unwrap().k)
+            .collect();
+        assert_eq!(ks, [1, 1, 10, 1]);
+        let s = find_preset("sdcp-mnist").unwrap();
+        assert_eq!((s.hidden, s.batch, s.decay), (500, Some(200), false));
+        assert_eq!(s.ais.unwrap().particles, 100);
+        assert_eq!(s.lane_config(0, 0.01, 1, 40).unwrap().exact_bits, 20);
+        assert_eq!(s.lane_config(0, 0.01, 1, 40).unwrap().lr_decay_iters, None);
     }
 
     #[test]
@@ -268,7 +535,7 @@ mod tests {
             .to_string()
             .contains("ucd-bas4"));
         for p in PRESETS {
-            assert!(p.dataset().is_ok());
+            assert!(p.dataset().is_ok() || p.data == "mnist", "{}", p.name);
             assert!(!p.rates.is_empty(), "{}", p.name);
             assert_eq!(p.rate_notes.len(), p.rates.len(), "{}", p.name);
             assert!(

@@ -1,19 +1,28 @@
 //! Trials of an experiment: the seeds, the checkpoints, one trial's run, and the statistics
-//! across trials (quantiles of the exact ATLL, each algorithm's statistics combined as its
-//! [`StatSpec`] says, summaries). Both shells run trials through [`run_trial`]: the CLI on
-//! threads, the page in Web Workers, so trial i is the same numbers in both.
+//! across trials (quantiles of the ATLL, each algorithm's statistics combined as its
+//! [`StatSpec`] says, summaries). Shells run trials through [`Study::trial`] (the CLI on
+//! threads), so trial i is the same numbers whoever runs it.
+//!
+//! The measure at each checkpoint is the preset's: on the small sets, the lanes' own exact ATLL
+//! of the training data; on MNIST, the ATLL of the preset's evaluation set (`mnist-test`),
+//! exact (enumerating the smaller layer, [`crate::eval::exact`]) or by AIS
+//! ([`crate::eval::ais`]), computed by the trial between training segments, so the training
+//! time it reports leaves the evaluations out.
 
-use super::Preset;
+use super::{AisSpec, Preset};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::eval::ais::{self, AisConfig, Plan};
+use crate::eval::exact;
+use crate::model::Rbm;
 use crate::rng::{stream, Purpose};
 use crate::schema::stats::{Accumulator, StatSpec};
 use crate::schema::Aggregate;
-use crate::train::{Lane, Record};
+use crate::train::{Lane, LaneConfig, Record};
 use rand::Rng as _;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The seed of trial `trial` of a run seeded `seed`: the first draw of the (seed, trial)
 /// auxiliary stream, so trials are independent and each is reproducible on its own.
@@ -82,32 +91,39 @@ pub struct Checkpoint {
     /// `mean_tau`, `rejections`, `truncated`), combined across trials as each statistic's
     /// declaration says (mean, or maximum for UCD's `max_tau`).
     pub stats: BTreeMap<String, f64>,
+    /// Mean wall-clock seconds spent training up to this checkpoint (evaluations left out),
+    /// over the trials still running, when the shell timed the trials (Tieleman 2008 compares
+    /// algorithms at equal training time); NaN (JSON `null`) otherwise. A timing field: it
+    /// differs from run to run.
+    pub train_seconds: f64,
 }
 
-/// Runs trial `seed` of lane `lane` of preset `p` at `lr`, recording at every checkpoint of
-/// `schedule(iters, every)`. A divergence ends the trial early with the records made so far
-/// (the missing checkpoints count as diverged in [`aggregate`]).
-pub fn run_trial(
-    p: &Preset,
-    data: &Arc<Dataset>,
-    lane: usize,
-    lr: f64,
-    seed: u64,
-    iters: u64,
-    every: u64,
-) -> Result<Vec<Record>> {
-    let mut l = Lane::new(p.lane_config(lane, lr, seed, every)?, data.clone())?;
-    let mut records = Vec::with_capacity((iters / every.max(1)) as usize + 2);
-    match l.run_into(iters, &mut records) {
-        Ok(()) => {
-            if !iters.is_multiple_of(every) {
-                records.push(l.record()?);
-            }
-        }
-        Err(Error::Diverged { .. }) => {}
-        Err(e) => return Err(e),
-    }
-    Ok(records)
+/// One trial's records, one per checkpoint reached (a diverged trial has fewer), with the
+/// training seconds spent up to each (when the shell gave a clock).
+#[derive(Clone, Debug, Default)]
+pub struct TrialRun {
+    /// The records; `atll` and `log_z` are the preset's measure (see the module docs).
+    pub records: Vec<Record>,
+    /// Training seconds up to each record (evaluations left out); empty without a clock.
+    pub train_seconds: Vec<f64>,
+}
+
+/// The ATLL of a model measured on a study's evaluation set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Measure {
+    atll: f64,
+    log_z: f64,
+}
+
+/// The tag of the streams that seed each checkpoint's AIS run (`"CKPT"` in ASCII above any
+/// checkpoint index), apart from every other use of a trial's seed.
+const AIS_CHECKPOINT_TAG: u64 = 0x434B_5054 << 32;
+
+/// The seed of the AIS run at checkpoint `k` of a trial seeded `trial_seed`: the same for
+/// every lane and learning rate of the trial, so lanes are compared with common random
+/// numbers (and the shared starting model gets one estimate).
+pub fn ais_seed(trial_seed: u64, k: u64) -> u64 {
+    stream(trial_seed, AIS_CHECKPOINT_TAG | k, Purpose::Aux).next_u64() >> 11
 }
 
 /// Most trials per (lane, learning rate) of a study.
@@ -130,17 +146,28 @@ pub struct StudyRequest {
     pub iters: Option<u64>,
     /// Checkpoint interval in updates.
     pub every: Option<u64>,
+    /// AIS particles instead of the preset's (AIS-measured presets only).
+    pub particles: Option<usize>,
+    /// AIS inverse temperatures instead of the preset's (AIS-measured presets only).
+    pub betas: Option<usize>,
 }
 
 /// A paper's experiment as a plan of trials: which lanes at which rates, how many trials of
 /// how many updates, and their seeds. Trial `r` of group `g` is the same numbers whichever
 /// shell runs it, on whatever thread or worker.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Study {
     /// The preset.
     pub preset: &'static Preset,
-    /// Its data set.
+    /// Its training data.
     pub data: Arc<Dataset>,
+    /// The rows the ATLL is measured on, binary (grey levels thresholded at 0.5), when the
+    /// preset names an evaluation set; `None`: the lanes' own exact records of the training
+    /// data.
+    pub eval: Option<Arc<Dataset>>,
+    /// The AIS run at each checkpoint (with the request's particles and β), when the preset
+    /// is measured by AIS.
+    pub ais: Option<AisSpec>,
     /// The (lane index, learning rate) groups, lane-major in the preset's order.
     pub groups: Vec<(usize, f64)>,
     /// Trials per group.
@@ -151,13 +178,80 @@ pub struct Study {
     pub every: u64,
     /// The study's seed; trial r is seeded [`trial_seed`]`(seed, r)`.
     pub seed: u64,
+    /// The measure of each trial's starting model, computed once: every lane and learning
+    /// rate of a trial starts from the same model (its initialisation depends on the seed only).
+    initial: Vec<OnceLock<Result<Measure>>>,
 }
 
 impl Study {
-    /// The study `req` asks of preset `p`, seeded `seed`; every lane's configuration is checked
-    /// before anything runs.
+    /// The study `req` asks of preset `p`, seeded `seed`, on the core's built-in data sets;
+    /// a preset on MNIST needs [`Study::with_data`].
     pub fn new(p: &'static Preset, req: &StudyRequest, seed: u64) -> Result<Study> {
-        let data = Arc::new(p.dataset()?);
+        let eval = p.eval_data.map(Dataset::builtin).transpose()?;
+        Study::with_data(p, req, seed, p.dataset()?, eval)
+    }
+
+    /// The study `req` asks of preset `p`, seeded `seed`, with the preset's training set `data`
+    /// and evaluation set `eval` (named [`Preset::data`] and [`Preset::eval_data`]) as the
+    /// shell loaded them; every lane's configuration is checked before anything runs.
+    pub fn with_data(
+        p: &'static Preset,
+        req: &StudyRequest,
+        seed: u64,
+        data: Dataset,
+        eval: Option<Dataset>,
+    ) -> Result<Study> {
+        if data.name != p.data {
+            return Err(Error::Invalid(format!(
+                "preset '{}' trains on '{}', not on '{}'",
+                p.name, p.data, data.name
+            )));
+        }
+        let eval = match (p.eval_data, eval) {
+            (None, None) => None,
+            (Some(want), Some(e)) if e.name == want => {
+                if e.m != data.m {
+                    return Err(Error::Invalid(format!(
+                        "'{}' has {} units per pattern but '{}' has {}",
+                        e.name, e.m, data.name, data.m
+                    )));
+                }
+                Some(Arc::new(if e.is_binary() { e } else { e.thresholded() }))
+            }
+            (want, got) => {
+                return Err(Error::Invalid(format!(
+                    "preset '{}' is measured on {} but was given {}",
+                    p.name,
+                    want.map_or("its training data".to_string(), |w| format!("'{w}'")),
+                    got.map_or("no evaluation set".to_string(), |g| format!("'{}'", g.name))
+                )))
+            }
+        };
+        let ais = match p.ais {
+            Some(a) => Some(AisSpec {
+                particles: req.particles.unwrap_or(a.particles),
+                betas: req.betas.unwrap_or(a.betas),
+            }),
+            None => {
+                for (key, given) in [
+                    ("particles", req.particles.is_some()),
+                    ("betas", req.betas.is_some()),
+                ] {
+                    if given {
+                        return Err(Error::option(
+                            key,
+                            format!(
+                                "preset '{}' measures the ATLL exactly; {key} applies to the \
+                                 presets measured by AIS",
+                                p.name
+                            ),
+                        ));
+                    }
+                }
+                None
+            }
+        };
+        let data = Arc::new(data);
         let lanes: Vec<usize> = match &req.algos {
             None => (0..p.lanes.len()).collect(),
             Some(names) => {
@@ -216,7 +310,7 @@ impl Study {
             .flat_map(|&li| rates.iter().map(move |&lr| (li, lr)))
             .collect();
         for &(li, lr) in &groups {
-            let cfg = p.lane_config(li, lr, seed, every)?;
+            let cfg = p.lane_config_for(li, lr, seed, every, iters)?;
             let at = |e: Error| {
                 let msg = format!(
                     "preset '{}', lane {} at lr {lr}: {e}",
@@ -228,21 +322,79 @@ impl Study {
                 }
             };
             cfg.validate(&data).map_err(at)?;
-            if data.m.min(cfg.hidden) > cfg.exact_bits {
-                return Err(Error::TooLarge(format!(
-                    "preset '{}' is too large for the exact ATLL",
-                    p.name
-                )));
+            let bits = data.m.min(cfg.hidden);
+            match (&eval, ais) {
+                (None, _) if bits > cfg.exact_bits => {
+                    return Err(Error::TooLarge(format!(
+                        "preset '{}' is too large for the exact ATLL",
+                        p.name
+                    )))
+                }
+                (Some(_), None) => exact::check_enumerable(
+                    bits,
+                    exact::MAX_ENUM_BITS,
+                    &format!("preset '{}': the exact ATLL", p.name),
+                )?,
+                (Some(_), Some(a)) => ais::check_config(
+                    &Rbm::zeros(data.m, cfg.hidden)?,
+                    &AisConfig {
+                        particles: a.particles,
+                        betas: a.betas,
+                        seed: 0,
+                    },
+                )?,
+                _ => {}
             }
         }
         Ok(Study {
             preset: p,
             data,
+            eval,
+            ais,
             groups,
             runs,
             iters,
             every,
             seed,
+            initial: (0..runs).map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// The configuration of group `group`'s lane for a trial seeded `seed`: the preset's, for
+    /// this study's length; a lane measured by the study itself keeps no exact curve of its own.
+    pub fn lane_config(&self, group: usize, seed: u64) -> Result<LaneConfig> {
+        let (li, lr) = self.groups[group];
+        let mut cfg = self
+            .preset
+            .lane_config_for(li, lr, seed, self.every, self.iters)?;
+        if self.eval.is_some() {
+            cfg.exact_bits = 0;
+        }
+        Ok(cfg)
+    }
+
+    /// The preset's measure of `model` on `eval` at checkpoint `k` of a trial seeded `seed`.
+    fn measure(&self, eval: &Dataset, model: &Rbm, seed: u64, k: u64) -> Result<Measure> {
+        Ok(match self.ais {
+            None => {
+                let log_z = exact::log_z(model)?;
+                Measure {
+                    atll: exact::average_log_likelihood(model, eval, log_z)?,
+                    log_z,
+                }
+            }
+            Some(a) => {
+                let cfg = AisConfig {
+                    particles: a.particles,
+                    betas: a.betas,
+                    seed: ais_seed(seed, k),
+                };
+                let r = Plan::ais(model, eval, None, cfg)?.run()?;
+                Measure {
+                    atll: r.atll,
+                    log_z: r.log_z,
+                }
+            }
         })
     }
 
@@ -256,33 +408,80 @@ impl Study {
         self.preset.batch.unwrap_or(self.data.rows()) as f64 / self.data.rows() as f64
     }
 
-    /// Runs trial `trial` of group `group`.
-    pub fn trial(&self, group: usize, trial: usize) -> Result<Vec<Record>> {
-        let (li, lr) = self.groups[group];
+    /// Runs trial `trial` of group `group`, recording at every checkpoint of
+    /// [`Study::schedule`]; `clock` (seconds, any origin; `None` on a platform without one)
+    /// times the training between checkpoints. A divergence ends the trial early with the
+    /// records made so far (the missing checkpoints count as diverged in [`aggregate`]).
+    pub fn trial(
+        &self,
+        group: usize,
+        trial: usize,
+        mut clock: Option<&mut dyn FnMut() -> f64>,
+    ) -> Result<TrialRun> {
         let seed = trial_seed(self.seed, trial as u64);
-        run_trial(
-            self.preset,
-            &self.data,
-            li,
-            lr,
-            seed,
-            self.iters,
-            self.every,
-        )
+        let mut lane = Lane::new(self.lane_config(group, seed)?, self.data.clone())?;
+        let sched = self.schedule();
+        let mut run = TrialRun {
+            records: Vec::with_capacity(sched.len()),
+            train_seconds: Vec::new(),
+        };
+        let mut spent = 0.0;
+        for (k, &at) in sched.iter().enumerate() {
+            let t0 = clock.as_mut().map(|c| c());
+            let before = run.records.len();
+            match lane.run_into(at - lane.iter(), &mut run.records) {
+                Ok(()) => {}
+                Err(Error::Diverged { .. }) => break,
+                Err(e) => return Err(e),
+            }
+            if run.records.len() == before {
+                // The last checkpoint of a run whose length is not a multiple of `every`.
+                run.records.push(lane.record()?);
+            }
+            if let (Some(c), Some(t0)) = (clock.as_mut(), t0) {
+                spent += c() - t0;
+                run.train_seconds.push(spent);
+            }
+            let m = match (&self.eval, k) {
+                (None, _) => None,
+                (Some(eval), 0) => Some(
+                    self.initial[trial]
+                        .get_or_init(|| self.measure(eval, lane.model(), seed, 0))
+                        .clone()?,
+                ),
+                (Some(eval), _) => Some(self.measure(eval, lane.model(), seed, k as u64)?),
+            };
+            if let (Some(m), Some(r)) = (m, run.records.last_mut()) {
+                r.atll = Some(m.atll);
+                r.log_z = Some(m.log_z);
+            }
+        }
+        Ok(run)
     }
 
-    /// The across-trial checkpoints of group `group` from its trials' records.
-    pub fn checkpoints(&self, group: usize, trials: &[Vec<Record>]) -> Result<Vec<Checkpoint>> {
+    /// The across-trial checkpoints of group `group` from its trials' runs.
+    pub fn checkpoints(&self, group: usize, trials: &[TrialRun]) -> Result<Vec<Checkpoint>> {
         let algo = self.preset.lanes[self.groups[group].0].algo;
         let stats = crate::train::find(algo)?.stats;
-        aggregate(trials, &self.schedule(), self.epochs_per_iter(), stats)
+        let records: Vec<Vec<Record>> = trials.iter().map(|t| t.records.clone()).collect();
+        let mut cps = aggregate(&records, &self.schedule(), self.epochs_per_iter(), stats)?;
+        for (k, c) in cps.iter_mut().enumerate() {
+            let times: Vec<f64> = trials
+                .iter()
+                .filter_map(|t| t.train_seconds.get(k).copied())
+                .collect();
+            if !times.is_empty() {
+                c.train_seconds = times.iter().sum::<f64>() / times.len() as f64;
+            }
+        }
+        Ok(cps)
     }
 }
 
 /// Combines the records of several trials of one lane, made at the updates of `schedule`
 /// (trial records must follow it; a trial with fewer records diverged after its last one).
 /// `epochs_per_iter` = batch / rows; `stats` are the algorithm's declared statistics (an
-/// undeclared one is averaged). Fails if a record has no exact ATLL.
+/// undeclared one is averaged). Fails if a record has no ATLL.
 pub fn aggregate(
     trials: &[Vec<Record>],
     schedule: &[u64],
@@ -356,6 +555,7 @@ pub fn aggregate(
                 .into_iter()
                 .map(|(key, acc)| (key, acc.value()))
                 .collect(),
+            train_seconds: f64::NAN,
         });
     }
     Ok(out)
@@ -426,6 +626,180 @@ pub fn summarize(cps: &[Checkpoint], bound: Option<f64>) -> Option<Summary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::tests::fake_mnist;
+    use crate::experiments::PresetLane;
+    use crate::model::Init;
+
+    /// A small stand-in of the MNIST presets: 8 hidden units, measured on `mnist-test`.
+    const MEASURED: Preset = Preset {
+        name: "test-mnist",
+        title: "",
+        paper: "",
+        data: "mnist",
+        eval_data: Some("mnist-test"),
+        ais: None,
+        hidden: 8,
+        init: Init::Sdcp,
+        chains: None,
+        batch: Some(50),
+        decay: true,
+        lanes: &[
+            PresetLane {
+                algo: "pcd",
+                label: "PCD",
+                options: &[],
+            },
+            PresetLane {
+                algo: "cd",
+                label: "CD-1",
+                options: &[],
+            },
+        ],
+        rates: &[0.05],
+        rate_notes: &[""],
+        expect: "",
+        iters: 30,
+        every: 10,
+        trials: 2,
+        scale: "",
+    };
+    static EXACT: Preset = MEASURED;
+    static BY_AIS: Preset = Preset {
+        ais: Some(AisSpec {
+            particles: 30,
+            betas: 40,
+        }),
+        ..MEASURED
+    };
+
+    fn study(p: &'static Preset, req: &StudyRequest) -> Result<Study> {
+        Study::with_data(
+            p,
+            req,
+            9,
+            fake_mnist("mnist", 2_100),
+            Some(fake_mnist("mnist-test", 2_100)),
+        )
+    }
+
+    /// The model a trial reaches at update `iters`, trained again on its own.
+    fn retrained(s: &Study, group: usize, trial: usize, iters: u64) -> Rbm {
+        let cfg = s
+            .lane_config(group, trial_seed(s.seed, trial as u64))
+            .unwrap();
+        let mut lane = Lane::new(cfg, s.data.clone()).unwrap();
+        lane.run(iters).unwrap();
+        lane.model().clone()
+    }
+
+    /// A measured trial's records carry the exact ATLL of the (thresholded) test set, of the
+    /// model at each checkpoint; the starting model's, shared by every lane, is computed once;
+    /// the clock times the training segments only.
+    #[test]
+    fn measured_trials_report_the_exact_test_atll_at_each_checkpoint() {
+        let s = study(&EXACT, &StudyRequest::default()).unwrap();
+        let test = s.eval.clone().unwrap();
+        assert!(test.is_binary() && test.rows() == 1_000);
+        let cfg = s.lane_config(0, 1).unwrap();
+        assert_eq!((cfg.exact_bits, cfg.lr_decay_iters), (0, Some(30)));
+        let mut t = 0.0;
+        let mut clock = || {
+            t += 1.0;
+            t
+        };
+        let pcd = s.trial(0, 1, Some(&mut clock)).unwrap();
+        let cd = s.trial(1, 1, None).unwrap();
+        let iters: Vec<u64> = pcd.records.iter().map(|r| r.iter).collect();
+        assert_eq!(iters, [0, 10, 20, 30]);
+        // Each segment reads the clock twice, one tick apart.
+        assert_eq!(pcd.train_seconds, [1.0, 2.0, 3.0, 4.0]);
+        assert!(cd.train_seconds.is_empty());
+        let bits = |r: &Record| r.atll.unwrap().to_bits();
+        assert_eq!(bits(&pcd.records[0]), bits(&cd.records[0]));
+        assert_ne!(bits(&pcd.records[3]), bits(&cd.records[3]));
+        for (group, run) in [(0, &pcd), (1, &cd)] {
+            for (k, at) in [(0usize, 0u64), (2, 20), (3, 30)] {
+                let model = retrained(&s, group, 1, at);
+                let log_z = exact::log_z(&model).unwrap();
+                let want = exact::average_log_likelihood(&model, &test, log_z).unwrap();
+                assert_eq!(
+                    run.records[k].atll,
+                    Some(want),
+                    "group {group}, update {at}"
+                );
+                assert_eq!(run.records[k].log_z, Some(log_z));
+            }
+        }
+        let two = [pcd.clone(), s.trial(0, 0, Some(&mut || 5.0)).unwrap()];
+        let cps = s.checkpoints(0, &two).unwrap();
+        assert_eq!(cps[3].train_seconds, 2.0, "the mean of 4 and 0");
+        assert!(cps[3].median.is_finite());
+    }
+
+    /// An AIS-measured preset runs AIS on the test set at each checkpoint, seeded per trial and
+    /// checkpoint (common to the lanes), with the request's particles and β.
+    #[test]
+    fn ais_measured_trials_use_the_checkpoint_seed() {
+        let req = StudyRequest {
+            betas: Some(30),
+            ..StudyRequest::default()
+        };
+        let s = study(&BY_AIS, &req).unwrap();
+        assert_eq!(
+            s.ais,
+            Some(AisSpec {
+                particles: 30,
+                betas: 30
+            })
+        );
+        let run = s.trial(1, 0, None).unwrap();
+        let seed = trial_seed(s.seed, 0);
+        let test = s.eval.clone().unwrap();
+        for (k, at) in [(0usize, 0u64), (3, 30)] {
+            let model = retrained(&s, 1, 0, at);
+            let cfg = AisConfig {
+                particles: 30,
+                betas: 30,
+                seed: ais_seed(seed, k as u64),
+            };
+            let want = Plan::ais(&model, &test, None, cfg).unwrap().run().unwrap();
+            assert_eq!(run.records[k].atll, Some(want.atll));
+            assert_eq!(run.records[k].log_z, Some(want.log_z));
+        }
+        assert_ne!(ais_seed(seed, 0), ais_seed(seed, 1));
+    }
+
+    #[test]
+    fn a_study_refuses_what_its_preset_does_not_measure_that_way() {
+        let betas = StudyRequest {
+            betas: Some(100),
+            ..StudyRequest::default()
+        };
+        assert_eq!(study(&EXACT, &betas).unwrap_err().key(), Some("betas"));
+        let wrong = Study::with_data(
+            &EXACT,
+            &StudyRequest::default(),
+            1,
+            fake_mnist("mnist", 2_100),
+            Some(fake_mnist("mnist-valid", 2_100)),
+        );
+        assert!(wrong.unwrap_err().to_string().contains("mnist-test"));
+        let missing = Study::with_data(
+            &EXACT,
+            &StudyRequest::default(),
+            1,
+            fake_mnist("mnist", 2_100),
+            None,
+        );
+        assert!(missing.is_err());
+        // The core does not build MNIST in: the shells load it.
+        assert!(Study::new(&EXACT, &StudyRequest::default(), 1).is_err());
+        let too_many = StudyRequest {
+            betas: Some(crate::eval::ais::MAX_BETAS + 1),
+            ..StudyRequest::default()
+        };
+        assert!(study(&BY_AIS, &too_many).is_err());
+    }
 
     fn rec(iter: u64, atll: f64, tau: f64) -> Record {
         Record {

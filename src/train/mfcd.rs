@@ -13,13 +13,14 @@ pub const INFO: AlgoInfo = AlgoInfo {
     paper: "Welling & Hinton 2002",
     options: &[],
     stats: &[],
-    // Negative statistics; E[h|v] of the batch and of its mean-field reconstruction. Its
-    // passes over real-valued probabilities visit every weight, not half: 3 sweeps' worth.
+    // Negative statistics; E[h|v] of the batch and of its mean-field reconstruction. Its three
+    // passes over real-valued probabilities visit every weight, not only the rows of units on:
+    // counted as 5 sweeps.
     cost: AlgoCost {
         weight_sets: 1.0,
         batch_sets: 2.0,
         chains: ChainKind::Batch,
-        sweeps: |_| (3.0, None),
+        sweeps: |_| (5.0, None),
     },
     build: |s: &Setup| {
         Ok(Box::new(MfCd {

@@ -98,3 +98,56 @@ pub fn assert_records_match(run: &str, got: &[Record], want: &[GoldenRecord]) {
         );
     }
 }
+
+/// The committed golden file of the samplers.
+pub const SAMPLER_GOLDEN_PATH: &str = "tests/golden/samplers.json";
+
+/// One sampler's fixed-seed stream: a hash of every sample's bits, the grey mean of the last
+/// sample, ‖W_F‖ and the ISL of the samples on Bars & Stripes 4×4 (f64 bits as hex).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SamplerGolden {
+    pub sampler: String,
+    pub samples_hash: String,
+    pub mean_hash: String,
+    pub fast_norm_bits: String,
+    pub isl_bits: String,
+}
+
+/// The samplers' golden streams: every registered sampler, 300 samples from a 16×12 model
+/// with rates and start from BAS 4×4 (seed 11), ISL on BAS 4×4 with β chosen on it.
+pub fn sampler_golden() -> Vec<SamplerGolden> {
+    use rbm_core::sampler::{SampleStream, SamplerConfig, SAMPLERS};
+    let data = rbm_core::data::Dataset::builtin("bas4").unwrap();
+    let model = rbm_core::model::Rbm::random(16, 12, 1.0, 3).unwrap();
+    SAMPLERS
+        .iter()
+        .map(|s| {
+            let cfg = SamplerConfig {
+                sampler: s.name.into(),
+                k: 2,
+                eps_f: (s.name != "gibbs").then_some(0.05),
+                ..SamplerConfig::default()
+            };
+            let mut stream =
+                SampleStream::new(&model, &data, rbm_core::data::Binarize::Sample, &cfg, 11)
+                    .unwrap();
+            let mut isl =
+                rbm_core::eval::isl::Isl::new(&data.values, Some(&data.values), 16).unwrap();
+            let mut all = Vec::new();
+            for _ in 0..300 {
+                let x = stream.next_sample();
+                all.extend_from_slice(x);
+                isl.add(x);
+            }
+            let mut mean = vec![0.0; 16];
+            stream.mean(&mut mean);
+            SamplerGolden {
+                sampler: s.name.into(),
+                samples_hash: fnv(&[&all]),
+                mean_hash: fnv(&[&mean]),
+                fast_norm_bits: format!("{:016x}", stream.fast_norm().to_bits()),
+                isl_bits: format!("{:016x}", isl.point(None).unwrap().isl.to_bits()),
+            }
+        })
+        .collect()
+}

@@ -882,3 +882,142 @@ test('the AIS / RAISE bracket on MNIST: a small model, its exact value inside th
   assert.equal((await lanes(page))[0].status, 'running');
   assert.deepEqual(errors, []);
 });
+
+test('the sampler view: four samplers on the shipped MNIST model draw strips, class strips and rising ISL curves; stop stops', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await open();
+  await page.click('#samplers summary');
+  await page.waitForSelector('#samplers .sampler-row');
+  assert.equal(await page.locator('#samplers .sampler-row').count(), 4);
+  await page.click('#samplers .sampler-controls button');
+  const rows = () =>
+    page.$$eval('#samplers .sampler-stats', (els) =>
+      els.map((e) => ({ n: Number(e.dataset.emitted ?? 0), isl: e.dataset.isl ? Number(e.dataset.isl) : null, classes: Number(e.dataset.classes ?? 0) })),
+    );
+  await page.waitForFunction(
+    () =>
+      /stopped/.test(document.querySelector('#samplers .sampler-status')?.textContent ?? '') ||
+      [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 200 && e.dataset.isl),
+    null,
+    { timeout: 120_000 },
+  );
+  assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
+  const got = await rows();
+  for (const r of got) {
+    assert.ok(r.isl < 0 && r.isl > -784, `ISL ${r.isl} is a log-density of 784 binary pixels`);
+    assert.ok(r.classes >= 1);
+  }
+  // The strips hold digits: dark pixels on white.
+  const inked = await page.$$eval('#samplers .sampler-strip', (cs) =>
+    cs.map((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let dark = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 128) dark++;
+      return dark;
+    }),
+  );
+  assert.ok(
+    inked.every((d) => d > 20),
+    `strip ink ${inked}`,
+  );
+  assert.ok((await page.locator('#samplers .isl-chart canvas').count()) > 0, 'the ISL chart is drawn');
+  await page.click('#samplers .sampler-controls button');
+  const stopped = await rows();
+  await page.waitForTimeout(500);
+  assert.deepEqual(await rows(), stopped, 'nothing arrives after Stop');
+  // The self-test: Gibbs stays at the noise floor, the fast-weight samplers drift.
+  await page.click('#samplers .sampler-selftest ~ button, #samplers button:has-text("Run the self-test")');
+  await page.waitForSelector('#samplers .selftest-table tbody tr', { timeout: 60_000 });
+  const verdicts = await page.$$eval('#samplers .selftest-table tbody tr', (trs) => Object.fromEntries(trs.map((t) => [t.dataset.sampler, t.dataset.atFloor])));
+  assert.deepEqual(verdicts, { gibbs: 'true', 'rates-fpcd': 'false', 'rates-herding': 'false', sp: 'false' });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the sampler view samples from a trained MNIST lane's current model", { timeout: 150_000 }, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#data', 'mnist-test');
+  await page.waitForFunction(READY, null, { timeout: 30_000 });
+  await page.click('#samplers summary');
+  await page.waitForSelector('#samplers .sampler-row');
+  await page.focus('#sampler-model');
+  const options = await page.$$eval('#sampler-model option', (os) => os.map((o) => o.value));
+  assert.ok(options.filter((v) => v.startsWith('lane:')).length === 2, `lanes offered: ${options}`);
+  await page.selectOption(
+    '#sampler-model',
+    options.find((v) => v.startsWith('lane:')),
+  );
+  await page.click('#samplers .sampler-controls button');
+  await page.waitForFunction(
+    () =>
+      /stopped/.test(document.querySelector('#samplers .sampler-status')?.textContent ?? '') ||
+      [...document.querySelectorAll('#samplers .sampler-stats')].every((e) => Number(e.dataset.emitted ?? 0) >= 50 && e.dataset.isl),
+    null,
+    { timeout: 120_000 },
+  );
+  assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Tieleman's 784×25 preset: MNIST in four labelled lanes, each exact point summed over 2^25 states by the evaluation workers with progress and Cancel", {
+  timeout: 240_000,
+}, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'pcd-mnist-25');
+  await page.waitForFunction(() => window.__rbm.lanes().length === 4 && window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready'), null, {
+    timeout: 90_000,
+  });
+  const s = await settings(page);
+  assert.deepEqual([s.data, s.hidden, s.exact_bits, s.stop, s.stop_unit], ['mnist', 25, 25, 4000, 'updates']);
+  const start = await lanes(page);
+  assert.deepEqual(
+    start.map((l) => l.label),
+    ['PCD', 'CD-1', 'CD-10', 'MF-CD'],
+  );
+  assert.ok(start.every((l) => l.options.lr_decay_iters === 4000 && l.options.batch === 100));
+  assert.match(await page.textContent('#preset-note'), /Tieleman 2008, Fig\. 1: 25 hidden units.*2\^25 states by the page's evaluation workers/);
+  assert.match(await page.textContent('#chart-note'), /sums over 2\^25 states: the page's \d evaluation workers? compute it/);
+  // Every lane waits for its first point; one job serves the four (the same starting model).
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.exact?.state === 'running' && l.exact.total === 512), null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.__rbm.lanes()[0].exact?.done >= 8, null, { timeout: 90_000, polling: 200 });
+  const line = await page.textContent('article[data-lane-id="0"] .exact-progress');
+  assert.match(
+    line,
+    /^Exact log-likelihood of update 0: [\d,]+ of 512 blocks \(\d+%\) of 2\^25 states in \d evaluation workers?, [\d.]+ s; training waits for it$/,
+  );
+  assert.match(await page.textContent('article[data-lane-id="0"] .status'), /waiting for its exact point/);
+  // Cancel skips the point: the lanes train to their next evaluation (update 2 000).
+  for (const id of [0, 1, 2, 3]) await page.click(`article[data-lane-id="${id}"] button.exact-cancel`);
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.exact === null));
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[0].exact?.iter === 2000, null, { timeout: 90_000, polling: 200 });
+  const [pcd] = await lanes(page);
+  assert.equal(pcd.iter, 2000, 'the lane waits at its record');
+  assert.deepEqual(pcd.atll, [], 'the skipped point is not drawn');
+  await page.click('article[data-lane-id="0"] button.exact-cancel');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an exact curve above 20 hidden units on MNIST: every point comes back from the evaluation workers and the lane stops at its end', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await open(
+    `${server.url}#data=mnist-test&hidden=21&exact_bits=21&init=sdcp&seed=1&every=10&stop=20&stop_unit=updates&lane=pcd:lr=0.05,k=1,batch=100`,
+  );
+  await page.waitForFunction(() => window.__rbm.lanes()[0]?.atll.length === 1, null, { timeout: 90_000 });
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[0].status === 'done' && window.__rbm.lanes()[0].atll.length === 3, null, { timeout: 120_000 });
+  const [lane] = await lanes(page);
+  assert.deepEqual(lane.iters, [0, 10, 20]);
+  assert.ok(
+    lane.atll.every((a) => Number.isFinite(a) && a < 0 && a > -784 * Math.LN2),
+    JSON.stringify(lane.atll),
+  );
+  assert.equal(new Set(lane.atll).size, 3, `each point is of its own model: ${lane.atll}`);
+  assert.equal(lane.exact, null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

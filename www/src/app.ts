@@ -8,10 +8,14 @@
 // user's file) travels as a `DataSource` with every configuration, so each lane's worker, and a
 // restarted one, loads it before building. Choosing a set of the other family (small sets vs
 // images) applies that family's defaults (state.ts, DATA_DEFAULTS).
+//
+// Exact curves of a smaller layer above 20 units (e.g. 784×25) are computed by the page's pool
+// of evaluation workers (evalPool.ts): a lane asks for each record's evaluation and waits.
 import type { Axis } from './chartData';
 import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from './data';
+import { EvalPool, type EvalTicket } from './evalPool';
 import type { Catalog, DataSetEntry } from './generated/core';
-import { type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
+import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { presetPlan } from './presets';
 import { batchRows, type StopUnit, stopInUpdates, updatesPerEpoch } from './progress';
 import type { DataSource, FromWorker } from './protocol';
@@ -44,6 +48,8 @@ export interface AppOptions {
   assetUrl(asset: string): string;
   /** Frees a URL the page made for a user's file (`blob:`), once nothing needs it any more. */
   release(url: string): void;
+  /** Workers of the exact-evaluation pool (evalPool.ts, poolSize). */
+  evalWorkers: number;
 }
 
 /** A file the user chose or dropped: its name, size and a URL a worker can fetch it from. */
@@ -78,6 +84,10 @@ export class App {
   private readonly userSources = new Map<string, DataSource>();
   private probes = 0;
   private cancelProbe: (() => void) | null = null;
+  /** The exact-evaluation pool, made when a lane first needs it. */
+  private pool: EvalPool | null = null;
+  /** Each waiting lane's hold on its evaluation. */
+  private readonly tickets = new Map<LaneHandle, EvalTicket>();
 
   constructor(
     readonly catalog: Catalog,
@@ -85,12 +95,55 @@ export class App {
     private readonly events: AppEvents,
     options: Partial<AppOptions> = {},
   ) {
-    this.options = { assetUrl: assetPath, release: () => undefined, ...options };
+    this.options = { assetUrl: assetPath, release: () => undefined, evalWorkers: 2, ...options };
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => this.events.changed(),
       model: (lane, json) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${lane.iter}.json`, json),
+      exact: (lane, request) => this.evaluate(lane, request),
+      exactStale: (lane) => this.dropTicket(lane),
     };
+  }
+
+  /** The number of workers the exact-evaluation pool has or will have. */
+  get evalWorkers(): number {
+    return this.options.evalWorkers;
+  }
+
+  /** A lane's record waits for its exact evaluation: the pool enumerates, the lane merges. */
+  private evaluate(lane: LaneHandle, req: ExactRequest): void {
+    this.dropTicket(lane);
+    this.pool ??= new EvalPool(this.factory, this.options.evalWorkers);
+    const ticket = this.pool.submit(req.model, req.blocks, {
+      progress: (done, total) => {
+        if (lane.exact?.id !== req.id || lane.exact.gen !== req.gen) return;
+        lane.exact.done = done;
+        lane.exact.total = total;
+        this.events.changed();
+      },
+      done: (parts) => {
+        this.tickets.delete(lane);
+        lane.exactParts(req.gen, req.id, parts);
+      },
+      failed: (message) => {
+        this.tickets.delete(lane);
+        lane.skipExact(req.gen, req.id, `the exact evaluation of update ${req.iter} failed: ${message}`);
+      },
+    });
+    if (lane.exact?.id === req.id && lane.exact.gen === req.gen) this.tickets.set(lane, ticket);
+  }
+
+  private dropTicket(lane: LaneHandle): void {
+    this.tickets.get(lane)?.cancel();
+    this.tickets.delete(lane);
+  }
+
+  /** The user cancelled a lane's exact evaluation: the lane trains on without that point. */
+  cancelExact(lane: LaneHandle): void {
+    const job = lane.exact;
+    if (job?.state !== 'running') return;
+    this.dropTicket(lane);
+    lane.skipExact(job.gen, job.id);
   }
 
   /** The page's state (what the URL holds). */

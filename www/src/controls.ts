@@ -19,14 +19,26 @@ export function dataOptionText(d: DataSetEntry): string {
   return d.description;
 }
 
-/** The note under the chart when the lanes cannot have an exact curve (else ''). */
-export function exactNote(m: number, hidden: unknown, bits: unknown): string {
+/** The largest smaller layer a lane enumerates inside its own training slice (the wasm
+ * shell's INLINE_EXACT_BITS); above it, up to "exact up to", the page's evaluation pool does. */
+export const INLINE_EXACT_BITS = 20;
+
+/** The note under the chart when the lanes' exact curve is computed by the evaluation pool, or
+ * when they cannot have one (else ''). */
+export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2): string {
   if (typeof hidden !== 'number' || typeof bits !== 'number') return '';
   const smaller = Math.min(m, hidden);
-  if (smaller <= bits) return '';
+  if (smaller <= INLINE_EXACT_BITS) return '';
+  if (smaller <= bits) {
+    return (
+      `Each point of the exact curve sums over 2^${smaller} states: the page's ${workers} evaluation worker${workers === 1 ? '' : 's'} compute it ` +
+      '(seconds for 2^21, a minute or so for 2^25), and each lane waits at its evaluation until its point is in; "Cancel" on a lane skips that point.'
+    );
+  }
   return (
     `No exact log-likelihood for more than ${bits} hidden units on ${m} visible units (the sum would run over 2^${smaller} states), ` +
-    'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. Their filters, samples and reconstructions below show the training.'
+    'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. Their filters, samples and reconstructions below show the training.' +
+    (smaller <= 30 ? ` Raise "exact up to" to ${smaller} for an exact curve computed by the page's evaluation workers (slow beyond 25).` : '')
   );
 }
 
@@ -257,7 +269,7 @@ export class Controls {
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
-    setText($('#chart-note'), ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits) : '');
+    setText($('#chart-note'), ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '');
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;

@@ -30,6 +30,27 @@ export interface LaneEvents {
   changed(lane: LaneHandle): void;
   /** The model file the page asked for. */
   model(lane: LaneHandle, json: string): void;
+  /** The lane waits for the exact evaluation of its record (the page's evaluation pool). */
+  exact?(lane: LaneHandle, request: ExactRequest): void;
+  /** The lane's pending exact evaluation is of no use any more (a new lane, a new worker, gone). */
+  exactStale?(lane: LaneHandle): void;
+}
+
+/** A lane's request for the exact evaluation of its record at update `iter`. */
+export type ExactRequest = Extract<FromWorker, { type: 'exact' }>;
+
+/** An exact evaluation of a lane's record, as the page shows it. */
+export interface ExactJob {
+  id: number;
+  gen: number;
+  iter: number;
+  /** Blocks (of 2^16 states) done, of `total`. */
+  done: number;
+  total: number;
+  /** When it was asked for (performance.now()). */
+  started: number;
+  state: 'running' | 'failed';
+  message: string | null;
 }
 
 export class LaneHandle implements LaneState {
@@ -60,6 +81,8 @@ export class LaneHandle implements LaneState {
   view: LaneView | null = null;
   /** The latest log-likelihood estimate (AIS / RAISE) of this lane, under way or finished. */
   estimate: EstimateReport | null = null;
+  /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
+  exact: ExactJob | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
@@ -146,6 +169,16 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'export' });
   }
 
+  private modelWaiters: ((json: string) => void)[] = [];
+
+  /** The lane's current model file (JSON), fetched from its worker without a download. */
+  fetchModel(): Promise<string> {
+    return new Promise((resolve) => {
+      this.modelWaiters.push(resolve);
+      this.post({ type: 'export' });
+    });
+  }
+
   /** Asks the worker to estimate the log-likelihood (AIS, then RAISE) of the test data under
    * the lane's current model, between its training slices. False when there is no lane yet. */
   estimateLikelihood(settings: EstimateSettings): boolean {
@@ -166,6 +199,23 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
+  /** The pool's partial sums of exact evaluation `id`: the lane makes its point and trains on. */
+  exactParts(gen: number, id: number, parts: Float64Array): void {
+    if (this.exact?.id !== id || this.exact.gen !== gen) return;
+    this.exact = null;
+    this.post({ type: 'exactParts', gen, id, parts });
+    this.events.changed(this);
+  }
+
+  /** Exact evaluation `id` will not come (cancelled, or `message` says why it failed): the lane
+   * trains on without that point. */
+  skipExact(gen: number, id: number, message: string | null = null): void {
+    if (this.exact?.id !== id || this.exact.gen !== gen) return;
+    this.post({ type: 'exactSkip', gen, id });
+    this.exact = message === null ? null : { ...this.exact, state: 'failed', message };
+    this.events.changed(this);
+  }
+
   /** Test hook: make the lane's wasm core panic. */
   crash(): void {
     this.post({ type: 'crash' });
@@ -174,6 +224,7 @@ export class LaneHandle implements LaneState {
   /** A fresh worker with the latest configuration (after a fatal error). */
   restart(): void {
     this.detach();
+    this.dropExact();
     this.status = 'loading';
     this.message = null;
     this.gen = 0; // the new worker has no lane yet
@@ -188,6 +239,14 @@ export class LaneHandle implements LaneState {
   /** Ends the worker. */
   dispose(): void {
     this.detach();
+    this.dropExact();
+  }
+
+  /** The pending exact evaluation is of no use any more. */
+  private dropExact(): void {
+    if (this.exact === null) return;
+    this.exact = null;
+    this.events.exactStale?.(this);
   }
 
   private detach(): void {
@@ -214,6 +273,7 @@ export class LaneHandle implements LaneState {
         this.gen = msg.gen;
         this.answered = msg.gen;
         this.dataLoad = null;
+        this.dropExact();
         this.clear();
         this.seed = msg.seed;
         this.every = msg.every;
@@ -243,9 +303,12 @@ export class LaneHandle implements LaneState {
         if (msg.stats && Object.keys(msg.stats).length) this.stats = msg.stats;
         if (msg.view) this.view = msg.view;
         break;
-      case 'model':
-        this.events.model(this, msg.json);
+      case 'model': {
+        const waiter = this.modelWaiters.shift();
+        if (waiter) waiter(msg.json);
+        else this.events.model(this, msg.json);
         return;
+      }
       case 'loading':
         if (msg.gen !== this.sent) return;
         this.dataLoad = { label: msg.label, received: msg.received, total: msg.total };
@@ -257,6 +320,14 @@ export class LaneHandle implements LaneState {
         if (msg.gen !== this.gen || msg.id !== this.estimateId || this.estimate?.state !== 'running') return;
         this.estimate = msg.report;
         break;
+      case 'exact':
+        if (msg.gen !== this.gen) return;
+        this.exact = { id: msg.id, gen: msg.gen, iter: msg.iter, done: 0, total: msg.blocks, started: performance.now(), state: 'running', message: null };
+        this.events.exact?.(this, msg);
+        break;
+      case 'logzParts':
+      case 'logzFailed':
+        return; // for the evaluation pool, not a lane
     }
     this.events.changed(this);
   }

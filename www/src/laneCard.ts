@@ -82,6 +82,8 @@ export class LaneCard {
       inputError: (key) => app.laneInputError(lane, key),
       setOption: (key, text) => app.setLaneOption(lane, key, text),
       exportModel: () => app.exportModel(lane),
+      cancelExact: () => app.cancelExact(lane),
+      evalWorkers: app.evalWorkers,
       refresh,
       visible: () => this.onScreen,
     };
@@ -113,7 +115,8 @@ export class LaneCard {
     setAttr(this.el, 'data-iter', String(lane.iter));
     if (last !== null) setAttr(this.el, 'data-atll', String(last));
     const load = lane.dataLoad;
-    const word = lane.status === 'loading' && load ? `loading data… ${load.label}, ${formatProgress(load.received, load.total)}` : WORDS[lane.status];
+    let word = lane.status === 'loading' && load ? `loading data… ${load.label}, ${formatProgress(load.received, load.total)}` : WORDS[lane.status];
+    if (lane.exact?.state === 'running' && (lane.status === 'running' || lane.status === 'ready')) word += ', waiting for its exact point';
     const parts = [word, `update ${lane.iter.toLocaleString('en')}`];
     const ds = this.app.dataset();
     // While data loads, the numbers are the old lane's: only the download is news.

@@ -2,12 +2,15 @@
 // Web Worker per lane and draw. Every computation runs in the workers (worker.ts); the views
 // are controls.ts, laneCard.ts and the panels (panels/index.ts).
 import './style.css';
-import init, { catalog as loadCatalog } from '../pkg/rbm_playground.js';
+import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
 import { assetPath } from './data';
-import type { Catalog } from './generated/core';
+import { poolSize } from './evalPool';
+import type { Catalog, SamplerEntry } from './generated/core';
 import type { WorkerLike } from './lane';
+import { laneName } from './laneCard';
 import { Page } from './page';
+import { mountSamplers } from './samplers/view';
 import { installTestHook } from './testHook';
 import { decodeState } from './urlState';
 
@@ -34,6 +37,7 @@ async function boot(): Promise<void> {
     {
       // Absolute, from the page's own address: workers resolve URLs against their script's.
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
+      evalWorkers: poolSize(navigator.hardwareConcurrency),
       release: (url) => URL.revokeObjectURL(url),
     },
   );
@@ -43,6 +47,24 @@ async function boot(): Promise<void> {
   app.notices = notices;
   app.load(state);
   page.render();
+  // The sampler view loads nothing until it is opened.
+  const samplers = document.getElementById('samplers') as HTMLDetailsElement | null;
+  samplers?.addEventListener('toggle', () => {
+    if (samplers.open && !samplers.dataset.mounted) {
+      samplers.dataset.mounted = '1';
+      mountSamplers(
+        samplerCatalog() as SamplerEntry[],
+        (asset) => new URL(assetPath(asset), document.baseURI).href,
+        () =>
+          app.lanes.map((l) => ({
+            id: l.id,
+            label: laneName(app, l),
+            visible: app.dataset()?.m ?? 0,
+            fetch: () => l.fetchModel(),
+          })),
+      );
+    }
+  });
   hook.ready = true;
   // A link edited by hand in the address bar: the page becomes what it says.
   window.addEventListener('hashchange', () => {

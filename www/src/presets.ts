@@ -58,13 +58,29 @@ export function rateLabel(p: PresetEntry, i: number): string {
   return `η = ${p.rates[i]}${note ? ` (${note})` : ''}`;
 }
 
+/** What the page's curve is, against what the paper (and `rbm reproduce`) measures. */
+function measureNote(p: PresetEntry): string {
+  if (!p.eval_data) return '';
+  if (p.ais) {
+    return (
+      ` The paper measures the ${p.eval_data} log-likelihood by AIS; here no exact curve exists for ${p.hidden} hidden units: ` +
+      `"Estimate log-likelihood (AIS)" on a lane brackets it (\`rbm reproduce\` runs AIS of ${p.ais.particles} particles × ${p.ais.betas.toLocaleString('en')} β at every checkpoint).`
+    );
+  }
+  return (
+    ` The curves are the exact log-likelihood of the training digits (thresholded at 0.5), each point summed over 2^${p.hidden} states by the page's evaluation workers; ` +
+    `the paper, and \`rbm reproduce\`, report the ${p.eval_data} digits'.`
+  );
+}
+
 /** The preset's one-line description: the paper, the set-up and what to look for. */
 export function presetDescription(p: PresetEntry): string {
-  const chains = p.chains === null ? 'one chain per training row' : `${p.chains.toLocaleString('en')} chains`;
+  const chains = p.chains === null ? (p.batch === null ? 'one chain per training row' : 'one chain per batch row') : `${p.chains.toLocaleString('en')} chains`;
   const batch = p.batch === null ? 'full batch' : `batch ${p.batch}`;
+  const decay = p.decay ? ', η decaying linearly to 0' : '';
   return (
-    `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}, ${p.iters.toLocaleString('en')} updates ` +
-    `(\`rbm reproduce ${p.name}\` runs ${p.trials} trials; this is one, with the page's seed). ${p.expect}`
+    `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates ` +
+    `(\`rbm reproduce ${p.name}\` runs ${p.trials} trial${p.trials === 1 ? '' : 's'}; this is one, with the page's seed). ${p.expect}${measureNote(p)}`
   );
 }
 

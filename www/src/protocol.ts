@@ -72,7 +72,15 @@ export type ToWorker =
    * lane `gen`, in this worker between training slices; replaces an estimate under way. */
   | { type: 'estimate'; gen: number; id: number; dataset: string; settings: EstimateSettings }
   /** Drop estimate `id` (if it is still under way). */
-  | { type: 'cancelEstimate'; id: number };
+  | { type: 'cancelEstimate'; id: number }
+  /** Evaluation worker: the partial sums of blocks `from`..`to` of the exact log Z of `model`
+   * (the core's binary model bytes); the reply is `logzParts` (or `logzFailed`) with `id`. */
+  | { type: 'logz'; id: number; model: ArrayBuffer; from: number; to: number }
+  /** The partial sums of every block of exact evaluation `id` of lane `gen`, in block order
+   * ([max, sum] per block): the lane turns them into its record's ATLL and trains on. */
+  | { type: 'exactParts'; gen: number; id: number; parts: Float64Array }
+  /** Exact evaluation `id` of lane `gen` was cancelled: the lane trains on without that point. */
+  | { type: 'exactSkip'; gen: number; id: number };
 
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
@@ -112,7 +120,15 @@ export type FromWorker =
   /** The answer to `probe` `id`: the data sets it made available, or why it could not. */
   | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null }
   /** Progress or the end of estimate `id`, asked for lane `gen`. */
-  | { type: 'estimate'; gen: number; id: number; report: EstimateReport };
+  | { type: 'estimate'; gen: number; id: number; report: EstimateReport }
+  /** Lane `gen` made a record at update `iter` whose exact ATLL is deferred to the page's
+   * evaluation pool (a smaller layer above 20 units): the log Z of `model` (binary model
+   * bytes) over its `blocks` blocks. The lane waits for `exactParts` or `exactSkip` `id`. */
+  | { type: 'exact'; gen: number; id: number; iter: number; blocks: number; model: ArrayBuffer }
+  /** Evaluation worker: the partial sums of blocks `from`.. of job chunk `id`. */
+  | { type: 'logzParts'; id: number; from: number; parts: Float64Array }
+  /** Evaluation worker: chunk `id` failed. */
+  | { type: 'logzFailed'; id: number; message: string };
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */
 export const SLICE_MS = 40;

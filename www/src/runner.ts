@@ -4,9 +4,15 @@
 // loaded yet waits for it (status `loading`, with byte counts), then builds; a newer
 // configuration replaces the waiting one. A panic of the wasm core (a RuntimeError) makes the
 // worker `fatal` with the panic's message; it then ignores everything until the page replaces it.
+//
+// A lane whose exact curve is deferred (a smaller layer above 20 units, e.g. 784×25) ends a
+// slice on each record, sends the model to the page (`exact`) and trains on once the page's
+// evaluation pool sent the partial sums back (`exactParts`, or `exactSkip` if cancelled). The
+// same runner serves the pool's evaluation workers: `logz` asks for the partial sums of a run
+// of blocks of a model's enumeration.
 import { dataError } from './data';
 import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
-import type { AisEstimate, AisProgress, ErrorInfo, LoadedSet, SliceResult } from './generated/core';
+import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult } from './generated/core';
 import {
   addToRate,
   type CurvePoint,
@@ -44,6 +50,12 @@ export interface CoreLane {
   ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
   /** Exact ATLL of `dataset`, or undefined/null when the model is too large to enumerate. */
   exactAtll(dataset: string): number | null | undefined;
+  /** Blocks of the lane's deferred exact evaluation (0: none; the records carry their ATLL). */
+  readonly exactBlocks: number;
+  /** The model's binary bytes (for the evaluation pool). */
+  exportModelBinary(): Uint8Array;
+  /** The deferred record's exact ATLL from every block's partial sums, in order. Throws ErrorInfo. */
+  finishExact(parts: Float64Array): ExactResult;
   readonly iter: number;
   readonly seed: string;
   readonly every: number;
@@ -63,6 +75,9 @@ export interface Core {
   /** Loads a data source into this module (a second call for a key under way joins it):
    * the sets it made available, or a rejection with the core's ErrorInfo (key 'data'). */
   loadData(source: DataSource, progress: (received: number, total: number | null) => void): Promise<LoadedSet[]>;
+  /** The partial sums ([max, sum] per block) of blocks `from`..`to` of the exact log Z of a
+   * model given as binary bytes. Throws ErrorInfo. */
+  logZBlocks(model: Uint8Array, from: number, to: number): Float64Array;
 }
 
 /** Least time between two `loading` messages of one load. */
@@ -136,6 +151,9 @@ export class LaneRunner {
   private lastLoading = -Infinity;
   /** The log-likelihood estimate under way, interleaved with the training slices. */
   private job: EstimateJob | null = null;
+  /** The deferred exact evaluation the lane waits for (it trains on once it is back). */
+  private exactWait: { id: number; iter: number; sweeps: number } | null = null;
+  private exactSeq = 0;
 
   constructor(
     private readonly core: Core,
@@ -166,6 +184,7 @@ export class LaneRunner {
       // A panic (RuntimeError) or a bug: the module must not be used again.
       this.lane = null;
       this.job = null;
+      this.exactWait = null;
       this.setStatus('fatal', fatalMessage(e, this.core));
     }
   }
@@ -224,7 +243,61 @@ export class LaneRunner {
       case 'cancelEstimate':
         if (this.job?.id === msg.id) this.endEstimate('cancelled');
         break;
+      case 'logz':
+        this.logz(msg.id, msg.model, msg.from, msg.to);
+        break;
+      case 'exactParts':
+        this.finishExact(msg.gen, msg.id, msg.parts);
+        break;
+      case 'exactSkip':
+        if (msg.gen === this.gen && this.exactWait?.id === msg.id) {
+          this.exactWait = null;
+          this.kick();
+        }
+        break;
     }
+  }
+
+  /** Evaluation worker: the partial sums of blocks `from`..`to` of `model`'s exact log Z. */
+  private logz(id: number, model: ArrayBuffer, from: number, to: number): void {
+    let parts: Float64Array;
+    try {
+      parts = this.core.logZBlocks(new Uint8Array(model), from, to);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e; // a panic: fatal
+      this.host.post({ type: 'logzFailed', id, message: e.message });
+      return;
+    }
+    this.host.post({ type: 'logzParts', id, from, parts }, [parts.buffer as ArrayBuffer]);
+  }
+
+  /** Sends the model of the record just made to the page's evaluation pool; the lane waits. */
+  private requestExact(lane: CoreLane, iter: number, sweeps: number): void {
+    const bytes = lane.exportModelBinary();
+    const model = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    this.exactSeq += 1;
+    this.exactWait = { id: this.exactSeq, iter, sweeps };
+    this.host.post({ type: 'exact', gen: this.gen, id: this.exactSeq, iter, blocks: lane.exactBlocks, model }, [model]);
+  }
+
+  /** The pool's partial sums of the awaited evaluation: the point of the curve, then training. */
+  private finishExact(gen: number, id: number, parts: Float64Array): void {
+    const w = this.exactWait;
+    const lane = this.lane;
+    if (!w || !lane || gen !== this.gen || w.id !== id) return;
+    this.exactWait = null;
+    const r = lane.finishExact(parts); // a mismatch is a bug: fatal
+    this.host.post({
+      type: 'progress',
+      gen: this.gen,
+      points: [{ iter: w.iter, sweeps: w.sweeps, atll: r.atll }],
+      iter: lane.iter,
+      rate: perSecond(this.rate),
+      elapsed: this.busy,
+      stats: null,
+      view: null,
+    });
+    this.kick();
   }
 
   /** Starts an estimate of lane `gen`'s current model (replacing one under way). */
@@ -403,8 +476,10 @@ export class LaneRunner {
       return;
     }
     this.lane?.free();
-    // An estimate is of the lane it was asked for: a new lane ends it.
+    // An estimate is of the lane it was asked for: a new lane ends it (and any wait for the
+    // old lane's exact evaluation).
     this.endEstimate('cancelled');
+    this.exactWait = null;
     this.lane = lane;
     this.config = config;
     this.dataset = dataset;
@@ -448,7 +523,7 @@ export class LaneRunner {
 
   private slice(): void {
     const lane = this.lane;
-    if (this.status !== 'running' || !lane) return;
+    if (this.status !== 'running' || !lane || this.exactWait) return;
     if (this.reached()) {
       this.setStatus('done');
       return;
@@ -463,8 +538,9 @@ export class LaneRunner {
     const t0 = this.host.now();
     const since = t0 - this.lastView;
     // When the panels' view is due, end the slice on a record: the view then reuses the
-    // record's exact log Z instead of enumerating once more.
-    if (since >= VIEW_MS) n = Math.min(n, toNextRecord(iter, this.every));
+    // record's exact log Z instead of enumerating once more. A deferred exact curve ends every
+    // slice on a record, so the model sent to the pool is the record's.
+    if (since >= VIEW_MS || lane.exactBlocks > 0) n = Math.min(n, toNextRecord(iter, this.every));
     const end = iter + n;
     // The last slice before the limit always shows the final position.
     const view = end === this.until || (since >= VIEW_MS && (end % this.every === 0 || since >= 4 * VIEW_MS));
@@ -503,5 +579,8 @@ export class LaneRunner {
       view: r.view,
     };
     this.host.post(msg, r.view ? [r.view.weights.buffer as ArrayBuffer] : []);
+    // A record whose exact ATLL is deferred: the lane waits for the pool (see requestExact).
+    const lane = this.lane;
+    if (last && last.atll === null && lane && lane.exactBlocks > 0 && last.iter === lane.iter) this.requestExact(lane, last.iter, last.sweeps);
   }
 }

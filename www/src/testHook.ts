@@ -38,6 +38,8 @@ export interface LaneSnapshot {
   sweeps: number[];
   atll: number[];
   stats: Record<string, number>;
+  /** The exact evaluation the lane waits for (the evaluation pool), or the last that failed. */
+  exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
 }
 
 export interface TestHook {
@@ -88,6 +90,7 @@ export function installTestHook(app: App): TestHook {
           sweeps: [...l.curve.sweeps],
           atll: [...l.curve.atll],
           stats: { ...l.stats },
+          exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
         };
       }),
     running: () => app.running(),

@@ -1,33 +1,23 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
 // including loading its data (data.ts: download, gunzip, parse — never on the page's thread).
-import init, { lastPanic, loadAsset, loadIdx, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
+// The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
+// blocks of an enumeration (`logz`) and never given a lane.
+import init, { lastPanic, loadAsset, loadIdx, logZBlocks, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
 import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
 import type { FromWorker, ToWorker } from './protocol';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
+import { zeroDelayScheduler } from './yieldNow';
 
 const ctx = self as unknown as {
   postMessage(msg: FromWorker, transfer: Transferable[]): void;
   onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
 };
 
-// Zero-delay yields through a MessageChannel (nested setTimeout is clamped to 4 ms), so the
-// page's pause or reset is handled between two slices.
-const channel = new MessageChannel();
-let next: (() => void) | null = null;
-channel.port1.onmessage = () => {
-  const fn = next;
-  next = null;
-  fn?.();
-};
-
 const host: Host = {
   post: (msg, transfer = []) => ctx.postMessage(msg, transfer),
   now: () => performance.now(),
-  schedule: (fn) => {
-    next = fn;
-    channel.port2.postMessage(0);
-  },
+  schedule: zeroDelayScheduler(),
 };
 
 const dataCore: DataCore = {
@@ -44,6 +34,7 @@ const core: Core = {
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
   hasData: (key) => loaded.has(key),
+  logZBlocks: (model, from, to) => logZBlocks(model, from, to),
   loadData: (source, progress) => {
     let p = loads.get(source.key);
     if (!p) {

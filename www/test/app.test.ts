@@ -185,6 +185,71 @@ describe('App', () => {
   });
 });
 
+describe("App: the papers' MNIST experiments and the evaluation pool", () => {
+  const pool = () => workers.filter((w) => w.name.startsWith('exact evaluation'));
+
+  it('pcd-mnist-25 sets up MNIST, 25 hidden units with an exact curve, the four lanes and η decaying to the end', () => {
+    app.applyPreset('pcd-mnist-25');
+    expect(app.data).toBe('mnist');
+    expect(app.shared).toMatchObject({ hidden: 25, exact_bits: 25, init: 'sdcp', every: 2000, seed: 1 });
+    expect(app.lanes.map((l) => l.label)).toEqual(['PCD', 'CD-1', 'CD-10', 'MF-CD']);
+    expect(app.lanes.map((l) => l.options.k ?? null)).toEqual([1, 1, 10, null]);
+    for (const lane of app.lanes) expect(lane.options).toMatchObject({ lr: 0.1, batch: 100, lr_decay_iters: 4000 });
+    expect([app.stop, app.stopUnit, app.axis]).toEqual([4000, 'updates', 'sweeps']);
+    expect(worker(0).last('configure')).toMatchObject({ dataset: 'mnist', source: { kind: 'asset', name: 'mnist' }, config: { exact_bits: 25 } });
+    app.applyPreset('sdcp-mnist');
+    expect(app.shared).toMatchObject({ hidden: 500, every: 40 });
+    expect(app.lanes.map((l) => [l.label, l.options.batch])).toEqual([
+      ['CD-24', 200],
+      [`S-DCP d=6 K'=4`, 200],
+      [`CS-DCP d=6 K'=4`, 200],
+    ]);
+  });
+
+  it("hands a lane's deferred evaluation to the pool, sends the partial sums back, and lets the user skip one", () => {
+    app.applyPreset('pcd-mnist-25');
+    for (const lane of app.lanes) accept(lane.id, 'running');
+    const model = new Uint8Array([1, 2, 3]).buffer;
+    // Lanes 0 and 1 ask for the same starting model: one job for both.
+    worker(0).reply({ type: 'exact', gen: 1, id: 1, iter: 0, blocks: 12, model });
+    worker(1).reply({ type: 'exact', gen: 1, id: 1, iter: 0, blocks: 12, model: model.slice(0) });
+    expect(app.lanes[0].exact).toMatchObject({ iter: 0, done: 0, total: 12, state: 'running' });
+    expect(pool().map((w) => w.name)).toEqual(['exact evaluation 1', 'exact evaluation 2']);
+    const reply = (w: (typeof workers)[number]) => {
+      const c = w.last('logz')!;
+      w.reply({ type: 'logzParts', id: c.id, from: c.from, parts: new Float64Array(2 * (c.to - c.from)).fill(c.from) });
+    };
+    reply(pool()[0]);
+    expect(app.lanes[1].exact).toMatchObject({ done: 8, total: 12 });
+    reply(pool()[1]);
+    const got = worker(0).last('exactParts')!;
+    expect([got.gen, got.id, got.parts.length, got.parts[0], got.parts[23]]).toEqual([1, 1, 24, 0, 8]);
+    expect(worker(1).last('exactParts')!.parts).toEqual(got.parts);
+    expect(app.lanes[0].exact).toBeNull();
+    // Cancel: the lane trains on without the point; the pool drops the job.
+    worker(2).reply({ type: 'exact', gen: 1, id: 1, iter: 2000, blocks: 512, model: new Uint8Array([9]).buffer });
+    app.cancelExact(app.lanes[2]);
+    expect(worker(2).last('exactSkip')).toEqual({ type: 'exactSkip', gen: 1, id: 1 });
+    expect(app.lanes[2].exact).toBeNull();
+    // A stale request (an old generation) is not evaluated; a rebuilt lane drops its wait.
+    worker(3).reply({ type: 'exact', gen: 9, id: 1, iter: 0, blocks: 4, model });
+    expect(app.lanes[3].exact).toBeNull();
+    worker(3).reply({ type: 'exact', gen: 1, id: 2, iter: 0, blocks: 4, model: new Uint8Array([7]).buffer });
+    app.setLaneOption(app.lanes[3], 'lr', '0.05');
+    accept(3);
+    expect(app.lanes[3].exact).toBeNull();
+  });
+
+  it('shows a failed evaluation on the lane and lets it train on', () => {
+    app.applyPreset('pcd-mnist-25');
+    accept(0, 'running');
+    worker(0).reply({ type: 'exact', gen: 1, id: 1, iter: 0, blocks: 8, model: new Uint8Array([1]).buffer });
+    pool()[0].reply({ type: 'logzFailed', id: pool()[0].last('logz')!.id, message: 'blocks 0..8 do not exist' });
+    expect(worker(0).last('exactSkip')).toEqual({ type: 'exactSkip', gen: 1, id: 1 });
+    expect(app.lanes[0].exact).toMatchObject({ state: 'failed', message: 'the exact evaluation of update 0 failed: blocks 0..8 do not exist' });
+  });
+});
+
 describe('App: MNIST and the user’s data', () => {
   const mnistOptions = { lr: 0.05, k: 1, chains: null, batch: 100, weight_decay: 0, momentum: 0 };
 

@@ -87,4 +87,14 @@ describe('preset texts', () => {
     expect(d).not.toContain('\n');
     expect(presetDescription(shiftingBar)).toContain('one chain per training row, full batch');
   });
+  it("says how the MNIST presets' page curves differ from what the papers measure", () => {
+    const pcd = presetDescription(preset('pcd-mnist-25'));
+    expect(pcd).toContain('Tieleman 2008');
+    expect(pcd).toContain('25 hidden units, one chain per batch row, batch 100, η decaying linearly to 0, 4,000 updates');
+    expect(pcd).toMatch(/exact log-likelihood of the training digits .* 2\^25 states .* report the mnist-test digits'/);
+    const sdcp = presetDescription(preset('sdcp-mnist'));
+    expect(sdcp).toContain('runs 1 trial;');
+    expect(sdcp).toMatch(/by AIS; here no exact curve exists for 500 hidden units.*100 particles × 1,000 β/);
+    expect(presetDescription(ucd)).not.toMatch(/digits/);
+  });
 });

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, LoadedSet } from '../src/generated/core';
+import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
@@ -56,7 +56,8 @@ class FakeEstimate implements CoreEstimate {
   }
 }
 
-/** A fake lane: ATLL rises by 0.01 per update; diverges at `divergeAt` if set; panics at `panicAt`. */
+/** A fake lane: ATLL rises by 0.01 per update; diverges at `divergeAt` if set; panics at
+ * `panicAt`; with `exactBlocks` > 0 its exact curve is deferred (records without ATLL). */
 class FakeLane implements CoreLane {
   iter = 0;
   sent0 = false;
@@ -71,9 +72,21 @@ class FakeLane implements CoreLane {
     readonly every: number,
     private readonly divergeAt: number | null,
     private readonly panicAt: number | null,
+    readonly exactBlocks = 0,
   ) {}
   private record(): CoreRecord {
-    return { iter: this.iter, sweeps: this.iter, vh_steps: this.iter, atll: -10 + 0.01 * this.iter, log_z: 1, stats: { mean_tau: 2.5 } };
+    const atll = this.exactBlocks > 0 ? null : -10 + 0.01 * this.iter;
+    return { iter: this.iter, sweeps: this.iter, vh_steps: this.iter, atll, log_z: atll === null ? null : 1, stats: { mean_tau: 2.5 } };
+  }
+  exportModelBinary(): Uint8Array {
+    return new Uint8Array([this.iter, 7]);
+  }
+  /** The ATLL of the deferred record: minus the sum of the parts' sums (so the test sees them used). */
+  finishExact(parts: Float64Array): ExactResult {
+    if (parts.length !== 2 * this.exactBlocks) throw new Error('wrong number of blocks');
+    let s = 0;
+    for (let i = 1; i < parts.length; i += 2) s += parts[i];
+    return { atll: -s, logZ: s };
   }
   estimates: FakeEstimate[] = [];
   ais(dataset: string, particles: number, betas: number, _seed: number, reverse: boolean): CoreEstimate {
@@ -172,6 +185,7 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
       Number(config.every ?? 10),
       config.lr > 1e30 ? 7 : null,
       typeof config.panicAt === 'number' ? config.panicAt : null,
+      typeof config.deferBlocks === 'number' ? config.deferBlocks : 0,
     );
     if (typeof config.hidden === 'number' && config.hidden > 1000) lane.notice = 'No exact curve for this lane: …';
     this.lanes.push(lane);
@@ -179,6 +193,13 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
   },
   lastPanic() {
     return this.panicked;
+  },
+  /** Block b of model bytes [iter, 7] has partial sum (max b, sum iter + b); `from` ≥ 99 is refused. */
+  logZBlocks(model: Uint8Array, from: number, to: number) {
+    if (from >= 99) throw { kind: 'invalid', key: null, message: `blocks ${from}..${to} do not exist` } satisfies ErrorInfo;
+    const out = new Float64Array(2 * (to - from));
+    for (let b = from; b < to; b++) out.set([b, model[0] + b], 2 * (b - from));
+    return out;
   },
   panicForTest() {
     this.panicked = 'internal error at crates/wasm/src/lib.rs:80: a deliberate panic (panicForTest) (please report this)';
@@ -648,5 +669,65 @@ describe('LaneRunner: log-likelihood estimates (AIS, then RAISE)', () => {
     // Nothing is left running.
     expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
     expect(tasks).toHaveLength(0);
+  });
+});
+
+describe("LaneRunner: exact curves computed by the page's evaluation pool", () => {
+  const exactOf = () => of('exact');
+  const points = () => of('progress').flatMap((m) => m.points);
+
+  it('sends each record of a deferred lane to the pool and trains on only once its point is in', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, deferBlocks: 2 }));
+    // The initial record: no point yet, its model goes to the pool.
+    expect(sent.map((m) => m.type)).toEqual(['configured', 'progress', 'exact', 'status']);
+    const first = exactOf()[0];
+    expect([first.gen, first.id, first.iter, first.blocks, [...new Uint8Array(first.model)]]).toEqual([1, 1, 0, 2, [0, 7]]);
+    runner.handle({ type: 'start' });
+    runTasks(5);
+    expect(trace.filter((t) => t === 'train')).toHaveLength(1); // the build's step(0) only
+    expect(points()).toEqual([]);
+    // A stale answer (other id or generation) is ignored.
+    runner.handle({ type: 'exactParts', gen: 1, id: 9, parts: new Float64Array(4) });
+    runner.handle({ type: 'exactParts', gen: 2, id: 1, parts: new Float64Array(4) });
+    runTasks(5);
+    expect(points()).toEqual([]);
+    runner.handle({ type: 'exactParts', gen: 1, id: 1, parts: new Float64Array([0, 1.5, 1, 2]) });
+    expect(points()).toEqual([{ iter: 0, sweeps: 0, atll: -3.5 }]);
+    // Training runs to the next record and stops there, waiting again.
+    runTasks(50);
+    const lane = core.lanes[0];
+    expect(lane.iter).toBe(10);
+    expect(lane.calls.every((c) => c.updates <= 10)).toBe(true);
+    expect(exactOf().map((m) => [m.id, m.iter])).toEqual([
+      [1, 0],
+      [2, 10],
+    ]);
+    expect(statuses().at(-1)).toBe('running');
+    // A skipped point: training goes on without it.
+    runner.handle({ type: 'exactSkip', gen: 1, id: 2 });
+    runTasks(50);
+    expect(lane.iter).toBe(20);
+    expect(points()).toHaveLength(1);
+    expect(exactOf().at(-1)!.iter).toBe(20);
+  });
+
+  it('forgets the wait when the lane is rebuilt, and a lane that enumerates itself never waits', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, deferBlocks: 2 }));
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'exactParts', gen: 1, id: 1, parts: new Float64Array(4) });
+    runner.handle({ type: 'start' });
+    runTasks(50);
+    expect(exactOf()).toHaveLength(1);
+    expect(core.lanes[1].iter).toBeGreaterThan(10);
+    expect(points().every((p) => p.atll === -10 + 0.01 * p.iter)).toBe(true);
+  });
+
+  it("answers the pool's requests for runs of blocks, and says when the core refuses one", () => {
+    const model = new Uint8Array([5, 7]).buffer;
+    runner.handle({ type: 'logz', id: 3, model, from: 2, to: 4 });
+    expect(of('logzParts')).toEqual([{ type: 'logzParts', id: 3, from: 2, parts: new Float64Array([2, 7, 3, 8]) }]);
+    runner.handle({ type: 'logz', id: 4, model, from: 99, to: 100 });
+    expect(of('logzFailed')).toEqual([{ type: 'logzFailed', id: 4, message: 'blocks 99..100 do not exist' }]);
+    expect(statuses()).toEqual([]);
   });
 });

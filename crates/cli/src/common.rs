@@ -106,27 +106,33 @@ fn read_bytes(path: &Path, what: &str) -> CliResult<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Where the MNIST asset is looked for: `$RBM_MNIST`, then `www/public/assets/generated/` under
-/// the working directory and under the repository the binary was built in.
-fn mnist_asset() -> CliResult<PathBuf> {
-    const REL: &str = "www/public/assets/generated/mnist.bin.gz";
+/// Where a file the repository builds or ships is looked for: `$env`, then `rel` under the
+/// working directory and under the repository the binary was built in.
+pub fn repo_file(rel: &str, env: &str, missing: &str) -> CliResult<PathBuf> {
     let mut places: Vec<PathBuf> = Vec::new();
-    if let Some(p) = std::env::var_os("RBM_MNIST") {
+    if let Some(p) = std::env::var_os(env) {
         places.push(PathBuf::from(p));
     }
-    places.push(PathBuf::from(REL));
+    places.push(PathBuf::from(rel));
     places.push(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../..")
-            .join(REL),
+            .join(rel),
     );
-    places.into_iter().find(|p| p.is_file()).ok_or_else(|| {
-        Failure::Msg(
-            "the MNIST asset is not built: run `node scripts/build-mnist.mjs` (or `npm run \
-             build`) in the repository, or set RBM_MNIST to its path"
-                .into(),
-        )
-    })
+    places
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| Failure::Msg(missing.into()))
+}
+
+/// The MNIST asset (`$RBM_MNIST` or `www/public/assets/generated/mnist.bin.gz`).
+fn mnist_asset() -> CliResult<PathBuf> {
+    repo_file(
+        "www/public/assets/generated/mnist.bin.gz",
+        "RBM_MNIST",
+        "the MNIST asset is not built: run `node scripts/build-mnist.mjs` (or `npm run build`) in \
+         the repository, or set RBM_MNIST to its path",
+    )
 }
 
 /// A built-in data set by name (`bas3`, `shifting-bar`, `bas4`, `mnist`, `mnist-valid`,
@@ -181,9 +187,12 @@ pub fn check_writable(path: &str) -> CliResult {
         .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
 }
 
-/// Writes `model` to `path`: the binary format when the name ends in `.rbm`, else JSON.
+/// Writes `model` to `path`: the binary format with 8-bit weights when the name ends in
+/// `.q8.rbm`, the exact binary format when it ends in `.rbm`, else JSON.
 pub fn save_model(path: &str, model: &Rbm) -> CliResult {
-    let bytes = if path.ends_with(".rbm") {
+    let bytes = if path.ends_with(".q8.rbm") {
+        model.to_quantized_bytes()
+    } else if path.ends_with(".rbm") {
         model.to_bytes()
     } else {
         (model.to_json() + "\n").into_bytes()

@@ -9,6 +9,10 @@
 //! rbm grad --model m.json --data bas4 --algo cd --chains 1000 --reps 100 --seed 1
 //! rbm reproduce sdcp-shifting-bar --algos cd,pcd --runs 5 --seed 1
 //! rbm presets                                   # the presets' settings
+//! rbm sample --model m.rbm --sampler rates-fpcd --samples 10000 --seed 1 --out s.txt
+//! rbm isl --samples s.txt --data mnist-test      # ISL against N, beta chosen on mnist-valid
+//! rbm chain --model m.json --data bas3 --start data --k-max 50   # exact p_k = p_0 T^k
+//! rbm drift --model m.json --data bas4 --sampler gibbs --steps 1,4,16 --chains 20000 --seed 1
 //! ```
 //!
 //! Every failure prints one line `error: …` on stderr and exits with status 1 (clap's own
@@ -16,10 +20,12 @@
 //! (`| head`) ends quietly.
 
 mod ais;
+mod chain;
 mod common;
 mod grad;
 mod loglik;
 mod reproduce;
+mod sample;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -54,6 +60,16 @@ enum Command {
     Reproduce(reproduce::ReproduceCmd),
     /// List the presets of `reproduce` with their settings (one JSON line each)
     Presets,
+    /// Sample a trained model with Gibbs, rates-FPCD, rates-herding or sample penalisation
+    #[command(allow_negative_numbers = true)]
+    Sample(sample::SampleCmd),
+    /// Indirect sampling likelihood of samples (Parzen density) on held-out data, against N
+    Isl(sample::IslCmd),
+    /// No-drift self-test: a sampler's distance to p(v) from exact starts, against the noise floor
+    #[command(allow_negative_numbers = true)]
+    Drift(sample::DriftCmd),
+    /// Exact law of a Gibbs chain after k sweeps: its distance to the model and to the data
+    Chain(chain::ChainCmd),
 }
 
 fn presets(out: &mut Out) -> CliResult {
@@ -92,6 +108,10 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => reproduce::run(a, &mut out),
         Command::Presets => presets(&mut out),
         Command::Ais(a) => ais::run(a, &mut out),
+        Command::Sample(a) => sample::run_sample(a, &mut out),
+        Command::Isl(a) => sample::run_isl(a, &mut out),
+        Command::Drift(a) => sample::run_drift(a, &mut out),
+        Command::Chain(a) => chain::run(a, &mut out),
     };
     match r {
         Ok(()) | Err(Failure::BrokenPipe) => ExitCode::SUCCESS,

@@ -1,5 +1,7 @@
 //! `rbm reproduce`: runs a paper's experiment ([`rbm_core::experiments::PRESETS`]) for several
-//! independent trials on all cores and prints across-trial quantiles of the exact ATLL.
+//! independent trials on all cores and prints across-trial quantiles of the ATLL: exact on the
+//! small sets and for `pcd-mnist-25` (Tieleman 2008), by AIS for `sdcp-mnist` (Upadhya &
+//! Sastry 2017). A preset on MNIST loads its splits as `--data mnist` does.
 //!
 //! The plan of trials, their seeds and their statistics are the core's ([`Study`]); this
 //! command only runs the trials on threads and prints. Determinism: trial r of every lane is
@@ -7,24 +9,28 @@
 //! so each trial's numbers depend neither on the thread that ran it nor on which other lanes
 //! or rates were selected. Results are gathered by
 //! index and printed in a fixed order (lane, rate, checkpoint), so everything but the timing
-//! fields (`seconds`, `wall_seconds`, `threads`) is identical for any `--threads`.
+//! fields (`seconds`, `train_seconds`, `wall_seconds`, `threads`) is identical for any
+//! `--threads`.
 //!
 //! Parallelism uses `std::thread::scope` with a shared work counter rather than rayon: the work
 //! items are few and coarse (one whole trial each), so a work-stealing pool buys nothing, and
 //! the crate keeps no native-only dependency beyond clap.
 
-use super::common::{entropy_seed, parallel, threads, CliResult, Failure, Out};
+use super::common::{entropy_seed, load_data, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
-use rbm_core::experiments::trials::{summarize, Checkpoint, Study, StudyRequest, Summary};
-use rbm_core::experiments::{find_preset, Preset};
-use rbm_core::train::Record;
+use rbm_core::experiments::trials::{
+    summarize, Checkpoint, Study, StudyRequest, Summary, TrialRun,
+};
+use rbm_core::experiments::{find_preset, AisSpec, Preset};
 use serde::Serialize;
 use std::time::Instant;
 
 /// Options of `rbm reproduce`.
 #[derive(Args, Debug)]
 pub struct ReproduceCmd {
-    /// Preset: sdcp-shifting-bar, sdcp-bas3, ucd-bas4 (`rbm presets` lists them with settings)
+    /// Preset: sdcp-shifting-bar, sdcp-bas3, ucd-bas4, pcd-mnist-25, sdcp-mnist (`rbm presets`
+    /// lists them with their settings), or rates-fpcd-mnist (the samplers of the rates-FPCD
+    /// paper on one trained model)
     preset: String,
     /// Independent trials per (algorithm, learning rate) [default: the preset's]
     #[arg(long)]
@@ -35,9 +41,16 @@ pub struct ReproduceCmd {
     /// Updates per trial [default: the preset's]
     #[arg(long)]
     iters: Option<u64>,
-    /// Evaluate (exact ATLL) every this many updates [default: the preset's]
+    /// Evaluate (the preset's ATLL) every this many updates [default: the preset's]
     #[arg(long)]
     every: Option<u64>,
+    /// AIS particles per evaluation (presets measured by AIS) [default: the preset's]
+    #[arg(long)]
+    particles: Option<usize>,
+    /// AIS inverse temperatures per evaluation (presets measured by AIS; the S-DCP paper: 10000)
+    /// [default: the preset's]
+    #[arg(long)]
+    betas: Option<usize>,
     /// Threads [default: available cores]; the output does not depend on it
     #[arg(long)]
     threads: Option<usize>,
@@ -50,6 +63,12 @@ pub struct ReproduceCmd {
     /// Learning rates instead of the preset's (comma-separated)
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     lrs: Option<Vec<f64>>,
+    /// rates-fpcd-mnist only: the model sampled [default: the page's shipped FPCD model]
+    #[arg(long)]
+    model: Option<String>,
+    /// rates-fpcd-mnist only: samples per sampler run [default: 2000]
+    #[arg(long)]
+    samples: Option<u64>,
 }
 
 /// The first line.
@@ -64,6 +83,14 @@ struct Header<'a> {
     every: u64,
     rows: usize,
     bound: Option<f64>,
+    /// The set the ATLL is measured on (the training data when none).
+    eval_data: Option<&'a str>,
+    /// Its rows.
+    eval_rows: Option<usize>,
+    /// `exact` or `ais`.
+    measure: &'static str,
+    /// The AIS run at each checkpoint, with the flags applied.
+    ais: Option<AisSpec>,
     algos: Vec<&'static str>,
     rates: &'a [f64],
 }
@@ -99,14 +126,42 @@ struct Done {
     threads: usize,
 }
 
+/// The lanes of one learning rate ordered by their final median ATLL, best first: what this
+/// run shows, beside what the paper reports (the header's `preset.expect`).
+#[derive(Serialize)]
+struct Ranking<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    lr: f64,
+    /// At which update and epoch the medians are compared (the last checkpoint).
+    iter: u64,
+    epoch: f64,
+    /// Best first.
+    order: Vec<Ranked<'a>>,
+}
+
+#[derive(Serialize)]
+struct Ranked<'a> {
+    label: &'a str,
+    median: f64,
+    /// Mean Gibbs sweeps per chain spent (equal compute when they are equal).
+    sweeps: f64,
+    /// Mean training seconds (a timing field).
+    train_seconds: f64,
+}
+
 /// One finished trial.
 struct Trial {
-    records: Vec<Record>,
+    run: TrialRun,
     seconds: f64,
 }
 
 /// Runs `rbm reproduce`.
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
+    if a.preset == rbm_core::sampler::study::NAME {
+        let seed = a.seed.unwrap_or_else(entropy_seed);
+        return super::sample::run_study(a.model, a.samples, seed, threads(a.threads)?, out);
+    }
     let wall = Instant::now();
     let p = find_preset(&a.preset)?;
     let threads = threads(a.threads)?;
@@ -118,8 +173,11 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         epochs: a.epochs,
         iters: a.iters,
         every: a.every,
+        particles: a.particles,
+        betas: a.betas,
     };
-    let study = Study::new(p, &req, seed)?;
+    let eval = p.eval_data.map(load_data).transpose()?;
+    let study = Study::with_data(p, &req, seed, load_data(p.data)?, eval)?;
     let (groups, runs, data) = (&study.groups, study.runs, &study.data);
     let mut algos: Vec<&str> = groups.iter().map(|&(li, _)| p.lanes[li].algo).collect();
     algos.dedup();
@@ -138,6 +196,10 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         every: study.every,
         rows: data.rows(),
         bound: data.bound(),
+        eval_data: p.eval_data,
+        eval_rows: study.eval.as_ref().map(|e| e.rows()),
+        measure: if study.ais.is_some() { "ais" } else { "exact" },
+        ais: study.ais,
         algos,
         rates: &rates,
     })?;
@@ -149,6 +211,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     let mut done = vec![0usize; groups.len()];
     let mut next_group = 0;
     let mut summaries: Vec<(usize, f64, SummaryBody)> = Vec::new();
+    let mut finals: Vec<(usize, f64, Checkpoint)> = Vec::new();
     let mut failure: Option<Failure> = None;
 
     // Prints every group whose trials are all in, in group order; returns false on failure.
@@ -164,9 +227,12 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
                 .map(|t| t.take().expect("trial finished"))
                 .collect();
             let seconds = trials.iter().map(|t| t.seconds).sum();
-            let recs: Vec<Vec<Record>> = trials.into_iter().map(|t| t.records).collect();
+            let runs_done: Vec<TrialRun> = trials.into_iter().map(|t| t.run).collect();
             let lane = &p.lanes[li];
-            let cps: Vec<Checkpoint> = study.checkpoints(g, &recs)?;
+            let cps: Vec<Checkpoint> = study.checkpoints(g, &runs_done)?;
+            if let Some(last) = cps.last() {
+                finals.push((li, lr, last.clone()));
+            }
             for c in &cps {
                 out.line(&Line {
                     kind: "checkpoint",
@@ -198,8 +264,9 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         |idx| {
             let (g, r) = (idx / runs, idx % runs);
             let t = Instant::now();
-            study.trial(g, r).map(|records| Trial {
-                records,
+            let mut clock = || t.elapsed().as_secs_f64();
+            study.trial(g, r, Some(&mut clock)).map(|run| Trial {
+                run,
                 seconds: t.elapsed().as_secs_f64(),
             })
         },
@@ -229,6 +296,32 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
             label: lane.label,
             lr: *lr,
             body: s,
+        })?;
+    }
+    for lr in rates {
+        let mut order: Vec<(&str, &Checkpoint)> = finals
+            .iter()
+            .filter(|(_, r, _)| *r == lr)
+            .map(|(li, _, c)| (p.lanes[*li].label, c))
+            .collect();
+        order.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
+        let Some(&(_, first)) = order.first() else {
+            continue;
+        };
+        out.line(&Ranking {
+            kind: "ranking",
+            lr,
+            iter: first.iter,
+            epoch: first.epoch,
+            order: order
+                .iter()
+                .map(|&(label, c)| Ranked {
+                    label,
+                    median: c.median,
+                    sweeps: c.sweeps,
+                    train_seconds: c.train_seconds,
+                })
+                .collect(),
         })?;
     }
     out.line(&Done {

@@ -274,13 +274,19 @@ fn divergence_prints_the_records_then_one_error_and_saves_the_last_finite_model(
     );
 }
 
-/// Removes the timing fields, the only ones allowed to differ between runs.
+/// Removes the timing fields (at any depth), the only ones allowed to differ between runs.
 fn without_timing(mut v: Vec<Value>) -> Vec<Value> {
-    for x in &mut v {
-        if let Some(o) = x.as_object_mut() {
-            o.retain(|k, _| !k.ends_with("seconds") && k != "threads");
+    fn strip(x: &mut Value) {
+        match x {
+            Value::Object(o) => {
+                o.retain(|k, _| !k.ends_with("seconds") && k != "threads");
+                o.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
         }
     }
+    v.iter_mut().for_each(strip);
     v
 }
 
@@ -327,12 +333,15 @@ fn reproduce_does_not_depend_on_threads_and_quantiles_are_ordered() {
         for (k, v) in s["final"].as_object().unwrap() {
             assert_eq!(&c[k], v, "{k}");
         }
+        assert!(f(c, "train_seconds") >= 0.0);
         assert_eq!((&s["algo"], &s["lr"]), (&c["algo"], &c["lr"]));
         assert!(f(s, "best_median") >= f(c, "median"));
     }
+    let rankings: Vec<&Value> = one.iter().filter(|v| v["type"] == "ranking").collect();
+    assert_eq!(rankings.len(), 2, "one per learning rate");
     assert_eq!(one.last().unwrap()["type"], "done");
     // The lanes selected do not change a lane's numbers.
-    let cd_only = json_lines(&[
+    let cd_only = without_timing(json_lines(&[
         "reproduce",
         "sdcp-shifting-bar",
         "--algos",
@@ -345,12 +354,116 @@ fn reproduce_does_not_depend_on_threads_and_quantiles_are_ordered() {
         "50",
         "--seed",
         "11",
-    ]);
+    ]));
+    let one = without_timing(one);
+    let cps: Vec<&Value> = one.iter().filter(|v| v["type"] == "checkpoint").collect();
     let cd_cps: Vec<&Value> = cd_only
         .iter()
         .filter(|v| v["type"] == "checkpoint")
         .collect();
     assert_eq!(cd_cps[..], cps[..8]);
+}
+
+/// `rbm reproduce pcd-mnist-25` (Tieleman 2008, Figure 1) prints the preset's table, as the
+/// small presets do: a header with what the paper reports and how this run measures (exactly,
+/// on the 1 000 test digits), a checkpoint line per lane at update 0 (one shared starting
+/// model) and at the end, a summary per lane and the lanes ranked by their final median.
+#[test]
+fn reproduce_pcd_mnist_25_prints_its_table() {
+    let lines = json_lines(&[
+        "reproduce",
+        "pcd-mnist-25",
+        "--runs",
+        "1",
+        "--iters",
+        "3",
+        "--seed",
+        "4",
+    ]);
+    let head = &lines[0];
+    assert_eq!(head["type"], "header");
+    assert_eq!(head["preset"]["name"], "pcd-mnist-25");
+    assert!(head["preset"]["expect"].as_str().unwrap().contains("PCD"));
+    assert_eq!(
+        (&head["eval_data"], &head["measure"], &head["eval_rows"]),
+        (
+            &Value::from("mnist-test"),
+            &Value::from("exact"),
+            &Value::from(1000)
+        )
+    );
+    assert_eq!(
+        (f(head, "rows"), f(head, "iters"), f(head, "runs")),
+        (8000.0, 3.0, 1.0)
+    );
+    let labels = ["PCD", "CD-1", "CD-10", "MF-CD"];
+    let cps: Vec<&Value> = lines.iter().filter(|v| v["type"] == "checkpoint").collect();
+    assert_eq!(cps.len(), 2 * labels.len(), "updates 0 and 3 of each lane");
+    for (pair, label) in cps.chunks(2).zip(labels) {
+        assert_eq!(pair[0]["label"], label);
+        assert_eq!((f(pair[0], "iter"), f(pair[1], "iter")), (0.0, 3.0));
+        assert!((f(pair[1], "epoch") - 3.0 * 100.0 / 8000.0).abs() < 1e-15);
+        let k = if label == "CD-10" { 10.0 } else { 1.0 };
+        assert_eq!(f(pair[1], "sweeps"), 3.0 * k, "{label}");
+        assert!(f(pair[1], "median") < 0.0 && f(pair[1], "train_seconds") >= 0.0);
+        // Every lane starts from the trial's one model, evaluated once.
+        assert_eq!(pair[0]["median"], cps[0]["median"]);
+    }
+    // The exact ATLL of 784 binary pixels starts far below zero (about 784·ln 2 nats apart
+    // from what the base rates explain).
+    assert!(f(cps[0], "median") < -100.0);
+    let sums: Vec<&Value> = lines.iter().filter(|v| v["type"] == "summary").collect();
+    assert_eq!(sums.len(), 4);
+    let ranking: Vec<&Value> = lines.iter().filter(|v| v["type"] == "ranking").collect();
+    assert_eq!(ranking.len(), 1);
+    let order = ranking[0]["order"].as_array().unwrap();
+    let mut ranked: Vec<&str> = order.iter().map(|o| o["label"].as_str().unwrap()).collect();
+    let medians: Vec<f64> = order.iter().map(|o| f(o, "median")).collect();
+    assert!(medians.windows(2).all(|w| w[0] >= w[1]), "{medians:?}");
+    ranked.sort_unstable();
+    let mut want = labels;
+    want.sort_unstable();
+    assert_eq!(ranked, want);
+    assert_eq!(lines.last().unwrap()["type"], "done");
+}
+
+/// `sdcp-mnist` is measured by AIS with the request's particles and β; an exactly measured
+/// preset refuses AIS flags with one error line naming the flag.
+#[test]
+fn reproduce_sdcp_mnist_measures_by_ais() {
+    let lines = json_lines(&[
+        "reproduce",
+        "sdcp-mnist",
+        "--runs",
+        "1",
+        "--iters",
+        "1",
+        "--algos",
+        "sdcp",
+        "--particles",
+        "25",
+        "--betas",
+        "20",
+        "--seed",
+        "2",
+    ]);
+    assert_eq!(lines[0]["measure"], "ais");
+    assert_eq!(
+        (
+            f(&lines[0]["ais"], "particles"),
+            f(&lines[0]["ais"], "betas")
+        ),
+        (25.0, 20.0)
+    );
+    let cps: Vec<&Value> = lines.iter().filter(|v| v["type"] == "checkpoint").collect();
+    assert_eq!(cps.len(), 2);
+    assert_eq!(f(cps[1], "sweeps"), 24.0, "d·K′ = 6·4 sweeps per update");
+    assert!(cps.iter().all(|c| f(c, "median") < 0.0));
+    let out = assert_one_line_error(&["reproduce", "pcd-mnist-25", "--betas", "100"]);
+    assert!(out.is_empty(), "nothing ran: {out}");
+    let msg =
+        String::from_utf8(rbm(&["reproduce", "pcd-mnist-25", "--betas", "100"]).stderr).unwrap();
+    assert!(msg.contains("--betas"), "{msg}");
 }
 
 #[test]
@@ -731,4 +844,141 @@ fn binary_and_json_model_files_give_the_same_numbers() {
     for p in &paths {
         std::fs::remove_file(p).ok();
     }
+}
+
+/// The one `error:` line of a failing run.
+fn error_of(args: &[&str]) -> String {
+    assert_one_line_error(args);
+    String::from_utf8_lossy(&rbm(args).stderr).into_owned()
+}
+
+/// `rbm sample` writes data-file patterns that `rbm isl` reads back; a seed gives the same
+/// samples; `rbm isl` on the training set itself beats a handful of Gibbs samples.
+#[test]
+fn sample_then_isl_then_drift() {
+    let model = Temp::new("sampler-model.json", &random_model(16, 8, 0.8, 3).to_json());
+    let model = model.0.to_str().unwrap();
+    let out = |name: &str| Temp::new(name, "");
+    let (a, b) = (out("s1.txt"), out("s2.txt"));
+    for (sampler, extra) in [("gibbs", vec![]), ("rates-fpcd", vec!["--eps-f", "0.01"])] {
+        let mut args = vec![
+            "sample",
+            "--model",
+            model,
+            "--sampler",
+            sampler,
+            "--rates-data",
+            "bas4",
+            "--samples",
+            "300",
+            "--seed",
+            "5",
+        ];
+        args.extend(extra);
+        let run = |path: &Temp| {
+            let mut a = args.clone();
+            a.extend(["--out", path.0.to_str().unwrap()]);
+            let lines = json_lines(&a);
+            assert_eq!(lines.len(), 1);
+            assert_eq!(f(&lines[0], "samples"), 300.0);
+            std::fs::read_to_string(&path.0).unwrap()
+        };
+        let (x, y) = (run(&a), run(&b));
+        assert_eq!(x, y, "{sampler}: same seed, same samples");
+        assert_eq!(x.lines().count(), 300);
+        assert!(x
+            .lines()
+            .all(|l| l.len() == 16 && l.bytes().all(|c| c == b'0' || c == b'1')));
+    }
+    let isl = json_lines(&[
+        "isl",
+        "--samples",
+        a.0.to_str().unwrap(),
+        "--data",
+        "bas4",
+        "--at",
+        "10,300",
+    ]);
+    assert_eq!(isl.len(), 2);
+    assert_eq!((f(&isl[0], "n"), f(&isl[1], "n")), (10.0, 300.0));
+    assert!(isl
+        .iter()
+        .all(|p| f(p, "isl").is_finite() && f(p, "beta") > 0.5));
+    let own = json_lines(&[
+        "isl",
+        "--samples",
+        "bas4",
+        "--data",
+        "bas4",
+        "--beta",
+        "0.99",
+    ]);
+    assert_eq!(f(own.last().unwrap(), "beta"), 0.99);
+    let drift = json_lines(&[
+        "drift",
+        "--model",
+        model,
+        "--sampler",
+        "gibbs",
+        "--steps",
+        "1,4",
+        "--chains",
+        "3000",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(drift.len(), 2);
+    for p in &drift {
+        assert!(
+            f(p, "tv") < f(p, "noise_floor") + 5.0 * f(p, "noise_sd"),
+            "{p}"
+        );
+    }
+    assert!(error_of(&["drift", "--model", model, "--sampler", "rates-fpcd"]).contains("--data"));
+    assert!(error_of(&[
+        "sample",
+        "--model",
+        model,
+        "--sampler",
+        "sp",
+        "--alpha",
+        "1",
+        "--rates-data",
+        "bas4"
+    ])
+    .contains("α below 1"));
+    assert!(error_of(&["isl", "--samples", "bas4", "--data", "bas3"]).contains("16 values"));
+}
+
+/// `rbm chain`: one line per k; from the data the distance to the data starts at 0 and the
+/// distance to the model falls; too large a model is one error line.
+#[test]
+fn chain_prints_the_exact_distances_per_sweep() {
+    let model = Temp::new("chain-model.json", &random_model(9, 4, 0.8, 2).to_json());
+    let lines = json_lines(&[
+        "chain",
+        "--model",
+        model.path(),
+        "--data",
+        "shifting-bar",
+        "--k-max",
+        "20",
+    ]);
+    assert_eq!(lines.len(), 21);
+    assert_eq!(f(&lines[0], "k"), 0.0);
+    assert_eq!(f(&lines[0], "tv_data"), 0.0);
+    assert!(f(&lines[20], "tv_model") < f(&lines[0], "tv_model"));
+    assert!(lines.iter().all(|l| f(l, "kl_model") >= 0.0));
+    let big = Temp::new("chain-big.json", &random_model(16, 16, 0.1, 1).to_json());
+    assert!(error_of(&["chain", "--model", big.path(), "--data", "bas4"]).contains("2^24"));
+    assert!(error_of(&[
+        "chain",
+        "--model",
+        model.path(),
+        "--data",
+        "bas3",
+        "--start",
+        "x"
+    ])
+    .contains("--start"));
 }

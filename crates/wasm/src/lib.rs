@@ -4,8 +4,9 @@
 //! statistics, data sets, presets).
 //!
 //! Lanes, exact evaluations and AIS runs are built within the page's budget
-//! ([`rbm_core::cost::PAGE`]: 256 MiB per lane, an update within 0.2 s, an exact evaluation
-//! within 2 s, else the lane trains without its exact curve and [`WasmLane::notice`] says why).
+//! ([`rbm_core::cost::PAGE`]: 256 MiB per lane, an update within 0.5 s, an exact evaluation
+//! inside the lane's worker within 2 s, else the lane trains without its exact curve and
+//! [`WasmLane::notice`] says why).
 //!
 //! Errors come back as plain objects `{kind, key, message}` ([`ErrorInfo`]), so the page shows
 //! an option's error under its input. A panic (a bug) is recorded by a hook before the module
@@ -18,6 +19,8 @@ use rbm_core::cost;
 use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
+use rbm_core::eval::exact;
+use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
 use rbm_core::train::{Lane, LaneConfig, Record, View};
 use serde::Serialize;
@@ -206,10 +209,42 @@ pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
     Lane::within(cfg, data, &cost::PAGE)
 }
 
+/// The largest smaller layer a lane enumerates inside its own `step` (2^20 states, about a
+/// second for 784×20 in one worker). Between this and the lane's `exact_bits` (e.g. Tieleman
+/// 2008's 784×25), the exact curve is *deferred*: the lane's records come without an ATLL, the
+/// worker sends the model to the page's pool of evaluation workers ([`log_z_blocks`]), and
+/// [`WasmLane::finish_exact`] turns their partial sums into the record's ATLL.
+pub const INLINE_EXACT_BITS: usize = 20;
+
+/// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
+/// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
+struct Deferred {
+    data: Arc<Dataset>,
+    blocks: usize,
+}
+
 /// One training lane for a Web Worker: a seeded core [`Lane`] on a data set.
 #[wasm_bindgen]
 pub struct WasmLane {
     lane: Lane,
+    deferred: Option<Deferred>,
+}
+
+/// The partial sums of blocks `from..to` of the exact log Z of the model `model` (the binary
+/// `RBMM` bytes of [`WasmLane::export_model_binary`]) as `[max₀, sum₀, max₁, sum₁, …]`: the
+/// unit of work of the page's evaluation workers (docs/algorithms.md §2; blocks of 2^16 states).
+/// Throws `{kind, key, message}`.
+#[wasm_bindgen(js_name = logZBlocks)]
+pub fn log_z_blocks(model: &[u8], from: u32, to: u32) -> Result<Vec<f64>, JsValue> {
+    let rbm = Rbm::from_file_bytes(model).map_err(js_err)?;
+    let parts = exact::log_z_blocks(&rbm, from as usize, to as usize).map_err(js_err)?;
+    Ok(parts
+        .iter()
+        .flat_map(|p| {
+            let (max, sum) = p.parts();
+            [max, sum]
+        })
+        .collect())
 }
 
 #[wasm_bindgen]
@@ -219,10 +254,30 @@ impl WasmLane {
     /// budget ([`page_lane`]). Throws `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
-        let cfg = lane_config(config).map_err(js_err)?;
+        let mut cfg = lane_config(config).map_err(js_err)?;
         let data = self::dataset(dataset).map_err(js_err)?;
+        // The configuration as given (its exact limit included) against the page's budget; a
+        // curve deferred to the evaluation pool is not computed in this worker, so the lane is
+        // then built with the inline limit.
+        cfg.validate_for(&data, &cost::PAGE).map_err(js_err)?;
+        let bits = data.m.min(cfg.hidden);
+        let deferred = if bits > INLINE_EXACT_BITS && bits <= cfg.exact_bits {
+            cfg.exact_bits = INLINE_EXACT_BITS;
+            let rows = if data.is_binary() {
+                data.clone()
+            } else {
+                Arc::new(data.thresholded())
+            };
+            Some(Deferred {
+                data: rows,
+                blocks: exact::blocks(bits).count(),
+            })
+        } else {
+            None
+        };
         Ok(WasmLane {
             lane: page_lane(cfg, data).map_err(js_err)?,
+            deferred,
         })
     }
 
@@ -231,6 +286,40 @@ impl WasmLane {
     #[wasm_bindgen(getter)]
     pub fn notice(&self) -> Option<String> {
         self.lane.notice().map(str::to_string)
+    }
+
+    /// The number of blocks of the lane's deferred exact evaluation (0: the exact curve, if
+    /// any, is computed inside `step`). With a deferred curve, the worker ends a slice on each
+    /// record, sends the model to the pool and waits for [`WasmLane::finish_exact`].
+    #[wasm_bindgen(getter, js_name = exactBlocks)]
+    pub fn exact_blocks(&self) -> u32 {
+        self.deferred.as_ref().map_or(0, |d| d.blocks as u32)
+    }
+
+    /// The exact ATLL of the lane's training data (thresholded at 0.5 when grey) under its
+    /// current model, from `parts`, the partial sums of every block of the enumeration in
+    /// block order as [`log_z_blocks`] gives them: `{atll, logZ}`, with the bits of the core's
+    /// one-thread evaluation whatever the split over workers. Throws `{kind, key, message}`.
+    #[wasm_bindgen(js_name = finishExact)]
+    pub fn finish_exact(&self, parts: &[f64]) -> Result<JsValue, JsValue> {
+        let d = self.deferred.as_ref().ok_or_else(|| {
+            js_err(Error::Invalid(
+                "this lane computes its exact curve itself".into(),
+            ))
+        })?;
+        if !parts.len().is_multiple_of(2) {
+            return Err(js_err(Error::Invalid(
+                "partial sums come in (max, sum) pairs".into(),
+            )));
+        }
+        let rbm = self.lane.model();
+        let sums: Vec<LogSumExp> = parts
+            .chunks_exact(2)
+            .map(|p| LogSumExp::from_parts(p[0], p[1]))
+            .collect();
+        let log_z = exact::merge_blocks(rbm, &sums).map_err(js_err)?;
+        let atll = exact::average_log_likelihood(rbm, &d.data, log_z).map_err(js_err)?;
+        to_js(&ExactResult { atll, log_z })
     }
 
     /// One slice of work: `updates` updates, the records they made and, if `view`, the
@@ -316,15 +405,17 @@ impl WasmLane {
     }
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
-    /// exact curve) under the lane's current model, or null when the lane has no exact curve
-    /// (the smaller layer has more than the lane's `exact_bits` units, or the page's budget
-    /// dropped it) or this data set's evaluation exceeds the page's budget for one. One call.
+    /// exact curve) under the lane's current model, or null when the lane computes no exact
+    /// curve itself (the smaller layer has more than the lane's `exact_bits` units or than
+    /// [`INLINE_EXACT_BITS`], or the page's budget dropped it) or this data set's evaluation
+    /// exceeds the page's budget for one. One call: at 20 units it enumerates 2^20 states.
     #[wasm_bindgen(js_name = exactAtll)]
     pub fn exact_atll(&self, dataset: &str) -> Result<Option<f64>, JsValue> {
         let rbm = self.lane.model();
         let data = self::dataset(dataset).map_err(js_err)?;
         let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &cost::PAGE.speed);
-        if !self.lane.exact() || secs > cost::PAGE.eval_secs {
+        let bits = rbm.m().min(rbm.n());
+        if !self.lane.exact() || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
             return Ok(None);
         }
         let data = if data.is_binary() {
@@ -354,6 +445,17 @@ pub fn check_ais_in_page(model: &Rbm, cfg: &AisConfig) -> Result<(), Error> {
         )?;
     }
     check_config(model, cfg)
+}
+
+/// What [`WasmLane::finish_exact`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ExactResult {
+    /// The exact average log-likelihood of the lane's (thresholded) training data.
+    pub atll: f64,
+    /// The exact log Z.
+    pub log_z: f64,
 }
 
 /// What [`WasmAis::step`] returns.
@@ -511,4 +613,240 @@ pub fn bench_run(name: &str, min_secs: f64) -> Result<f64, JsValue> {
     rbm_core::bench::run(name, &now, min_secs)
         .map(|r| r.0)
         .map_err(js_err)
+}
+
+/// One sampler's progress in a [`WasmSamplers::step`] slice.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SamplerSlice {
+    /// Samples emitted so far.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub emitted: u64,
+    /// The 1-NN class of every sample of the slice (empty without labels).
+    pub classes: Vec<u8>,
+    /// Classes visited and run lengths so far.
+    pub mixing: rbm_core::eval::mixing::Mixing,
+    /// ISL points reached in this slice.
+    pub isl: Vec<rbm_core::eval::isl::IslPoint>,
+    /// ‖W_F‖ now.
+    pub fast_norm: f64,
+}
+
+struct SamplerRow {
+    stream: rbm_core::sampler::SampleStream,
+    isl: Option<rbm_core::eval::isl::Isl>,
+    mixing: rbm_core::eval::mixing::MixingCounter,
+    next_isl: u64,
+}
+
+/// The rates-FPCD paper's comparison in one worker (docs/algorithms.md §5): several samplers
+/// on one trained model, each a seeded [`rbm_core::sampler::SampleStream`], with the ISL of
+/// their samples on a held-out set (β chosen on a validation set) at log-spaced N and the 1-NN
+/// class of every sample.
+#[wasm_bindgen]
+pub struct WasmSamplers {
+    rows: Vec<SamplerRow>,
+    nearest: Option<rbm_core::eval::mixing::Nearest>,
+    m: usize,
+}
+
+/// The next N after `n` at which ISL is reported: 1, 2, 5, 10, 20, 50, …
+fn next_isl_at(n: u64) -> u64 {
+    let mut p = 1u64;
+    loop {
+        for k in [1, 2, 5] {
+            if k * p > n {
+                return k * p;
+            }
+        }
+        p *= 10;
+    }
+}
+
+#[wasm_bindgen]
+impl WasmSamplers {
+    /// The samplers `configs` (an array of sampler configurations) on the model file `model`
+    /// (JSON or binary bytes, gzip already removed), with rates and starts from `train`, ISL on
+    /// `test` with β chosen on `valid` (empty names: no ISL), all from `seed`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        model: &[u8],
+        configs: JsValue,
+        train: &str,
+        test: &str,
+        valid: &str,
+        seed: f64,
+    ) -> Result<WasmSamplers, JsValue> {
+        let model = Rbm::from_file_bytes(model)
+            .map_err(|e| js_err(Error::option("model", e.to_string())))?;
+        let configs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(configs)
+            .map_err(|e| internal(format!("sampler configurations: {e}")))?;
+        let train = dataset(train).map_err(js_err)?;
+        rbm_core::eval::exact::check_fit(&model, &train).map_err(js_err)?;
+        let held_out = |name: &str| -> Result<Option<Arc<Dataset>>, JsValue> {
+            if name.is_empty() {
+                return Ok(None);
+            }
+            let d = dataset(name).map_err(js_err)?;
+            rbm_core::eval::exact::check_fit(&model, &d).map_err(js_err)?;
+            Ok(Some(d))
+        };
+        let (test, valid) = (held_out(test)?, held_out(valid)?);
+        let seed = rbm_core::train::config::SEED
+            .parse(&format!("{seed}"))
+            .map_err(js_err)?
+            .as_u64()
+            .unwrap_or(1);
+        let mut rows = Vec::new();
+        for c in configs {
+            let cfg = sampler_config(&c).map_err(js_err)?;
+            let stream = rbm_core::sampler::SampleStream::new(
+                &model,
+                &train,
+                rbm_core::data::Binarize::Sample,
+                &cfg,
+                seed,
+            )
+            .map_err(js_err)?;
+            let isl = match &test {
+                Some(t) => Some(
+                    rbm_core::eval::isl::Isl::new(
+                        &t.values,
+                        valid.as_ref().map(|v| &v.values[..]),
+                        model.m(),
+                    )
+                    .map_err(js_err)?,
+                ),
+                None => None,
+            };
+            rows.push(SamplerRow {
+                stream,
+                isl,
+                mixing: Default::default(),
+                next_isl: 1,
+            });
+        }
+        let nearest = match train.labels {
+            Some(_) => {
+                Some(rbm_core::eval::mixing::Nearest::new(&train.thresholded()).map_err(js_err)?)
+            }
+            None => None,
+        };
+        Ok(WasmSamplers {
+            rows,
+            nearest,
+            m: model.m(),
+        })
+    }
+
+    /// `samples` more samples from sampler `row`: its [`SamplerSlice`]. The last sample's grey
+    /// levels E[x|h] are in `grey`, its 0/1 state in `binary` (`Float32Array`s of m).
+    pub fn step(&mut self, row: usize, samples: u32) -> Result<JsValue, JsValue> {
+        let m = self.m;
+        let r = self
+            .rows
+            .get_mut(row)
+            .ok_or_else(|| internal(format!("no sampler {row}")))?;
+        let mut classes = Vec::new();
+        let mut isl = Vec::new();
+        for _ in 0..samples {
+            let x = r.stream.next_sample();
+            if let Some(nn) = &mut self.nearest {
+                let c = nn.class(x);
+                classes.push(c);
+                r.mixing.add(c);
+            }
+            if let Some(acc) = &mut r.isl {
+                acc.add(x);
+                if acc.count() == r.next_isl {
+                    isl.push(acc.point(None).map_err(js_err)?);
+                    r.next_isl = next_isl_at(r.next_isl);
+                }
+            }
+        }
+        let mut grey = vec![0.0; m];
+        r.stream.mean(&mut grey);
+        let out = to_js(&SamplerSlice {
+            emitted: r.stream.emitted(),
+            classes,
+            mixing: r.mixing.summary(),
+            isl,
+            fast_norm: r.stream.fast_norm(),
+        })?;
+        js_sys::Reflect::set(&out, &"grey".into(), &js_sys::Float32Array::from(&grey[..]))?;
+        js_sys::Reflect::set(
+            &out,
+            &"binary".into(),
+            &js_sys::Float32Array::from(r.stream.visible()),
+        )?;
+        Ok(out)
+    }
+
+    /// The ISL of a data set's own rows (the reference line): points at log-spaced N up to all
+    /// of `data`'s rows, on the same test and validation sets.
+    #[wasm_bindgen(js_name = referenceIsl)]
+    pub fn reference_isl(data: &str, test: &str, valid: &str) -> Result<JsValue, JsValue> {
+        let (d, t) = (
+            dataset(data).map_err(js_err)?,
+            dataset(test).map_err(js_err)?,
+        );
+        let v = if valid.is_empty() {
+            None
+        } else {
+            Some(dataset(valid).map_err(js_err)?)
+        };
+        let mut acc =
+            rbm_core::eval::isl::Isl::new(&t.values, v.as_ref().map(|v| &v.values[..]), d.m)
+                .map_err(js_err)?;
+        let mut points = Vec::new();
+        let mut next = 1;
+        for r in 0..d.rows() {
+            acc.add(d.row(r));
+            if acc.count() == next || r + 1 == d.rows() {
+                points.push(acc.point(None).map_err(js_err)?);
+                next = next_isl_at(next);
+            }
+        }
+        to_js(&points)
+    }
+}
+
+/// The samplers the core registers, for the page's sampler view.
+#[wasm_bindgen(js_name = samplerCatalog)]
+pub fn sampler_catalog() -> Result<JsValue, JsValue> {
+    to_js(&rbm_core::sampler::catalog())
+}
+
+/// The no-drift self-test of each sampler in `configs` on a trained Bars & Stripes 4×4 model
+/// (`rbm_core::sampler::drift::self_test`): `chains` chains from exact draws of p(v), total
+/// variation to p after 1, 4 and 16 samples against the Monte-Carlo floor.
+#[wasm_bindgen(js_name = samplerSelfTest)]
+pub fn sampler_self_test(configs: JsValue, chains: usize, seed: f64) -> Result<JsValue, JsValue> {
+    let configs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(configs)
+        .map_err(|e| internal(format!("sampler configurations: {e}")))?;
+    let configs = configs
+        .iter()
+        .map(sampler_config)
+        .collect::<Result<Vec<_>, Error>>()
+        .map_err(js_err)?;
+    let seed = rbm_core::train::config::SEED
+        .parse(&format!("{seed}"))
+        .map_err(js_err)?
+        .as_u64()
+        .unwrap_or(1);
+    to_js(&rbm_core::sampler::drift::self_test(&configs, chains, seed).map_err(js_err)?)
+}
+
+/// A sampler configuration from a plain object (`null` values keep the defaults).
+fn sampler_config(c: &serde_json::Value) -> Result<rbm_core::sampler::SamplerConfig, Error> {
+    let mut cfg = rbm_core::sampler::SamplerConfig::default();
+    if let Some(obj) = c.as_object() {
+        for (key, value) in obj {
+            if !value.is_null() {
+                cfg.set(key, value)?;
+            }
+        }
+    }
+    cfg.validate()?;
+    Ok(cfg)
 }

@@ -9,10 +9,15 @@ use rbm_core::catalog::{
 };
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::distribution::Distribution;
+use rbm_core::eval::isl::IslPoint;
+use rbm_core::eval::mixing::Mixing;
+use rbm_core::experiments::AisSpec;
+use rbm_core::sampler::drift::{DriftPoint, SelfTest};
+use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
-use rbm_playground::{AisEstimate, AisProgress, LoadedSet, SliceResult};
+use rbm_playground::{AisEstimate, AisProgress, ExactResult, LoadedSet, SamplerSlice, SliceResult};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -38,6 +43,7 @@ fn generated() -> String {
         decl::<DataSetEntry>(&cfg),
         decl::<PresetEntry>(&cfg),
         decl::<PresetLaneEntry>(&cfg),
+        decl::<AisSpec>(&cfg),
         decl::<Record>(&cfg),
         decl::<View>(&cfg),
         decl::<Distribution>(&cfg),
@@ -46,6 +52,14 @@ fn generated() -> String {
         decl::<LoadedSet>(&cfg),
         decl::<AisProgress>(&cfg),
         decl::<AisEstimate>(&cfg),
+        decl::<ExactResult>(&cfg),
+        decl::<SamplerEntry>(&cfg),
+        decl::<SamplerConfig>(&cfg),
+        decl::<SamplerSlice>(&cfg),
+        decl::<IslPoint>(&cfg),
+        decl::<Mixing>(&cfg),
+        decl::<DriftPoint>(&cfg),
+        decl::<SelfTest>(&cfg),
     ] {
         out.push_str(&d);
     }

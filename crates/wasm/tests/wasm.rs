@@ -262,8 +262,40 @@ fn the_catalog_and_views_describe_the_lane() {
     assert_eq!(lane.iter(), 23.0);
 }
 
+/// MNIST-shaped stand-ins loaded as the page loads its asset: 2 200 grey 28×28 digits of a few
+/// strokes (the split gives 200 training and 1 000 test digits).
+fn load_fake_mnist() -> rbm_core::data::mnist::Images {
+    let side = rbm_core::data::mnist::SIDE;
+    let images = rbm_core::data::mnist::Images {
+        height: side,
+        width: side,
+        pixels: (0..2_200 * side * side)
+            .map(|i| {
+                let (d, y, x) = (i / (side * side), i / side % side, i % side);
+                if (x + d % 5).abs_diff(y) < 3 {
+                    220
+                } else {
+                    (i * 7 % 40) as u8
+                }
+            })
+            .collect(),
+        labels: None,
+    };
+    rbm_playground::load_asset(&images.encode()).unwrap();
+    images
+}
+
+/// The data registry is shared by every test of this module, and only the first load of MNIST
+/// can check the message before it: the tests that load MNIST run here, in this order.
 #[wasm_bindgen_test]
+fn mnist_before_and_after_loading_presets_and_deferred_exact_curves() {
+    loaded_data_sets_train_and_bad_files_are_refused();
+    deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits();
+    presets_give_the_papers_lanes_as_valid_configurations();
+}
+
 fn presets_give_the_papers_lanes_as_valid_configurations() {
+    load_fake_mnist();
     let list = js_sys::Array::from(&get(&catalog().unwrap(), "presets"));
     assert_eq!(list.length() as usize, PRESETS.len());
     for (entry, p) in list.iter().zip(PRESETS) {
@@ -301,6 +333,16 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
             // with exact values below the data set's bound; an algorithm this build lacks is
             // refused with the core's message naming it.
             match WasmLane::new(js_config, p.data) {
+                Ok(mut wl) if p.data == "mnist" => {
+                    // MNIST: one update (784×500 with 24 sweeps is slow in a test); the 784×25
+                    // preset's exact curve goes to the evaluation pool.
+                    assert!(find(&algo).is_ok());
+                    let r = step(&mut wl, 1);
+                    assert_eq!((r.error, r.iter), (None, 1), "{} lane {label}", p.name);
+                    let deferred = p.ais.is_none();
+                    assert_eq!(wl.exact_blocks(), if deferred { 512 } else { 0 });
+                    assert!(r.records.iter().all(|rec| rec.atll.is_none()));
+                }
                 Ok(mut wl) => {
                     assert!(find(&algo).is_ok());
                     let r = step(&mut wl, 3);
@@ -324,7 +366,6 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
 /// MNIST-style data reach lanes through `loadAsset` (the page's lazily fetched asset) and
 /// `loadIdx` (the user's files); before loading, or with a damaged file, the error names the
 /// data set input.
-#[wasm_bindgen_test]
 fn loaded_data_sets_train_and_bad_files_are_refused() {
     let cfg = r#"{"algo": "cd", "hidden": 3, "batch": 10, "seed": 1, "every": 2}"#;
     let e = error(WasmLane::new(js(cfg), "mnist-test").err().unwrap());
@@ -360,6 +401,50 @@ fn loaded_data_sets_train_and_bad_files_are_refused() {
             .unwrap(),
     );
     assert_eq!(e.key.as_deref(), Some("data"));
+}
+
+/// A lane whose smaller layer is above 20 units and within its `exact_bits` defers its exact
+/// curve: its records carry no ATLL, and the partial sums of the enumeration's blocks, computed
+/// in any split by `logZBlocks` (the page's evaluation workers), give `finishExact` the bits of
+/// the core's one-thread evaluation of the thresholded training data.
+fn deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits() {
+    use rbm_core::eval::exact;
+    let images = load_fake_mnist();
+    let cfg = r#"{"algo": "pcd", "hidden": 21, "batch": 20, "lr": 0.05, "seed": 5, "every": 2, "exact_bits": 21}"#;
+    let mut lane = WasmLane::new(js(cfg), "mnist-test").unwrap();
+    assert_eq!(lane.exact_blocks(), 32);
+    let r = step(&mut lane, 2);
+    assert_eq!(r.records.len(), 2);
+    assert!(r.records.iter().all(|x| x.atll.is_none()));
+    let bytes = lane.export_model_binary();
+    let mut parts = rbm_playground::log_z_blocks(&bytes, 0, 13).unwrap();
+    parts.extend(rbm_playground::log_z_blocks(&bytes, 13, 32).unwrap());
+    assert_eq!(parts.len(), 64);
+    let got = lane.finish_exact(&parts).unwrap();
+    let rbm = model(&lane);
+    let test = rbm_core::data::mnist::split_dataset(&images, "mnist-test")
+        .unwrap()
+        .thresholded();
+    let log_z = exact::log_z(&rbm).unwrap();
+    let atll = exact::average_log_likelihood(&rbm, &test, log_z).unwrap();
+    assert_eq!(
+        get(&got, "logZ").as_f64().map(f64::to_bits),
+        Some(log_z.to_bits())
+    );
+    assert_eq!(
+        get(&got, "atll").as_f64().map(f64::to_bits),
+        Some(atll.to_bits())
+    );
+    // Missing blocks, or a lane that enumerates inside its step, are refused.
+    assert!(lane.finish_exact(&parts[..62]).is_err());
+    let inline = WasmLane::new(
+        js(r#"{"hidden": 20, "batch": 20, "seed": 1}"#),
+        "mnist-test",
+    )
+    .unwrap();
+    assert_eq!(inline.exact_blocks(), 0);
+    assert!(inline.finish_exact(&parts).is_err());
+    assert!(rbm_playground::log_z_blocks(&bytes, 30, 33).is_err());
 }
 
 #[wasm_bindgen_test]
@@ -428,4 +513,12 @@ fn stepped_ais_and_raise_give_the_bits_of_the_one_shot_core_runs() {
         lane.ais("bas3", 10, 10, 1.0, false).is_err(),
         "a set of another size"
     );
+}
+
+/// Every sampler's fixed-seed stream gives the native build's bits (tests/golden/samplers.json).
+#[wasm_bindgen_test]
+fn sampler_streams_match_the_native_build_bit_for_bit() {
+    let want: Vec<common::SamplerGolden> =
+        serde_json::from_str(include_str!("../../../tests/golden/samplers.json")).unwrap();
+    assert_eq!(common::sampler_golden(), want);
 }

@@ -212,9 +212,26 @@ title: string,
  */
 paper: string, 
 /**
- * Built-in data set name.
+ * Training data set name (an entry of [`Catalog::data_sets`]; MNIST's splits need their
+ * asset loaded).
  */
 data: string, 
+/**
+ * The data set the paper measures the ATLL on (null: the training data).
+ */
+eval_data: string | null, 
+/**
+ * The AIS run at each checkpoint (null: the exact ATLL).
+ */
+ais: AisSpec | null, 
+/**
+ * Whether η decays linearly to 0 at the end of the run (Tieleman 2008).
+ */
+decay: boolean, 
+/**
+ * How the defaults were shortened, and the flags that run the paper's scale.
+ */
+scale: string, 
 /**
  * Hidden units.
  */
@@ -273,6 +290,15 @@ algo: string,
  * preset's first learning rate, seed 1 and the preset's evaluation interval.
  */
 config: Record<string, number | string | null>, };
+export type AisSpec = { 
+/**
+ * Annealing chains.
+ */
+particles: number, 
+/**
+ * Inverse temperatures, 0 and 1 included.
+ */
+betas: number, };
 export type CoreRecord = { 
 /**
  * Updates done so far.
@@ -488,3 +514,144 @@ thresholded: boolean,
  * null for RAISE.
  */
 ess: number | null, };
+export type ExactResult = { 
+/**
+ * The exact average log-likelihood of the lane's (thresholded) training data.
+ */
+atll: number, 
+/**
+ * The exact log Z.
+ */
+logZ: number, };
+export type SamplerEntry = { 
+/**
+ * [`SamplerInfo::name`].
+ */
+name: string, 
+/**
+ * [`SamplerInfo::title`].
+ */
+title: string, 
+/**
+ * [`SamplerInfo::paper`].
+ */
+paper: string, 
+/**
+ * [`SamplerInfo::about`].
+ */
+about: string, 
+/**
+ * Keys of the options it reads.
+ */
+options: Array<string>, 
+/**
+ * Default ε_F.
+ */
+eps_f: number, 
+/**
+ * Default α.
+ */
+alpha: number, };
+export type SamplerConfig = { 
+/**
+ * Registered sampler name (see [`SAMPLERS`]).
+ */
+sampler: string, 
+/**
+ * Steps between emitted samples (Gibbs sweeps, or herding fixed-point searches).
+ */
+k: number, 
+/**
+ * ε_F, the step of the fast parameters (`None`: the sampler's default).
+ */
+eps_f: number | null, 
+/**
+ * α, the decay of the fast parameters (`None`: the sampler's default).
+ */
+alpha: number | null, 
+/**
+ * Most deterministic steps of rates-herding's fixed-point search per emitted sample.
+ */
+cap: number, };
+export type SamplerSlice = { 
+/**
+ * Samples emitted so far.
+ */
+emitted: number, 
+/**
+ * The 1-NN class of every sample of the slice (empty without labels).
+ */
+classes: Array<number>, 
+/**
+ * Classes visited and run lengths so far.
+ */
+mixing: Mixing, 
+/**
+ * ISL points reached in this slice.
+ */
+isl: Array<IslPoint>, 
+/**
+ * ‖W_F‖ now.
+ */
+fast_norm: number, };
+export type IslPoint = { 
+/**
+ * Samples in the Parzen density.
+ */
+n: number, 
+/**
+ * Mean log-density of the test examples, in nats.
+ */
+isl: number, 
+/**
+ * The kernel's β (chosen on the validation examples, or given).
+ */
+beta: number, };
+export type Mixing = { 
+/**
+ * Samples classified.
+ */
+samples: number, 
+/**
+ * Distinct classes visited.
+ */
+classes: number, 
+/**
+ * Class changes between consecutive samples.
+ */
+changes: number, 
+/**
+ * Mean length of a run of equal classes (samples / runs).
+ */
+mean_run: number, };
+export type DriftPoint = { 
+/**
+ * Emitted samples since the exact start.
+ */
+steps: number, 
+/**
+ * TV(empirical law of the C chains, p).
+ */
+tv: number, 
+/**
+ * Mean TV of C fresh exact draws from p ([`FLOOR_REPS`] sets): where a correct sampler
+ * stays.
+ */
+noise_floor: number, 
+/**
+ * Standard deviation of that TV across the sets.
+ */
+noise_sd: number, };
+export type SelfTest = { 
+/**
+ * The sampler.
+ */
+sampler: string, 
+/**
+ * Its distances after each number of steps.
+ */
+points: Array<DriftPoint>, 
+/**
+ * Whether every distance is within 4 standard deviations of the floor.
+ */
+at_floor: boolean, };

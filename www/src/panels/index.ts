@@ -3,10 +3,21 @@ import { aisPanel } from './ais';
 import { chainsPanel } from './chains';
 import { distributionPanel } from './distribution';
 import { downloadPanel } from './download';
+import { exactPanel } from './exact';
 import { filtersPanel } from './filters';
 import { optionsPanel } from './options';
 import type { PanelKind } from './panel';
 import { reconstructionsPanel } from './reconstructions';
 import { statisticsPanel } from './statistics';
 
-export const PANELS: PanelKind[] = [optionsPanel, statisticsPanel, filtersPanel, distributionPanel, chainsPanel, reconstructionsPanel, aisPanel, downloadPanel];
+export const PANELS: PanelKind[] = [
+  exactPanel,
+  optionsPanel,
+  statisticsPanel,
+  filtersPanel,
+  distributionPanel,
+  chainsPanel,
+  reconstructionsPanel,
+  aisPanel,
+  downloadPanel,
+];

@@ -22,6 +22,10 @@ export interface PanelContext {
   setOption(key: string, text: string): void;
   /** Ask the lane's worker for its model file. */
   exportModel(): void;
+  /** Skip the exact evaluation the lane waits for (it trains on without that point). */
+  cancelExact(): void;
+  /** Workers of the page's exact-evaluation pool. */
+  readonly evalWorkers: number;
   /** Draw again soon (e.g. a panel was opened). */
   refresh(): void;
   /** Whether the lane's card is on screen (drawings off screen wait until it is). */

@@ -1,0 +1,425 @@
+//! `rbm sample`, `rbm isl` and `rbm drift`: the rates-FPCD paper's samplers of a trained model,
+//! its indirect sampling likelihood, and the no-drift self-test (docs/algorithms.md §5, §7).
+//! The sampler flags are built from the core's sampler options (`rbm_core::sampler::OPTIONS`).
+
+use super::common::{check_fit, entropy_seed, fail, load_data, load_model, CliResult, Out};
+use clap::{Arg, ArgMatches, Args, FromArgMatches};
+use rbm_core::data::Binarize;
+use rbm_core::eval::isl::Isl;
+use rbm_core::eval::mixing::{MixingCounter, Nearest};
+use rbm_core::sampler::{self, drift, study, SampleStream, SamplerConfig, OPTIONS, SAMPLERS};
+use serde::Serialize;
+use std::io::Write;
+use std::time::Instant;
+
+/// The sampler and its options as flags, from the core's declarations.
+#[derive(Debug, Clone, Default)]
+pub struct SamplerArgs {
+    given: Vec<(String, String)>,
+}
+
+impl SamplerArgs {
+    /// The configuration the flags give, each value checked by its schema.
+    pub fn config(&self) -> rbm_core::Result<SamplerConfig> {
+        let mut cfg = SamplerConfig::default();
+        for (key, text) in &self.given {
+            let value = match OPTIONS.iter().find(|o| o.key == key) {
+                Some(spec) => spec.parse(text)?,
+                None => serde_json::Value::from(text.as_str()),
+            };
+            cfg.set(key, &value)?;
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+impl FromArgMatches for SamplerArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let keys = std::iter::once("sampler").chain(OPTIONS.iter().map(|o| o.key));
+        Ok(SamplerArgs {
+            given: keys
+                .filter_map(|k| {
+                    m.try_get_one::<String>(k)
+                        .ok()
+                        .flatten()
+                        .map(|v| (k.to_string(), v.clone()))
+                })
+                .collect(),
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for SamplerArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let names: Vec<String> = SAMPLERS
+            .iter()
+            .map(|s| format!("{} ({})", s.name, s.about))
+            .collect();
+        let mut cmd = cmd.arg(
+            Arg::new("sampler")
+                .long("sampler")
+                .value_name("NAME")
+                .help(format!("Sampler: {} [default: gibbs]", names.join("; "))),
+        );
+        for spec in OPTIONS {
+            cmd = cmd.arg(
+                Arg::new(spec.key)
+                    .long(spec.key.replace('_', "-"))
+                    .value_name(spec.key.to_uppercase())
+                    .allow_negative_numbers(true)
+                    .help(format!("{}: {}", spec.help, spec.range_text())),
+            );
+        }
+        cmd
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// Options of `rbm sample`.
+#[derive(Args, Debug)]
+pub struct SampleCmd {
+    /// Model file (JSON or binary)
+    #[arg(long)]
+    model: String,
+    #[command(flatten)]
+    sampler: SamplerArgs,
+    /// Samples to emit
+    #[arg(long, default_value_t = 10_000)]
+    samples: u64,
+    /// Training set whose positive statistics are the rates R (and whose rows give the start)
+    #[arg(long, default_value = "mnist")]
+    rates_data: String,
+    /// Binarisation of grey-level data: sample or threshold
+    #[arg(long, default_value = "sample")]
+    binarize: String,
+    /// Seed (default: drawn from the system; printed)
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write the samples here, one 0/1 pattern per line (the data-file format)
+    #[arg(long)]
+    out: Option<String>,
+}
+
+/// Most samples one `rbm sample` emits.
+const MAX_SAMPLES: u64 = 10_000_000;
+
+fn binarize(name: &str) -> CliResult<Binarize> {
+    match name {
+        "sample" => Ok(Binarize::Sample),
+        "threshold" => Ok(Binarize::Threshold),
+        _ => fail(format!(
+            "--binarize must be sample or threshold (got '{name}')"
+        )),
+    }
+}
+
+/// The summary `rbm sample` prints.
+#[derive(Serialize)]
+struct SampleSummary {
+    seed: u64,
+    config: SamplerConfig,
+    eps_f: f64,
+    alpha: f64,
+    samples: u64,
+    seconds: f64,
+    samples_per_s: f64,
+    fast_w_norm: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mixing: Option<rbm_core::eval::mixing::Mixing>,
+}
+
+/// Runs `rbm sample`.
+pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
+    let cfg = a.sampler.config()?;
+    if !(1..=MAX_SAMPLES).contains(&a.samples) {
+        return fail(format!("--samples must be between 1 and {MAX_SAMPLES}"));
+    }
+    let model = load_model(&a.model)?;
+    let train = load_data(&a.rates_data)?;
+    check_fit(&model, &train)?;
+    let mut file = match &a.out {
+        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(
+            |e| super::common::Failure::Msg(format!("cannot write samples file '{p}': {e}")),
+        )?)),
+        None => None,
+    };
+    let seed = a.seed.unwrap_or_else(entropy_seed);
+    let mut stream = SampleStream::new(&model, &train, binarize(&a.binarize)?, &cfg, seed)?;
+    let mut classes = match train.labels {
+        Some(_) => Some((
+            Nearest::new(&train.thresholded())?,
+            MixingCounter::default(),
+        )),
+        None => None,
+    };
+    let t0 = Instant::now();
+    let mut line = Vec::with_capacity(model.m() + 1);
+    for _ in 0..a.samples {
+        let x = stream.next_sample();
+        if let Some(f) = &mut file {
+            line.clear();
+            line.extend(x.iter().map(|&b| if b != 0.0 { b'1' } else { b'0' }));
+            line.push(b'\n');
+            f.write_all(&line)
+                .map_err(|e| super::common::Failure::Msg(format!("cannot write samples: {e}")))?;
+        }
+        if let Some((nn, c)) = &mut classes {
+            c.add(nn.class(x));
+        }
+    }
+    let seconds = t0.elapsed().as_secs_f64();
+    if let Some(mut f) = file {
+        f.flush()
+            .map_err(|e| super::common::Failure::Msg(format!("cannot write samples: {e}")))?;
+    }
+    out.line(&SampleSummary {
+        seed,
+        eps_f: cfg.eps_f()?,
+        alpha: cfg.alpha()?,
+        config: cfg,
+        samples: a.samples,
+        seconds,
+        samples_per_s: a.samples as f64 / seconds.max(1e-9),
+        fast_w_norm: stream.fast_norm(),
+        mixing: classes.map(|(_, c)| c.summary()),
+    })
+}
+
+/// Options of `rbm isl`.
+#[derive(Args, Debug)]
+pub struct IslCmd {
+    /// Samples: a file of 0/1 patterns (from `rbm sample --out`) or a data set name (e.g.
+    /// `mnist` for the training set's own ISL)
+    #[arg(long)]
+    samples: String,
+    /// Held-out examples scored
+    #[arg(long, default_value = "mnist-test")]
+    data: String,
+    /// Examples on which β is chosen (default: mnist-valid when --data is an MNIST split)
+    #[arg(long)]
+    valid: Option<String>,
+    /// The kernel's β in (0.5, 1) (default: chosen on --valid at each N)
+    #[arg(long)]
+    beta: Option<f64>,
+    /// Numbers of samples N at which to report, comma-separated (default: 1, 10, 100, … up to
+    /// all samples)
+    #[arg(long, value_delimiter = ',')]
+    at: Vec<u64>,
+}
+
+/// Runs `rbm isl`.
+pub fn run_isl(a: IslCmd, out: &mut Out) -> CliResult {
+    let samples = load_data(&a.samples)?;
+    let test = load_data(&a.data)?;
+    let valid_name = a.valid.clone().or_else(|| {
+        a.data
+            .starts_with("mnist")
+            .then(|| "mnist-valid".to_string())
+    });
+    let valid = valid_name.as_deref().map(load_data).transpose()?;
+    for d in std::iter::once(&test).chain(valid.as_ref()) {
+        if d.m != samples.m {
+            return fail(format!(
+                "the samples have {} values each but '{}' has {}",
+                samples.m, d.name, d.m
+            ));
+        }
+    }
+    let rows = samples.rows() as u64;
+    let mut at: Vec<u64> = if a.at.is_empty() {
+        std::iter::successors(Some(1u64), |x| Some(x * 10))
+            .take_while(|&x| x < rows)
+            .chain(std::iter::once(rows))
+            .collect()
+    } else {
+        a.at.clone()
+    };
+    at.sort_unstable();
+    at.dedup();
+    if let Some(&bad) = at.iter().find(|&&n| n == 0 || n > rows) {
+        return fail(format!(
+            "--at {bad}: give numbers between 1 and the {rows} samples"
+        ));
+    }
+    let mut isl = Isl::new(
+        &test.values,
+        valid.as_ref().map(|v| &v.values[..]),
+        samples.m,
+    )?;
+    let mut next = at.iter().peekable();
+    for r in 0..samples.rows() {
+        isl.add(samples.row(r));
+        if next.peek().is_some_and(|&&n| n == isl.count()) {
+            next.next();
+            out.line(&isl.point(a.beta)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Options of `rbm drift`.
+#[derive(Args, Debug)]
+pub struct DriftCmd {
+    /// Model file (at most 20 visible units: p(v) is enumerated)
+    #[arg(long)]
+    model: String,
+    /// Training set for the rates R (rates-FPCD, rates-herding)
+    #[arg(long)]
+    data: Option<String>,
+    #[command(flatten)]
+    sampler: SamplerArgs,
+    /// Emitted samples after which to measure, comma-separated
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    steps: Vec<usize>,
+    /// Chains started at exact draws from p(v)
+    #[arg(long, default_value_t = 20_000)]
+    chains: usize,
+    /// Seed (default: drawn from the system; printed)
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct DriftLine<'a> {
+    sampler: &'a str,
+    seed: u64,
+    chains: usize,
+    #[serde(flatten)]
+    point: drift::DriftPoint,
+}
+
+/// Runs `rbm drift`.
+pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
+    let cfg = a.sampler.config()?;
+    let model = load_model(&a.model)?;
+    let rates = match &a.data {
+        Some(name) => {
+            let data = load_data(name)?;
+            check_fit(&model, &data)?;
+            let mut rng = rbm_core::rng::stream(0, 0, rbm_core::rng::Purpose::Data);
+            Some(sampler::rates(&model, &data, Binarize::Sample, &mut rng)?)
+        }
+        None if sampler::find(&cfg.sampler)?.needs_rates => {
+            return fail(format!(
+                "--sampler {} needs --data for its rates",
+                cfg.sampler
+            ))
+        }
+        None => None,
+    };
+    let seed = a.seed.unwrap_or_else(entropy_seed);
+    for point in drift::drift(&model, rates.as_ref(), &cfg, &a.steps, a.chains, seed)? {
+        out.line(&DriftLine {
+            sampler: &cfg.sampler,
+            seed,
+            chains: a.chains,
+            point,
+        })?;
+    }
+    Ok(())
+}
+
+/// The line `rbm reproduce rates-fpcd-mnist` prints first.
+#[derive(Serialize)]
+struct StudyHeader<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    study: &'static str,
+    paper: &'static str,
+    model: &'a str,
+    samples: u64,
+    seed: u64,
+}
+
+/// One sampler run's line.
+#[derive(Serialize)]
+struct StudyLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    result: &'a study::RunResult,
+    seconds: f64,
+    samples_per_s: f64,
+}
+
+/// One checked claim's line.
+#[derive(Serialize)]
+struct ClaimLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    claim: &'a study::Claim,
+}
+
+/// `rbm reproduce rates-fpcd-mnist`: every run of [`study::runs`] on `model` (default: the
+/// page's shipped FPCD model), one line each, then the paper's claims checked. Runs are
+/// independent seeded streams, so the output does not depend on `threads` (but for timings).
+pub fn run_study(
+    model: Option<String>,
+    samples: Option<u64>,
+    seed: u64,
+    threads: usize,
+    out: &mut Out,
+) -> CliResult {
+    let samples = samples.unwrap_or(study::DEFAULT_SAMPLES);
+    if !(1..=MAX_SAMPLES).contains(&samples) {
+        return fail(format!("--samples must be between 1 and {MAX_SAMPLES}"));
+    }
+    let path = match model {
+        Some(p) => p,
+        None => super::common::repo_file(
+            "www/public/assets/sampler-model.rbm.gz",
+            "RBM_SAMPLER_MODEL",
+            "the shipped sampler model is missing: give --model FILE (e.g. one saved by rbm train \
+             --algo fpcd --data mnist)",
+        )?
+        .to_string_lossy()
+        .into_owned(),
+    };
+    let model = load_model(&path)?;
+    let (train, test, valid) = (
+        load_data("mnist")?,
+        load_data("mnist-test")?,
+        load_data("mnist-valid")?,
+    );
+    check_fit(&model, &train)?;
+    out.line(&StudyHeader {
+        kind: "header",
+        study: study::NAME,
+        paper: study::PAPER,
+        model: &path,
+        samples,
+        seed,
+    })?;
+    let runs = study::runs();
+    let results = super::common::parallel_map(runs.len(), threads, |i| {
+        let t0 = Instant::now();
+        let r = study::run(&model, &train, &test, &valid, &runs[i], samples, seed);
+        (r, t0.elapsed().as_secs_f64())
+    });
+    let mut done = Vec::new();
+    for (r, seconds) in results {
+        let r = r?;
+        out.line(&StudyLine {
+            kind: "sampler",
+            result: &r,
+            seconds,
+            samples_per_s: samples as f64 / seconds.max(1e-9),
+        })?;
+        done.push(r);
+    }
+    for c in study::claims(&done) {
+        out.line(&ClaimLine {
+            kind: "claim",
+            claim: &c,
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,54 @@
+// What the sampler view keeps of each sampler (DOM-free, unit-tested): the last few strip
+// images, the recent class sequence, the ISL curve and the throughput.
+import type { IslPoint, Mixing } from '../generated/core';
+
+/** Strip images kept per sampler. */
+export const STRIP_LENGTH = 12;
+/** Classes kept per sampler for the class strip. */
+export const CLASS_HISTORY = 400;
+
+export interface SamplerRowState {
+  strip: Float32Array[];
+  classes: number[];
+  isl: IslPoint[];
+  mixing: Mixing | null;
+  emitted: number;
+  seconds: number;
+}
+
+export function emptyRow(): SamplerRowState {
+  return { strip: [], classes: [], isl: [], mixing: null, emitted: 0, seconds: 0 };
+}
+
+/** Adds a slice: its image to the strip, its classes to the history, its ISL points. */
+export function addSlice(
+  row: SamplerRowState,
+  s: { image: Float32Array; classes: ArrayLike<number>; isl: IslPoint[]; mixing: Mixing; emitted: number; seconds: number },
+): void {
+  row.strip.push(s.image);
+  if (row.strip.length > STRIP_LENGTH) row.strip.splice(0, row.strip.length - STRIP_LENGTH);
+  for (let i = 0; i < s.classes.length; i++) row.classes.push(s.classes[i]);
+  if (row.classes.length > CLASS_HISTORY) row.classes.splice(0, row.classes.length - CLASS_HISTORY);
+  row.isl.push(...s.isl);
+  row.mixing = s.mixing;
+  row.emitted = s.emitted;
+  row.seconds = s.seconds;
+}
+
+/** Samples per second, or null before any time was spent. */
+export function samplesPerSecond(row: SamplerRowState): number | null {
+  return row.seconds > 0 ? row.emitted / row.seconds : null;
+}
+
+/** One colour per digit class (a qualitative palette readable on white). */
+export const CLASS_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+
+/** The ISL curves as uPlot columns over the union of their N (null where a curve has no point). */
+export function islColumns(curves: IslPoint[][], reference: IslPoint[]): (number | null)[][] {
+  const xs = [...new Set([...curves.flat(), ...reference].map((p) => p.n))].sort((a, b) => a - b);
+  const col = (pts: IslPoint[]) => {
+    const by = new Map(pts.map((p) => [p.n, p.isl]));
+    return xs.map((x) => by.get(x) ?? null);
+  };
+  return [xs, ...curves.map(col), col(reference)];
+}
