@@ -1,6 +1,7 @@
 // A lane's card: its header (name, colour, remove), status line (update, epoch, pace, time
-// spent and left; the data's download while it loads), message (with "Restart lane" when its
-// worker broke), then every panel of the registry (panels/index.ts).
+// spent and left; the data's download while it loads), the core's notice (why it has no exact
+// curve), message (with "Restart lane" when its worker broke), then every panel of the
+// registry (panels/index.ts).
 import type { App } from './app';
 import { laneColour } from './chartData';
 import { panelPart } from './classroom';
@@ -34,6 +35,7 @@ export function laneName(app: App, lane: LaneHandle): string {
 export class LaneCard {
   readonly el: HTMLElement;
   private readonly status: HTMLElement;
+  private readonly notice: HTMLElement;
   private readonly error: HTMLElement;
   private readonly restart: HTMLButtonElement;
   private readonly panels: LanePanel[] = [];
@@ -57,6 +59,7 @@ export class LaneCard {
     remove.addEventListener('click', onRemove);
     remove.dataset.part = 'remove';
     this.status = el('p', { className: 'status' });
+    this.notice = el('p', { className: 'lane-notice', role: 'status', hidden: true });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
     this.restart.addEventListener('click', () => app.restart(lane));
@@ -65,6 +68,7 @@ export class LaneCard {
       { className: 'lane' },
       el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
       this.status,
+      this.notice,
       this.error,
       this.restart,
     );
@@ -141,6 +145,8 @@ export class LaneCard {
     if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
     if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
     setText(this.status, parts.join(' · '));
+    this.notice.hidden = !lane.notice;
+    setText(this.notice, lane.notice ?? '');
     const message = lane.message ?? this.app.laneRejection(lane);
     this.error.hidden = !message;
     setText(this.error, message ?? '');
