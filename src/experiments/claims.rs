@@ -205,14 +205,14 @@ pub struct Verdict {
     pub trials: usize,
 }
 
-/// A number for people: three decimals, −∞ spelled out.
+/// A number for people: three decimals with a real minus sign, −∞ spelled out.
 fn num(x: f64) -> String {
     if x == f64::NEG_INFINITY {
-        "-inf (diverged)".into()
+        "−∞ (diverged)".into()
     } else if x.is_nan() {
         "n/a".into()
     } else {
-        format!("{x:.3}")
+        format!("{x:.3}").replace('-', "−")
     }
 }
 
@@ -440,11 +440,16 @@ fn verdict(c: &Claim, lanes: &[LaneBand], end: u64, bound: Option<f64>) -> Verdi
                 }
             }
             let last = pts.last().and_then(|p| p.stats.get(stat)).copied();
+            let name = crate::train::ALGORITHMS
+                .iter()
+                .flat_map(|a| a.stats.iter())
+                .find(|s| s.key == stat)
+                .map_or(stat, |s| s.label);
             match (peak, last) {
                 (Some((v, at)), Some(f)) => (
                     (from..=to).contains(&at) && f < falls_to * v,
                     format!(
-                        "{lane}'s {stat} peaks at {} at update {} (the claim: between {} and {}), ends at {} (the claim: below {})",
+                        "{lane}'s {name} peaks at {} at update {} (the claim: between {} and {}), ends at {} (the claim: below {})",
                         num(v),
                         upd(at),
                         upd(from),
@@ -559,13 +564,13 @@ mod tests {
         assert_eq!(s, [Status::Holds; 4]);
         assert!(
             v[0].detail
-                .contains("best median -4.000 at update 100, final -6.000"),
+                .contains("best median −4.000 at update 100, final −6.000"),
             "{}",
             v[0].detail
         );
         assert_eq!(
             v[3].detail,
-            "90% of the way to the bound -2.500: B at update 100, A never"
+            "90% of the way to the bound −2.500: B at update 100, A never"
         );
         assert_eq!(v[0].trials, 3);
         // At another rate the third claim does not apply.

@@ -183,7 +183,7 @@ const SDCP_SLOW: &[&str] = &["CD-12", "PCD-12"];
 /// escapes only at the larger rate, S-DCP and CS-DCP climb on and get 90% of the way sooner.
 const SHIFTING_BAR_CLAIMS: &[Claim] = &[
     Claim {
-        text: "CD-12 gets stuck near -3.15 (final median within 0.15 of it)",
+        text: "CD-12 gets stuck near −3.15 (final median within 0.15 of it)",
         rates: &[],
         check: Check::EndsNear {
             lane: "CD-12",
@@ -192,7 +192,7 @@ const SHIFTING_BAR_CLAIMS: &[Claim] = &[
         },
     },
     Claim {
-        text: "PCD-12 gets stuck near -3.15 (final median within 0.15 of it)",
+        text: "PCD-12 gets stuck near −3.15 (final median within 0.15 of it)",
         rates: &[],
         check: Check::EndsNear {
             lane: "PCD-12",
@@ -201,7 +201,7 @@ const SHIFTING_BAR_CLAIMS: &[Claim] = &[
         },
     },
     Claim {
-        text: "CG-12 stays near -3.15 at η = 0.3 (final median within 0.15 of it)",
+        text: "CG-12 stays near −3.15 at η = 0.3 (final median within 0.15 of it)",
         rates: &[0.3],
         check: Check::EndsNear {
             lane: "CG-12",
@@ -210,7 +210,7 @@ const SHIFTING_BAR_CLAIMS: &[Claim] = &[
         },
     },
     Claim {
-        text: "CG-12 escapes the -3.15 plateau at η = 0.5 (final median above -3.0)",
+        text: "CG-12 escapes the −3.15 plateau at η = 0.5 (final median above −3.0)",
         rates: &[0.5],
         check: Check::EndsAboveLevel {
             lane: "CG-12",

@@ -129,7 +129,7 @@ pub fn ais_seed(trial_seed: u64, k: u64) -> u64 {
 /// Most trials per (lane, learning rate) of a study.
 pub const MAX_RUNS: usize = 100_000;
 /// Trial indices stay below this (a study split over machines names its trials by index).
-pub const MAX_TRIAL_INDEX: usize = 1 << 40;
+pub const MAX_TRIAL_INDEX: usize = 1 << 30;
 /// Most checkpoints per trial (memory for the gathered curves).
 pub const MAX_CHECKPOINTS: usize = 1_000_000;
 

@@ -2,16 +2,17 @@
 // Web Worker per lane and draw. Every computation runs in the workers (worker.ts); the views
 // are controls.ts, laneCard.ts and the panels (panels/index.ts).
 import './style.css';
-import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
+import init, { evaluateClaims, catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
 import { assetPath } from './data';
 import { poolSize } from './evalPool';
-import type { Catalog, SamplerEntry } from './generated/core';
+import type { Catalog, SamplerEntry, Verdict } from './generated/core';
 import type { WorkerLike } from './lane';
 import { laneName } from './laneCard';
 import { Page } from './page';
 import { mountSamplers } from './samplers/view';
 import { installTestHook } from './testHook';
+import { trialWorkers } from './trialPool';
 import { decodeState } from './urlState';
 
 function download(name: string, text: string): void {
@@ -38,6 +39,8 @@ async function boot(): Promise<void> {
       // Absolute, from the page's own address: workers resolve URLs against their script's.
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
       evalWorkers: poolSize(navigator.hardwareConcurrency),
+      trialWorkers: trialWorkers(navigator.hardwareConcurrency),
+      evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),
     },
   );
