@@ -426,11 +426,14 @@ test('the S-DCP Shifting Bar preset: five labelled lanes at equal compute, exact
   assert.equal(await page.inputValue('#data'), 'shifting-bar');
   assert.equal(await page.inputValue('#hidden'), '4');
   assert.equal(await page.evaluate(() => window.__rbm.axis()), 'sweeps', 'equal compute on the x axis');
-  assert.match(page.url(), /&preset=sdcp-shifting-bar&rate=0&lane=cd:label=CD-12,lr=0\.3,k=12&/);
+  assert.match(page.url(), /&preset=sdcp-shifting-bar&rate=0&trials=25&lane=cd:label=CD-12,lr=0\.3,k=12&/);
   const note = await page.textContent('#preset-note');
   assert.match(note, /Upadhya & Sastry 2017/);
-  assert.match(note, /−3\.15/);
-  assert.match(note, /d·K′ = 3·4/);
+  // What the paper found is the claims list, checked once trials run.
+  assert.match(await page.textContent('#claims'), /CD-12 gets stuck near −3\.15/);
+  // This test watches one live run per lane: no trials.
+  await enter(page, '#trials', '');
+  assert.doesNotMatch(page.url(), /trials=/);
   assert.match(await page.textContent('#lane-2-title'), /S-DCP d=3 K'=4/);
   await page.waitForFunction(() => /−2\.197/.test(document.querySelector('#chart').textContent));
 
@@ -497,7 +500,7 @@ test("the UCD preset offers the text's and the code's learning rates, and builds
   );
   const note = await page.textContent('#preset-note');
   assert.match(note, /Qiu, Zhang & Wang 2020/);
-  assert.match(note, /τ/);
+  assert.match(await page.textContent('#claims'), /τ surges near update 1 200/);
   const missing = preset.lanes.filter((l) => !registered.includes(l.algo));
   const missingText = await page.textContent('#preset-missing');
   for (const l of missing) assert.ok(missingText.includes(`${l.label} (algorithm '${l.algo}') is not available`), missingText);

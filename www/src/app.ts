@@ -42,6 +42,7 @@ import {
   newLaneState,
   type PageState,
 } from './state';
+import { studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
 import { trialWorkers } from './trialPool';
 
@@ -653,6 +654,15 @@ export class App {
     this.studyMessage = null;
     this.trials = t === '' ? null : n;
     this.events.changed();
+  }
+
+  /** Downloads every trial's curve and statistics (CSV or JSON), with the page's address in
+   * the file (how it was made). `url` is the page's address. */
+  exportStudy(kind: 'csv' | 'json', url: string): void {
+    const run = this.study;
+    if (!run) return;
+    const name = `rbm-study-${this.preset ?? this.data}-seed${run.study.plan.seed}-${run.study.plan.runs}trials.${kind}`;
+    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
   }
 
   /** Whether the chart draws the q2.5–q97.5 band too. */

@@ -25,6 +25,7 @@ export class LikelihoodChart {
   private model: ChartModel | null = null;
   private axis: Axis = 'iter';
   private cursor: number | null = null;
+  private yLabel = '';
   private readonly box: HTMLElement;
   private readonly readoutEl: HTMLElement;
 
@@ -38,11 +39,12 @@ export class LikelihoodChart {
     root.append(this.box, this.readoutEl);
   }
 
-  /** Redraws; rebuilds the plot only when the series (lanes, roles, axis) change. */
-  update(model: ChartModel, axis: Axis): void {
+  /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */
+  update(model: ChartModel, axis: Axis, yLabel = this.settings.yLabel): void {
     this.model = model;
     this.axis = axis;
-    const key = JSON.stringify([model.series, model.bands, axis]);
+    this.yLabel = yLabel;
+    const key = JSON.stringify([model.series, model.bands, axis, yLabel]);
     const data = [model.x, ...model.ys] as uPlot.AlignedData;
     if (!this.plot || key !== this.key) {
       this.plot?.destroy();
@@ -108,7 +110,7 @@ export class LikelihoodChart {
       scales: { x: { time: false } },
       axes: [
         { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' }, values: (_u, vals) => vals.map((v) => formatX(v, axis)) },
-        { label: this.settings.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
+        { label: this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],
       legend: { show: false },
       cursor: { drag: { x: true, y: false } },

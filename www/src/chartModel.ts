@@ -152,6 +152,29 @@ export function studyModel(study: Study, lanes: ChartLaneStyle[], axis: Axis, wi
   ]);
 }
 
+/**
+ * One statistic of the lanes that report it (e.g. UCD's mean τ), across trials: per lane its
+ * median and q10–q90 band at each checkpoint, over the updates since the previous one.
+ */
+export function statModel(study: Study, lanes: ChartLaneStyle[], key: string, axis: Axis): ChartModel {
+  const raws: Raw[] = [];
+  lanes.forEach((l, i) => {
+    const bands = study.bands(i).filter((b): b is Band => b !== null && key in b.statBands && Number.isFinite(bandX(b, axis)));
+    if (!bands.length) return;
+    const xs = bands.map((b) => bandX(b, axis));
+    const add = (role: SeriesRole, label: string, pick: (q: Band['statBands'][string]) => number, width: number, alpha: number, dash?: number[]) =>
+      raws.push({
+        spec: { label, colour: l.colour, role, lane: i, width, alpha, ...(dash ? { dash } : {}) },
+        xs,
+        ys: bands.map((b) => pick(b.statBands[key])),
+      });
+    add('q90', `${l.label} q90`, (q) => q.q90, 1, 0.5, [2, 3]);
+    add('q10', `${l.label} q10`, (q) => q.q10, 1, 0.5, [2, 3]);
+    add('median', `${l.label} median`, (q) => q.median, 2.5, 1);
+  });
+  return build(raws, null, [['q90', 'q10', 0.18]]);
+}
+
 const THIN = '\u202f';
 
 /** A whole number with thin-space thousands (7 975). */

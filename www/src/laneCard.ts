@@ -13,6 +13,7 @@ import type { LanePanel, PanelContext } from './panels/panel';
 import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry } from './schema';
+import { laneStudyLine } from './study';
 
 const WORDS: Record<LaneStatus, string> = {
   loading: 'loading…',
@@ -32,6 +33,7 @@ export function laneName(app: App, lane: LaneHandle): string {
 export class LaneCard {
   readonly el: HTMLElement;
   private readonly status: HTMLElement;
+  private readonly studyLine: HTMLElement;
   private readonly error: HTMLElement;
   private readonly restart: HTMLButtonElement;
   private readonly panels: LanePanel[] = [];
@@ -54,6 +56,7 @@ export class LaneCard {
     remove.setAttribute('aria-label', `Remove lane ${laneName(app, lane)}`);
     remove.addEventListener('click', onRemove);
     this.status = el('p', { className: 'status' });
+    this.studyLine = el('p', { className: 'study-line', hidden: true });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
     this.restart.addEventListener('click', () => app.restart(lane));
@@ -62,6 +65,7 @@ export class LaneCard {
       { className: 'lane' },
       el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
       this.status,
+      this.studyLine,
       this.error,
       this.restart,
     );
@@ -136,6 +140,15 @@ export class LaneCard {
     if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
     if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
     setText(this.status, parts.join(' · '));
+    // In a study the lane runs as trials in the trial workers; its own worker stays at update 0.
+    const study = this.app.studyMode() ? this.app.study : null;
+    const line = this.app.studyMode()
+      ? study
+        ? laneStudyLine(study.study, lane.id)
+        : `Runs as ${this.app.trials} trial${this.app.trials === 1 ? '' : 's'} in the study when started; the panels below show its starting model.`
+      : '';
+    this.studyLine.hidden = line === '';
+    setText(this.studyLine, line);
     const message = lane.message ?? this.app.laneRejection(lane);
     this.error.hidden = !message;
     setText(this.error, message ?? '');

@@ -16,7 +16,7 @@ import { trialWorkers } from './trialPool';
 import { decodeState } from './urlState';
 
 function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const url = URL.createObjectURL(new Blob([text], { type: name.endsWith('.csv') ? 'text/csv' : 'application/json' }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;

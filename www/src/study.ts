@@ -66,6 +66,9 @@ export interface Band {
   /** Mean training seconds over the alive trials. */
   seconds: number;
   stats: Record<string, number>;
+  /** Each statistic's median and q10–q90 band across the trials that reached this checkpoint
+   * (e.g. UCD's mean τ over the updates since the previous checkpoint). */
+  statBands: Record<string, { median: number; q10: number; q90: number }>;
 }
 
 /** The updates at which a run of `iters` updates is evaluated (the core's `schedule`). */
@@ -128,6 +131,7 @@ export function bandAt(trials: readonly Trial[], k: number, iter: number, stats:
   let alive = 0;
   let diverged = 0;
   const acc = new Map<string, Accumulator>();
+  const values = new Map<string, number[]>();
   for (const t of trials) {
     const r = t.points[k];
     if (!r) {
@@ -149,6 +153,9 @@ export function bandAt(trials: readonly Trial[], k: number, iter: number, stats:
         acc.set(key, a);
       }
       a.add(r.stats[key]);
+      const v = values.get(key);
+      if (v) v.push(r.stats[key]);
+      else values.set(key, [r.stats[key]]);
     }
   }
   if (atll.length === 0) return null;
@@ -158,6 +165,11 @@ export function bandAt(trials: readonly Trial[], k: number, iter: number, stats:
   const per = (s: number) => (alive > 0 ? s / alive : Number.NaN);
   const out: Record<string, number> = {};
   for (const key of [...acc.keys()].sort()) out[key] = (acc.get(key) as Accumulator).value();
+  const statBands: Band['statBands'] = {};
+  for (const [key, v] of values) {
+    v.sort(byTotalOrder);
+    statBands[key] = { median: quantile(v, 0.5), q10: quantile(v, 0.1), q90: quantile(v, 0.9) };
+  }
   return {
     iter,
     median: quantile(atll, 0.5),
@@ -171,6 +183,7 @@ export function bandAt(trials: readonly Trial[], k: number, iter: number, stats:
     sweeps: per(sweeps),
     seconds: per(ms) / 1000,
     stats: out,
+    statBands,
   };
 }
 
@@ -380,4 +393,79 @@ export function progressText(p: StudyProgress): string {
   text += ` (${Math.floor(100 * p.fraction)}%)`;
   if (p.done + p.failed < p.total) text += p.etaMs === null ? ' — estimating the time left…' : ` — about ${formatDuration(p.etaMs)} left`;
   return text;
+}
+
+/** A lane's line on its card during a study: its trials and its latest median and band. */
+export function laneStudyLine(study: Study, id: number): string {
+  const lane = study.plan.lanes.findIndex((l) => l.id === id);
+  if (lane < 0) return '';
+  const ts = study.trials[lane];
+  const done = ts.filter((t) => t.state === 'done').length;
+  const running = ts.filter((t) => t.state === 'running').length;
+  const failed = ts.filter((t) => t.state === 'failed').length;
+  const diverged = ts.filter((t) => t.diverged).length;
+  const parts = [`trials: ${done} of ${ts.length} done`];
+  if (running) parts.push(`${running} running`);
+  if (diverged) parts.push(`${diverged} diverged`);
+  if (failed) parts.push(`${failed} failed (${ts.find((t) => t.state === 'failed')?.message ?? ''})`);
+  const bands = study.bands(lane);
+  let last: Band | null = null;
+  for (const b of bands) if (b) last = b;
+  if (last) {
+    const f = (v: number) => (Number.isFinite(v) ? v.toFixed(3).replace('-', '−') : 'diverged');
+    parts.push(
+      `median ATLL ${f(last.median)} (q10–q90 ${f(last.q10)} … ${f(last.q90)}) at update ${last.iter.toLocaleString('en')} over ${last.trials} trial${last.trials === 1 ? '' : 's'}`,
+    );
+  }
+  return parts.join(' · ');
+}
+
+/** A CSV field (quoted when it must be). */
+function csvField(v: string | number): string {
+  const t = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan') : v;
+  return /[",\n#]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+}
+
+/**
+ * Every trial's curve and statistics as CSV: first a comment line with the page's state (its
+ * URL: how the file was made), then one row per record — lane, label, trial, update, Gibbs
+ * sweeps, exact ATLL, then each statistic any lane reports (empty where a lane has none).
+ * Numbers are printed in full (JavaScript's shortest round-trip form), so they read back to
+ * the same bits.
+ */
+export function studyCsv(study: Study, url: string): string {
+  const keys = [...new Set(study.plan.lanes.flatMap((l) => l.stats.map((s) => s.key)))];
+  const lines = [`# RBM Playground study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}; page state: ${url}`];
+  lines.push(['lane', 'label', 'trial', 'state', 'iter', 'sweeps', 'atll', ...keys].join(','));
+  study.plan.lanes.forEach((l, i) => {
+    for (const t of study.trials[i]) {
+      for (const p of t.points) {
+        lines.push([l.id, l.label, t.index, t.state, p.iter, p.sweeps, p.atll, ...keys.map((k) => (k in p.stats ? p.stats[k] : ''))].map(csvField).join(','));
+      }
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** The study as JSON: the page's state (URL), the plan, every trial's records and every band. */
+export function studyJson(study: Study, url: string): string {
+  const num = (v: number) => (Number.isFinite(v) ? v : String(v));
+  return JSON.stringify(
+    {
+      made_by: 'RBM Playground',
+      url,
+      plan: study.plan,
+      checkpoints: study.checkpoints,
+      lanes: study.plan.lanes.map((l, i) => ({
+        id: l.id,
+        label: l.label,
+        trials: study.trials[i].map((t) => ({ trial: t.index, state: t.state, diverged: t.diverged, message: t.message, records: t.points })),
+        bands: study
+          .bands(i)
+          .map((b) => b && { ...b, median: num(b.median), q025: num(b.q025), q10: num(b.q10), q90: num(b.q90), q975: num(b.q975), mean: num(b.mean) }),
+      })),
+    },
+    null,
+    1,
+  );
 }
