@@ -1081,6 +1081,19 @@ test("a preset's trials in the page are the CLI's trials bit for bit: records, b
     assert.match(hover, /Gibbs sweeps per chain \(equal compute\): [\d\u202f]+(\.\d+)?CD-1: −\d+\.\d{3} \(q10/, hover);
     assert.doesNotMatch(hover, /\d\.\d{5}/, 'numbers for people');
   }
+  // UCD's coupling statistics across trials, labelled with their units.
+  assert.equal(await page.isVisible('#stats-section'), true);
+  const stats = await page.$$eval('#stat-pick option', (os) => os.map((o) => o.textContent));
+  assert.ok(stats.includes('UCD: mean stopping time τ, steps'), stats.join(' | '));
+  assert.match(await page.textContent('#stat-chart-readout'), /UCD: \d+\.\d{3} \(q10–q90/);
+  // Every trial's records as CSV, with the page's address in the file.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await download.path(), 'utf8').trim().split('\n');
+  assert.match(csv[0], /^# RBM Playground study: 2 trials per lane, seed 1; page state: .*#.*preset=ucd-bas4.*trials=2/);
+  assert.equal(csv[1], 'lane,label,trial,state,iter,sweeps,atll,mean_tau,max_tau,rejections,truncated');
+  assert.equal(csv.length, 2 + 3 * 2 * 4);
+  const ucd0 = csv.filter((l) => l.startsWith('2,UCD,0,')).map((l) => Number(l.split(',')[6]));
+  assert.deepEqual(ucd0, study.lanes[2].trials[0].atll, 'the CSV holds the exact numbers');
   // A single trial: the verdicts describe that trial, not the paper's medians.
   await enter(page, '#trials', '1');
   await enter(page, '#stop', '100');
