@@ -8,6 +8,7 @@
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
 //! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
 //! - [`schema`]: the declarations that drive both shells (options, statistics);
+//! - [`cost`]: the cost model — memory and time of lanes and evaluations, and the budgets;
 //! - [`catalog`]: everything a shell lists (algorithms, options, data sets, presets);
 //! - [`experiments`]: the papers' experiments as presets, their trials and across-trial
 //!   statistics;
@@ -21,6 +22,7 @@
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod catalog;
+pub mod cost;
 pub mod data;
 pub mod diagnostics;
 pub mod error;

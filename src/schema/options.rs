@@ -63,6 +63,16 @@ pub enum Default {
     Derived(&'static str),
 }
 
+impl OptionSpec {
+    /// The default as a whole number, if it is one.
+    pub fn default_int(&self) -> Option<u64> {
+        match self.default {
+            Default::Int(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
 impl Default {
     /// The default as a JSON value (`null` when derived).
     pub fn value(&self) -> Value {
@@ -161,9 +171,10 @@ impl OptionSpec {
                 other => other.to_string(),
             };
             Err(self.refuse(format!(
-                "{} must be {}, got {shown}",
+                "{} must be {}, got {shown}{}",
                 self.label,
-                self.range_text()
+                self.range_text(),
+                f32_note(self.kind, v)
             )))
         }
     }
@@ -214,12 +225,24 @@ impl OptionSpec {
         } else if self.check(&v).is_err() {
             // Quote what the person typed, not its parsed form ("got 2", not "got 2.0").
             return Err(self.refuse(format!(
-                "{} must be {}, got {t}",
+                "{} must be {}, got {t}{}",
                 self.label,
-                self.range_text()
+                self.range_text(),
+                f32_note(self.kind, &v)
             )));
         }
         Ok(v)
+    }
+}
+
+/// Why a finite number above an f32 bound is refused: the model computes in f32, where it is
+/// infinite ("" otherwise).
+fn f32_note(kind: Kind, v: &Value) -> &'static str {
+    match (kind, v.as_f64()) {
+        (Kind::Float { max, .. }, Some(x)) if max == F32_MAX && x.is_finite() && x > max => {
+            ", which is infinite as a 32-bit float (the model computes in f32)"
+        }
+        _ => "",
     }
 }
 

@@ -8,6 +8,7 @@
 //! With ν_μ = ν_λ = 0 and μ = 0, λ = 0 this is CD-k bit for bit.
 
 use super::{config, AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
+use crate::cost::AlgoCost;
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -23,6 +24,7 @@ pub const INFO: AlgoInfo = AlgoInfo {
         &config::NU_LAMBDA,
     ],
     stats: &[],
+    cost: AlgoCost::k_sweeps(6.0),
     build: |s: &Setup| Ok(Box::new(Cg::new(s)?)),
 };
 

@@ -467,9 +467,21 @@ impl LaneConfig {
         Ok(cfg)
     }
 
-    /// Checks every option against its schema and against `data`, with an error naming the
-    /// option at fault.
+    /// Checks every option against its schema and against `data`, and the lane's cost against
+    /// the command line's budget ([`crate::cost::CLI`]), with an error naming the option at
+    /// fault.
     pub fn validate(&self, data: &Dataset) -> Result<()> {
+        self.validate_for(data, &crate::cost::CLI).map(drop)
+    }
+
+    /// [`LaneConfig::validate`] against the `budget` of a shell: the schema, the data, the
+    /// size limits, then the cost model ([`crate::cost::check_lane`]), whose estimate is
+    /// returned (with the reason when the budget drops the exact curve).
+    pub fn validate_for(
+        &self,
+        data: &Dataset,
+        budget: &crate::cost::Budget,
+    ) -> Result<crate::cost::LaneCost> {
         let algo = find(&self.algo)?;
         let obj = self.to_object();
         for spec in GENERAL.iter().chain(algo.options) {
@@ -491,24 +503,35 @@ impl LaneConfig {
                 ));
             }
         }
-        let chains = self.chains.unwrap_or(self.batch.unwrap_or(data.rows()));
+        let batch = self.batch.unwrap_or(data.rows());
+        let chains = self.chains.unwrap_or(batch);
         let units = data.m.max(self.hidden);
         if chains.saturating_mul(units) > MAX_CHAIN_VALUES {
-            let key = if self.chains.is_some() {
-                "chains"
-            } else {
-                "batch"
-            };
+            // The culprit is the size furthest above its usual value: hidden units against the
+            // data's width (at least the default 16), chains against one per batch row.
+            let usual_hidden = data.m.max(HIDDEN.default_int().unwrap_or(16) as usize);
+            let hidden_excess = self.hidden as f64 / usual_hidden as f64;
+            let (key, what) =
+                if self.hidden > data.m && hidden_excess >= chains as f64 / batch as f64 {
+                    ("hidden", "fewer hidden units")
+                } else if self.chains.is_some() {
+                    ("chains", "fewer chains")
+                } else {
+                    ("batch", "a smaller batch size")
+                };
             return Err(Error::option(
                 key,
                 format!(
-                    "{chains} chains × {units} units (the larger layer) = {} chain values exceed \
-                     the limit of {MAX_CHAIN_VALUES}; use fewer chains or a smaller model",
-                    chains as u128 * units as u128
+                    "{chains} chains × {units} units (the larger layer, of {} visible and {} \
+                     hidden units) = {} chain values exceed the limit of {MAX_CHAIN_VALUES}; use \
+                     {what}",
+                    data.m,
+                    self.hidden,
+                    chains as u128 * units as u128,
                 ),
             ));
         }
-        Ok(())
+        crate::cost::check_lane(self, data, budget)
     }
 }
 
@@ -633,5 +656,17 @@ mod tests {
             c.set(key, v).unwrap();
             assert_eq!(c.validate(&data).unwrap_err().key(), Some(key));
         }
+        // 1000 chains are ordinary; 100 000 hidden units on 16 visible ones are not.
+        let mut c = LaneConfig::default();
+        c.set("hidden", Value::from(100_000)).unwrap();
+        c.set("chains", Value::from(1000)).unwrap();
+        let e = c.validate(&data).unwrap_err();
+        assert_eq!(e.key(), Some("hidden"), "{e}");
+        assert!(e.to_string().contains("fewer hidden units"), "{e}");
+        // A million chains of a 100-unit model: the chains.
+        let mut c = LaneConfig::default();
+        c.set("hidden", Value::from(100)).unwrap();
+        c.set("chains", Value::from(1_000_000)).unwrap();
+        assert_eq!(c.validate(&data).unwrap_err().key(), Some("chains"));
     }
 }

@@ -19,6 +19,7 @@
 //! is CG-k bit for bit.
 
 use super::{config, AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
+use crate::cost::{AlgoCost, ChainKind};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -35,6 +36,12 @@ pub const INFO: AlgoInfo = AlgoInfo {
         &config::NU_LAMBDA,
     ],
     stats: &[],
+    cost: AlgoCost {
+        weight_sets: 6.0,
+        batch_sets: 0.0,
+        chains: ChainKind::Full,
+        sweeps: super::sdcp::sweeps,
+    },
     build: |s: &Setup| Ok(Box::new(Csdcp::new(s)?)),
 };
 

@@ -3,6 +3,7 @@
 //! With η_F = 0, θ_F stays 0 and the lane is PCD bit for bit.
 
 use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use crate::cost::AlgoCost;
 use crate::error::Result;
 use crate::model::{Params, Rbm, Stats};
 use crate::schema::{Aggregate, StatSpec};
@@ -26,6 +27,7 @@ pub const INFO: AlgoInfo = AlgoInfo {
         over_updates: Aggregate::Mean,
         over_trials: Aggregate::Mean,
     }],
+    cost: AlgoCost::k_sweeps(5.0),
     build: |s: &Setup| Ok(Box::new(Fpcd::new(s))),
 };
 

@@ -2,6 +2,7 @@
 //! compute bookkeeping, the exact evaluation the page plots and the views of its panels.
 
 use super::{find, AlgoInfo, Algorithm, Ctx, LaneConfig, Optimizer, Report, Setup};
+use crate::cost::{self, Budget};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::eval::distribution::{distribution, Distribution};
@@ -94,17 +95,31 @@ pub struct Lane {
     /// (update, log Z) of the latest record with an exact log Z: the model at that update has
     /// this log Z, which spares [`Lane::view`] an enumeration.
     recorded_log_z: Option<(u64, f64)>,
+    /// Whether records carry the exact ATLL: the smaller layer has at most `exact_bits` units
+    /// and the evaluation fits the budget the lane was built under ([`crate::cost`]).
+    exact: bool,
+    /// Why the lane trains without the exact curve it would otherwise have (the page's budget).
+    notice: Option<String>,
 }
 
 impl Lane {
-    /// A new lane: validates `cfg`, initialises the model from the seed's `Init` stream (shared
-    /// by all lanes of a seed, so lanes start from the same model) and builds the algorithm.
+    /// A new lane within the command line's budget ([`cost::CLI`]): validates `cfg`,
+    /// initialises the model from the seed's `Init` stream (shared by all lanes of a seed, so
+    /// lanes start from the same model) and builds the algorithm.
     pub fn new(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane> {
-        Lane::build(cfg, data, None)
+        Lane::build(cfg, data, None, &cost::CLI)
+    }
+
+    /// [`Lane::new`] within a shell's `budget` (the page's wasm shell passes [`cost::PAGE`]):
+    /// what exceeds it is refused before anything is allocated, and an exact evaluation the
+    /// budget drops leaves the lane without its exact curve, saying why ([`Lane::notice`]).
+    pub fn within(cfg: LaneConfig, data: Arc<Dataset>, budget: &Budget) -> Result<Lane> {
+        Lane::build(cfg, data, None, budget)
     }
 
     /// A lane that starts from a given model instead of a fresh initialisation (`cfg.hidden`
-    /// and `cfg.init` are ignored; the model's sizes must fit the data).
+    /// and `cfg.init` are ignored; the model's sizes must fit the data), within the command
+    /// line's budget.
     pub fn with_model(cfg: LaneConfig, data: Arc<Dataset>, model: Rbm) -> Result<Lane> {
         Lane::build(
             LaneConfig {
@@ -113,11 +128,17 @@ impl Lane {
             },
             data,
             Some(model),
+            &cost::CLI,
         )
     }
 
-    fn build(cfg: LaneConfig, data: Arc<Dataset>, model: Option<Rbm>) -> Result<Lane> {
-        cfg.validate(&data)?;
+    fn build(
+        cfg: LaneConfig,
+        data: Arc<Dataset>,
+        model: Option<Rbm>,
+        budget: &Budget,
+    ) -> Result<Lane> {
+        let cost = cfg.validate_for(&data, budget)?;
         let seed = cfg
             .seed
             .ok_or_else(|| Error::option("seed", "a lane needs a seed"))?;
@@ -143,7 +164,7 @@ impl Lane {
         let binary = data.is_binary();
         // Grey-level data are copied thresholded only when an exact curve will use the copy
         // (a 784×500 MNIST lane never evaluates exactly; its copy would be 25 MB per lane).
-        let exact = data.m.min(cfg.hidden) <= cfg.exact_bits;
+        let exact = cost.eval_secs.is_some();
         let eval_data = if binary || !exact {
             data.clone()
         } else {
@@ -175,6 +196,8 @@ impl Lane {
             failed: None,
             initial_recorded: false,
             recorded_log_z: None,
+            exact,
+            notice: cost.dropped,
             info,
             binary,
             eval_data,
@@ -224,6 +247,17 @@ impl Lane {
     /// The chains' visible states, if the algorithm keeps chains.
     pub fn chain_states(&self) -> Option<&[f32]> {
         self.algo.chain_states()
+    }
+
+    /// Whether the lane's records carry the exact ATLL.
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Why the lane trains without the exact curve it would otherwise have (an exact
+    /// evaluation over the budget of the page), if it does.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
     }
 
     /// The error that stopped this lane, if any.
@@ -306,9 +340,10 @@ impl Lane {
     }
 
     /// The current record: counters, window statistics, and the exact ATLL when the smaller
-    /// layer has at most `exact_bits` units. Resets the statistics window.
+    /// layer has at most `exact_bits` units and the budget allows it ([`Lane::exact`]). Resets
+    /// the statistics window.
     pub fn record(&mut self) -> Result<Record> {
-        let (atll, log_z) = if self.model.m().min(self.model.n()) <= self.cfg.exact_bits {
+        let (atll, log_z) = if self.exact {
             let e = exact::evaluate(&self.model, &self.eval_data)?;
             (Some(e.atll), Some(e.log_z))
         } else {
@@ -364,9 +399,7 @@ impl Lane {
     /// reconstructions of the first training rows.
     pub fn view(&self, max_chains: usize) -> View {
         let model = self.model();
-        let dist = if model.m() <= exact::MAX_DIST_BITS
-            && model.m().min(model.n()) <= self.cfg.exact_bits
-        {
+        let dist = if model.m() <= exact::MAX_DIST_BITS && self.exact {
             let z = match self.recorded_log_z {
                 Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
                 _ => exact::log_z(model).ok(),

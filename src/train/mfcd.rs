@@ -2,6 +2,7 @@
 //! probabilities in place of samples — deterministic mean-field reconstruction.
 
 use super::{AlgoInfo, Algorithm, Ctx, Report, Setup};
+use crate::cost::{AlgoCost, ChainKind};
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -12,6 +13,15 @@ pub const INFO: AlgoInfo = AlgoInfo {
     paper: "Welling & Hinton 2002",
     options: &[],
     stats: &[],
+    // Negative statistics; E[h|v] of the batch and of its mean-field reconstruction. Its three
+    // passes over real-valued probabilities visit every weight, not only the rows of units on:
+    // counted as 5 sweeps.
+    cost: AlgoCost {
+        weight_sets: 1.0,
+        batch_sets: 2.0,
+        chains: ChainKind::Batch,
+        sweeps: |_| (5.0, None),
+    },
     build: |s: &Setup| {
         Ok(Box::new(MfCd {
             neg: Stats::new(s.model.m(), s.model.n()),

@@ -25,6 +25,7 @@ pub use config::LaneConfig;
 pub use lane::{Lane, Record, View};
 pub use optimizer::Optimizer;
 
+use crate::cost::AlgoCost;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::{Rbm, Stats};
@@ -128,6 +129,8 @@ pub struct AlgoInfo {
     pub options: &'static [&'static OptionSpec],
     /// The statistics its updates report in [`Report::stats`].
     pub stats: &'static [StatSpec],
+    /// What it holds and spends beyond the plain model, for the cost model.
+    pub cost: AlgoCost,
     /// Constructor.
     pub build: fn(&Setup) -> Result<Box<dyn Algorithm>>,
 }

@@ -2,6 +2,7 @@
 //! never reset.
 
 use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use crate::cost::AlgoCost;
 use crate::error::Result;
 use crate::model::Stats;
 
@@ -12,6 +13,7 @@ pub const INFO: AlgoInfo = AlgoInfo {
     paper: "Tieleman 2008",
     options: &[&config::K, &config::CHAINS],
     stats: &[],
+    cost: AlgoCost::k_sweeps(1.0),
     build: |s: &Setup| Ok(Box::new(Pcd::new(s))),
 };
 

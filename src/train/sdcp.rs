@@ -18,8 +18,20 @@
 //! random-number order, same optimizer step.
 
 use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use crate::cost::{AlgoCost, ChainKind};
 use crate::error::Result;
 use crate::model::Stats;
+
+/// Gibbs sweeps per chain and update of S-DCP and CS-DCP, d·K′, for the cost model, with the
+/// option further above its default (d = 3, K′ = 4) as the one that sets them.
+pub fn sweeps(c: &config::LaneConfig) -> (f64, Option<&'static str>) {
+    let key = if 3 * c.kprime >= 4 * c.d {
+        "kprime"
+    } else {
+        "d"
+    };
+    ((c.d * c.kprime) as f64, Some(key))
+}
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -28,6 +40,12 @@ pub const INFO: AlgoInfo = AlgoInfo {
     paper: "Upadhya & Sastry 2017",
     options: &[&config::D_STEPS, &config::KPRIME, &config::CHAINS],
     stats: &[],
+    cost: AlgoCost {
+        weight_sets: 1.0,
+        batch_sets: 0.0,
+        chains: ChainKind::Full,
+        sweeps,
+    },
     build: |s: &Setup| Ok(Box::new(Sdcp::new(s))),
 };
 

@@ -23,6 +23,7 @@
 //!   `truncated` (the share of chains that hit the cap).
 
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
+use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
 use crate::math::fast_exp;
 use crate::model::{Rbm, Stats};
@@ -71,6 +72,19 @@ pub const INFO: AlgoInfo = AlgoInfo {
             over_trials: Aggregate::Mean,
         },
     ],
+    // Negative statistics; the batch rows' hidden thresholds. Per chain k sweeps, then two per
+    // coupled step until the chains meet: τ is typically a few steps (mean 4.4 on BAS 4×4), so
+    // the estimate takes min(T_max, 5) coupled steps.
+    cost: AlgoCost {
+        weight_sets: 1.0,
+        batch_sets: 1.0,
+        chains: ChainKind::Visible,
+        sweeps: |c| {
+            let coupled = c.max_steps.min(5);
+            let key = if c.k >= coupled { "k" } else { "max_steps" };
+            ((c.k + 2 * coupled) as f64, Some(key))
+        },
+    },
     build: |s: &Setup| Ok(Box::new(Ucd::new(s)?)),
 };
 

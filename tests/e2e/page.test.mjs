@@ -322,6 +322,51 @@ test('bad options are refused next to their input, by the page or by the core, a
   await page.close();
 });
 
+test("the page's budget (issue 12): oversize settings are refused under the input that drives them; a lane too large for an exact curve trains without one, says why and pauses", {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await open();
+  const errorOf = (sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
+  // An update of 1000 chains × 100 000 sweeps, then 4 194 304 such chains.
+  await enter(page, '#lane-0-k', '100000');
+  await page.waitForFunction(() => /the page allows per update/.test(document.querySelector('#lane-0-k-err').textContent));
+  await enter(page, '#lane-0-chains', '4194304');
+  await page.waitForFunction(() => /256 MiB the page allows per lane/.test(document.querySelector('#lane-0-chains-err').textContent));
+  await enter(page, '#lane-0-k', '1');
+  await enter(page, '#lane-0-chains', '64');
+  await page.waitForFunction(() => document.querySelector('#lane-0-chains-err').textContent === '');
+  // A million hidden units: refused under hidden units (not blamed on the chains).
+  await enter(page, '#hidden', '1000000');
+  await page.waitForFunction(() => /256 MiB the page allows per lane/.test(document.querySelector('#err-hidden').textContent));
+  assert.equal(await errorOf('#lane-0-chains-err'), '');
+  await enter(page, '#hidden', '16');
+  await page.waitForFunction(SETTLED);
+  assert.deepEqual(errors, []);
+  await page.close();
+  // 16×100 000 on BAS 4×4: each exact evaluation would take minutes, so the lane trains without.
+  const wide = await browser.context.newPage();
+  const wideErrors = [];
+  wide.on('console', (m) => m.type() === 'error' && wideErrors.push(m.text()));
+  wide.on('pageerror', (e) => wideErrors.push(e.message));
+  await wide.goto(`${server.url}#data=bas4&hidden=100000&seed=1&every=1&lane=cd:lr=0.1,k=1,chains=32`);
+  await wide.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
+  await wide.waitForFunction(
+    () => /No exact curve for this lane/.test(document.querySelector('article[data-lane-id="0"] .lane-notice')?.textContent ?? ''),
+    null,
+    {
+      timeout: 30_000,
+    },
+  );
+  await wide.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'ready'));
+  await wide.click('#run');
+  await wide.waitForFunction(() => window.__rbm.lanes().every((l) => l.iter >= 3), null, { timeout: 60_000 });
+  await wide.click('#run');
+  await wide.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'));
+  assert.ok((await lanes(wide)).every((l) => l.atll.length === 0));
+  assert.deepEqual(wideErrors, []);
+  await wide.close();
+});
+
 test('the lane picker offers every algorithm; each lane shows every option its algorithm reads, from the schema', { timeout: 180_000 }, async () => {
   const { page, errors } = await open();
   const catalog = await page.evaluate(() => window.__rbm.catalog());
@@ -631,9 +676,12 @@ test('MNIST: the digits load in every lane with visible progress, the MNIST defa
   }
   const { delays, long } = await page.evaluate(() => ({ delays: window.__delays, long: window.__long }));
   assert.equal(delays.length, 6);
-  assert.ok(Math.max(...delays) < 200, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
+  // The bounds catch computing on the page's thread (an exact evaluation or a training step there
+  // takes seconds), not scheduler jitter: drawing 500 filters while other builds share the two
+  // cores has taken 215 ms.
+  assert.ok(Math.max(...delays) < 500, `a click waited ${Math.max(...delays).toFixed(0)} ms`);
   assert.ok(
-    long.every((d) => d < 200),
+    long.every((d) => d < 500),
     `long tasks on the page's thread: ${long.map((d) => d.toFixed(0)).join(', ')} ms`,
   );
   assert.equal(await page.evaluate(() => window.__rbm.axis()), 'iter');

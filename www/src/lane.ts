@@ -66,6 +66,8 @@ export class LaneHandle implements LaneState {
   status: LaneStatus = 'loading';
   /** Why the lane failed or its worker broke. */
   message: string | null = null;
+  /** Why the lane has no exact curve though its size allows one (the page's budget). */
+  notice: string | null = null;
   seed = '';
   every = 0;
   iter = 0;
@@ -275,6 +277,7 @@ export class LaneHandle implements LaneState {
         this.clear();
         this.seed = msg.seed;
         this.every = msg.every;
+        this.notice = msg.notice ?? null;
         if (msg.gen === this.configureGen) this.rejection = null;
         break;
       case 'rejected':

@@ -1,6 +1,7 @@
 // A lane's card: its header (name, colour, remove), status line (update, epoch, pace, time
-// spent and left; the data's download while it loads), message (with "Restart lane" when its
-// worker broke), then every panel of the registry (panels/index.ts).
+// spent and left; the data's download while it loads), the core's notice (why it has no exact
+// curve), message (with "Restart lane" when its worker broke), then every panel of the
+// registry (panels/index.ts).
 import type { App } from './app';
 import { laneColour } from './chartData';
 import { sweepsPerUpdate } from './curve';
@@ -34,6 +35,7 @@ export class LaneCard {
   readonly el: HTMLElement;
   private readonly status: HTMLElement;
   private readonly studyLine: HTMLElement;
+  private readonly notice: HTMLElement;
   private readonly error: HTMLElement;
   private readonly restart: HTMLButtonElement;
   private readonly panels: LanePanel[] = [];
@@ -57,6 +59,7 @@ export class LaneCard {
     remove.addEventListener('click', onRemove);
     this.status = el('p', { className: 'status' });
     this.studyLine = el('p', { className: 'study-line', hidden: true });
+    this.notice = el('p', { className: 'lane-notice', role: 'status', hidden: true });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
     this.restart.addEventListener('click', () => app.restart(lane));
@@ -66,6 +69,7 @@ export class LaneCard {
       el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
       this.status,
       this.studyLine,
+      this.notice,
       this.error,
       this.restart,
     );
@@ -149,6 +153,8 @@ export class LaneCard {
       : '';
     this.studyLine.hidden = line === '';
     setText(this.studyLine, line);
+    this.notice.hidden = !lane.notice;
+    setText(this.notice, lane.notice ?? '');
     const message = lane.message ?? this.app.laneRejection(lane);
     this.error.hidden = !message;
     setText(this.error, message ?? '');

@@ -103,8 +103,9 @@ export type LaneView = View & { weights: Float32Array };
 
 /** Worker → page. `gen` is the generation of the lane the message is about. */
 export type FromWorker =
-  /** The lane was (re)built from configuration `gen`; the page starts a new curve. */
-  | { type: 'configured'; gen: number; seed: string; every: number }
+  /** The lane was (re)built from configuration `gen`; the page starts a new curve. `notice`
+   * says why it has no exact curve when the page's budget dropped it. */
+  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string }
   /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */
   | { type: 'rejected'; gen: number; error: ErrorInfo; kept: number }
   /** The worker's status changed; `message` says why a lane failed or the worker broke. */

@@ -59,6 +59,8 @@ export interface CoreLane {
   readonly iter: number;
   readonly seed: string;
   readonly every: number;
+  /** Why the lane has no exact curve (its evaluation exceeds the page's budget), if so. */
+  readonly notice?: string | null;
   free(): void;
 }
 
@@ -486,7 +488,8 @@ export class LaneRunner {
     this.rate = { updates: 0, ms: 0 };
     this.busy = 0;
     this.every = Math.max(1, lane.every);
-    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every });
+    const notice = lane.notice;
+    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every, ...(notice ? { notice } : {}) });
     // The initial record (update 0) and the first view.
     this.lastView = this.host.now();
     this.publish(lane.step(0, true));

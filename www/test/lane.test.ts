@@ -38,6 +38,15 @@ beforeEach(() => {
 });
 
 describe('LaneHandle', () => {
+  it("keeps the core's notice of the lane shown and forgets it with a lane that has none", () => {
+    lane.configure({ algo: 'cd', hidden: 100000 }, 'bas4');
+    w().reply({ type: 'configured', gen: 1, seed: '1', every: 10, notice: 'No exact curve for this lane: …' });
+    expect(lane.notice).toBe('No exact curve for this lane: …');
+    lane.configure({ algo: 'cd', hidden: 16 }, 'bas4');
+    w().reply(configured(2));
+    expect(lane.notice).toBeNull();
+  });
+
   it('sends each configuration with a new generation and takes the reply to the latest one', () => {
     expect(w().name).toBe('lane 2 (cd)');
     expect(lane.configure({ algo: 'cd', lr: 0.1 }, 'bas4')).toBe(1);

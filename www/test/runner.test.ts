@@ -65,6 +65,8 @@ class FakeLane implements CoreLane {
   calls: { updates: number; view: boolean }[] = [];
   readonly m = 4;
   readonly n = 2;
+  /** Set, like the core's, when the page's budget dropped the exact curve. */
+  notice: string | undefined = undefined;
   constructor(
     readonly seed: string,
     readonly every: number,
@@ -185,6 +187,7 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
       typeof config.panicAt === 'number' ? config.panicAt : null,
       typeof config.deferBlocks === 'number' ? config.deferBlocks : 0,
     );
+    if (typeof config.hidden === 'number' && config.hidden > 1000) lane.notice = 'No exact curve for this lane: …';
     this.lanes.push(lane);
     return lane;
   },
@@ -242,10 +245,16 @@ beforeEach(() => {
 });
 
 describe('LaneRunner: configuration', () => {
+  it("passes on the core's notice when the page's budget dropped the exact curve", () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10, hidden: 100000 }));
+    expect(of('configured')).toEqual([{ type: 'configured', gen: 1, seed: '3', every: 10, notice: 'No exact curve for this lane: …' }]);
+  });
+
   it('builds a lane: configured with its generation, the initial record and a view in one step call, then ready', () => {
     runner.handle(configure({ lr: 0.1, seed: 3, every: 10 }));
     expect(sent.map((m) => m.type)).toEqual(['configured', 'progress', 'status']);
     expect(of('configured')).toEqual([{ type: 'configured', gen: 1, seed: '3', every: 10 }]);
+    expect('notice' in of('configured')[0]).toBe(false);
     const p = of('progress')[0];
     expect(p.gen).toBe(1);
     expect(p.points).toEqual([{ iter: 0, sweeps: 0, atll: -10 }]);

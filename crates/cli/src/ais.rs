@@ -7,11 +7,16 @@ use super::common::{
     check_fit, entropy_seed, load_data, load_model, parallel_map, threads, CliResult, Out,
 };
 use clap::Args;
-use rbm_core::eval::ais::{AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES};
+use rbm_core::cost;
+use rbm_core::eval::ais::{
+    check_config, AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES, MAX_BETAS,
+    MAX_PARTICLES,
+};
 use rbm_core::eval::exact;
 use serde::Serialize;
 
-/// The exact values are added to the output when the smaller layer has at most this many units.
+/// The exact values are added to the output when the smaller layer has at most this many units
+/// (and their enumeration fits the command line's budget).
 const EXACT_UP_TO: usize = 20;
 
 /// Options of `rbm ais`.
@@ -60,17 +65,24 @@ struct Report<'a> {
     exact_atll: Option<f64>,
 }
 
-/// Runs `rbm ais`.
+/// Runs `rbm ais`: refused up front when the run exceeds the command line's budget
+/// ([`rbm_core::cost::CLI`]); the exact values are added only when their enumeration fits it.
 pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
+    let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
-    let threads = threads(a.threads)?;
     let cfg = AisConfig {
         particles: a.particles,
         betas: a.betas,
         seed: a.seed.unwrap_or_else(entropy_seed),
     };
+    let (m, n) = (model.m(), model.n());
+    // The ranges' messages first, then the budget's (keyed by the flag), then the core's limit.
+    if (2..=MAX_PARTICLES).contains(&cfg.particles) && (2..=MAX_BETAS).contains(&cfg.betas) {
+        cost::check_ais(m, n, cfg.particles, cfg.betas, threads, &cost::CLI)?;
+    }
+    check_config(&model, &cfg)?;
     let plan = if a.reverse {
         Plan::raise(&model, &data, None, cfg)?
     } else {
@@ -80,7 +92,8 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     let result = plan.finish(&parts)?;
-    let (exact_log_z, exact_atll) = if model.m().min(model.n()) <= EXACT_UP_TO {
+    let exact_fits = cost::check_exact_job("", (m, n), data.rows(), 0.0, threads, &cost::CLI);
+    let (exact_log_z, exact_atll) = if m.min(n) <= EXACT_UP_TO && exact_fits.is_ok() {
         let log_z = exact::log_z_threaded(&model, threads)?;
         // On the rows AIS evaluates: grey levels thresholded at 0.5 (binary data unchanged).
         let atll = exact::average_log_likelihood(&model, &data.thresholded(), log_z)?;

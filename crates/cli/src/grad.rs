@@ -3,10 +3,13 @@
 
 use super::common::{
     check_fit, entropy_seed, fail, load_data, load_model, parallel_map, threads, AlgoArgs,
-    CliResult, Out,
+    CliResult, Failure, Out,
 };
 use clap::Args;
+use rbm_core::cost;
 use rbm_core::diagnostics::grad::{exact_gradient, repetition, Accumulator, GradEstimate};
+use rbm_core::error::Error;
+use rbm_core::eval::exact;
 use rbm_core::train::LaneConfig;
 use serde::Serialize;
 use std::sync::Arc;
@@ -41,12 +44,27 @@ struct Report<'a> {
     estimate: GradEstimate,
 }
 
+/// The error of a repetition as `grad` reports it: a non-finite estimate is the model's doing
+/// (its parameters are too large for the estimator's f32 arithmetic), not a learning rate's —
+/// `grad` has none.
+fn estimate_error(algo: &str, e: Error) -> Failure {
+    match e {
+        Error::Diverged { what, .. } => Failure::Msg(format!(
+            "the {algo} estimate of the gradient at this model is not finite ({what} became NaN \
+             or infinite in its update): the model's parameters are too large for {algo}'s f32 \
+             arithmetic"
+        )),
+        e => e.into(),
+    }
+}
+
 /// Most repetitions accepted (each is one fresh lane and one update).
 const MAX_REPS: usize = 10_000_000;
 
 /// Runs `rbm grad`. Repetitions are computed in blocks on threads and added to the sums in
 /// repetition order, so the output is the sequential [`rbm_core::diagnostics::grad::estimate`]'s.
 pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
+    let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
     let data = Arc::new(load_data(&a.data)?);
     check_fit(&model, &data)?;
@@ -59,14 +77,22 @@ pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
             a.reps
         ));
     }
-    let threads = threads(a.threads)?;
     let seed = a.seed.unwrap_or_else(entropy_seed);
+    let (m, n) = (model.m(), model.n());
     let mut cfg = LaneConfig {
         seed: Some(seed),
+        // Each repetition is one update of a lane of the model's size that never evaluates:
+        // the cost of an exact curve does not apply to it.
+        hidden: n,
+        exact_bits: 0,
         ..LaneConfig::default()
     };
     a.algo.0.apply(&mut cfg)?;
     cfg.validate(&data)?;
+    if m.min(n) <= exact::MAX_DIST_BITS {
+        let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &cost::CLI.speed);
+        cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &cost::CLI)?;
+    }
     let exact = exact_gradient(&model, &data)?;
     let mut acc = Accumulator::new(model.m(), model.n());
     // Blocks bound the memory held by finished repetitions waiting to be added in order.
@@ -78,7 +104,7 @@ pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
             repetition(&model, data.clone(), &cfg, start + i)
         });
         for g in gs {
-            acc.add(&g?);
+            acc.add(&g.map_err(|e| estimate_error(&cfg.algo, e))?);
         }
         start += len;
     }

@@ -2,6 +2,7 @@
 
 use super::common::{check_fit, load_data, load_model, threads, CliResult, Out};
 use clap::Args;
+use rbm_core::cost;
 use rbm_core::eval::distribution::{distribution, top_patterns, Pattern};
 use rbm_core::eval::exact;
 use serde::Serialize;
@@ -42,12 +43,30 @@ struct Report {
     top: Option<Vec<Pattern>>,
 }
 
-/// Runs `rbm loglik`.
+/// Runs `rbm loglik`: refused up front when the enumeration (and, for m ≤ 20, the full
+/// distribution behind the top patterns) exceeds the command line's budget
+/// ([`rbm_core::cost::CLI`]).
 pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
+    let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
-    let threads = threads(a.threads)?;
+    let (m, n) = (model.m(), model.n());
+    let speed = &cost::CLI.speed;
+    let top_secs = if m <= exact::MAX_DIST_BITS {
+        // top_patterns: the distribution over the 2^m patterns, after its own log Z.
+        cost::log_z_secs(m, n, speed) + cost::distribution_secs(m, n, speed)
+    } else {
+        0.0
+    };
+    cost::check_exact_job(
+        "the exact log-likelihood",
+        (m, n),
+        data.rows(),
+        top_secs,
+        threads,
+        &cost::CLI,
+    )?;
     let eval = exact::evaluate_given(&model, &data, exact::log_z_threaded(&model, threads)?)?;
     let (mass_on_data, distinct, top) = if model.m() <= exact::MAX_DIST_BITS {
         let dist = distribution(&model, &data, eval.log_z);

