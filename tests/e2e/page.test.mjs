@@ -1136,7 +1136,9 @@ test("a preset's trials in the page are the CLI's trials bit for bit: records, b
   assert.match(await page.textContent('#stat-chart-readout'), /UCD: \d+\.\d{3} \(q10–q90/);
   // Every trial's records as CSV, with the page's address in the file.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
-  const csv = readFileSync(await download.path(), 'utf8').trim().split('\n');
+  const csv = readFileSync(await download.path(), 'utf8')
+    .trim()
+    .split('\n');
   assert.match(csv[0], /^# RBM Playground study: 2 trials per lane, seed 1; page state: .*#.*preset=ucd-bas4.*trials=2/);
   assert.equal(csv[1], 'lane,label,trial,state,iter,sweeps,atll,mean_tau,max_tau,rejections,truncated');
   assert.equal(csv.length, 2 + 3 * 2 * 4);

@@ -156,7 +156,7 @@ describe('exports', () => {
   it('write every trial’s records with the page’s address, numbers in full', () => {
     const s = new Study({ lanes: [{ id: 2, label: 'UCD, "coupled"', claimLabel: null, stats: TAU }], runs: 1, until: 10, every: 10, seed: 5 });
     const t = s.next()!;
-    s.add(t, [point(0, -10.123456789012345), point(10, -9, { mean_tau: 2.5, max_tau: 7 })], 3);
+    s.add(t, [point(0, -10.123456789012344), point(10, -9, { mean_tau: 2.5, max_tau: 7 })], 3);
     s.finish(t, 3);
     const csv = studyCsv(s, 'https://example.org/#trials=1').split('\n');
     expect(csv[0]).toBe('# RBM Playground study: 1 trials per lane, seed 5; page state: https://example.org/#trials=1');
@@ -165,7 +165,7 @@ describe('exports', () => {
     expect(csv[3]).toBe('2,"UCD, ""coupled""",0,done,10,20,-9,2.5,7');
     const json = JSON.parse(studyJson(s, 'u'));
     expect(json.url).toBe('u');
-    expect(json.lanes[0].trials[0].records[0].atll).toBe(-10.123456789012345);
+    expect(json.lanes[0].trials[0].records[0].atll).toBe(-10.123456789012344);
     expect(json.lanes[0].bands[1].median).toBe(-9);
   });
 });
