@@ -189,7 +189,7 @@ proptest! {
         let sampler_options = rbm_core::sampler::OPTIONS.iter().copied();
         for spec in rbm_core::train::config::options().into_iter().chain(sampler_options) {
             match spec.parse(&text) {
-                Ok(v) => prop_assert!(!v.as_f64().is_some_and(|x| !x.is_finite()), "{}: {v}", spec.key),
+                Ok(v) => prop_assert!(v.as_f64().is_none_or(|x| x.is_finite()), "{}: {v}", spec.key),
                 Err(rbm_core::Error::InvalidOption { key, .. }) => prop_assert_eq!(key, spec.key),
                 Err(e) => prop_assert!(false, "{}: {e}", spec.key),
             }
