@@ -40,7 +40,7 @@ export interface PageState {
 }
 
 /** Most trials per lane the page runs. */
-export const MAX_TRIALS = 1000;
+export const MAX_TRIALS = 200;
 
 /** Largest "stop at" the page accepts (in either unit). */
 export const MAX_STOP = 1_000_000_000;
