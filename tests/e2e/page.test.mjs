@@ -478,7 +478,8 @@ test('the S-DCP Shifting Bar preset: five labelled lanes at equal compute, exact
   assert.match(await page.textContent('#claims'), /CD-12 gets stuck near −3\.15/);
   // This test watches one live run per lane: no trials.
   await enter(page, '#trials', '');
-  assert.doesNotMatch(page.url(), /trials=/);
+  await page.waitForFunction(() => !/trials=/.test(window.location.hash));
+  assert.equal(await page.evaluate(() => window.__rbm.state().trials), null);
   assert.match(await page.textContent('#lane-2-title'), /S-DCP d=3 K'=4/);
   await page.waitForFunction(() => /−2\.197/.test(document.querySelector('#chart').textContent));
 
