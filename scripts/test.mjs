@@ -4,9 +4,10 @@
 //   wasm   the wasm-bindgen-test suite (tests/wasm.rs) in headless Chromium
 //   unit   Vitest unit tests of the page's pure TypeScript logic (www/test)
 //   build  the production build of the page (wasm + type check + vite build)
-//   e2e    end-to-end tests of the built page in headless Chromium (tests/e2e)
+//   e2e    end-to-end tests of the built page in headless Chromium (tests/e2e/*.test.mjs)
 // `node scripts/test.mjs unit e2e` runs only the named steps. Run scripts/setup.mjs first
 // (`npm test` does).
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildMnist } from './build-mnist.mjs';
 import { buildWasm } from './build-wasm.mjs';
@@ -58,7 +59,12 @@ const steps = {
   },
   e2e() {
     step('End-to-end tests of the built page in headless Chromium');
-    run(process.execPath, ['--test', '--test-concurrency=1', 'tests/e2e/page.test.mjs']);
+    // Every test file of tests/e2e, one at a time (each starts its own browser).
+    const files = readdirSync(join(root, 'tests', 'e2e'))
+      .filter((f) => f.endsWith('.test.mjs'))
+      .sort()
+      .map((f) => `tests/e2e/${f}`);
+    run(process.execPath, ['--test', '--test-concurrency=1', ...files]);
   },
 };
 

@@ -19,10 +19,12 @@
 // (their cards show the starting model and refuse bad options as always). Any change of what
 // the study is of (data, options, lanes, end point, trials) drops its results.
 import type { Axis } from './chartData';
+import { NO_VIEW, type ViewFlags } from './classroom';
 import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from './data';
 import { EvalPool, type EvalTicket } from './evalPool';
 import type { Catalog, DataSetEntry, LaneBand, Verdict } from './generated/core';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
+import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
 import { batchRows, type StopUnit, stopInUpdates, updatesPerEpoch } from './progress';
 import type { DataSource, FromWorker } from './protocol';
@@ -100,6 +102,9 @@ export class App {
   missing: { label: string; algo: string }[] = [];
   /** Every data set the picker offers: the catalog's, then the user's files. */
   dataSets: DataSetEntry[];
+  /** How the page is shown (classroom.ts): the parts a link hides, the embed layout, the tour.
+   * Not part of the experiment: loading another state (a preset, a tour's step) keeps it. */
+  view: ViewFlags = { ...NO_VIEW };
   /** The file being checked before it is offered (null: none). */
   checking: string | null = null;
   private readonly laneEvents: LaneEvents;
@@ -489,6 +494,30 @@ export class App {
     worker.postMessage({ type: 'probe', id, source });
     this.events.changed();
     return result;
+  }
+
+  /**
+   * The student's own patterns (drawn or pasted 0/1 lines) as data set `name`: checked with the
+   * core's rules, they join the picker as a small set (exact curve, model distribution) and
+   * every lane trains on them; each lane's worker loads them from a `data:` URL. Returns the
+   * refusal's message, or null.
+   */
+  addPatterns(name: string, text: string): string | null {
+    const p = parsePatterns(text);
+    if (!p.ok) return p.message;
+    const base = name.trim().slice(0, 60) || 'my-patterns';
+    const dsName = this.catalog.data_sets.some((d) => d.name === base) ? `${base} (drawn)` : base;
+    const id = ++this.probes;
+    const source: DataSource = {
+      key: `patterns:${id}:${dsName}`,
+      kind: 'patterns',
+      name: dsName,
+      label: 'your patterns',
+      files: [{ url: textDataUrl(patternsText(p.rows)), what: 'your patterns' }],
+    };
+    delete this.settingErrors.data;
+    this.addUserData(patternsEntry(dsName, p.rows), source);
+    return null;
   }
 
   /** A checked user's data set joins the picker (replacing one of its name) and is chosen. */

@@ -11,13 +11,21 @@ import { el } from './dom';
 export interface ChartSettings {
   /** The vertical axis's label. */
   yLabel: string;
+  /** The label on a short chart (an embed, a phone); none: `yLabel`. */
+  shortLabel?: string;
   /** Smallest width and the height range, in CSS pixels (the height follows the width). */
   minWidth: number;
   minHeight: number;
   maxHeight: number;
 }
 
-export const LIKELIHOOD_CHART: ChartSettings = { yLabel: 'average log-likelihood (exact)', minWidth: 280, minHeight: 220, maxHeight: 360 };
+export const LIKELIHOOD_CHART: ChartSettings = {
+  yLabel: 'average log-likelihood (exact)',
+  shortLabel: 'log-likelihood',
+  minWidth: 280,
+  minHeight: 220,
+  maxHeight: 360,
+};
 
 export class LikelihoodChart {
   private plot: uPlot | null = null;
@@ -71,7 +79,10 @@ export class LikelihoodChart {
   private size(): { width: number; height: number } {
     const { minWidth, minHeight, maxHeight } = this.settings;
     const width = Math.max(minWidth, this.root.clientWidth);
-    return { width, height: Math.round(Math.min(maxHeight, Math.max(minHeight, width * 0.42))) };
+    // In an embed (embed=1, e.g. an 800×500 iframe) the chart fits above the fold with its legend.
+    const embed = document.documentElement.classList.contains('embed');
+    const cap = embed ? Math.min(maxHeight, Math.max(140, window.innerHeight - 240)) : maxHeight;
+    return { width, height: Math.round(Math.min(cap, Math.max(Math.min(minHeight, cap), width * 0.42))) };
   }
 
   /** Every lane's value at the cursor (or, without one, at its last point). */
@@ -110,7 +121,8 @@ export class LikelihoodChart {
       scales: { x: { time: false } },
       axes: [
         { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' }, values: (_u, vals) => vals.map((v) => formatX(v, axis)) },
-        { label: this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
+        // A short chart (an embed, a phone) has room for a short label only.
+        { label: this.size().height < 300 ? (this.settings.shortLabel ?? this.yLabel) : this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],
       legend: { show: false },
       cursor: { drag: { x: true, y: false } },

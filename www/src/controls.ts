@@ -7,16 +7,26 @@ import { AXIS_LABEL, type Axis } from './chartData';
 import { ASSET_BYTES, formatBytes, formatProgress } from './data';
 import { $, el, optionInput, setAttr, setText } from './dom';
 import type { DataSetEntry } from './generated/core';
+import { TERM_OF_KEY } from './glossary';
+import { introText } from './intro';
 import { missingNote, presetDescription, rateLabel } from './presets';
 import { STOP_UNITS, type StopUnit } from './progress';
 import { formatValue, sharedOptions } from './schema';
 import { dataFamily } from './state';
+import { termLink, tip } from './tips';
 
 /** The picker's text of a data set: an asset says what choosing it downloads. */
-export function dataOptionText(d: DataSetEntry): string {
+export function dataOptionText(d: DataSetEntry, offline = isOffline()): string {
+  // The one-file page (rbm-playground.html) leaves the large assets out.
+  if (d.asset && offline) return `${d.description} — not in this offline file: load MNIST's IDX files with "Your own data…"`;
   const bytes = d.asset ? ASSET_BYTES[d.asset] : undefined;
   if (d.asset) return bytes ? `${d.description} — loads ${formatBytes(bytes)} once` : `${d.description} — downloaded when chosen`;
   return d.description;
+}
+
+/** Whether this is the one-file page (scripts/offline-html.mjs sets the flag). */
+export function isOffline(): boolean {
+  return (globalThis as { __RBM_OFFLINE__?: boolean }).__RBM_OFFLINE__ === true;
 }
 
 /** The largest smaller layer a lane enumerates inside its own training slice (the wasm
@@ -61,6 +71,7 @@ export class Controls {
   private readonly dataNote: HTMLElement;
   private readonly stopUnit: HTMLSelectElement;
   private rateFor: string | null = '\u0000';
+  private axesFor: Axis | null = null;
   private dataSetsShown: DataSetEntry[] | null = null;
 
   constructor(
@@ -142,8 +153,10 @@ export class Controls {
     document.addEventListener('keydown', (e) => {
       const t = e.target as HTMLElement;
       if (e.ctrlKey || e.metaKey || e.altKey || ['INPUT', 'SELECT', 'TEXTAREA'].includes(t.tagName) || t.isContentEditable) return;
-      if (e.key === 's') app.toggle();
-      else if (e.key === 'r') app.reset();
+      // A classroom link that hides a button takes its key away too.
+      const shown = (b: HTMLElement) => b.checkVisibility?.() ?? true;
+      if (e.key === 's' && shown(this.run)) app.toggle();
+      else if (e.key === 'r' && shown($('#reset'))) app.reset();
     });
   }
 
@@ -161,7 +174,15 @@ export class Controls {
     input.title = help;
     input.setAttribute('aria-describedby', `err-${key}`);
     input.addEventListener('change', () => onChange(input.value));
-    const div = el('div', { className: 'field' }, el('label', { htmlFor: input.id }, label), input, error);
+    const term = TERM_OF_KEY[key];
+    const div = el(
+      'div',
+      { className: 'field' },
+      el('div', { className: 'label-row' }, el('label', { htmlFor: input.id }, label), tip(label, help, term)),
+      input,
+      error,
+    );
+    div.dataset.part = key;
     parent.append(div);
     this.fields.push({ key, input, error, shown: '\u0000', value });
     return div;
@@ -247,6 +268,21 @@ export class Controls {
     return `loading ${slowest.label} in ${loads.length === 1 ? 'one lane' : `${loads.length} lanes`}… ${formatProgress(slowest.received, slowest.total)}`;
   }
 
+  /** The chart's axes in words, with their terms linked to the glossary. */
+  private axes(axis: Axis): void {
+    if (this.axesFor === axis) return;
+    this.axesFor = axis;
+    $('#chart-axes').replaceChildren(
+      'Vertical: ',
+      termLink('atll', 'average log-likelihood'),
+      ' (exact), in nats per training pattern; the dashed line is ',
+      termLink('bound', 'the bound'),
+      '. Horizontal: ',
+      termLink(axis === 'sweeps' ? 'gibbs-sweep' : 'update', AXIS_LABEL[axis]),
+      '.',
+    );
+  }
+
   update(): void {
     const app = this.app;
     this.syncDataSets();
@@ -275,7 +311,8 @@ export class Controls {
     setText($('#preset-note'), p ? presetDescription(p, app.studyMode()) : '');
     setText($('#preset-missing'), missingNote(app.missing));
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;
-    setText($('#chart-axes'), `Vertical: average log-likelihood (exact), in nats per training pattern. Horizontal: ${AXIS_LABEL[app.axis]}.`);
+    this.axes(app.axis);
+    setText($('#intro'), introText(app.catalog, app.state()));
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();

@@ -191,6 +191,7 @@ export async function fetchBytes(
 export interface DataCore {
   loadAsset(bytes: Uint8Array): LoadedSet[];
   loadIdx(name: string, images: Uint8Array, labels: Uint8Array | null): LoadedSet;
+  loadPatterns(name: string, text: string): LoadedSet;
 }
 
 /**
@@ -229,5 +230,6 @@ export async function loadSource(
     }),
   );
   if (src.kind === 'asset') return core.loadAsset(files[0]);
+  if (src.kind === 'patterns') return [core.loadPatterns(src.name, new TextDecoder().decode(files[0]))];
   return [core.loadIdx(src.name, files[0], files[1] ?? null)];
 }

@@ -4,6 +4,7 @@
 // registry (panels/index.ts).
 import type { App } from './app';
 import { laneColour } from './chartData';
+import { panelPart } from './classroom';
 import { sweepsPerUpdate } from './curve';
 import { formatProgress } from './data';
 import { $, el, setAttr, setText } from './dom';
@@ -15,6 +16,7 @@ import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry } from './schema';
 import { laneStudyLine } from './study';
+import { tip } from './tips';
 
 const WORDS: Record<LaneStatus, string> = {
   loading: 'loading…',
@@ -57,6 +59,7 @@ export class LaneCard {
     const remove = el('button', { className: 'remove', type: 'button', title: 'Remove this lane', textContent: '✕' });
     remove.setAttribute('aria-label', `Remove lane ${laneName(app, lane)}`);
     remove.addEventListener('click', onRemove);
+    remove.dataset.part = 'remove';
     this.status = el('p', { className: 'status' });
     this.studyLine = el('p', { className: 'study-line', hidden: true });
     this.notice = el('p', { className: 'lane-notice', role: 'status', hidden: true });
@@ -101,6 +104,8 @@ export class LaneCard {
     }
     for (const kind of PANELS) {
       const container = el('div', { className: `panel panel-${kind.name}` });
+      container.dataset.part = panelPart(app.catalog, kind.name);
+      if (kind.help) container.append(tip(kind.title ?? kind.name, kind.help, kind.term));
       const panel = kind.create();
       panel.mount(container, this.ctx);
       this.panels.push(panel);

@@ -4,16 +4,23 @@
 import './style.css';
 import init, { evaluateClaims, catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
+import { parts } from './classroom';
 import { assetPath } from './data';
 import { poolSize } from './evalPool';
 import type { Catalog, SamplerEntry, Verdict } from './generated/core';
+import { GlossaryView } from './glossaryView';
 import type { WorkerLike } from './lane';
 import { laneName } from './laneCard';
 import { Page } from './page';
+import { PANELS } from './panels';
+import { PatternsView } from './patternsView';
 import { mountSamplers } from './samplers/view';
+import { ShareView } from './shareView';
 import { installTestHook } from './testHook';
+import { readTours, TOUR_TARGETS } from './tour';
+import { TourView } from './tourView';
 import { trialWorkers } from './trialPool';
-import { decodeState } from './urlState';
+import { decodeState, decodeView } from './urlState';
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: name.endsWith('.csv') ? 'text/csv' : 'application/json' }));
@@ -46,9 +53,30 @@ async function boot(): Promise<void> {
   );
   page = new Page(app);
   const hook = installTestHook(app);
-  const { state, notices } = decodeState(catalog, window.location.hash);
-  app.notices = notices;
-  app.load(state);
+  const known = new Set(parts(catalog, PANELS).map((p) => p.key));
+  // The guided tours: every file of www/tours/ (tour.ts); a file with a problem is left out.
+  const tourFiles = import.meta.glob('../tours/*.json', { eager: true, import: 'default' });
+  const { tours, problems } = readTours(tourFiles, catalog, new Set([...known, ...TOUR_TARGETS]));
+  for (const p of problems) console.warn(`guided tour left out: ${p}`);
+  const tourIds = tours.map((t) => t.id);
+  /** The page as a hash says: the experiment, and how it is shown (classroom.ts). */
+  const fromHash = (c: Catalog) => {
+    const { state, notices } = decodeState(c, window.location.hash);
+    const view = decodeView(window.location.hash, known, tourIds);
+    app.notices = [...notices, ...view.notices];
+    app.view = view.view;
+    app.load(state);
+  };
+  fromHash(catalog);
+  new GlossaryView();
+  new PatternsView(app);
+  new ShareView(
+    app,
+    () => page?.classroom.hidden() ?? new Set(),
+    tours.map((t) => ({ id: t.id, title: t.title })),
+  );
+  const tourView = new TourView(app, tours, () => page?.render());
+  page.onRender.push(() => tourView.update());
   page.render();
   // The sampler view loads nothing until it is opened.
   const samplers = document.getElementById('samplers') as HTMLDetailsElement | null;
@@ -68,12 +96,16 @@ async function boot(): Promise<void> {
       );
     }
   });
+  if (app.view.tour) tourView.start(app.view.tour);
   hook.ready = true;
   // A link edited by hand in the address bar: the page becomes what it says.
   window.addEventListener('hashchange', () => {
-    const next = decodeState(app.linkCatalog(), window.location.hash);
-    app.notices = next.notices;
-    app.load(next.state);
+    // A jump to an element (the skip link's #controls) is not a state: put the state back.
+    if (!window.location.hash.includes('=')) {
+      page?.render();
+      return;
+    }
+    fromHash(app.linkCatalog());
   });
 }
 

@@ -5,6 +5,7 @@ import type { App } from './app';
 import { LikelihoodChart } from './chart';
 import { laneColour } from './chartData';
 import { curvesModel, studyModel } from './chartModel';
+import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
 import { $ } from './dom';
 import type { LaneHandle } from './lane';
@@ -15,12 +16,16 @@ import { encodeState } from './urlState';
 export class Page {
   private readonly controls: Controls;
   private readonly studyView: StudyView;
+  readonly classroom: ClassroomView;
   private readonly chart = new LikelihoodChart($('#chart'));
   private readonly lanesEl = $('#lanes');
   private readonly cards = new Map<LaneHandle, LaneCard>();
   private frame = 0;
+  /** Called after every draw (e.g. the guided tour's progress). */
+  readonly onRender: (() => void)[] = [];
 
   constructor(private readonly app: App) {
+    this.classroom = new ClassroomView(app);
     this.controls = new Controls(app, (algo) => {
       const lane = app.addLane(algo);
       if (lane) {
@@ -43,6 +48,7 @@ export class Page {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     const app = this.app;
+    this.classroom.update();
     this.controls.update();
     const bound = app.dataset()?.bound ?? null;
     const run = app.studyMode() ? app.study : null;
@@ -56,8 +62,9 @@ export class Page {
     }
     this.studyView.update();
     this.syncCards();
-    const hash = `#${encodeState(app.catalog, app.state())}`;
+    const hash = `#${encodeState(app.catalog, app.state(), app.view)}`;
     if (window.location.hash !== hash) history.replaceState(null, '', hash);
+    for (const f of this.onRender) f();
   }
 
   /** One card per lane, in the lanes' order. */

@@ -20,12 +20,13 @@ export type LaneConfig = Record<string, number | string>;
  * Workers fetch the bytes themselves (a URL: the page's MNIST asset, or a `blob:` URL of the
  * user's file), so no large buffer ever travels in a message and the page never decompresses.
  * - `asset`: the project's gzipped data asset (`loadAsset`), e.g. MNIST's three splits;
- * - `idx`: the user's IDX images and optional labels, each gzipped or not (`loadIdx`).
+ * - `idx`: the user's IDX images and optional labels, each gzipped or not (`loadIdx`);
+ * - `patterns`: the user's drawn or pasted 0/1 patterns, one per line, as a `data:` URL (`loadPatterns`).
  */
 export interface DataSource {
   /** Identifies the bytes: a worker loads each key once. */
   key: string;
-  kind: 'asset' | 'idx';
+  kind: 'asset' | 'idx' | 'patterns';
   /** The asset's name, or the data set name the IDX file gets. */
   name: string;
   /** What the user sees while it loads, e.g. "the MNIST digits" or the file's name. */

@@ -13,10 +13,15 @@
 //   pairs: `id` (when it is not the lane's position), `label` (a preset's), every main option
 //   the algorithm reads that has a value, and each "more options" value away from its default.
 //
+// - how the page is shown (classroom.ts, read by `decodeView`, ignored by `decodeState`):
+//   `hide=` (parts hidden, comma-separated; TF Playground's `KEY_hide=true` is read too),
+//   `embed=1` (the compact layout) and `tour=` (a guided tour to open). They come last.
+//
 // Every atom is percent-encoded, so a label may hold any character. Decoding starts from the
 // first screen and applies every usable value; an unknown or malformed one is ignored with a
 // notice (the caller shows it as text). Nothing decoded here is ever treated as HTML.
 import type { Axis } from './chartData';
+import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
 import type { Catalog, OptionEntry } from './generated/core';
 import { STOP_UNITS, type StopUnit } from './progress';
 import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions } from './schema';
@@ -46,8 +51,8 @@ function encodeLane(catalog: Catalog, lane: LaneState, position: number): string
   return pairs.length ? `${enc(lane.algo)}:${pairs.join(',')}` : enc(lane.algo);
 }
 
-/** The hash (without '#') of a state. */
-export function encodeState(catalog: Catalog, s: PageState): string {
+/** The hash (without '#') of a state, and of how the page shows it (`view`). */
+export function encodeState(catalog: Catalog, s: PageState, view: ViewFlags = NO_VIEW): string {
   const parts = [`data=${enc(s.data)}`];
   for (const spec of sharedOptions(catalog)) parts.push(`${spec.key}=${enc(formatValue(s.shared[spec.key] ?? null))}`);
   parts.push(`axis=${s.axis}`);
@@ -60,7 +65,52 @@ export function encodeState(catalog: Catalog, s: PageState): string {
   s.lanes.forEach((lane, i) => {
     parts.push(`lane=${encodeLane(catalog, lane, i)}`);
   });
+  if (view.hide !== null) parts.push(`hide=${view.hide.map(enc).join(',')}`);
+  if (view.embed) parts.push('embed=1');
+  if (view.tour !== null) parts.push(`tour=${enc(view.tour)}`);
   return parts.join('&');
+}
+
+/** The keys of how a page is shown: `decodeState` leaves them to `decodeView`. */
+function isViewKey(key: string): boolean {
+  return key === 'hide' || key === 'embed' || key === 'tour' || key.endsWith('_hide');
+}
+
+/**
+ * How a hash shows the page: the parts it hides (`known`: the names a link may hide), the
+ * embed layout and the tour to open (`tours`: the ids there are). A notice per ignored value.
+ */
+export function decodeView(hash: string, known: ReadonlySet<string>, tours: readonly string[]): { view: ViewFlags; notices: string[] } {
+  const view: ViewFlags = { ...NO_VIEW };
+  const notices: string[] = [];
+  const hide = (keys: string[]) => {
+    view.hide = [...(view.hide ?? []), ...keys.filter((k) => !view.hide?.includes(k))];
+  };
+  for (const part of hash.replace(/^#/, '').split('&')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = decodeAtom(part.slice(0, eq));
+    const value = decodeAtom(part.slice(eq + 1));
+    if (key === null || value === null || !isViewKey(key)) continue;
+    if (key === 'hide') {
+      const p = parseHide(value, known);
+      hide(p.hide);
+      if (p.unknown.length) notices.push(`The link's hide=${shown(p.unknown.join(','))} was ignored: the page has no such part to hide.`);
+    } else if (key === 'embed') {
+      if (value === '1' || value === 'true') view.embed = true;
+      else if (value !== '0' && value !== 'false') notices.push(`The link's embed=${shown(value)} was ignored: it is 1 or 0.`);
+    } else if (key === 'tour') {
+      if (tours.includes(value)) view.tour = value;
+      else notices.push(`The link's tour=${shown(value)} was ignored: there is no such guided tour.`);
+    } else {
+      const name = key.slice(0, -'_hide'.length);
+      if (!known.has(name)) notices.push(`The link's ${shown(key)} was ignored: the page has no part '${name}' to hide.`);
+      else if (value === 'true' || value === '1') hide([name]);
+      else if (value !== 'false' && value !== '0') notices.push(`The link's ${key}=${shown(value)} was ignored: it is true or false.`);
+      else hide([]);
+    }
+  }
+  return { view, notices };
 }
 
 export interface Decoded {
@@ -145,6 +195,7 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
       notices.push(`The link's part ${shown(part)} was ignored: it is not a readable key=value pair.`);
       continue;
     }
+    if (isViewKey(key)) continue;
     if (key === 'lane') {
       if (lanes.length >= MAX_LANES) {
         notices.push(`Lanes beyond the first ${MAX_LANES} were left out.`);

@@ -3,7 +3,7 @@
 // The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
 // blocks of an enumeration (`logz`) and never given a lane; so are its trial workers
 // (trialPool.ts), which run a study's trials one at a time (trialRunner.ts).
-import init, { lastPanic, loadAsset, loadIdx, logZBlocks, panicForTest, trialSeed, WasmLane } from '../pkg/rbm_playground.js';
+import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../pkg/rbm_playground.js';
 import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
 import type { FromWorker, ToWorker } from './protocol';
@@ -25,6 +25,7 @@ const host: Host = {
 const dataCore: DataCore = {
   loadAsset: (bytes) => loadAsset(bytes) as LoadedSet[],
   loadIdx: (name, images, labels) => loadIdx(name, images, labels) as LoadedSet,
+  loadPatterns: (name, text) => loadPatterns(name, text) as LoadedSet,
 };
 
 /** Data loaded (or loading) in this worker's core, by source key: each is loaded once. */

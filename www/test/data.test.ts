@@ -133,6 +133,10 @@ describe('loading a source in a worker', () => {
       if (images[3] !== 0x03) throw { kind: 'invalid_option', key: 'data', message: `'${name}' is not an IDX images file` } satisfies ErrorInfo;
       return { name, rows: 3, m: 4, shape: [2, 2], labelled: labels !== null };
     },
+    loadPatterns: (name, text) => {
+      calls.push(['patterns', name, text]);
+      return { name, rows: text.trim().split('\n').length, m: 4, shape: [2, 2], labelled: false };
+    },
   };
   const source = (over: Partial<DataSource>): DataSource => ({ key: 'k', kind: 'idx', name: 'digits', label: "'digits.gz'", files: [], ...over });
 

@@ -130,6 +130,9 @@ describe('per-data-set defaults', () => {
   it('says what an MNIST download costs in the picker, and when there is no exact curve', () => {
     expect(dataOptionText(mnist)).toMatch(/^MNIST digits, training split .* — loads 1\.6 MB once$/);
     expect(dataOptionText(catalog.data_sets[0])).toBe(catalog.data_sets[0].description);
+    // The one-file page has no MNIST asset inside: it says what to do instead.
+    expect(dataOptionText(mnist, true)).toMatch(/not in this offline file: load MNIST's IDX files with "Your own data…"$/);
+    expect(dataOptionText(catalog.data_sets[0], true)).toBe(catalog.data_sets[0].description);
     expect(exactNote(784, 500, 20)).toMatch(
       /^No exact log-likelihood for more than 20 hidden units on 784 visible units .*"Estimate log-likelihood \(AIS\)" button of each lane gives an AIS \/ RAISE bracket/,
     );

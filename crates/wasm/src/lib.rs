@@ -139,6 +139,21 @@ pub fn load_idx(name: &str, images: &[u8], labels: Option<Vec<u8>>) -> Result<Js
     register(im.all(name))
 }
 
+/// Loads the user's own patterns — one 0/1 pattern per line, the data-file format the CLI reads
+/// (`Dataset::parse`) — as the data set `name`: `{name, rows, m, shape, labelled}`. Square
+/// patterns (a drawn D×D grid) are images of that shape. Throws `{kind, key: "data", message}`
+/// naming the line of a bad pattern.
+#[wasm_bindgen(js_name = loadPatterns)]
+pub fn load_patterns(name: &str, text: &str) -> Result<JsValue, JsValue> {
+    let mut d =
+        Dataset::parse(name, text).map_err(|e| js_err(Error::option("data", e.to_string())))?;
+    let side = (d.m as f64).sqrt().round() as usize;
+    if d.shape.is_none() && side * side == d.m {
+        d.shape = Some((side, side));
+    }
+    register(d)
+}
+
 fn dataset(name: &str) -> Result<Arc<Dataset>, Error> {
     if BUILTIN.iter().any(|b| b.0 == name) {
         return Dataset::builtin(name).map(Arc::new);

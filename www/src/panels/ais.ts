@@ -112,4 +112,10 @@ class AisPanel implements LanePanel {
   }
 }
 
-export const aisPanel: PanelKind = { name: 'ais', create: () => new AisPanel() };
+export const aisPanel: PanelKind = {
+  name: 'ais',
+  title: 'AIS log-likelihood estimate',
+  help: "Brackets the log-likelihood on the test digits when it cannot be computed exactly: AIS from above, RAISE from below, run in the lane's worker.",
+  term: 'ais',
+  create: () => new AisPanel(),
+};

@@ -33,4 +33,10 @@ class ChainsPanel implements LanePanel {
   }
 }
 
-export const chainsPanel: PanelKind = { name: 'chains', create: () => new ChainsPanel() };
+export const chainsPanel: PanelKind = {
+  name: 'chains',
+  title: 'samples of the chains',
+  help: "The current states of the first sampling chains: what the model generates. PCD's chains persist across updates; CD's restart at the data at every update.",
+  term: 'chains',
+  create: () => new ChainsPanel(),
+};

@@ -33,4 +33,10 @@ class DistributionPanel implements LanePanel {
   }
 }
 
-export const distributionPanel: PanelKind = { name: 'distribution', create: () => new DistributionPanel() };
+export const distributionPanel: PanelKind = {
+  name: 'distribution',
+  title: 'model distribution',
+  help: 'The probability the model gives each distinct training pattern (filled bars) against its frequency in the data (outlines). A perfect model fills every outline and puts no mass off the data.',
+  term: 'kl',
+  create: () => new DistributionPanel(),
+};

@@ -17,4 +17,9 @@ class DownloadPanel implements LanePanel {
   }
 }
 
-export const downloadPanel: PanelKind = { name: 'download', create: () => new DownloadPanel() };
+export const downloadPanel: PanelKind = {
+  name: 'download',
+  title: 'download model',
+  help: "The lane's current model as a JSON file, which the rbm command line reads too.",
+  create: () => new DownloadPanel(),
+};

@@ -20,6 +20,7 @@ class FiltersPanel implements LanePanel {
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     this.canvas = el('canvas', { className: 'filters', role: 'img', width: 0, height: 0 });
+    this.canvas.setAttribute('aria-label', 'Weight filters (drawn once the lane has a model)');
     this.caption = el('figcaption', { className: 'filters-caption' });
     this.toggle = el('button', { type: 'button', className: 'show-all', hidden: true });
     this.toggle.addEventListener('click', () => {
@@ -54,4 +55,10 @@ class FiltersPanel implements LanePanel {
   }
 }
 
-export const filtersPanel: PanelKind = { name: 'filters', create: () => new FiltersPanel() };
+export const filtersPanel: PanelKind = {
+  name: 'filters',
+  title: 'weight filters',
+  help: "Each tile is one hidden unit's weights to the visible units, drawn as an image: the pattern it responds to. Blue negative, red positive.",
+  term: 'filter',
+  create: () => new FiltersPanel(),
+};

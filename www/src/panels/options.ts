@@ -2,8 +2,10 @@
 // ones, then the general ones under "more options"), each with its label, help and message.
 import { el, optionInput, setAttr, setText } from '../dom';
 import type { OptionEntry } from '../generated/core';
+import { TERM_OF_KEY } from '../glossary';
 import type { LaneHandle } from '../lane';
 import { defaultValue, formatValue, laneOptions } from '../schema';
+import { termLink } from '../tips';
 import type { LanePanel, PanelContext, PanelKind } from './panel';
 
 interface Field {
@@ -41,7 +43,13 @@ class OptionsPanel implements LanePanel {
     input.addEventListener('change', () => ctx.setOption(spec.key, input.value));
     const error = el('p', { className: 'field-error', id: `${id}-err`, role: 'alert' });
     this.fields.set(spec.key, { input, error, shown: '\u0000' });
-    return [el('label', { htmlFor: id }, spec.label), input, el('span', { className: 'help', id: `${id}-help` }, spec.help), error];
+    const help = el('span', { className: 'help', id: `${id}-help` }, spec.help);
+    const term = TERM_OF_KEY[spec.key];
+    if (term) help.append(' ', termLink(term, '(glossary)'));
+    const row = [el('label', { htmlFor: id }, spec.label), input, help, error];
+    // Each cell carries the option's key: a classroom link hides the row (classroom.ts).
+    for (const cell of row) cell.dataset.part = spec.key;
+    return row;
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
@@ -63,4 +71,4 @@ class OptionsPanel implements LanePanel {
   }
 }
 
-export const optionsPanel: PanelKind = { name: 'options', create: () => new OptionsPanel() };
+export const optionsPanel: PanelKind = { name: 'options', title: 'lane options', create: () => new OptionsPanel() };

@@ -41,8 +41,14 @@ export interface LanePanel {
 
 /** Makes one lane's instance of a panel. */
 export interface PanelKind {
-  /** A short name (the container's class, `panel-NAME`). */
+  /** A short name (the container's class, `panel-NAME`, and its part name in classroom links). */
   readonly name: string;
+  /** What the Share dialog calls it (default: its name). */
+  readonly title?: string;
+  /** One or two sentences for its "?" (none: no "?"). */
+  readonly help?: string;
+  /** The glossary term its "?" links to. */
+  readonly term?: string;
   create(): LanePanel;
 }
 
@@ -101,6 +107,7 @@ export class CanvasFigure extends Foldable {
     const canvas = document.createElement('canvas');
     Object.assign(canvas, { className: canvasClass, width: 0, height: 0 });
     canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `${title} (drawn once the lane has them)`);
     const caption = document.createElement('figcaption');
     const figure = document.createElement('figure');
     figure.append(canvas, caption);

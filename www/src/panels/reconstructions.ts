@@ -34,4 +34,9 @@ class ReconstructionsPanel implements LanePanel {
   }
 }
 
-export const reconstructionsPanel: PanelKind = { name: 'reconstructions', create: () => new ReconstructionsPanel() };
+export const reconstructionsPanel: PanelKind = {
+  name: 'reconstructions',
+  title: 'reconstructions',
+  help: 'Training rows passed up to the hidden units and back down once: how well the model represents the data.',
+  create: () => new ReconstructionsPanel(),
+};

@@ -3,7 +3,9 @@
 import { el, setText } from '../dom';
 import { formatStatWithUnit } from '../format';
 import type { StatSpec } from '../generated/core';
+import { TERM_OF_KEY } from '../glossary';
 import type { LaneHandle } from '../lane';
+import { termLink } from '../tips';
 import type { LanePanel, PanelContext, PanelKind } from './panel';
 
 class StatisticsPanel implements LanePanel {
@@ -17,7 +19,8 @@ class StatisticsPanel implements LanePanel {
       const dd = el('dd', { className: `stat-${spec.key}` });
       dd.dataset.key = spec.key;
       this.values.set(spec.key, dd);
-      this.list.append(el('dt', { title: spec.help }, spec.label), dd);
+      const term = TERM_OF_KEY[spec.key];
+      this.list.append(el('dt', { title: spec.help }, term ? termLink(term, spec.label) : spec.label), dd);
     }
     container.append(this.list);
   }
@@ -38,4 +41,10 @@ class StatisticsPanel implements LanePanel {
   }
 }
 
-export const statisticsPanel: PanelKind = { name: 'statistics', create: () => new StatisticsPanel() };
+export const statisticsPanel: PanelKind = {
+  name: 'statistics',
+  title: 'statistics',
+  help: "What the algorithm measures about its own sampling (e.g. UCD's stopping time τ), at the latest evaluation.",
+  term: 'tau',
+  create: () => new StatisticsPanel(),
+};
