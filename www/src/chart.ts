@@ -79,9 +79,10 @@ export class LikelihoodChart {
   private size(): { width: number; height: number } {
     const { minWidth, minHeight, maxHeight } = this.settings;
     const width = Math.max(minWidth, this.root.clientWidth);
-    // In an embed (embed=1, e.g. an 800×500 iframe) the chart fits above the fold with its legend.
+    // In an embed (embed=1, e.g. an 800×500 iframe) the chart fits above the fold with its readout
+    // (two lines of lanes at 800 px).
     const embed = document.documentElement.classList.contains('embed');
-    const cap = embed ? Math.min(maxHeight, Math.max(140, window.innerHeight - 240)) : maxHeight;
+    const cap = embed ? Math.min(maxHeight, Math.max(140, window.innerHeight - 265)) : maxHeight;
     return { width, height: Math.round(Math.min(cap, Math.max(Math.min(minHeight, cap), width * 0.42))) };
   }
 
