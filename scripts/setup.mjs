@@ -2,7 +2,8 @@
 // there. Node built-ins only (it runs before node_modules exists).
 //
 //   node scripts/setup.mjs            Rust wasm target, wasm-bindgen CLI, node_modules
-//   node scripts/setup.mjs --browser  … and Chromium + ChromeDriver for the browser tests
+//   node scripts/setup.mjs --browser  … and Chromium + ChromeDriver for the browser tests, and GNU
+//                                     parallel for the CLI's scale-out test
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,15 +55,24 @@ function nodeModules() {
   writeFileSync(stamp, want);
 }
 
-function chromium() {
-  if (existsSync(chromiumPath) && existsSync(chromedriverPath)) return;
-  step('Installing Chromium and ChromeDriver (Debian packages chromium, chromium-driver)');
+/** Debian packages the browser tests need (Chromium, ChromeDriver) and GNU parallel, which
+ * the CLI's scale-out test uses (that test skips with a message without it). */
+function testPackages() {
+  const browserMissing = !existsSync(chromiumPath) || !existsSync(chromedriverPath);
+  const parallelMissing = capture('parallel', ['--version']) === null;
+  if (!browserMissing && !parallelMissing) return;
+  const packages = [...(browserMissing ? ['chromium', 'chromium-driver'] : []), ...(parallelMissing ? ['parallel'] : [])];
+  step(`Installing Debian packages: ${packages.join(', ')}`);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasSudo = capture('sudo', ['-n', 'true']) !== null;
   if (!isRoot && !hasSudo) {
+    if (!browserMissing) {
+      console.warn('setup: GNU parallel is missing and this user cannot install packages; its CLI test is skipped (sudo apt-get install parallel).');
+      return;
+    }
     fail(
       `${chromiumPath} or ${chromedriverPath} is missing and this user cannot install packages.\n` +
-        'Install them with: sudo apt-get update && sudo apt-get install -y chromium chromium-driver\n' +
+        `Install them with: sudo apt-get update && sudo apt-get install -y ${packages.join(' ')}\n` +
         '(or point CHROMIUM_PATH and CHROMEDRIVER at a matching Chromium and ChromeDriver).',
     );
   }
@@ -71,9 +81,13 @@ function chromium() {
   const apt = (...args) => (prefix.length ? run(prefix[0], [...prefix.slice(1), 'apt-get', ...args], { env }) : run('apt-get', args, { env }));
   try {
     apt('update');
-    apt('install', '-y', 'chromium', 'chromium-driver');
+    apt('install', '-y', ...packages);
   } catch (e) {
-    fail(`installing Chromium failed (${e.message}); install chromium and chromium-driver by hand.`);
+    if (!browserMissing) {
+      console.warn(`setup: installing GNU parallel failed (${e.message}); its CLI test is skipped.`);
+      return;
+    }
+    fail(`installing ${packages.join(', ')} failed (${e.message}); install them by hand.`);
   }
   if (!existsSync(chromiumPath) || !existsSync(chromedriverPath)) {
     fail(`after installing, ${chromiumPath} or ${chromedriverPath} is still missing.`);
@@ -84,7 +98,7 @@ try {
   rustTarget();
   wasmBindgen();
   nodeModules();
-  if (browser) chromium();
+  if (browser) testPackages();
 } catch (e) {
   fail(e.message);
 }

@@ -124,6 +124,8 @@ pub struct PresetEntry {
     pub every: u64,
     /// Independent trials per lane and rate.
     pub trials: usize,
+    /// The paper's statements, checked on the across-trial medians.
+    pub claims: &'static [crate::experiments::claims::Claim],
     /// The lanes.
     pub lanes: Vec<PresetLaneEntry>,
 }
@@ -231,6 +233,7 @@ pub fn catalog() -> Result<Catalog> {
             iters: p.iters,
             every: p.every,
             trials: p.trials,
+            claims: p.claims,
             lanes,
         });
     }

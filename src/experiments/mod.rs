@@ -10,6 +10,7 @@
 //! on threads) and the page (which runs them in Web Workers) share one definition of each
 //! preset, of each trial and of each reported number.
 
+pub mod claims;
 pub mod trials;
 
 use crate::data::Dataset;
@@ -18,6 +19,7 @@ use crate::eval::exact::MAX_ENUM_BITS;
 use crate::model::Init;
 use crate::train::config::option;
 use crate::train::LaneConfig;
+use claims::{Check, Claim};
 use serde::Serialize;
 
 /// One algorithm of a preset, with the options it overrides as a person would type them
@@ -83,6 +85,8 @@ pub struct Preset {
     pub rate_notes: &'static [&'static str],
     /// What the paper reports, i.e. what to look for in the curves (docs/algorithms.md §6).
     pub expect: &'static str,
+    /// The paper's statements as checks on the across-trial medians ([`claims`]).
+    pub claims: &'static [Claim],
     /// Updates per trial (with a full batch, updates = epochs).
     pub iters: u64,
     /// Default checkpoint interval in updates (ATLL at each).
@@ -172,6 +176,179 @@ const SDCP_MNIST_LANES: &[PresetLane] = &[
     },
 ];
 
+const SDCP_FAST: &[&str] = &["S-DCP d=3 K'=4", "CS-DCP d=3 K'=4"];
+const SDCP_SLOW: &[&str] = &["CD-12", "PCD-12"];
+
+/// Upadhya & Sastry 2017, §4.2.1 and Fig. 1 (Shifting Bar): CD and PCD stick near −3.15, CG
+/// escapes only at the larger rate, S-DCP and CS-DCP climb on and get 90% of the way sooner.
+const SHIFTING_BAR_CLAIMS: &[Claim] = &[
+    Claim {
+        text: "CD-12 gets stuck near −3.15 (final median within 0.15 of it)",
+        rates: &[],
+        check: Check::EndsNear {
+            lane: "CD-12",
+            value: -3.15,
+            within: 0.15,
+        },
+    },
+    Claim {
+        text: "PCD-12 gets stuck near −3.15 (final median within 0.15 of it)",
+        rates: &[],
+        check: Check::EndsNear {
+            lane: "PCD-12",
+            value: -3.15,
+            within: 0.15,
+        },
+    },
+    Claim {
+        text: "CG-12 stays near −3.15 at η = 0.3 (final median within 0.15 of it)",
+        rates: &[0.3],
+        check: Check::EndsNear {
+            lane: "CG-12",
+            value: -3.15,
+            within: 0.15,
+        },
+    },
+    Claim {
+        text: "CG-12 escapes the −3.15 plateau at η = 0.5 (final median above −3.0)",
+        rates: &[0.5],
+        check: Check::EndsAboveLevel {
+            lane: "CG-12",
+            level: -3.0,
+        },
+    },
+    Claim {
+        text: "S-DCP and CS-DCP end above CD-12 and PCD-12",
+        rates: &[],
+        check: Check::EndsAbove {
+            lanes: SDCP_FAST,
+            than: SDCP_SLOW,
+        },
+    },
+    Claim {
+        text: "S-DCP and CS-DCP get 90% of the way to their best median before CD-12 and PCD-12 do to theirs",
+        rates: &[],
+        check: Check::SoonerToOwnBest {
+            lanes: SDCP_FAST,
+            than: SDCP_SLOW,
+        },
+    },
+];
+
+/// Upadhya & Sastry 2017, §4.2.1 and Fig. 2 (Bars & Stripes 3×3).
+const BAS3_CLAIMS: &[Claim] = &[
+    Claim {
+        text: "CS-DCP, S-DCP and CG-12 end at about the same ATLL (final medians within 0.1 nats)",
+        rates: &[],
+        check: Check::EndTogether {
+            lanes: &["CS-DCP d=3 K'=4", "S-DCP d=3 K'=4", "CG-12"],
+            within: 0.1,
+        },
+    },
+    Claim {
+        text: "CD-12 and PCD-12 end below CS-DCP, S-DCP and CG-12",
+        rates: &[],
+        check: Check::EndsAbove {
+            lanes: &["CS-DCP d=3 K'=4", "S-DCP d=3 K'=4", "CG-12"],
+            than: SDCP_SLOW,
+        },
+    },
+    Claim {
+        text: "CS-DCP and S-DCP get 90% of the way to their best median before CG-12 does to its",
+        rates: &[],
+        check: Check::SoonerToOwnBest {
+            lanes: SDCP_FAST,
+            than: &["CG-12"],
+        },
+    },
+];
+
+/// Qiu, Zhang & Wang 2020, §6.1 and Fig. 2 (Bars & Stripes 4×4): CD-1 and PCD-1 diverge, UCD
+/// converges, and UCD's stopping time surges where CD starts to fail (near update 1 200).
+const UCD_CLAIMS: &[Claim] = &[
+    Claim {
+        text: "CD-1 declines after its peak (final median at least 0.5 nats below its best)",
+        rates: &[],
+        check: Check::Declines {
+            lane: "CD-1",
+            by: 0.5,
+        },
+    },
+    Claim {
+        text: "PCD-1 declines after its peak (final median at least 0.5 nats below its best)",
+        rates: &[],
+        check: Check::Declines {
+            lane: "PCD-1",
+            by: 0.5,
+        },
+    },
+    Claim {
+        text: "UCD keeps converging (final median within 0.5 nats of its best)",
+        rates: &[],
+        check: Check::StaysNearBest {
+            lane: "UCD",
+            within: 0.5,
+        },
+    },
+    Claim {
+        text: "UCD ends above CD-1 and PCD-1",
+        rates: &[],
+        check: Check::EndsAbove {
+            lanes: &["UCD"],
+            than: &["CD-1", "PCD-1"],
+        },
+    },
+    Claim {
+        text: "UCD's mean stopping time τ surges near update 1 200 (largest between updates 600 and 2 400), then falls (ends below half its peak)",
+        rates: &[],
+        check: Check::StatPeak {
+            lane: "UCD",
+            stat: "mean_tau",
+            from: 600,
+            to: 2_400,
+            falls_to: 0.5,
+        },
+    },
+];
+
+/// Tieleman 2008, §4 and Fig. 1.
+const PCD_MNIST_CLAIMS: &[Claim] = &[
+    Claim {
+        text: "PCD reaches the highest test log-likelihood",
+        rates: &[],
+        check: Check::EndsAbove {
+            lanes: &["PCD"],
+            than: &["CD-1", "CD-10", "MF-CD"],
+        },
+    },
+    Claim {
+        text: "CD-10 ends above CD-1",
+        rates: &[],
+        check: Check::EndsAbove {
+            lanes: &["CD-10"],
+            than: &["CD-1"],
+        },
+    },
+    Claim {
+        text: "MF-CD ends lowest",
+        rates: &[],
+        check: Check::EndsAbove {
+            lanes: &["PCD", "CD-1", "CD-10"],
+            than: &["MF-CD"],
+        },
+    },
+];
+
+/// Upadhya & Sastry 2017, §4.2.2 and Fig. 3 (MNIST at η = 0.01).
+const SDCP_MNIST_CLAIMS: &[Claim] = &[Claim {
+    text: "CS-DCP gets 90% of the way to its best median before CD-24 does to its",
+    rates: &[],
+    check: Check::SoonerToOwnBest {
+        lanes: &["CS-DCP d=6 K'=4"],
+        than: &["CD-24"],
+    },
+}];
+
 /// The built-in presets.
 ///
 /// - `sdcp-shifting-bar`, `sdcp-bas3`: Upadhya & Sastry 2017, §4.1, §4.2.1 and Fig. 1–2: 4 hidden units,
@@ -215,6 +392,7 @@ pub const PRESETS: &[Preset] = &[
 S-DCP and CS-DCP climb on towards the bound at either rate and reach 90% of the way \
 sooner. Every lane spends 12 Gibbs sweeps per update (k = 12; S-DCP and CS-DCP d·K′ = 3·4), \
 so updates are equal compute.",
+        claims: SHIFTING_BAR_CLAIMS,
         iters: 50_000,
         every: 100,
         trials: 25,
@@ -242,6 +420,7 @@ so updates are equal compute.",
 depend on the learning rate and stay below them; CS-DCP and S-DCP get 90% of the way sooner \
 (CG about 2500 epochs after CS-DCP). Every lane spends 12 Gibbs sweeps per update (k = 12; \
 S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
+        claims: BAS3_CLAIMS,
         iters: 50_000,
         every: 100,
         trials: 25,
@@ -271,6 +450,7 @@ S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
 update 1200) and then falls. The paper reports a mean τ of 2.40, counting coupled steps; \
 counted as here (the first t with ξ_t = η_{t−1}) the run's mean is about 4. Compare the lanes \
 on the Gibbs-sweeps axis.",
+        claims: UCD_CLAIMS,
         iters: 10_000,
         every: 100,
         trials: 25,
@@ -295,6 +475,7 @@ chose η per algorithm and duration on validation data and does not print it"],
         expect: "PCD reaches the highest test log-likelihood; CD-10 beats CD-1 but costs about four \
 times as much per update (ten sweeps here); MF-CD is the worst. The paper compares at equal \
 training time: read the lanes against train_seconds or Gibbs sweeps, not updates.",
+        claims: PCD_MNIST_CLAIMS,
         iters: 4_000,
         every: 2_000,
         trials: 2,
@@ -324,6 +505,7 @@ epochs, instead of the paper's 10 runs per training duration (--runs 10; longer 
 epochs before CG in the paper); after 200 epochs all algorithms reach about the same ATLL. \
 Every lane spends 24 Gibbs sweeps per update (CD-24; S-DCP and CS-DCP d·K′ = 6·4), so \
 updates are equal compute.",
+        claims: SDCP_MNIST_CLAIMS,
         iters: 200,
         every: 40,
         trials: 1,
@@ -545,6 +727,26 @@ mod tests {
             );
         }
         assert_ne!(trial_seed(1, 0), trial_seed(1, 1));
+    }
+
+    /// Every claim names lanes of its preset and rates it runs at.
+    #[test]
+    fn claims_name_their_presets_lanes_and_rates() {
+        for p in PRESETS {
+            assert!(!p.claims.is_empty(), "{}", p.name);
+            for c in p.claims {
+                for l in c.lanes() {
+                    assert!(
+                        p.lanes.iter().any(|x| x.label == l),
+                        "{}: '{}' names '{l}'",
+                        p.name,
+                        c.text
+                    );
+                }
+                assert!(c.rates.iter().all(|r| p.rates.contains(r)), "{}", c.text);
+                assert!(p.rates.iter().any(|&r| c.applies_to(r)));
+            }
+        }
         assert_ne!(trial_seed(1, 0), trial_seed(2, 0));
     }
 }

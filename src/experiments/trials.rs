@@ -128,6 +128,8 @@ pub fn ais_seed(trial_seed: u64, k: u64) -> u64 {
 
 /// Most trials per (lane, learning rate) of a study.
 pub const MAX_RUNS: usize = 100_000;
+/// Trial indices stay below this (a study split over machines names its trials by index).
+pub const MAX_TRIAL_INDEX: usize = 1 << 30;
 /// Most checkpoints per trial (memory for the gathered curves).
 pub const MAX_CHECKPOINTS: usize = 1_000_000;
 
@@ -140,6 +142,10 @@ pub struct StudyRequest {
     pub rates: Option<Vec<f64>>,
     /// Trials per (lane, rate).
     pub runs: Option<usize>,
+    /// The index of the first trial (default 0): the study runs trials `first..first + runs`,
+    /// each seeded [`trial_seed`]`(seed, index)`, so a study can be split over machines by
+    /// trial range and merged again (`rbm reproduce --trials`, `rbm summarize`).
+    pub first: Option<usize>,
     /// Length in epochs (converted to updates with the preset's batch size).
     pub epochs: Option<u64>,
     /// Length in updates (ignored when `epochs` is given).
@@ -172,6 +178,8 @@ pub struct Study {
     pub groups: Vec<(usize, f64)>,
     /// Trials per group.
     pub runs: usize,
+    /// The index of the first trial: the study's trials are `first..first + runs`.
+    pub first: usize,
     /// Updates per trial.
     pub iters: u64,
     /// Checkpoint interval.
@@ -282,6 +290,16 @@ impl Study {
                 format!("runs must be between 1 and {MAX_RUNS}, got {runs}"),
             ));
         }
+        let first = req.first.unwrap_or(0);
+        if first
+            .checked_add(runs)
+            .is_none_or(|end| end > MAX_TRIAL_INDEX)
+        {
+            return Err(Error::option(
+                "trials",
+                format!("trial indices must stay below {MAX_TRIAL_INDEX}"),
+            ));
+        }
         let batch = p.batch.unwrap_or(data.rows()) as u64;
         let iters = match (req.epochs, req.iters) {
             (Some(e), _) => e
@@ -353,6 +371,7 @@ impl Study {
             ais,
             groups,
             runs,
+            first,
             iters,
             every,
             seed,
@@ -408,7 +427,12 @@ impl Study {
         self.preset.batch.unwrap_or(self.data.rows()) as f64 / self.data.rows() as f64
     }
 
-    /// Runs trial `trial` of group `group`, recording at every checkpoint of
+    /// The trial indices of this study, `first..first + runs`.
+    pub fn trials(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.runs
+    }
+
+    /// Runs trial `trial` (an index in [`Study::trials`]) of group `group`, recording at every checkpoint of
     /// [`Study::schedule`]; `clock` (seconds, any origin; `None` on a platform without one)
     /// times the training between checkpoints. A divergence ends the trial early with the
     /// records made so far (the missing checkpoints count as diverged in [`aggregate`]).
@@ -418,6 +442,14 @@ impl Study {
         trial: usize,
         mut clock: Option<&mut dyn FnMut() -> f64>,
     ) -> Result<TrialRun> {
+        if !self.trials().contains(&trial) || group >= self.groups.len() {
+            return Err(Error::Invalid(format!(
+                "trial {trial} of group {group} is not in this study (trials {}..{}, {} groups)",
+                self.first,
+                self.first + self.runs,
+                self.groups.len()
+            )));
+        }
         let seed = trial_seed(self.seed, trial as u64);
         let mut lane = Lane::new(self.lane_config(group, seed)?, self.data.clone())?;
         let sched = self.schedule();
@@ -445,7 +477,7 @@ impl Study {
             let m = match (&self.eval, k) {
                 (None, _) => None,
                 (Some(eval), 0) => Some(
-                    self.initial[trial]
+                    self.initial[trial - self.first]
                         .get_or_init(|| self.measure(eval, lane.model(), seed, 0))
                         .clone()?,
                 ),
@@ -658,6 +690,7 @@ mod tests {
         rates: &[0.05],
         rate_notes: &[""],
         expect: "",
+        claims: &[],
         iters: 30,
         every: 10,
         trials: 2,

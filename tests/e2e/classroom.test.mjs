@@ -150,8 +150,9 @@ test('Share builds a link with only Start and the learning rate; its <iframe> wo
     await frame.waitForFunction(SETTLED, null, { timeout: 20_000 });
     const box = await frame.$eval('#chart', (c) => c.getBoundingClientRect().toJSON());
     assert.ok(box.bottom <= 500 && box.height > 100, `the chart is inside the 800×500 frame: ${JSON.stringify(box)}`);
+    // The preset runs its paper's trials: Start fills in the first lane's band.
     await frame.click('#run');
-    await frame.waitForFunction(() => window.__rbm.lanes().every((l) => l.atll.length >= 3), null, { timeout: 60_000 });
+    await frame.waitForFunction(() => window.__rbm.study()?.lanes[0].bands.filter((b) => b !== null).length >= 3, null, { timeout: 60_000 });
     assert.ok(await frame.isVisible('input[id$="-lr"]'));
     assert.equal(await frame.isVisible('#seed'), false);
     assertOwnOrigin(requests, [origin, new URL(courseServer.url).origin]);
@@ -356,7 +357,7 @@ test('patterns drawn on a grid and pasted become a data set that trains with an 
   await page.waitForFunction(SETTLED, null, { timeout: 30_000 });
   assert.match(await page.textContent('#data option[value="bars"]'), /bars: your 8 patterns of 4×4 \(8 distinct\)/);
   // The bound of 8 equally frequent patterns is −log 8.
-  assert.match(await page.textContent('#chart'), new RegExp(`bound[\\s\\S]*${(-Math.log(8)).toFixed(3)}`));
+  assert.match(await page.textContent('#chart'), new RegExp(`bound[\\s\\S]*${(-Math.log(8)).toFixed(3).replace('-', '−')}`));
   await page.click('#run');
   await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.iter >= 500 && l.atll.length >= 5), null, { timeout: 90_000 });
   await page.click('#run');

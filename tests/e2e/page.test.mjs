@@ -6,7 +6,9 @@
 //
 // Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/page.test.mjs
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -88,7 +90,7 @@ test('the first screen trains CD-1 and PCD, both curves rise, pause holds, reset
   assert.equal(start[0].atll[0], start[1].atll[0], 'lanes of one seed start from the same model');
   assert.deepEqual(await settings(page), FIRST_SETTINGS);
   assert.match(await page.textContent('#chart-axes'), /average log-likelihood \(exact\)/);
-  assert.match(await page.textContent('#chart'), /bound[\s\S]*-3\.379/);
+  assert.match(await page.textContent('#chart'), /bound[\s\S]*−3\.379/);
   // The state is in the URL from the start.
   assert.match(page.url(), /#data=bas4&hidden=16&init=ucd&seed=1&every=100&.*&lane=cd:lr=0\.1,k=1,chains=1000&lane=pcd:/);
 
@@ -420,7 +422,7 @@ test("the statistics panel shows UCD's declared statistics by their labels and u
 test('another data set and the equal-compute axis', { timeout: 120_000 }, async () => {
   const { page, errors } = await open();
   await page.selectOption('#data', 'shifting-bar');
-  await page.waitForFunction(() => /-2\.197/.test(document.querySelector('#chart').textContent));
+  await page.waitForFunction(() => /−2\.197/.test(document.querySelector('#chart').textContent));
   await page.waitForFunction(SETTLED);
   await page.check('input[name="axis"][value="sweeps"]');
   await page.waitForFunction(() => /Gibbs sweeps/.test(document.querySelector('#chart-axes').textContent));
@@ -469,13 +471,17 @@ test('the S-DCP Shifting Bar preset: five labelled lanes at equal compute, exact
   assert.equal(await page.inputValue('#data'), 'shifting-bar');
   assert.equal(await page.inputValue('#hidden'), '4');
   assert.equal(await page.evaluate(() => window.__rbm.axis()), 'sweeps', 'equal compute on the x axis');
-  assert.match(page.url(), /&preset=sdcp-shifting-bar&rate=0&lane=cd:label=CD-12,lr=0\.3,k=12&/);
+  assert.match(page.url(), /&preset=sdcp-shifting-bar&rate=0&trials=25&lane=cd:label=CD-12,lr=0\.3,k=12&/);
   const note = await page.textContent('#preset-note');
   assert.match(note, /Upadhya & Sastry 2017/);
-  assert.match(note, /−3\.15/);
-  assert.match(note, /d·K′ = 3·4/);
+  // What the paper found is the claims list, checked once trials run.
+  assert.match(await page.textContent('#claims'), /CD-12 gets stuck near −3\.15/);
+  // This test watches one live run per lane: no trials.
+  await enter(page, '#trials', '');
+  await page.waitForFunction(() => !/trials=/.test(window.location.hash));
+  assert.equal(await page.evaluate(() => window.__rbm.state().trials), null);
   assert.match(await page.textContent('#lane-2-title'), /S-DCP d=3 K'=4/);
-  await page.waitForFunction(() => /-2\.197/.test(document.querySelector('#chart').textContent));
+  await page.waitForFunction(() => /−2\.197/.test(document.querySelector('#chart').textContent));
 
   await page.click('#run');
   await waitForUpdates(page, 3000);
@@ -540,7 +546,7 @@ test("the UCD preset offers the text's and the code's learning rates, and builds
   );
   const note = await page.textContent('#preset-note');
   assert.match(note, /Qiu, Zhang & Wang 2020/);
-  assert.match(note, /τ/);
+  assert.match(await page.textContent('#claims'), /τ surges near update 1 200/);
   const missing = preset.lanes.filter((l) => !registered.includes(l.algo));
   const missingText = await page.textContent('#preset-missing');
   for (const l of missing) assert.ok(missingText.includes(`${l.label} (algorithm '${l.algo}') is not available`), missingText);
@@ -1021,6 +1027,130 @@ test('an exact curve above 20 hidden units on MNIST: every point comes back from
   );
   assert.equal(new Set(lane.atll).size, 3, `each point is of its own model: ${lane.atll}`);
   assert.equal(lane.exact, null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** The `rbm` command line (built by `cargo test --release` in `npm test`; built here if not). */
+function rbmCli(args) {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const bin = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'rbm');
+  if (!existsSync(bin)) execFileSync('cargo', ['build', '--release', '-p', 'rbm-cli'], { cwd: root, stdio: 'inherit' });
+  return execFileSync(bin, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 })
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}
+
+test("a preset's trials in the page are the CLI's trials bit for bit: records, bands and the claims' verdicts; progress to the end", {
+  timeout: 300_000,
+}, async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'ucd-bas4');
+  await page.waitForFunction(() => window.__rbm.lanes().length === 3);
+  await page.waitForFunction(SETTLED, null, { timeout: 30_000 });
+  const preset = await page.evaluate(() => window.__rbm.catalog().presets.find((p) => p.name === 'ucd-bas4'));
+  assert.equal(await page.inputValue('#trials'), String(preset.trials), "the preset's trials by default");
+  assert.match(page.url(), new RegExp(`&trials=${preset.trials}`));
+  // The claims replace the fixed text: listed, not decided yet.
+  assert.match(await page.textContent('#claims'), /CD-1 declines after its peak/);
+  assert.match(await page.textContent('#claims'), /not decided yet/);
+  // A short study: 2 trials of 300 updates per lane.
+  await enter(page, '#trials', '2');
+  await enter(page, '#stop', '300');
+  await page.waitForFunction(SETTLED);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  const study = await page.evaluate(() => window.__rbm.study());
+  assert.equal(study.progress.done, 6);
+  assert.equal(study.progress.fraction, 1);
+  assert.match(await page.textContent('#study-progress'), /6 of 6 trials done \(100%\)/);
+  assert.equal(await page.textContent('#run'), 'Start');
+  // The lanes' own workers did not run.
+  assert.ok((await lanes(page)).every((l) => l.iter === 0));
+
+  const cli = ['reproduce', 'ucd-bas4', '--lrs', '0.1', '--runs', '2', '--iters', '300', '--every', '100', '--seed', '1'];
+  const perTrial = rbmCli([...cli, '--per-trial']).filter((l) => l.type === 'trial');
+  for (const lane of study.lanes) {
+    for (const t of lane.trials) {
+      const want = perTrial.filter((r) => r.label === lane.label && r.trial === t.index);
+      assert.deepEqual(t.iters, [0, 100, 200, 300]);
+      assert.deepEqual(
+        t.atll,
+        want.map((r) => r.atll),
+        `${lane.label}, trial ${t.index}: the page's ATLL is not the CLI's`,
+      );
+      assert.deepEqual(
+        t.sweeps,
+        want.map((r) => r.sweeps),
+        `${lane.label}, trial ${t.index}: sweeps`,
+      );
+      assert.deepEqual(
+        t.stats,
+        want.map((r) => r.stats),
+        `${lane.label}, trial ${t.index}: statistics`,
+      );
+    }
+  }
+  const whole = rbmCli(cli);
+  for (const lane of study.lanes) {
+    const cps = whole.filter((l) => l.type === 'checkpoint' && l.label === lane.label);
+    assert.equal(cps.length, 4);
+    cps.forEach((c, k) => {
+      const b = lane.bands[k];
+      for (const key of ['iter', 'median', 'q025', 'q10', 'q90', 'q975', 'mean', 'sweeps']) assert.equal(b[key], c[key], `${lane.label} at ${c.iter}: ${key}`);
+      assert.deepEqual(b.stats, c.stats, `${lane.label} at ${c.iter}: statistics`);
+    });
+  }
+  const claims = whole.filter((l) => l.type === 'claim');
+  assert.deepEqual(
+    study.verdicts.map((v) => [v.claim, v.status, v.detail, v.trials]),
+    claims.map((c) => [c.claim, c.status, c.detail, c.trials]),
+  );
+  const shown = await page.textContent('#claims');
+  for (const c of claims) assert.ok(shown.includes(`${c.verdict}: ${c.claim}`) && shown.includes(c.detail), `${c.claim} not shown as '${c.verdict}'`);
+  assert.match(await page.textContent('#claims-note'), /medians of 2 trials per lane/);
+  // The chart: a readout of every lane, with the band, in numbers for people.
+  const readout = await page.textContent('#chart-readout');
+  for (const label of ['CD-1', 'PCD-1', 'UCD']) assert.match(readout, new RegExp(`${label}: −\\d+\\.\\d{3} \\(q10–q90 −\\d+\\.\\d{3} … −\\d+\\.\\d{3}\\)`));
+  // Hover on the Gibbs-sweeps axis, where the lanes' x values do not line up (UCD spends more
+  // sweeps per update): every lane has a value at the cursor, x printed for people.
+  await page.$eval('#chart', (e) => e.scrollIntoView());
+  const box = await page.$eval('#chart .u-over', (e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.x, y: r.y, w: r.width, h: r.height };
+  });
+  const ends = study.lanes.map((l) => l.bands.at(-1).sweeps);
+  const last = Math.max(...ends);
+  for (const share of [0.23, 0.5, 0.77]) {
+    await page.mouse.move(box.x + (box.w * share * Math.min(...ends)) / last, box.y + box.h / 2);
+    await page.waitForFunction(() => /Gibbs sweeps/.test(document.querySelector('#chart-readout').textContent));
+    const hover = await page.textContent('#chart-readout');
+    assert.doesNotMatch(hover, /: –/, `a lane reads '–' at the cursor: ${hover}`);
+    assert.match(hover, /Gibbs sweeps per chain \(equal compute\): [\d\u202f]+(\.\d+)?CD-1: −\d+\.\d{3} \(q10/, hover);
+    assert.doesNotMatch(hover, /\d\.\d{5}/, 'numbers for people');
+  }
+  // UCD's coupling statistics across trials, labelled with their units.
+  assert.equal(await page.isVisible('#stats-section'), true);
+  const stats = await page.$$eval('#stat-pick option', (os) => os.map((o) => o.textContent));
+  assert.ok(stats.includes('UCD: mean stopping time τ, steps'), stats.join(' | '));
+  assert.match(await page.textContent('#stat-chart-readout'), /UCD: \d+\.\d{3} \(q10–q90/);
+  // Every trial's records as CSV, with the page's address in the file.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await download.path(), 'utf8')
+    .trim()
+    .split('\n');
+  assert.match(csv[0], /^# RBM Playground study: 2 trials per lane, seed 1; page state: .*#.*preset=ucd-bas4.*trials=2/);
+  assert.equal(csv[1], 'lane,label,trial,state,iter,sweeps,atll,mean_tau,max_tau,rejections,truncated');
+  assert.equal(csv.length, 2 + 3 * 2 * 4);
+  const ucd0 = csv.filter((l) => l.startsWith('2,UCD,0,')).map((l) => Number(l.split(',')[6]));
+  assert.deepEqual(ucd0, study.lanes[2].trials[0].atll, 'the CSV holds the exact numbers');
+  // A single trial: the verdicts describe that trial, not the paper's medians.
+  await enter(page, '#trials', '1');
+  await enter(page, '#stop', '100');
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 120_000, polling: 250 });
+  assert.match(await page.textContent('#claims-note'), /describe one trial per lane, not a median/);
   assert.deepEqual(errors, []);
   await page.close();
 });

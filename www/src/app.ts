@@ -11,11 +11,18 @@
 //
 // Exact curves of a smaller layer above 20 units (e.g. 784×25) are computed by the page's pool
 // of evaluation workers (evalPool.ts): a lane asks for each record's evaluation and waits.
+//
+// Studies (issue 9): with "trials per lane" set on a small data set, Start runs every lane as
+// that many trials over the page's pool of trial workers (studyRun.ts), seeded as `rbm
+// reproduce` seeds them; the chart draws their medians and bands, and a preset's claims are
+// checked on them by the core (`evaluateClaims`). The lanes' own workers then stay at update 0
+// (their cards show the starting model and refuse bad options as always). Any change of what
+// the study is of (data, options, lanes, end point, trials) drops its results.
 import type { Axis } from './chartData';
 import { NO_VIEW, type ViewFlags } from './classroom';
 import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from './data';
 import { EvalPool, type EvalTicket } from './evalPool';
-import type { Catalog, DataSetEntry } from './generated/core';
+import type { Catalog, DataSetEntry, LaneBand, Verdict } from './generated/core';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
@@ -32,10 +39,14 @@ import {
   type LaneState,
   laneConfig,
   MAX_STOP,
+  MAX_TRIALS,
   NEW_LANE_OPTIONS,
   newLaneState,
   type PageState,
 } from './state';
+import { studyCsv, studyJson } from './study';
+import { StudyRun } from './studyRun';
+import { trialWorkers } from './trialPool';
 
 export interface AppEvents {
   /** Something shown changed: draw again (soon). */
@@ -52,6 +63,10 @@ export interface AppOptions {
   release(url: string): void;
   /** Workers of the exact-evaluation pool (evalPool.ts, poolSize). */
   evalWorkers: number;
+  /** Workers of a study's trial pool (trialPool.ts, trialWorkers). */
+  trialWorkers: number;
+  /** The core's verdicts on a preset's claims (wasm `evaluateClaims`); none: not checked. */
+  evaluateClaims?: (preset: string, lr: number, bands: LaneBand[], end: number, bound: number | null) => Verdict[];
 }
 
 /** A file the user chose or dropped: its name, size and a URL a worker can fetch it from. */
@@ -69,6 +84,15 @@ export class App {
   stopUnit: StopUnit = 'updates';
   preset: string | null = null;
   rate = 0;
+  /** Trials per lane (a study), or null: single live runs. */
+  trials: number | null = null;
+  /** Whether a study's chart draws the q2.5–q97.5 band too. */
+  wide = false;
+  /** The study under way or finished (null: none yet). */
+  study: StudyRun | null = null;
+  /** Why the study cannot start, when Start was pressed (null: nothing to say). */
+  studyMessage: string | null = null;
+  private verdictCache: { version: number; key: string; verdicts: Verdict[] } | null = null;
   lanes: LaneHandle[] = [];
   /** Messages for settings inputs whose text the page could not read ('data', 'stop' or a shared key). */
   settingErrors: Record<string, string> = {};
@@ -100,7 +124,7 @@ export class App {
     private readonly events: AppEvents,
     options: Partial<AppOptions> = {},
   ) {
-    this.options = { assetUrl: assetPath, release: () => undefined, evalWorkers: 2, ...options };
+    this.options = { assetUrl: assetPath, release: () => undefined, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => this.events.changed(),
@@ -162,6 +186,8 @@ export class App {
       stopUnit: this.stopUnit,
       preset: this.preset,
       rate: this.rate,
+      trials: this.trials,
+      wide: this.wide,
     });
   }
 
@@ -172,6 +198,7 @@ export class App {
 
   /** Replaces everything by `state`: every lane gets a new worker. */
   load(state: PageState): void {
+    this.dropStudy();
     for (const lane of this.lanes) lane.dispose();
     const s = cloneState(state);
     this.data = s.data;
@@ -181,6 +208,8 @@ export class App {
     this.stopUnit = s.stopUnit;
     this.preset = s.preset;
     this.rate = s.rate;
+    this.trials = s.trials;
+    this.wide = s.wide;
     this.settingErrors = {};
     const preset = this.catalog.presets.find((p) => p.name === s.preset);
     this.missing = (preset?.lanes ?? []).filter((l) => !this.catalog.algorithms.some((a) => a.name === l.algo)).map((l) => ({ label: l.label, algo: l.algo }));
@@ -214,7 +243,7 @@ export class App {
   }
 
   running(): boolean {
-    return this.lanes.some((l) => l.status === 'running');
+    return this.study?.status === 'running' || this.lanes.some((l) => l.status === 'running');
   }
 
   private spawn(state: PageState['lanes'][number]): LaneHandle {
@@ -226,6 +255,7 @@ export class App {
   }
 
   private configure(lane: LaneHandle): void {
+    this.dropStudy();
     lane.configure(laneConfig(this.shared, lane), this.data, this.source(this.data));
   }
 
@@ -291,10 +321,15 @@ export class App {
   // ---- run controls ------------------------------------------------------------------------
 
   start(): void {
+    if (this.studyMode()) {
+      this.startStudy();
+      return;
+    }
     for (const lane of this.lanes) lane.start();
   }
 
   pause(): void {
+    this.study?.pause();
     for (const lane of this.lanes) lane.pause();
   }
 
@@ -303,8 +338,10 @@ export class App {
     else this.start();
   }
 
-  /** Every lane back to update 0, paused (same seed: the same curves again). */
+  /** Every lane back to update 0, paused (same seed: the same curves again); a study's
+   * results are dropped. */
   reset(): void {
+    this.dropStudy();
     for (const lane of this.lanes) {
       lane.pause();
       lane.reset();
@@ -371,6 +408,7 @@ export class App {
     delete this.settingErrors.stop;
     const prev = this.untils();
     this.stop = t === '' ? null : n;
+    this.dropStudy();
     for (const lane of this.follow(prev)) this.configure(lane);
     this.events.changed();
   }
@@ -380,6 +418,7 @@ export class App {
     if (unit !== 'updates' && unit !== 'epochs') return;
     const prev = this.untils();
     this.stopUnit = unit;
+    this.dropStudy();
     for (const lane of this.follow(prev)) this.configure(lane);
     this.events.changed();
   }
@@ -514,12 +553,13 @@ export class App {
     const state = newLaneState(this.catalog, id, algo, { ...NEW_LANE_OPTIONS, ...(ds && d ? d.lane(ds) : {}) });
     if (ds && d) this.laneDefaults(state, d, ds);
     const lane = this.spawn(state);
-    if (race) lane.start();
+    if (race && !this.studyMode()) lane.start();
     this.events.changed();
     return lane;
   }
 
   removeLane(lane: LaneHandle): void {
+    this.dropStudy();
     lane.dispose();
     this.lanes = this.lanes.filter((l) => l !== lane);
     this.events.changed();
@@ -556,6 +596,124 @@ export class App {
     if (!r) return null;
     if (r.key && (r.key in lane.options || r.key === 'data' || r.key in this.shared)) return null;
     return r.message;
+  }
+
+  // ---- studies -----------------------------------------------------------------------------
+
+  /** Whether Start runs a study: trials per lane are set and the data is a small set (each
+   * trial computes its own exact curve). */
+  studyMode(): boolean {
+    const ds = this.dataset();
+    return this.trials !== null && ds !== undefined && dataFamily(ds) === 'small';
+  }
+
+  /** Why a study of the current page cannot run (null: it can). */
+  studyProblem(): string | null {
+    if (!this.lanes.length) return 'Add a lane to run trials.';
+    const seed = this.shared.seed;
+    if (typeof seed !== 'number') return "Trials need a seed (each trial's seed is derived from it, as `rbm reproduce` derives them): set one.";
+    const untils = new Set(this.lanes.map((l) => this.untilOf(l)));
+    if (untils.has(null)) return 'Trials need an end point: set "stop at".';
+    if (untils.size > 1) return 'Trials need one end point for every lane in updates: give "stop at" in updates.';
+    const refused = this.lanes.find((l) => l.rejection !== null || Object.keys(l.inputErrors).length > 0);
+    if (refused) return `The settings of lane ${refused.id} are refused: fix them to run trials.`;
+    return null;
+  }
+
+  /** Starts (or resumes) the study, making it first if there is none. */
+  private startStudy(): void {
+    const problem = this.studyProblem();
+    this.studyMessage = problem;
+    if (problem) {
+      this.events.changed();
+      return;
+    }
+    if (!this.study) {
+      const lanes = [...this.lanes];
+      const seed = this.shared.seed as number;
+      const until = this.untilOf(lanes[0]) as number;
+      const every = typeof this.shared.every === 'number' ? this.shared.every : 1;
+      const preset = this.catalog.presets.find((p) => p.name === this.preset);
+      const plan = {
+        lanes: lanes.map((l) => ({
+          id: l.id,
+          label: l.label ?? this.catalog.algorithms.find((a) => a.name === l.algo)?.title ?? l.algo,
+          claimLabel: preset && l.label !== null && preset.lanes.some((p) => p.label === l.label) ? l.label : null,
+          stats: this.catalog.algorithms.find((a) => a.name === l.algo)?.stats ?? [],
+        })),
+        runs: this.trials ?? 1,
+        until,
+        every,
+        seed,
+      };
+      const data = this.data;
+      const source = this.source(data);
+      const configs = lanes.map((l) => laneConfig(this.shared, l));
+      this.study = new StudyRun(
+        plan,
+        (t) => ({ config: configs[t.lane], dataset: data, source, seed, until }),
+        this.factory,
+        this.options.trialWorkers,
+        () => this.events.changed(),
+      );
+    }
+    this.study.start();
+  }
+
+  /** Ends the study's workers and forgets its results. */
+  private dropStudy(): void {
+    if (!this.study) return;
+    this.study.dispose();
+    this.study = null;
+    this.verdictCache = null;
+    this.events.changed();
+  }
+
+  /** Trials per lane: a whole number from 1 to MAX_TRIALS, or empty for single live runs. */
+  setTrials(text: string): void {
+    const t = text.trim();
+    const n = Number(t);
+    if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_TRIALS)) {
+      this.settingErrors.trials = `trials per lane must be a whole number from 1 to ${MAX_TRIALS}, or empty for one live run per lane, got '${t}'`;
+      this.events.changed();
+      return;
+    }
+    delete this.settingErrors.trials;
+    this.dropStudy();
+    this.studyMessage = null;
+    this.trials = t === '' ? null : n;
+    this.events.changed();
+  }
+
+  /** Downloads every trial's curve and statistics (CSV or JSON), with the page's address in
+   * the file (how it was made). `url` is the page's address. */
+  exportStudy(kind: 'csv' | 'json', url: string): void {
+    const run = this.study;
+    if (!run) return;
+    const name = `rbm-study-${this.preset ?? this.data}-seed${run.study.plan.seed}-${run.study.plan.runs}trials.${kind}`;
+    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
+  }
+
+  /** Whether the chart draws the q2.5–q97.5 band too. */
+  setWide(wide: boolean): void {
+    this.wide = wide;
+    this.events.changed();
+  }
+
+  /** The core's verdicts on the preset's claims at the current bands (null: no preset with
+   * claims, no study yet, or no evaluator). */
+  verdicts(): Verdict[] | null {
+    const p = this.catalog.presets.find((x) => x.name === this.preset);
+    const run = this.study;
+    const evaluate = this.options.evaluateClaims;
+    if (!p?.claims.length || !run || !evaluate) return null;
+    const lr = p.rates[this.rate] ?? p.rates[0];
+    const key = `${p.name}:${lr}`;
+    const c = this.verdictCache;
+    if (c && c.version === run.version && c.key === key) return c.verdicts;
+    const verdicts = evaluate(p.name, lr, run.study.claimBands(), run.study.end, this.dataset()?.bound ?? null);
+    this.verdictCache = { version: run.version, key, verdicts };
+    return verdicts;
   }
 
   // ---- presets -----------------------------------------------------------------------------

@@ -124,6 +124,16 @@ export class Controls {
     row.append(stop, this.stopUnit);
     stopField.classList.add('stop-field');
 
+    const trials = el('input', { id: 'trials', type: 'text', inputMode: 'numeric', placeholder: 'one live run', autocomplete: 'off' });
+    this.field(
+      $('#preset-fields'),
+      'trials',
+      'Trials per lane',
+      trials,
+      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets only",
+      () => formatValue(app.trials),
+      (t) => app.setTrials(t),
+    );
     this.preset.append(...c.presets.map((p) => new Option(`${p.title} — ${p.paper}`, p.name)));
     this.preset.disabled = false;
     this.preset.addEventListener('change', () => app.applyPreset(this.preset.value || null));
@@ -298,7 +308,7 @@ export class Controls {
       this.rate.disabled = !p;
     }
     if (p && this.rate.value !== String(app.rate)) this.rate.value = String(app.rate);
-    setText($('#preset-note'), p ? presetDescription(p) : '');
+    setText($('#preset-note'), p ? presetDescription(p, app.studyMode()) : '');
     setText($('#preset-missing'), missingNote(app.missing));
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;
     this.axes(app.axis);

@@ -328,6 +328,9 @@ export class LaneHandle implements LaneState {
       case 'logzParts':
       case 'logzFailed':
         return; // for the evaluation pool, not a lane
+      case 'trialPoints':
+      case 'trialDone':
+        return; // for the trial pool, not a lane
     }
     this.events.changed(this);
   }

@@ -15,6 +15,7 @@ import type { LanePanel, PanelContext } from './panels/panel';
 import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry } from './schema';
+import { laneStudyLine } from './study';
 import { tip } from './tips';
 
 const WORDS: Record<LaneStatus, string> = {
@@ -35,6 +36,7 @@ export function laneName(app: App, lane: LaneHandle): string {
 export class LaneCard {
   readonly el: HTMLElement;
   private readonly status: HTMLElement;
+  private readonly studyLine: HTMLElement;
   private readonly notice: HTMLElement;
   private readonly error: HTMLElement;
   private readonly restart: HTMLButtonElement;
@@ -59,6 +61,7 @@ export class LaneCard {
     remove.addEventListener('click', onRemove);
     remove.dataset.part = 'remove';
     this.status = el('p', { className: 'status' });
+    this.studyLine = el('p', { className: 'study-line', hidden: true });
     this.notice = el('p', { className: 'lane-notice', role: 'status', hidden: true });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
@@ -68,6 +71,7 @@ export class LaneCard {
       { className: 'lane' },
       el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
       this.status,
+      this.studyLine,
       this.notice,
       this.error,
       this.restart,
@@ -145,6 +149,15 @@ export class LaneCard {
     if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
     if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
     setText(this.status, parts.join(' · '));
+    // In a study the lane runs as trials in the trial workers; its own worker stays at update 0.
+    const study = this.app.studyMode() ? this.app.study : null;
+    const line = this.app.studyMode()
+      ? study
+        ? laneStudyLine(study.study, lane.id)
+        : `Runs as ${this.app.trials} trial${this.app.trials === 1 ? '' : 's'} in the study when started; the panels below show its starting model.`
+      : '';
+    this.studyLine.hidden = line === '';
+    setText(this.studyLine, line);
     this.notice.hidden = !lane.notice;
     setText(this.notice, lane.notice ?? '');
     const message = lane.message ?? this.app.laneRejection(lane);

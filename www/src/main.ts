@@ -2,12 +2,12 @@
 // Web Worker per lane and draw. Every computation runs in the workers (worker.ts); the views
 // are controls.ts, laneCard.ts and the panels (panels/index.ts).
 import './style.css';
-import init, { catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
+import init, { evaluateClaims, catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app';
 import { parts } from './classroom';
 import { assetPath } from './data';
 import { poolSize } from './evalPool';
-import type { Catalog, SamplerEntry } from './generated/core';
+import type { Catalog, SamplerEntry, Verdict } from './generated/core';
 import { GlossaryView } from './glossaryView';
 import type { WorkerLike } from './lane';
 import { laneName } from './laneCard';
@@ -19,10 +19,11 @@ import { ShareView } from './shareView';
 import { installTestHook } from './testHook';
 import { readTours, TOUR_TARGETS } from './tour';
 import { TourView } from './tourView';
+import { trialWorkers } from './trialPool';
 import { decodeState, decodeView } from './urlState';
 
 function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const url = URL.createObjectURL(new Blob([text], { type: name.endsWith('.csv') ? 'text/csv' : 'application/json' }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -45,6 +46,8 @@ async function boot(): Promise<void> {
       // Absolute, from the page's own address: workers resolve URLs against their script's.
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
       evalWorkers: poolSize(navigator.hardwareConcurrency),
+      trialWorkers: trialWorkers(navigator.hardwareConcurrency),
+      evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),
     },
   );

@@ -4,15 +4,18 @@
 import type { App } from './app';
 import { LikelihoodChart } from './chart';
 import { laneColour } from './chartData';
+import { curvesModel, studyModel } from './chartModel';
 import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
 import { $ } from './dom';
 import type { LaneHandle } from './lane';
 import { LaneCard, laneName } from './laneCard';
+import { StudyView } from './studyView';
 import { encodeState } from './urlState';
 
 export class Page {
   private readonly controls: Controls;
+  private readonly studyView: StudyView;
   readonly classroom: ClassroomView;
   private readonly chart = new LikelihoodChart($('#chart'));
   private readonly lanesEl = $('#lanes');
@@ -30,6 +33,7 @@ export class Page {
         this.cards.get(lane)?.focus();
       }
     });
+    this.studyView = new StudyView(app);
     window.addEventListener('resize', () => {
       this.chart.resize();
       this.schedule();
@@ -46,8 +50,17 @@ export class Page {
     const app = this.app;
     this.classroom.update();
     this.controls.update();
-    const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve }));
-    this.chart.update(lanes, app.axis, app.dataset()?.bound ?? null);
+    const bound = app.dataset()?.bound ?? null;
+    const run = app.studyMode() ? app.study : null;
+    if (run) {
+      // A study's lanes are the lanes it was made of (the page's lanes, unless it is stale).
+      const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id) }));
+      this.chart.update(studyModel(run.study, lanes, app.axis, app.wide, bound), app.axis);
+    } else {
+      const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve }));
+      this.chart.update(curvesModel(lanes, app.axis, bound), app.axis);
+    }
+    this.studyView.update();
     this.syncCards();
     const hash = `#${encodeState(app.catalog, app.state(), app.view)}`;
     if (window.location.hash !== hash) history.replaceState(null, '', hash);

@@ -42,11 +42,24 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
     lanes.push({ id: index, algo: l.algo, label: l.label, options });
   });
   const first = p.lanes[0]?.config ?? {};
+  // The page runs trials where each lane computes its own exact curve (the small sets).
+  const small = catalog.data_sets.find((d) => d.name === p.data)?.patterns.length ?? 0;
   const shared: Record<string, OptionValue> = {};
   for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : configValue(catalog, first, spec.key);
   return {
     // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
-    state: { data: p.data, shared, lanes, axis: 'sweeps', stop: p.iters, stopUnit: 'updates', preset: p.name, rate: r },
+    state: {
+      data: p.data,
+      shared,
+      lanes,
+      axis: 'sweeps',
+      stop: p.iters,
+      stopUnit: 'updates',
+      preset: p.name,
+      rate: r,
+      trials: small > 0 ? p.trials : null,
+      wide: false,
+    },
     missing,
     lr,
   };
@@ -73,15 +86,21 @@ function measureNote(p: PresetEntry): string {
   );
 }
 
-/** The preset's one-line description: the paper, the set-up and what to look for. */
-export function presetDescription(p: PresetEntry): string {
+/**
+ * The preset's one-line description: the paper, the set-up and how the page runs it. What the
+ * paper found is the claims list under the chart (checked on the trials); a preset without
+ * claims keeps its "what to look for" text here.
+ */
+export function presetDescription(p: PresetEntry, studies: boolean): string {
   const chains = p.chains === null ? (p.batch === null ? 'one chain per training row' : 'one chain per batch row') : `${p.chains.toLocaleString('en')} chains`;
   const batch = p.batch === null ? 'full batch' : `batch ${p.batch}`;
   const decay = p.decay ? ', η decaying linearly to 0' : '';
-  return (
-    `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates ` +
-    `(\`rbm reproduce ${p.name}\` runs ${p.trials} trial${p.trials === 1 ? '' : 's'}; this is one, with the page's seed). ${p.expect}${measureNote(p)}`
-  );
+  const trials = `${p.trials} trial${p.trials === 1 ? '' : 's'}`;
+  const how = studies
+    ? `each lane runs the trials set below (the paper's ${trials} by default), seeded as \`rbm reproduce ${p.name}\` seeds them`
+    : `\`rbm reproduce ${p.name}\` runs ${trials}; this is one, with the page's seed`;
+  const expect = p.claims.length ? '' : ` ${p.expect}`;
+  return `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates (${how}).${expect}${measureNote(p)}`;
 }
 
 /** The note for lanes the loaded core cannot run. */

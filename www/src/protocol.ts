@@ -81,7 +81,16 @@ export type ToWorker =
    * ([max, sum] per block): the lane turns them into its record's ATLL and trains on. */
   | { type: 'exactParts'; gen: number; id: number; parts: Float64Array }
   /** Exact evaluation `id` of lane `gen` was cancelled: the lane trains on without that point. */
-  | { type: 'exactSkip'; gen: number; id: number };
+  | { type: 'exactSkip'; gen: number; id: number }
+  /** Trial worker: run trial `trial` of a study seeded `seed` (the core's trial_seed(seed,
+   * trial) replaces the configuration's seed) to update `until`, reporting its records; the
+   * reply is `trialPoints` (any number) then `trialDone`, all with `id`. Replaces a trial
+   * under way. */
+  | { type: 'trial'; id: number; config: LaneConfig; dataset: string; source?: DataSource; seed: number; trial: number; until: number }
+  /** Trial worker: drop trial `id` (if it is the one under way). */
+  | { type: 'trialStop'; id: number }
+  /** Trial worker: hold (or resume) the trial under way. */
+  | { type: 'trialPause'; paused: boolean };
 
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
@@ -129,7 +138,22 @@ export type FromWorker =
   /** Evaluation worker: the partial sums of blocks `from`.. of job chunk `id`. */
   | { type: 'logzParts'; id: number; from: number; parts: Float64Array }
   /** Evaluation worker: chunk `id` failed. */
-  | { type: 'logzFailed'; id: number; message: string };
+  | { type: 'logzFailed'; id: number; message: string }
+  /** Trial worker: records of trial `id` (each with its statistics; `ms`: training
+   * milliseconds spent on the trial when it was made). */
+  | { type: 'trialPoints'; id: number; points: TrialRecord[] }
+  /** Trial worker: trial `id` ended (at its last update, or earlier because its model
+   * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
+  | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean };
+
+/** One record of a trial, as a trial worker sends it. */
+export interface TrialRecord {
+  iter: number;
+  sweeps: number;
+  atll: number;
+  stats: Record<string, number>;
+  ms: number;
+}
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */
 export const SLICE_MS = 40;

@@ -32,7 +32,15 @@ export interface PageState {
   preset: string | null;
   /** The index of the preset's learning rate (0 without a preset). */
   rate: number;
+  /** Trials per lane (a study on the small sets: each lane runs this many seeded trials and
+   * the chart draws their median and bands); null: each lane runs once, live. */
+  trials: number | null;
+  /** Whether the chart also draws the q2.5–q97.5 band of a study. */
+  wide: boolean;
 }
+
+/** Most trials per lane the page runs. */
+export const MAX_TRIALS = 200;
 
 /** Largest "stop at" the page accepts (in either unit). */
 export const MAX_STOP = 1_000_000_000;
@@ -138,6 +146,8 @@ export function firstScreen(catalog: Catalog): PageState {
     stopUnit: 'updates',
     preset: null,
     rate: 0,
+    trials: null,
+    wide: false,
   };
 }
 

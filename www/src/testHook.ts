@@ -2,7 +2,7 @@
 // crash of a lane's wasm core.
 import type { App } from './app';
 import type { Axis } from './chartData';
-import type { Catalog, ErrorInfo } from './generated/core';
+import type { Catalog, ErrorInfo, Verdict } from './generated/core';
 import { epochsDone, rowsPerSecond } from './progress';
 import type { LaneStatus } from './protocol';
 import type { OptionValue } from './schema';
@@ -42,7 +42,39 @@ export interface LaneSnapshot {
   exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
 }
 
+/** A study as the tests read it: every trial's records and every band. */
+export interface StudySnapshot {
+  status: string;
+  runs: number;
+  until: number;
+  every: number;
+  seed: number;
+  workers: number;
+  lanes: {
+    id: number;
+    label: string;
+    trials: { index: number; state: string; diverged: boolean; iters: number[]; sweeps: number[]; atll: number[]; stats: Record<string, number>[] }[];
+    bands: ({
+      iter: number;
+      median: number;
+      q025: number;
+      q10: number;
+      q90: number;
+      q975: number;
+      mean: number;
+      sweeps: number;
+      trials: number;
+      stats: Record<string, number>;
+    } | null)[];
+  }[];
+  progress: { done: number; running: number; failed: number; total: number; fraction: number; etaMs: number | null };
+  elapsedMs: number;
+  verdicts: Verdict[] | null;
+}
+
 export interface TestHook {
+  /** The study under way or finished (null: none). */
+  study(): StudySnapshot | null;
   /** True once the catalog is loaded and the first lanes are made. */
   ready: boolean;
   lanes(): LaneSnapshot[];
@@ -63,6 +95,50 @@ export interface TestHook {
 export function installTestHook(app: App): TestHook {
   const hook: TestHook = {
     ready: false,
+    study: () => {
+      const run = app.study;
+      if (!run) return null;
+      const s = run.study;
+      return {
+        status: run.status,
+        runs: s.plan.runs,
+        until: s.plan.until,
+        every: s.plan.every,
+        seed: s.plan.seed,
+        workers: run.workers,
+        lanes: s.plan.lanes.map((l, i) => ({
+          id: l.id,
+          label: l.label,
+          trials: s.trials[i].map((t) => ({
+            index: t.index,
+            state: t.state,
+            diverged: t.diverged,
+            iters: t.points.map((p) => p.iter),
+            sweeps: t.points.map((p) => p.sweeps),
+            atll: t.points.map((p) => p.atll),
+            stats: t.points.map((p) => ({ ...p.stats })),
+          })),
+          bands: s.bands(i).map(
+            (b) =>
+              b && {
+                iter: b.iter,
+                median: b.median,
+                q025: b.q025,
+                q10: b.q10,
+                q90: b.q90,
+                q975: b.q975,
+                mean: b.mean,
+                sweeps: b.sweeps,
+                trials: b.trials,
+                stats: { ...b.stats },
+              },
+          ),
+        })),
+        progress: s.progress(run.workers),
+        elapsedMs: run.elapsedMs(),
+        verdicts: app.verdicts(),
+      };
+    },
     lanes: () =>
       app.lanes.map((l) => {
         const rows = app.dataset()?.rows ?? 1;

@@ -130,6 +130,18 @@ export class TourView {
     e.classList.add('tour-target');
     // To the top of the screen: on a phone the card covers the lower part.
     e.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    // Lane cards draw their panels once on screen, so the page grows under a long scroll and
+    // the element moves on: follow it until it stays near the top.
+    this.follow(e, 6);
+  }
+
+  private follow(e: Element, tries: number): void {
+    setTimeout(() => {
+      if (this.target !== e || tries <= 0) return;
+      const top = e.getBoundingClientRect().top;
+      if (top < -1 || top > window.innerHeight / 3) e.scrollIntoView({ block: 'start', behavior: 'smooth' });
+      this.follow(e, tries - 1);
+    }, 400);
   }
 
   /** The step's watch: how far the lanes are towards its update (on every draw). */

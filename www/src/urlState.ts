@@ -5,7 +5,8 @@
 //    &lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000
 //
 // - `data`, `axis`, `stop` (absent: runs on) and `stop_unit=epochs` (absent: updates), `preset`
-//   and `rate` (the preset's rate index). A link cannot carry a file from the user's computer:
+//   and `rate` (the preset's rate index), `trials` (trials per lane: a study; absent: single
+//   runs) and `band=95` (the study's chart also draws the q2.5–q97.5 band). A link cannot carry a file from the user's computer:
 //   a `data` the page does not have gives a notice and the first screen;
 // - every shared option of the schema, by its key (empty: the core derives it, e.g. a drawn seed);
 // - one `lane=ALGO:OPTIONS` per lane, in order (`lanes=0`: no lane). OPTIONS are `key=value`
@@ -24,7 +25,7 @@ import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
 import type { Catalog, OptionEntry } from './generated/core';
 import { STOP_UNITS, type StopUnit } from './progress';
 import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions } from './schema';
-import { firstScreen, type LaneState, MAX_STOP, newLaneState, type PageState } from './state';
+import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState } from './state';
 
 const AXES: Axis[] = ['iter', 'sweeps'];
 const MAX_LABEL = 200;
@@ -58,6 +59,8 @@ export function encodeState(catalog: Catalog, s: PageState, view: ViewFlags = NO
   if (s.stop !== null) parts.push(`stop=${s.stop}`);
   if (s.stopUnit !== 'updates') parts.push(`stop_unit=${s.stopUnit}`);
   if (s.preset !== null) parts.push(`preset=${enc(s.preset)}`, `rate=${s.rate}`);
+  if (s.trials !== null) parts.push(`trials=${s.trials}`);
+  if (s.wide) parts.push('band=95');
   if (s.lanes.length === 0) parts.push('lanes=0');
   s.lanes.forEach((lane, i) => {
     parts.push(`lane=${encodeLane(catalog, lane, i)}`);
@@ -239,6 +242,16 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
         break;
       case 'rate':
         rateText = value;
+        break;
+      case 'trials': {
+        const n = value === '' ? null : wholeNumber(value, 1, MAX_TRIALS);
+        if (n === null && value !== '') bad(`trials must be a whole number from 1 to ${MAX_TRIALS}`);
+        else state.trials = n;
+        break;
+      }
+      case 'band':
+        if (value === '95' || value === '80') state.wide = value === '95';
+        else bad('the band is 80 (q10–q90) or 95 (also q2.5–q97.5)');
         break;
       case 'lanes':
         if (value === '0') noLanes = true;

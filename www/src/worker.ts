@@ -1,12 +1,14 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
 // including loading its data (data.ts: download, gunzip, parse — never on the page's thread).
 // The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
-// blocks of an enumeration (`logz`) and never given a lane.
-import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, WasmLane } from '../pkg/rbm_playground.js';
+// blocks of an enumeration (`logz`) and never given a lane; so are its trial workers
+// (trialPool.ts), which run a study's trials one at a time (trialRunner.ts).
+import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../pkg/rbm_playground.js';
 import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
 import type { FromWorker, ToWorker } from './protocol';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
+import { type TrialCore, type TrialLane, TrialRunner } from './trialRunner';
 import { zeroDelayScheduler } from './yieldNow';
 
 const ctx = self as unknown as {
@@ -50,14 +52,26 @@ const core: Core = {
   },
 };
 
+const trialCore: TrialCore = {
+  ...core,
+  newTrialLane: (config, dataset) => new WasmLane(config, dataset) as unknown as TrialLane,
+  trialSeed: (seed, trial) => trialSeed(seed, trial),
+};
+
 let runner: LaneRunner | null = null;
+let trials: TrialRunner | null = null;
 const early: ToWorker[] = [];
-ctx.onmessage = (e) => (runner ? runner.handle(e.data) : early.push(e.data));
+const handle = (msg: ToWorker) => {
+  if (!trials?.handle(msg)) runner?.handle(msg);
+};
+ctx.onmessage = (e) => (runner ? handle(e.data) : early.push(e.data));
 
 init()
   .then(() => {
     runner = new LaneRunner(core, host);
-    for (const msg of early.splice(0)) runner.handle(msg);
+    // Its own scheduler: a lane's and a trial's slices never replace each other's.
+    trials = new TrialRunner(trialCore, { ...host, schedule: zeroDelayScheduler() });
+    for (const msg of early.splice(0)) handle(msg);
   })
   .catch((e: unknown) => {
     const message = `the WebAssembly core did not load: ${errorMessage(e)}`;

@@ -78,23 +78,29 @@ describe('preset texts', () => {
     expect(rateLabel(ucd, 0)).toBe("η = 0.1 (the authors' published code)");
     expect(rateLabel(ucd, 1)).toBe("η = 0.01 (the paper's text)");
   });
-  it('describes the set-up, the paper and what to look for in one line', () => {
-    const d = presetDescription(ucd);
+  it('describes the set-up, the paper and how the page runs it in one line; the claims replace what to look for', () => {
+    const d = presetDescription(ucd, true);
     expect(d).toContain('Qiu, Zhang & Wang 2020');
     expect(d).toContain('1,000 chains');
     expect(d).toContain('10,000 updates');
-    expect(d).toContain(`\`rbm reproduce ucd-bas4\` runs ${ucd.trials} trials`);
+    expect(d).toContain(`the paper's ${ucd.trials} trials by default), seeded as \`rbm reproduce ucd-bas4\` seeds them`);
+    expect(d).not.toContain(ucd.expect);
     expect(d).not.toContain('\n');
-    expect(presetDescription(shiftingBar)).toContain('one chain per training row, full batch');
+    expect(presetDescription(ucd, false)).toContain(`\`rbm reproduce ucd-bas4\` runs ${ucd.trials} trials; this is one`);
+    expect(presetDescription(shiftingBar, true)).toContain('one chain per training row, full batch');
+  });
+  it("sets the preset's trials on the small sets, none on MNIST", () => {
+    expect(presetPlan(ucd, catalog, 0, 1).state.trials).toBe(ucd.trials);
+    expect(presetPlan(preset('pcd-mnist-25'), catalog, 0, 1).state.trials).toBeNull();
   });
   it("says how the MNIST presets' page curves differ from what the papers measure", () => {
-    const pcd = presetDescription(preset('pcd-mnist-25'));
+    const pcd = presetDescription(preset('pcd-mnist-25'), false);
     expect(pcd).toContain('Tieleman 2008');
     expect(pcd).toContain('25 hidden units, one chain per batch row, batch 100, η decaying linearly to 0, 4,000 updates');
     expect(pcd).toMatch(/exact log-likelihood of the training digits .* 2\^25 states .* report the mnist-test digits'/);
-    const sdcp = presetDescription(preset('sdcp-mnist'));
+    const sdcp = presetDescription(preset('sdcp-mnist'), false);
     expect(sdcp).toContain('runs 1 trial;');
     expect(sdcp).toMatch(/by AIS; here no exact curve exists for 500 hidden units.*100 particles × 1,000 β/);
-    expect(presetDescription(ucd)).not.toMatch(/digits/);
+    expect(presetDescription(ucd, true)).not.toMatch(/digits/);
   });
 });

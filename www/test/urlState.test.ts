@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OptionEntry } from '../src/generated/core';
 import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from '../src/schema';
-import { firstScreen, type LaneState, MAX_STOP, type PageState } from '../src/state';
+import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/state';
 import { decodeState, encodeState } from '../src/urlState';
 import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
 
@@ -39,6 +39,8 @@ const stateArb: fc.Arbitrary<PageState> = fc
     stop: fc.option(fc.integer({ min: 1, max: MAX_STOP }), { nil: null }),
     stopUnit: fc.constantFrom('updates' as const, 'epochs' as const),
     preset: fc.option(fc.constantFrom(...catalog.presets), { nil: null }),
+    trials: fc.option(fc.integer({ min: 1, max: MAX_TRIALS }), { nil: null }),
+    wide: fc.boolean(),
   })
   .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })));
 

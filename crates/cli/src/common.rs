@@ -106,6 +106,23 @@ fn read_bytes(path: &Path, what: &str) -> CliResult<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The bytes of file `name` (standard input for `-`), gunzipped when gzip-compressed, at most
+/// [`MAX_INPUT_BYTES`].
+pub fn read_input(name: &str, what: &str) -> CliResult<Vec<u8>> {
+    if name != "-" {
+        return read_bytes(Path::new(name), what);
+    }
+    let bytes = read_capped(io::stdin().lock(), "standard input", what)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return read_capped(
+            flate2::read::GzDecoder::new(&bytes[..]),
+            "standard input",
+            what,
+        );
+    }
+    Ok(bytes)
+}
+
 /// Where a file the repository builds or ships is looked for: `$env`, then `rel` under the
 /// working directory and under the repository the binary was built in.
 pub fn repo_file(rel: &str, env: &str, missing: &str) -> CliResult<PathBuf> {

@@ -8,6 +8,8 @@
 //! rbm loglik --model m.json --data bas4         # log Z, ATLL, bound, KL, mass on data, top patterns
 //! rbm grad --model m.json --data bas4 --algo cd --chains 1000 --reps 100 --seed 1
 //! rbm reproduce sdcp-shifting-bar --algos cd,pcd --runs 5 --seed 1
+//! rbm reproduce ucd-bas4 --trials 0..4 --per-trial --seed 1 > a.jsonl   # a study in parts,
+//! rbm summarize a.jsonl b.jsonl                 # merged into what `reproduce` prints
 //! rbm presets                                   # the presets' settings
 //! rbm sample --model m.rbm --sampler rates-fpcd --samples 10000 --seed 1 --out s.txt
 //! rbm isl --samples s.txt --data mnist-test      # ISL against N, beta chosen on mnist-valid
@@ -26,6 +28,7 @@ mod grad;
 mod loglik;
 mod reproduce;
 mod sample;
+mod summarize;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -58,6 +61,8 @@ enum Command {
     /// Run a paper's experiment for several trials; quantiles of the exact ATLL per checkpoint
     #[command(allow_negative_numbers = true)]
     Reproduce(reproduce::ReproduceCmd),
+    /// Merge per-trial files of `reproduce --per-trial` into the lines `reproduce` prints
+    Summarize(summarize::SummarizeCmd),
     /// List the presets of `reproduce` with their settings (one JSON line each)
     Presets,
     /// Sample a trained model with Gibbs, rates-FPCD, rates-herding or sample penalisation
@@ -106,6 +111,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train::run(a, &mut out),
         Command::Grad(a) => grad::run(a, &mut out),
         Command::Reproduce(a) => reproduce::run(a, &mut out),
+        Command::Summarize(a) => summarize::run(a, &mut out),
         Command::Presets => presets(&mut out),
         Command::Ais(a) => ais::run(a, &mut out),
         Command::Sample(a) => sample::run_sample(a, &mut out),

@@ -18,11 +18,13 @@
 
 use super::common::{entropy_seed, load_data, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
+use rbm_core::experiments::claims::{self, BandPoint, LaneBand, Verdict};
 use rbm_core::experiments::trials::{
-    summarize, Checkpoint, Study, StudyRequest, Summary, TrialRun,
+    summarize, trial_seed, Checkpoint, Study, StudyRequest, Summary, TrialRun,
 };
 use rbm_core::experiments::{find_preset, AisSpec, Preset};
-use serde::Serialize;
+use rbm_core::train::Record;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// Options of `rbm reproduce`.
@@ -33,8 +35,16 @@ pub struct ReproduceCmd {
     /// paper on one trained model)
     preset: String,
     /// Independent trials per (algorithm, learning rate) [default: the preset's]
-    #[arg(long)]
+    #[arg(long, conflicts_with = "trials")]
     runs: Option<usize>,
+    /// Run only trials FIRST..LAST (both included, e.g. 3..7; or one index): trial i is
+    /// seeded as in the whole study, so any split of a study over machines gives its numbers
+    #[arg(long, value_name = "FIRST..LAST")]
+    trials: Option<String>,
+    /// Print each trial's records (JSON lines with preset, lane, rate, trial and seed, then a
+    /// `trial-end` line) instead of the statistics; `rbm summarize` merges such files
+    #[arg(long)]
+    per_trial: bool,
     /// Epochs per trial (converted to updates with the preset's batch size) [default: the preset's]
     #[arg(long, conflicts_with = "iters")]
     epochs: Option<u64>,
@@ -79,6 +89,10 @@ struct Header<'a> {
     preset: &'a Preset,
     seed: u64,
     runs: usize,
+    /// The first trial's index (the trials are first_trial..first_trial + runs).
+    first_trial: usize,
+    /// Whether the lines that follow are each trial's records (`--per-trial`).
+    per_trial: bool,
     iters: u64,
     every: u64,
     rows: usize,
@@ -150,12 +164,6 @@ struct Ranked<'a> {
     train_seconds: f64,
 }
 
-/// One finished trial.
-struct Trial {
-    run: TrialRun,
-    seconds: f64,
-}
-
 /// Runs `rbm reproduce`.
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     if a.preset == rbm_core::sampler::study::NAME {
@@ -166,10 +174,18 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     let p = find_preset(&a.preset)?;
     let threads = threads(a.threads)?;
     let seed = a.seed.unwrap_or_else(entropy_seed);
+    let (first, runs) = match &a.trials {
+        Some(t) => {
+            let (first, last) = parse_trials(t)?;
+            (Some(first), Some(last - first + 1))
+        }
+        None => (None, a.runs),
+    };
     let req = StudyRequest {
         algos: a.algos.clone(),
         rates: a.lrs.clone(),
-        runs: a.runs,
+        runs,
+        first,
         epochs: a.epochs,
         iters: a.iters,
         every: a.every,
@@ -178,91 +194,21 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     };
     let eval = p.eval_data.map(load_data).transpose()?;
     let study = Study::with_data(p, &req, seed, load_data(p.data)?, eval)?;
-    let (groups, runs, data) = (&study.groups, study.runs, &study.data);
-    let mut algos: Vec<&str> = groups.iter().map(|&(li, _)| p.lanes[li].algo).collect();
-    algos.dedup();
-    let mut rates: Vec<f64> = Vec::new();
-    for &(_, lr) in groups {
-        if !rates.contains(&lr) {
-            rates.push(lr);
-        }
-    }
-    out.line(&Header {
-        kind: "header",
-        preset: p,
-        seed,
-        runs,
-        iters: study.iters,
-        every: study.every,
-        rows: data.rows(),
-        bound: data.bound(),
-        eval_data: p.eval_data,
-        eval_rows: study.eval.as_ref().map(|e| e.rows()),
-        measure: if study.ais.is_some() { "ais" } else { "exact" },
-        ais: study.ais,
-        algos,
-        rates: &rates,
-    })?;
+    let mut report = Report::new(&study, a.per_trial);
+    report.header(out)?;
+    let (groups, runs, first) = (study.groups.len(), study.runs, study.first);
 
-    let mut slots: Vec<Vec<Option<Trial>>> = groups
-        .iter()
-        .map(|_| (0..runs).map(|_| None).collect())
-        .collect();
-    let mut done = vec![0usize; groups.len()];
-    let mut next_group = 0;
-    let mut summaries: Vec<(usize, f64, SummaryBody)> = Vec::new();
-    let mut finals: Vec<(usize, f64, Checkpoint)> = Vec::new();
+    // Trials finish in any order; they are printed in index order (group-major), each group's
+    // checkpoints as soon as its trials are all in (or, with --per-trial, each trial's records
+    // as soon as it and the trials before it are in).
+    let mut slots: Vec<Option<Trial>> = (0..groups * runs).map(|_| None).collect();
+    let mut next = 0;
     let mut failure: Option<Failure> = None;
-
-    // Prints every group whose trials are all in, in group order; returns false on failure.
-    let mut flush = |slots: &mut Vec<Vec<Option<Trial>>>,
-                     done: &[usize],
-                     next_group: &mut usize|
-     -> CliResult {
-        while *next_group < groups.len() && done[*next_group] == runs {
-            let g = *next_group;
-            let (li, lr) = groups[g];
-            let trials: Vec<Trial> = slots[g]
-                .iter_mut()
-                .map(|t| t.take().expect("trial finished"))
-                .collect();
-            let seconds = trials.iter().map(|t| t.seconds).sum();
-            let runs_done: Vec<TrialRun> = trials.into_iter().map(|t| t.run).collect();
-            let lane = &p.lanes[li];
-            let cps: Vec<Checkpoint> = study.checkpoints(g, &runs_done)?;
-            if let Some(last) = cps.last() {
-                finals.push((li, lr, last.clone()));
-            }
-            for c in &cps {
-                out.line(&Line {
-                    kind: "checkpoint",
-                    algo: lane.algo,
-                    label: lane.label,
-                    lr,
-                    body: c,
-                })?;
-            }
-            if let Some(s) = summarize(&cps, data.bound()) {
-                summaries.push((
-                    li,
-                    lr,
-                    SummaryBody {
-                        summary: s,
-                        trials: runs,
-                        seconds,
-                    },
-                ));
-            }
-            *next_group += 1;
-        }
-        Ok(())
-    };
-
     parallel(
-        groups.len() * runs,
+        groups * runs,
         threads,
         |idx| {
-            let (g, r) = (idx / runs, idx % runs);
+            let (g, r) = (idx / runs, first + idx % runs);
             let t = Instant::now();
             let mut clock = || t.elapsed().as_secs_f64();
             study.trial(g, r, Some(&mut clock)).map(|run| Trial {
@@ -271,12 +217,33 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
             })
         },
         |idx, res| {
-            let (g, r) = (idx / runs, idx % runs);
             match res {
                 Ok(t) => {
-                    slots[g][r] = Some(t);
-                    done[g] += 1;
-                    if let Err(e) = flush(&mut slots, &done, &mut next_group) {
+                    slots[idx] = Some(t);
+                    let mut flush = || -> CliResult {
+                        if a.per_trial {
+                            while next < slots.len() && slots[next].is_some() {
+                                let t = slots[next].take().expect("checked");
+                                report.trial(out, next / runs, first + next % runs, &t)?;
+                                next += 1;
+                            }
+                        } else {
+                            while next < groups
+                                && slots[next * runs..(next + 1) * runs]
+                                    .iter()
+                                    .all(Option::is_some)
+                            {
+                                let trials: Vec<Trial> = slots[next * runs..(next + 1) * runs]
+                                    .iter_mut()
+                                    .map(|t| t.take().expect("checked"))
+                                    .collect();
+                                report.group(out, next, trials)?;
+                                next += 1;
+                            }
+                        }
+                        Ok(())
+                    };
+                    if let Err(e) = flush() {
                         failure = Some(e);
                     }
                 }
@@ -288,46 +255,314 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     if let Some(f) = failure {
         return Err(f);
     }
-    for (li, lr, s) in &summaries {
-        let lane = &p.lanes[*li];
-        out.line(&Line {
-            kind: "summary",
-            algo: lane.algo,
-            label: lane.label,
-            lr: *lr,
-            body: s,
-        })?;
+    if a.per_trial {
+        return Ok(());
     }
-    for lr in rates {
-        let mut order: Vec<(&str, &Checkpoint)> = finals
+    report.finish(out, wall.elapsed().as_secs_f64(), threads)
+}
+
+/// `A..B` (trials A to B, both included), or `A` alone.
+pub fn parse_trials(text: &str) -> CliResult<(usize, usize)> {
+    let bad = || {
+        Failure::Msg(format!(
+            "--trials takes FIRST..LAST (both included, e.g. 3..7) or one trial index, got '{text}'"
+        ))
+    };
+    let num = |s: &str| s.trim().parse::<usize>().map_err(|_| bad());
+    let (first, last) = match text.split_once("..") {
+        Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+        None => {
+            let t = num(text)?;
+            (t, t)
+        }
+    };
+    if last < first {
+        return Err(bad());
+    }
+    Ok((first, last))
+}
+
+/// One finished trial.
+pub struct Trial {
+    /// Its records and training times.
+    pub run: TrialRun,
+    /// Wall seconds it took (training and evaluation).
+    pub seconds: f64,
+}
+
+/// A line of `--per-trial` output: one record of one trial.
+#[derive(Serialize, Deserialize)]
+pub struct TrialLine {
+    #[serde(rename = "type")]
+    kind: String,
+    /// The preset.
+    pub preset: String,
+    /// The algorithm.
+    pub algo: String,
+    /// The lane's label.
+    pub label: String,
+    /// The lane's index in the preset (its sampling stream).
+    pub lane: usize,
+    /// The learning rate.
+    pub lr: f64,
+    /// The trial's index.
+    pub trial: usize,
+    /// The trial's seed, `trial_seed(seed, trial)`.
+    pub seed: u64,
+    /// The record.
+    #[serde(flatten)]
+    pub record: Record,
+    /// Training seconds up to this record (evaluations left out; a timing field).
+    pub train_seconds: Option<f64>,
+}
+
+/// The last line of a trial in `--per-trial` output: how many records it made (fewer than the
+/// checkpoints when it diverged) and how long it took. A trial without it did not finish.
+#[derive(Serialize, Deserialize)]
+pub struct TrialEnd {
+    #[serde(rename = "type")]
+    kind: String,
+    /// The preset.
+    pub preset: String,
+    /// The algorithm.
+    pub algo: String,
+    /// The lane's label.
+    pub label: String,
+    /// The lane's index in the preset.
+    pub lane: usize,
+    /// The learning rate.
+    pub lr: f64,
+    /// The trial's index.
+    pub trial: usize,
+    /// Records made.
+    pub records: usize,
+    /// Whether it diverged before the last checkpoint.
+    pub diverged: bool,
+    /// Wall seconds (a timing field).
+    pub seconds: f64,
+}
+
+/// The lines `rbm reproduce` prints for a study, shared with `rbm summarize` so both print the
+/// same lines for the same trials.
+pub struct Report<'a> {
+    study: &'a Study,
+    per_trial: bool,
+    summaries: Vec<(usize, f64, SummaryBody)>,
+    finals: Vec<(usize, f64, Checkpoint)>,
+    bands: Vec<(f64, LaneBand)>,
+}
+
+impl<'a> Report<'a> {
+    /// The report of `study` (`per_trial`: each trial's records instead of the statistics).
+    pub fn new(study: &'a Study, per_trial: bool) -> Report<'a> {
+        Report {
+            study,
+            per_trial,
+            summaries: Vec::new(),
+            finals: Vec::new(),
+            bands: Vec::new(),
+        }
+    }
+
+    /// The rates of the study, in the order given.
+    fn rates(&self) -> Vec<f64> {
+        let mut rates: Vec<f64> = Vec::new();
+        for &(_, lr) in &self.study.groups {
+            if !rates.contains(&lr) {
+                rates.push(lr);
+            }
+        }
+        rates
+    }
+
+    /// The first line.
+    pub fn header(&self, out: &mut Out) -> CliResult {
+        let (study, p) = (self.study, self.study.preset);
+        let mut algos: Vec<&str> = study
+            .groups
             .iter()
-            .filter(|(_, r, _)| *r == lr)
-            .map(|(li, _, c)| (p.lanes[*li].label, c))
+            .map(|&(li, _)| p.lanes[li].algo)
             .collect();
-        order.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
-        let Some(&(_, first)) = order.first() else {
-            continue;
-        };
-        out.line(&Ranking {
-            kind: "ranking",
-            lr,
-            iter: first.iter,
-            epoch: first.epoch,
-            order: order
-                .iter()
-                .map(|&(label, c)| Ranked {
-                    label,
-                    median: c.median,
-                    sweeps: c.sweeps,
-                    train_seconds: c.train_seconds,
-                })
-                .collect(),
-        })?;
+        algos.dedup();
+        out.line(&Header {
+            kind: "header",
+            preset: p,
+            seed: study.seed,
+            runs: study.runs,
+            first_trial: study.first,
+            per_trial: self.per_trial,
+            iters: study.iters,
+            every: study.every,
+            rows: study.data.rows(),
+            bound: study.data.bound(),
+            eval_data: p.eval_data,
+            eval_rows: study.eval.as_ref().map(|e| e.rows()),
+            measure: if study.ais.is_some() { "ais" } else { "exact" },
+            ais: study.ais,
+            algos,
+            rates: &self.rates(),
+        })
     }
-    out.line(&Done {
-        kind: "done",
-        trials: groups.len() * runs,
-        wall_seconds: wall.elapsed().as_secs_f64(),
-        threads,
-    })
+
+    /// Trial `trial` of group `g`'s records, one line each, then its end line.
+    pub fn trial(&self, out: &mut Out, g: usize, trial: usize, t: &Trial) -> CliResult {
+        let p = self.study.preset;
+        let (li, lr) = self.study.groups[g];
+        let lane = &p.lanes[li];
+        for (k, r) in t.run.records.iter().enumerate() {
+            out.line(&TrialLine {
+                kind: "trial".into(),
+                preset: p.name.into(),
+                algo: lane.algo.into(),
+                label: lane.label.into(),
+                lane: li,
+                lr,
+                trial,
+                seed: trial_seed(self.study.seed, trial as u64),
+                record: r.clone(),
+                train_seconds: t.run.train_seconds.get(k).copied(),
+            })?;
+        }
+        out.line(&TrialEnd {
+            kind: "trial-end".into(),
+            preset: p.name.into(),
+            algo: lane.algo.into(),
+            label: lane.label.into(),
+            lane: li,
+            lr,
+            trial,
+            records: t.run.records.len(),
+            diverged: t.run.records.len() < self.study.schedule().len(),
+            seconds: t.seconds,
+        })
+    }
+
+    /// Group `g`'s checkpoint lines from all its trials (in trial order).
+    pub fn group(&mut self, out: &mut Out, g: usize, trials: Vec<Trial>) -> CliResult {
+        let study = self.study;
+        let p = study.preset;
+        let (li, lr) = study.groups[g];
+        let seconds = trials.iter().map(|t| t.seconds).sum();
+        let runs: Vec<TrialRun> = trials.into_iter().map(|t| t.run).collect();
+        let lane = &p.lanes[li];
+        let cps: Vec<Checkpoint> = study.checkpoints(g, &runs)?;
+        if let Some(last) = cps.last() {
+            self.finals.push((li, lr, last.clone()));
+        }
+        for c in &cps {
+            out.line(&Line {
+                kind: "checkpoint",
+                algo: lane.algo,
+                label: lane.label,
+                lr,
+                body: c,
+            })?;
+        }
+        self.bands.push((lr, band(lane.label, runs.len(), &cps)));
+        if let Some(s) = summarize(&cps, study.data.bound()) {
+            self.summaries.push((
+                li,
+                lr,
+                SummaryBody {
+                    summary: s,
+                    trials: runs.len(),
+                    seconds,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// The summary lines, a ranking and the paper's claims per learning rate, and the last line.
+    pub fn finish(self, out: &mut Out, wall_seconds: f64, threads: usize) -> CliResult {
+        let study = self.study;
+        let p = study.preset;
+        for (li, lr, s) in &self.summaries {
+            let lane = &p.lanes[*li];
+            out.line(&Line {
+                kind: "summary",
+                algo: lane.algo,
+                label: lane.label,
+                lr: *lr,
+                body: s,
+            })?;
+        }
+        let end = study.schedule().last().copied().unwrap_or(0);
+        for lr in self.rates() {
+            let mut order: Vec<(&str, &Checkpoint)> = self
+                .finals
+                .iter()
+                .filter(|(_, r, _)| *r == lr)
+                .map(|(li, _, c)| (p.lanes[*li].label, c))
+                .collect();
+            order.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
+            let Some(&(_, first)) = order.first() else {
+                continue;
+            };
+            out.line(&Ranking {
+                kind: "ranking",
+                lr,
+                iter: first.iter,
+                epoch: first.epoch,
+                order: order
+                    .iter()
+                    .map(|&(label, c)| Ranked {
+                        label,
+                        median: c.median,
+                        sweeps: c.sweeps,
+                        train_seconds: c.train_seconds,
+                    })
+                    .collect(),
+            })?;
+            let bands: Vec<LaneBand> = self
+                .bands
+                .iter()
+                .filter(|(r, _)| *r == lr)
+                .map(|(_, b)| b.clone())
+                .collect();
+            for v in claims::evaluate(p.claims, lr, &bands, end, study.data.bound()) {
+                out.line(&ClaimLine {
+                    kind: "claim",
+                    lr,
+                    status: v.status.words(),
+                    verdict: v,
+                })?;
+            }
+        }
+        out.line(&Done {
+            kind: "done",
+            trials: study.groups.len() * study.runs,
+            wall_seconds,
+            threads,
+        })
+    }
+}
+
+/// A lane's band as the claims read it: its label, trials and medians.
+pub fn band(label: &str, trials: usize, cps: &[Checkpoint]) -> LaneBand {
+    LaneBand {
+        label: label.to_string(),
+        trials,
+        points: cps
+            .iter()
+            .map(|c| BandPoint {
+                iter: c.iter,
+                median: c.median,
+                stats: c.stats.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// One claim's verdict at one learning rate.
+#[derive(Serialize)]
+struct ClaimLine {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    lr: f64,
+    #[serde(flatten)]
+    verdict: Verdict,
+    /// The verdict in words: holds, does not hold, not decided yet.
+    #[serde(rename = "verdict")]
+    status: &'static str,
 }

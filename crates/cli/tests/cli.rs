@@ -960,3 +960,200 @@ fn chain_prints_the_exact_distances_per_sweep() {
     ])
     .contains("--start"));
 }
+
+/// Runs `rbm` with `args`, writing stdout to a temporary file; returns the file.
+fn rbm_to_file(name: &str, args: &[&str]) -> Temp {
+    let out = rbm(args);
+    assert!(
+        out.status.success(),
+        "rbm {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Temp::new(name, &String::from_utf8(out.stdout).unwrap())
+}
+
+const SPLIT_STUDY: &[&str] = &[
+    "reproduce",
+    "ucd-bas4",
+    "--lrs",
+    "0.1,0.01",
+    "--iters",
+    "250",
+    "--every",
+    "100",
+    "--seed",
+    "5",
+];
+
+/// A study split by trial ranges (`--trials A..B --per-trial`, in any order, one trial given
+/// twice) and merged by `rbm summarize` prints exactly the lines of `rbm reproduce` over the
+/// same trials, timing fields aside: every median, quantile, statistic, summary, ranking and
+/// claim, bit for bit.
+#[test]
+fn summarize_of_per_trial_files_equals_reproduce() {
+    let whole = json_lines(&[SPLIT_STUDY, &["--trials", "1..4"]].concat());
+    assert_eq!(
+        (whole[0]["runs"].as_u64(), whole[0]["first_trial"].as_u64()),
+        (Some(4), Some(1))
+    );
+    let a = rbm_to_file(
+        "a.jsonl",
+        &[SPLIT_STUDY, &["--trials", "3..4", "--per-trial"]].concat(),
+    );
+    let b = rbm_to_file(
+        "b.jsonl",
+        &[
+            SPLIT_STUDY,
+            &["--trials", "1..=2", "--per-trial", "--threads", "1"],
+        ]
+        .concat(),
+    );
+    let c = rbm_to_file(
+        "c.jsonl",
+        &[SPLIT_STUDY, &["--trials", "2", "--per-trial"]].concat(),
+    );
+    let merged = json_lines(&["summarize", a.path(), b.path(), c.path()]);
+    assert_eq!(without_timing(merged), without_timing(whole.clone()));
+    // The per-trial lines: each record with its preset, lane, rate, trial and seed, then an end line.
+    let lines: Vec<Value> = std::fs::read_to_string(a.path())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["per_trial"], true);
+    let t = &lines[1];
+    assert_eq!(
+        (
+            t["type"].as_str(),
+            t["preset"].as_str(),
+            t["lane"].as_u64(),
+            t["trial"].as_u64()
+        ),
+        (Some("trial"), Some("ucd-bas4"), Some(0), Some(3))
+    );
+    assert_eq!((t["lr"].as_f64(), t["iter"].as_u64()), (Some(0.1), Some(0)));
+    assert!(t["atll"].is_f64() && t["seed"].is_u64());
+    // 3 lanes × 2 rates × 2 trials, 4 records each (0, 100, 200, 250) and an end line.
+    assert_eq!(lines.len(), 1 + 12 * 5);
+    assert_eq!(
+        lines.iter().filter(|l| l["type"] == "trial-end").count(),
+        12
+    );
+    // Claims come after the ranking of their rate.
+    let claims: Vec<&Value> = whole.iter().filter(|v| v["type"] == "claim").collect();
+    assert_eq!(claims.len(), 2 * 5);
+    for c in &claims {
+        assert!(
+            ["holds", "does not hold", "not decided yet"].contains(&c["verdict"].as_str().unwrap()),
+            "{c}"
+        );
+        assert_eq!(c["trials"], 4);
+    }
+}
+
+/// The one `error:` line of a failing run.
+fn stderr_of_failure(args: &[&str]) -> String {
+    assert_one_line_error(args);
+    String::from_utf8(rbm(args).stderr).unwrap()
+}
+
+/// A merge that lacks a trial, holds a trial cut short (a killed job) or mixes studies fails
+/// with one line saying so.
+#[test]
+fn summarize_refuses_incomplete_or_mixed_studies() {
+    let a = rbm_to_file(
+        "ma.jsonl",
+        &[SPLIT_STUDY, &["--trials", "0..1", "--per-trial"]].concat(),
+    );
+    let c = rbm_to_file(
+        "mc.jsonl",
+        &[SPLIT_STUDY, &["--trials", "3", "--per-trial"]].concat(),
+    );
+    let err = stderr_of_failure(&["summarize", a.path(), c.path()]);
+    assert!(
+        err.contains("trial 2 of CD-1 at lr 0.1 is missing"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(a.path()).unwrap();
+    let cut: Vec<&str> = text
+        .lines()
+        .filter(|l| !(l.contains("trial-end") && l.contains("\"trial\":1")))
+        .collect();
+    let cut = Temp::new("cut.jsonl", &cut.join("\n"));
+    let err = stderr_of_failure(&["summarize", cut.path()]);
+    assert!(err.contains("did not finish"), "{err}");
+    let other = rbm_to_file(
+        "other.jsonl",
+        &[
+            "reproduce",
+            "ucd-bas4",
+            "--lrs",
+            "0.1,0.01",
+            "--iters",
+            "250",
+            "--every",
+            "100",
+            "--seed",
+            "6",
+            "--trials",
+            "2",
+            "--per-trial",
+        ],
+    );
+    let err = stderr_of_failure(&["summarize", a.path(), other.path()]);
+    assert!(err.contains("different studies"), "{err}");
+    let plain = rbm_to_file("plain.jsonl", &[SPLIT_STUDY, &["--runs", "1"]].concat());
+    let err = stderr_of_failure(&["summarize", plain.path()]);
+    assert!(err.contains("--per-trial"), "{err}");
+    for bad in ["4..2", "x", "1..", "..3"] {
+        let err = stderr_of_failure(&[SPLIT_STUDY, &["--trials", bad]].concat());
+        assert!(err.contains("--trials"), "{bad}: {err}");
+    }
+}
+
+/// The README's recipe: GNU parallel runs one job per trial range, `rbm summarize` merges
+/// them into what one `rbm reproduce` prints. Skipped with a message when `parallel` (Debian
+/// package `parallel`; `npm test`'s setup installs it) is absent.
+#[test]
+fn a_study_run_with_gnu_parallel_summarizes_to_reproduce() {
+    let has_parallel = Command::new("parallel")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_parallel {
+        eprintln!("SKIPPED: GNU parallel is not installed (apt-get install parallel); the merge itself is tested by summarize_of_per_trial_files_equals_reproduce");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rbm-parallel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_rbm");
+    let script = format!(
+        "parallel --will-cite -j 2 '{bin} reproduce sdcp-bas3 --algos cd,sdcp --iters 300 --seed 3 --threads 1 --trials {{}} --per-trial > {dir}/trial-{{}}.jsonl' ::: 0..1 2..3 4 && {bin} summarize {dir}/trial-*.jsonl",
+        dir = dir.display()
+    );
+    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let whole = json_lines(&[
+        "reproduce",
+        "sdcp-bas3",
+        "--algos",
+        "cd,sdcp",
+        "--iters",
+        "300",
+        "--seed",
+        "3",
+        "--runs",
+        "5",
+    ]);
+    assert_eq!(without_timing(merged), without_timing(whole));
+}

@@ -169,6 +169,38 @@ fn dataset(name: &str) -> Result<Arc<Dataset>, Error> {
     })
 }
 
+/// The seed of trial `trial` of a study seeded `seed` (`rbm_core::experiments::trials::trial_seed`,
+/// below 2^53): the page's trial i of a lane is the CLI's trial i (`rbm reproduce`), bit for bit.
+#[wasm_bindgen(js_name = trialSeed)]
+pub fn trial_seed(seed: f64, trial: u32) -> Result<f64, JsValue> {
+    if !(seed >= 0.0 && seed <= rbm_core::schema::options::MAX_SEED as f64 && seed.fract() == 0.0) {
+        return Err(js_err(Error::option(
+            "seed",
+            format!("a trial's study seed must be a whole number from 0 to 2^53 - 1, got {seed}"),
+        )));
+    }
+    Ok(rbm_core::experiments::trials::trial_seed(seed as u64, trial as u64) as f64)
+}
+
+/// The verdicts (`rbm_core::experiments::claims::Verdict`) of preset `preset`'s claims at
+/// learning rate `lr` on the page's bands (`LaneBand[]`: label, trials, checkpoints with
+/// the median and statistics), for a study whose last checkpoint is update `end`: the same
+/// evaluation as `rbm reproduce`'s claim lines. Throws `{kind, key, message}`.
+#[wasm_bindgen(js_name = evaluateClaims)]
+pub fn evaluate_claims(
+    preset: &str,
+    lr: f64,
+    bands: JsValue,
+    end: f64,
+    bound: Option<f64>,
+) -> Result<JsValue, JsValue> {
+    let p = rbm_core::experiments::find_preset(preset).map_err(js_err)?;
+    let bands: Vec<rbm_core::experiments::claims::LaneBand> = serde_wasm_bindgen::from_value(bands)
+        .map_err(|e| internal(format!("the claims' bands: {e}")))?;
+    let v = rbm_core::experiments::claims::evaluate(p.claims, lr, &bands, end as u64, bound);
+    to_js(&v)
+}
+
 /// The core's catalog (`rbm_core::catalog::Catalog`): algorithms with their options and
 /// statistics, the option schema, data sets and presets.
 #[wasm_bindgen]
@@ -363,6 +395,12 @@ impl WasmLane {
             js_sys::Reflect::set(&v, &"weights".into(), &w)?;
         }
         Ok(out)
+    }
+
+    /// The record of the lane as it is now (the last checkpoint of a trial whose length is not a
+    /// multiple of `every`, as `rbm reproduce` records it). Throws `{kind, key, message}`.
+    pub fn record(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.lane.record().map_err(js_err)?)
     }
 
     /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n]}`.

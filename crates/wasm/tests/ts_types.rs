@@ -11,6 +11,7 @@ use rbm_core::error::ErrorInfo;
 use rbm_core::eval::distribution::Distribution;
 use rbm_core::eval::isl::IslPoint;
 use rbm_core::eval::mixing::Mixing;
+use rbm_core::experiments::claims::{BandPoint, Check, Claim, LaneBand, Status, Verdict};
 use rbm_core::experiments::AisSpec;
 use rbm_core::sampler::drift::{DriftPoint, SelfTest};
 use rbm_core::sampler::{SamplerConfig, SamplerEntry};
@@ -44,6 +45,12 @@ fn generated() -> String {
         decl::<PresetEntry>(&cfg),
         decl::<PresetLaneEntry>(&cfg),
         decl::<AisSpec>(&cfg),
+        decl::<Claim>(&cfg),
+        decl::<Check>(&cfg),
+        decl::<LaneBand>(&cfg),
+        decl::<BandPoint>(&cfg),
+        decl::<Verdict>(&cfg),
+        decl::<Status>(&cfg),
         decl::<Record>(&cfg),
         decl::<View>(&cfg),
         decl::<Distribution>(&cfg),

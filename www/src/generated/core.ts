@@ -273,6 +273,10 @@ every: number,
  */
 trials: number, 
 /**
+ * The paper's statements, checked on the across-trial medians.
+ */
+claims: Array<Claim>, 
+/**
  * The lanes.
  */
 lanes: Array<PresetLaneEntry>, };
@@ -299,6 +303,156 @@ particles: number,
  * Inverse temperatures, 0 and 1 included.
  */
 betas: number, };
+export type Claim = { 
+/**
+ * The statement, for people (the thresholds it is checked with included).
+ */
+text: string, 
+/**
+ * The learning rates it is about (empty: every rate of the preset).
+ */
+rates: Array<number>, 
+/**
+ * How it is checked.
+ */
+check: Check, };
+export type Check = { "kind": "ends_near", 
+/**
+ * The lane.
+ */
+lane: string, 
+/**
+ * The level.
+ */
+value: number, 
+/**
+ * Tolerance in nats.
+ */
+within: number, } | { "kind": "ends_above_level", 
+/**
+ * The lane.
+ */
+lane: string, 
+/**
+ * The level.
+ */
+level: number, } | { "kind": "ends_above", 
+/**
+ * The lanes that should end higher.
+ */
+lanes: Array<string>, 
+/**
+ * The lanes they should end above.
+ */
+than: Array<string>, } | { "kind": "end_together", 
+/**
+ * The lanes.
+ */
+lanes: Array<string>, 
+/**
+ * Largest spread in nats.
+ */
+within: number, } | { "kind": "declines", 
+/**
+ * The lane.
+ */
+lane: string, 
+/**
+ * Nats below the best.
+ */
+by: number, } | { "kind": "stays_near_best", 
+/**
+ * The lane.
+ */
+lane: string, 
+/**
+ * Nats below the best at most.
+ */
+within: number, } | { "kind": "sooner", 
+/**
+ * The lanes that should be sooner.
+ */
+lanes: Array<string>, 
+/**
+ * The lanes they should beat.
+ */
+than: Array<string>, } | { "kind": "sooner_to_own_best", 
+/**
+ * The lanes that should be sooner.
+ */
+lanes: Array<string>, 
+/**
+ * The lanes they should beat.
+ */
+than: Array<string>, } | { "kind": "stat_peak", 
+/**
+ * The lane.
+ */
+lane: string, 
+/**
+ * The statistic's key (e.g. UCD's `mean_tau`).
+ */
+stat: string, 
+/**
+ * Earliest update of the peak.
+ */
+from: bigint, 
+/**
+ * Latest update of the peak.
+ */
+to: bigint, 
+/**
+ * The final value must be below this fraction of the peak.
+ */
+falls_to: number, };
+export type LaneBand = { 
+/**
+ * The lane's label in the preset (e.g. "CD-1").
+ */
+label: string, 
+/**
+ * Trials behind the final median (those that reached the last checkpoint or diverged).
+ */
+trials: number, 
+/**
+ * The checkpoints.
+ */
+points: Array<BandPoint>, };
+export type BandPoint = { 
+/**
+ * Updates done.
+ */
+iter: number, 
+/**
+ * Median ATLL.
+ */
+median: number, 
+/**
+ * The algorithm's statistics (e.g. UCD's `mean_tau`), combined across trials.
+ */
+stats: { [key in string]: number }, };
+export type Verdict = { 
+/**
+ * The claim's text.
+ */
+claim: string, 
+/**
+ * How it stands.
+ */
+status: Status, 
+/**
+ * `status` as a yes/no (null: not decided).
+ */
+holds: boolean | null, 
+/**
+ * The numbers behind it (medians, updates), or what it waits for.
+ */
+detail: string, 
+/**
+ * The fewest trials behind any median it read (0 when undecided).
+ */
+trials: number, };
+export type Status = "holds" | "fails" | "undecided";
 export type CoreRecord = { 
 /**
  * Updates done so far.

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { curvesModel, formatAtll, formatX, interpolate, modelRange, readout, statModel, studyModel, withAlpha } from '../src/chartModel';
+import { Study, type TrialPoint } from '../src/study';
+import { statLabel, studyStats } from '../src/studyView';
+
+describe('interpolate', () => {
+  it('reads a line through its points at every x of the grid, null outside its range', () => {
+    expect(interpolate([0, 10, 20], [-11, -9, -8], [0, 5, 10, 15, 20, 25])).toEqual([-11, -10, -9, -8.5, -8, null]);
+    expect(interpolate([], [], [0, 1])).toEqual([null, null]);
+    expect(interpolate([0, 10], [-Infinity, -5], [0, 10])).toEqual([null, -5]);
+  });
+});
+
+describe('curvesModel', () => {
+  it('puts lanes whose x values do not line up on one grid, each with a value wherever it has a line', () => {
+    const a = { iter: [0, 10, 20], sweeps: [0, 10, 20], atll: [-11, -9, -8] };
+    const b = { iter: [0, 20], sweeps: [0, 60], atll: [-11, -7] };
+    const m = curvesModel(
+      [
+        { label: 'A', colour: '#0072B2', curve: a },
+        { label: 'B', colour: '#D55E00', curve: b },
+      ],
+      'sweeps',
+      -3,
+    );
+    expect(m.x).toEqual([0, 10, 20, 60]);
+    expect(m.ys[0]).toEqual([-11, -9, -8, null]);
+    expect(m.ys[1][1]).toBeCloseTo(-11 + 4 / 6, 12);
+    expect(m.series.map((s) => s.role)).toEqual(['curve', 'curve', 'bound']);
+    const r = readout(m, 1, 'sweeps');
+    expect(r.x).toBe('10');
+    expect(r.rows.map((row) => row.text)).toEqual(['−9.000', '−10.333', '−3.000']);
+    expect(readout(m, null, 'sweeps').rows[0].text).toBe('−8.000');
+    expect(modelRange(m)![0]).toBeLessThan(-11);
+  });
+});
+
+describe('studyModel', () => {
+  it('draws per lane the median, the q10–q90 band (and q2.5–q97.5 when asked) and a few single trials', () => {
+    const s = new Study({ lanes: [{ id: 0, label: 'CD-1', claimLabel: null, stats: [] }], runs: 4, until: 10, every: 10, seed: 1 });
+    for (let i = 0; i < 4; i++) {
+      const t = s.next()!;
+      const pts: TrialPoint[] = [
+        { iter: 0, sweeps: 0, atll: -10, stats: {}, ms: 0 },
+        { iter: 10, sweeps: 10, atll: -5 - i, stats: {}, ms: 1 },
+      ];
+      s.add(t, pts, 1);
+      s.finish(t, 1);
+    }
+    const m = studyModel(s, [{ label: 'CD-1', colour: '#0072B2' }], 'iter', false, null, 2);
+    expect(m.series.map((x) => x.role)).toEqual(['trial', 'trial', 'q90', 'q10', 'median']);
+    expect(m.bands).toEqual([{ upper: 2, lower: 3, fill: 'rgba(0, 114, 178, 0.18)' }]);
+    expect(m.ys[4]).toEqual([-10, -6.5]);
+    const wide = studyModel(s, [{ label: 'CD-1', colour: '#0072B2' }], 'iter', true, -2, 0);
+    expect(wide.series.map((x) => x.role)).toEqual(['q975', 'q025', 'q90', 'q10', 'median', 'bound']);
+    expect(wide.bands.map((b) => [b.upper, b.lower])).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(readout(m, 1, 'iter').rows[0]).toEqual({ label: 'CD-1', colour: '#0072B2', text: '−6.500 (q10–q90 −7.700 … −5.300)' });
+  });
+});
+
+describe('numbers for people', () => {
+  it('prints x whole with thin spaces, small sweeps to 3 digits, ATLL to 3 decimals', () => {
+    expect(formatX(7974.973999999997, 'sweeps')).toBe('7\u202f975');
+    expect(formatX(12.3456, 'sweeps')).toBe('12.3');
+    expect(formatX(10000, 'iter')).toBe('10\u202f000');
+    expect(formatX(null, 'iter')).toBe('–');
+    expect(formatAtll(-3.14259)).toBe('−3.143');
+    expect(formatAtll(-Infinity)).toBe('diverged');
+    expect(formatAtll(null)).toBe('–');
+    expect(withAlpha('#000000', 0.5)).toBe('rgba(0, 0, 0, 0.5)');
+  });
+});
+
+describe('statModel', () => {
+  it("draws a statistic's median and q10–q90 band across trials, for the lanes that report it", () => {
+    const stats = [{ key: 'mean_tau', label: 'mean stopping time τ', unit: 'steps', help: '', over_updates: 'mean' as const, over_trials: 'mean' as const }];
+    const s = new Study({
+      lanes: [
+        { id: 0, label: 'CD-1', claimLabel: null, stats: [] },
+        { id: 2, label: 'UCD', claimLabel: null, stats },
+      ],
+      runs: 3,
+      until: 10,
+      every: 10,
+      seed: 1,
+    });
+    for (let t = s.next(); t; t = s.next()) {
+      const tau: Record<string, number> = t.lane === 1 ? { mean_tau: 2 + t.index } : {};
+      s.add(
+        t,
+        [
+          { iter: 0, sweeps: 0, atll: -10, stats: {}, ms: 0 },
+          { iter: 10, sweeps: 10, atll: -9, stats: tau, ms: 1 },
+        ],
+        1,
+      );
+      s.finish(t, 1);
+    }
+    const m = statModel(
+      s,
+      [
+        { label: 'CD-1', colour: '#0072B2' },
+        { label: 'UCD', colour: '#009E73' },
+      ],
+      'mean_tau',
+      'iter',
+    );
+    expect(m.series.map((x) => [x.label, x.role])).toEqual([
+      ['UCD q90', 'q90'],
+      ['UCD q10', 'q10'],
+      ['UCD median', 'median'],
+    ]);
+    expect(m.x).toEqual([10]);
+    expect(m.ys.map((c) => c[0])).toEqual([3.8, 2.2, 3]);
+    expect(studyStats(s.plan.lanes).map((x) => [x.spec.key, x.lanes])).toEqual([['mean_tau', ['UCD']]]);
+    expect(statLabel(stats[0])).toBe('mean stopping time τ, steps');
+  });
+});

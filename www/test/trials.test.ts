@@ -1,0 +1,276 @@
+// The page's trial workers: the pool (trialPool.ts) with fake workers, a trial worker's runner
+// (trialRunner.ts) with a fake core, and the App running a study over them.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../src/app';
+import { claimRows, claimsNote } from '../src/claims';
+import type { CoreRecord, Verdict } from '../src/generated/core';
+import { presetPlan } from '../src/presets';
+import type { FromWorker, ToWorker } from '../src/protocol';
+import type { Slice } from '../src/runner';
+import { Study, type Trial } from '../src/study';
+import { TrialPool, trialWorkers } from '../src/trialPool';
+import { type TrialCore, type TrialLane, TrialRunner } from '../src/trialRunner';
+import { FakeWorker } from './fakeWorker';
+import { catalog } from './fixture';
+
+describe('trialWorkers', () => {
+  it('is one per core, leaving one for the page', () => {
+    expect([trialWorkers(1), trialWorkers(2), trialWorkers(8), trialWorkers(undefined), trialWorkers(64)]).toEqual([1, 1, 7, 1, 16]);
+  });
+});
+
+describe('TrialPool', () => {
+  let workers: FakeWorker[];
+  let study: Study;
+  let pool: TrialPool;
+  let ended: [number, number, string | null][];
+  const trialMsgs = (w: FakeWorker) => w.posted.filter((m): m is Extract<ToWorker, { type: 'trial' }> => m.type === 'trial');
+  beforeEach(() => {
+    workers = [];
+    ended = [];
+    study = new Study({ lanes: [0, 1].map((id) => ({ id, label: `L${id}`, claimLabel: null, stats: [] })), runs: 2, until: 10, every: 10, seed: 7 });
+    pool = new TrialPool(
+      (name) => {
+        const w = new FakeWorker(name);
+        workers.push(w);
+        return w;
+      },
+      2,
+      {
+        next: () => {
+          const t = study.next();
+          return t && { trial: t, config: { algo: 'cd', lane: t.lane }, dataset: 'bas4', source: null, seed: 7, until: 10 };
+        },
+        points: (t, pts) => study.add(t, pts, 0),
+        done: (t, ms, error) => {
+          study.finish(t, ms, error);
+          ended.push([t.lane, t.index, error]);
+        },
+      },
+    );
+  });
+
+  it('runs one trial per worker in the study’s order and gives a free worker the next', () => {
+    expect(workers).toEqual([]); // nothing before start
+    pool.start();
+    expect(workers.map((w) => w.name)).toEqual(['trials 1', 'trials 2']);
+    const [a, b] = workers.map((w) => trialMsgs(w)[0]);
+    expect([a.config.lane, a.trial, b.config.lane, b.trial]).toEqual([0, 0, 1, 0]);
+    expect([a.seed, a.until, a.dataset]).toEqual([7, 10, 'bas4']);
+    workers[1].reply({ type: 'trialPoints', id: b.id, points: [{ iter: 0, sweeps: 0, atll: -5, stats: {}, ms: 0 }] });
+    expect(study.trials[1][0].points).toHaveLength(1);
+    workers[1].reply({ type: 'trialDone', id: b.id, ms: 3, error: null, fatal: false });
+    expect(ended).toEqual([[1, 0, null]]);
+    expect(trialMsgs(workers[1])[1]).toMatchObject({ trial: 1, config: { lane: 0 } });
+    expect(pool.busy).toBe(2);
+  });
+
+  it('holds every trial on pause and resumes it; a broken worker fails its trial and is replaced', () => {
+    pool.start();
+    pool.pause();
+    expect(workers.every((w) => w.last('trialPause')?.paused === true)).toBe(true);
+    pool.start();
+    expect(workers.every((w) => w.last('trialPause')?.paused === false)).toBe(true);
+    const first = trialMsgs(workers[0])[0];
+    workers[0].reply({ type: 'trialDone', id: first.id, ms: 0, error: 'the WebAssembly core stopped', fatal: true });
+    expect(workers[0].terminated).toBe(true);
+    expect(ended).toEqual([[0, 0, 'the WebAssembly core stopped']]);
+    expect(workers).toHaveLength(3);
+    workers[1].onerror?.({ message: 'boom', preventDefault: () => undefined } as unknown as ErrorEvent);
+    expect(ended[1]).toEqual([1, 0, 'a trial worker failed: boom']);
+    const open: Trial[] = pool.dispose();
+    expect(open.length).toBeGreaterThan(0);
+    expect(workers.every((w) => w.terminated)).toBe(true);
+  });
+});
+
+/** A fake core lane: one record every `every` updates (ATLL −10 + iter/100), diverging at `diverge`. */
+class FakeLane implements TrialLane {
+  iter = 0;
+  made = false;
+  constructor(
+    readonly config: Record<string, unknown>,
+    private readonly every: number,
+    private readonly diverge = Infinity,
+  ) {}
+  rec(iter: number): CoreRecord {
+    return { iter, sweeps: iter, vh_steps: iter, atll: -10 + iter / 100, log_z: 0, stats: { mean_tau: iter } };
+  }
+  step(n: number): Slice {
+    const records: CoreRecord[] = [];
+    if (!this.made) {
+      records.push(this.rec(0));
+      this.made = true;
+    }
+    for (let i = 0; i < n; i++) {
+      if (this.iter + 1 >= this.diverge) {
+        return { records, iter: this.iter, error: { kind: 'diverged', key: null, message: 'diverged' }, failed: true, view: null };
+      }
+      this.iter += 1;
+      if (this.iter % this.every === 0) records.push(this.rec(this.iter));
+    }
+    return { records, iter: this.iter, error: null, failed: false, view: null };
+  }
+  record(): CoreRecord {
+    return this.rec(this.iter);
+  }
+  free(): void {}
+}
+
+describe('TrialRunner', () => {
+  let posted: FromWorker[];
+  let queue: (() => void)[];
+  let lanes: FakeLane[];
+  let diverge: number;
+  let runner: TrialRunner;
+  const run = () => {
+    for (let i = 0; i < 1000 && queue.length; i++) queue.shift()?.();
+  };
+  beforeEach(() => {
+    posted = [];
+    queue = [];
+    lanes = [];
+    diverge = Infinity;
+    let t = 0;
+    const core: TrialCore = {
+      lastPanic: () => undefined,
+      hasData: () => true,
+      loadData: () => Promise.resolve([]),
+      trialSeed: (seed, trial) => seed * 1000 + trial,
+      newTrialLane: (config) => {
+        if (config.algo === 'nope') throw { kind: 'invalid', key: 'algo', message: "unknown algorithm 'nope'" };
+        const l = new FakeLane(config, Number(config.every), diverge);
+        lanes.push(l);
+        return l;
+      },
+    };
+    runner = new TrialRunner(core, { post: (m) => posted.push(m), now: () => (t += 5), schedule: (fn) => queue.push(fn) });
+  });
+  const trial = (id: number, until: number, algo = 'cd'): ToWorker => ({
+    type: 'trial',
+    id,
+    config: { algo, lane: 2, every: 10, seed: 1 },
+    dataset: 'bas4',
+    seed: 3,
+    trial: 4,
+    until,
+  });
+
+  it("builds trial i with the core's trial seed and streams its records; an end off the interval adds its last record, as the CLI does", () => {
+    expect(runner.handle(trial(1, 25))).toBe(true);
+    expect(runner.handle({ type: 'start' })).toBe(false);
+    run();
+    expect(lanes[0].config).toMatchObject({ seed: 3004, lane: 2 });
+    const pts = posted.flatMap((m) => (m.type === 'trialPoints' ? m.points.map((p) => p.iter) : []));
+    expect(pts).toEqual([0, 10, 20, 25]);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null, fatal: false });
+  });
+
+  it('ends a diverging trial with the records made so far (no error); a refused configuration fails the trial', () => {
+    diverge = 15;
+    runner.handle(trial(2, 40));
+    run();
+    const pts = posted.flatMap((m) => (m.type === 'trialPoints' ? m.points.map((p) => p.iter) : []));
+    expect(pts).toEqual([0, 10]);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 2, error: null });
+    runner.handle(trial(3, 10, 'nope'));
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 3, error: "unknown algorithm 'nope'", fatal: false });
+  });
+
+  it('holds on pause, drops a stopped trial', () => {
+    runner.handle({ type: 'trialPause', paused: true });
+    runner.handle(trial(4, 1000));
+    run();
+    expect(posted).toEqual([]);
+    runner.handle({ type: 'trialPause', paused: false });
+    queue.shift()?.();
+    expect(posted).toHaveLength(1);
+    runner.handle({ type: 'trialStop', id: 4 });
+    run();
+    expect(posted.some((m) => m.type === 'trialDone')).toBe(false);
+  });
+});
+
+describe('App studies', () => {
+  let workers: FakeWorker[];
+  let app: App;
+  let asked: [string, number, number][];
+  beforeEach(() => {
+    workers = [];
+    asked = [];
+    app = new App(
+      catalog,
+      (name) => {
+        const w = new FakeWorker(name);
+        workers.push(w);
+        return w;
+      },
+      { changed: () => undefined, download: () => undefined },
+      {
+        trialWorkers: 1,
+        evaluateClaims: (preset, lr, bands, end) => {
+          asked.push([preset, lr, end]);
+          return bands.map((b) => ({ claim: b.label, status: 'undecided', holds: null, detail: '', trials: b.trials }) as Verdict);
+        },
+      },
+    );
+    const ucd = catalog.presets.find((p) => p.name === 'ucd-bas4')!;
+    app.load(presetPlan(ucd, catalog, 0, 1).state);
+  });
+  const trialWorker = () => workers.filter((w) => w.name.startsWith('trials')).at(-1)!;
+
+  it("starts a preset's study on Start instead of the lanes, its trials configured as the lanes, and drops it on any change", () => {
+    expect(app.trials).toBe(25);
+    expect(app.studyMode()).toBe(true);
+    app.start();
+    const lanesStarted = workers.filter((w) => w.name.startsWith('lane')).some((w) => w.last('start'));
+    expect(lanesStarted).toBe(false);
+    expect(app.study?.status).toBe('running');
+    expect(app.running()).toBe(true);
+    const msg = trialWorker().last('trial')!;
+    expect(msg).toMatchObject({ seed: 1, trial: 0, until: 10000, dataset: 'bas4', config: { algo: 'cd', lane: 0, k: 1, chains: 1000, lr: 0.1, every: 100 } });
+    expect(app.verdicts()).toHaveLength(3);
+    expect(asked).toEqual([['ucd-bas4', 0.1, 10000]]);
+    app.verdicts();
+    expect(asked).toHaveLength(1); // cached until the study changes
+    app.pause();
+    expect(app.study?.status).toBe('paused');
+    expect(app.running()).toBe(false);
+    app.setLaneOption(app.lanes[0], 'k', '2');
+    expect(app.study).toBeNull();
+    expect(trialWorker().terminated).toBe(true);
+  });
+
+  it('refuses a study without an end point or a seed, and takes trials per lane from its input', () => {
+    app.setStop('');
+    app.start();
+    expect(app.study).toBeNull();
+    expect(app.studyMessage).toMatch(/end point/);
+    app.setTrials('0');
+    expect(app.settingError('trials')).toMatch(/whole number from 1/);
+    app.setTrials('');
+    expect([app.trials, app.studyMode()]).toEqual([null, false]);
+    expect(app.state().trials).toBeNull();
+  });
+});
+
+describe('claims as listed', () => {
+  const ucd = catalog.presets.find((p) => p.name === 'ucd-bas4')!;
+  it('lists every claim at the rate, undecided until verdicts come, and says when they rest on one trial', () => {
+    const rows = claimRows(ucd, null, { studies: true, started: false, lr: 0.1 });
+    expect(rows.map((r) => r.words)).toEqual(ucd.claims.map(() => 'not decided yet'));
+    expect(rows[0].detail).toBe('start the trials to check it');
+    const verdicts: Verdict[] = ucd.claims.map((c) => ({ claim: c.text, status: 'holds', holds: true, detail: 'numbers', trials: 1 }));
+    const done = claimRows(ucd, verdicts, { studies: true, started: true, lr: 0.1 });
+    expect(done.map((r) => r.mark)).toEqual(ucd.claims.map(() => '✓'));
+    expect(claimsNote(ucd, verdicts, 1)).toMatch(/describe one trial per lane, not a median/);
+    expect(
+      claimsNote(
+        ucd,
+        verdicts.map((v) => ({ ...v, trials: 5 })),
+        25,
+      ),
+    ).toBe('Checked on the medians of 5 of 25 trials per lane so far, as `rbm reproduce ucd-bas4` checks them.');
+    expect(claimRows(ucd, null, { studies: false, started: false, lr: 0.1 })[0].detail).toMatch(/rbm reproduce ucd-bas4/);
+  });
+});
