@@ -31,6 +31,21 @@ const AXES: Axis[] = ['iter', 'sweeps'];
 const MAX_LABEL = 200;
 const MAX_LANES = 64;
 const MAX_ID = 1_000_000;
+/** The longest hash the page reads (characters): 64 lanes with long labels fit well below it;
+ * anything past it is cut at the last whole part before it, with a notice. */
+export const MAX_HASH = 32_768;
+
+/** The hash without its '#', cut to at most `MAX_HASH` characters at a part boundary ('&'),
+ * and the notice that says so (null: not cut). */
+function bounded(hash: string): { text: string; notice: string | null } {
+  const text = hash.replace(/^#/, '');
+  if (text.length <= MAX_HASH) return { text, notice: null };
+  const cut = text.lastIndexOf('&', MAX_HASH);
+  return {
+    text: cut < 0 ? '' : text.slice(0, cut),
+    notice: `The link is ${text.length} characters long, more than the ${MAX_HASH} the page reads: the part after the first ${cut < 0 ? 0 : cut} characters was ignored.`,
+  };
+}
 
 const enc = encodeURIComponent;
 
@@ -86,7 +101,8 @@ export function decodeView(hash: string, known: ReadonlySet<string>, tours: read
   const hide = (keys: string[]) => {
     view.hide = [...(view.hide ?? []), ...keys.filter((k) => !view.hide?.includes(k))];
   };
-  for (const part of hash.replace(/^#/, '').split('&')) {
+  // decodeState gives the notice of a cut hash.
+  for (const part of bounded(hash).text.split('&')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     const key = decodeAtom(part.slice(0, eq));
@@ -179,8 +195,8 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
 /** The state a hash describes (with or without its '#'), and a notice per ignored value. */
 export function decodeState(catalog: Catalog, hash: string): Decoded {
   const state = firstScreen(catalog);
-  const notices: string[] = [];
-  const text = hash.replace(/^#/, '');
+  const { text, notice } = bounded(hash);
+  const notices: string[] = notice === null ? [] : [notice];
   if (text === '') return { state, notices };
   const lanes: LaneState[] = [];
   let noLanes = false;
