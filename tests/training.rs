@@ -113,6 +113,28 @@ fn divergence_is_an_error_that_keeps_the_last_finite_model() {
     assert!(lane.model().non_finite().is_none());
     assert!(lane.step().is_err(), "a failed lane stays failed");
     assert!(!out.is_empty(), "records made before the failure are kept");
+    // The model kept is the last record's, and says so (a download is named after it).
+    let last = out.last().unwrap();
+    assert_eq!(lane.model_iter(), last.iter);
+    assert!(
+        lane.model_iter() < lane.iter(),
+        "{} {}",
+        lane.model_iter(),
+        lane.iter()
+    );
+    let mut fresh = Lane::new(
+        LaneConfig {
+            lr: 3e38,
+            ..cfg("cd")
+        },
+        bas4(),
+    )
+    .unwrap();
+    for _ in 0..last.iter {
+        fresh.step().unwrap();
+    }
+    assert_eq!(fresh.model_iter(), last.iter);
+    assert_eq!(fresh.model().to_json(), lane.model().to_json());
 }
 
 #[test]

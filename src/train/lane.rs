@@ -75,6 +75,8 @@ pub struct Lane {
     binary: bool,
     model: Rbm,
     last_good: Rbm,
+    /// The update `last_good` is the model of.
+    last_good_iter: u64,
     algo: Box<dyn Algorithm>,
     opt: Optimizer,
     pos: Stats,
@@ -202,6 +204,7 @@ impl Lane {
             binary,
             eval_data,
             last_good: model.clone(),
+            last_good_iter: 0,
             model,
             algo,
             data,
@@ -226,6 +229,16 @@ impl Lane {
             &self.last_good
         } else {
             &self.model
+        }
+    }
+
+    /// The update [`Lane::model`] is the model of: [`Lane::iter`], or after a divergence the
+    /// update of the last record (a download of a diverged lane is named after it).
+    pub fn model_iter(&self) -> u64 {
+        if self.failed.is_some() {
+            self.last_good_iter
+        } else {
+            self.iter
         }
     }
 
@@ -354,6 +367,7 @@ impl Lane {
             .map(|(k, acc)| (k.to_string(), acc.value()))
             .collect();
         self.last_good.clone_from(&self.model);
+        self.last_good_iter = self.iter;
         if let Some(z) = log_z {
             self.recorded_log_z = Some((self.iter, z));
         }

@@ -65,6 +65,8 @@ export interface AppOptions {
   evalWorkers: number;
   /** Workers of a study's trial pool (trialPool.ts, trialWorkers). */
   trialWorkers: number;
+  /** Makes the lanes' workers (e.g. watched by workerHealth.ts); none: the app's factory. */
+  laneWorkers?: WorkerFactory;
   /** The core's verdicts on a preset's claims (wasm `evaluateClaims`); none: not checked. */
   evaluateClaims?: (preset: string, lr: number, bands: LaneBand[], end: number, bound: number | null) => Verdict[];
 }
@@ -128,7 +130,7 @@ export class App {
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => this.events.changed(),
-      model: (lane, json) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${lane.iter}.json`, json),
+      model: (lane, json, iter) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${iter}.json`, json),
       exact: (lane, request) => this.evaluate(lane, request),
       exactStale: (lane) => this.dropTicket(lane),
     };
@@ -247,7 +249,7 @@ export class App {
   }
 
   private spawn(state: PageState['lanes'][number]): LaneHandle {
-    const lane = new LaneHandle(state, this.factory, this.laneEvents);
+    const lane = new LaneHandle(state, this.options.laneWorkers ?? this.factory, this.laneEvents);
     this.lanes.push(lane);
     lane.limit(this.untilOf(lane));
     this.configure(lane);

@@ -28,8 +28,8 @@ export type WorkerFactory = (name: string) => WorkerLike;
 export interface LaneEvents {
   /** Something shown changed. */
   changed(lane: LaneHandle): void;
-  /** The model file the page asked for. */
-  model(lane: LaneHandle, json: string): void;
+  /** The model file the page asked for, of update `iter` (a diverged lane's: its last record's). */
+  model(lane: LaneHandle, json: string, iter: number): void;
   /** The lane waits for the exact evaluation of its record (the page's evaluation pool). */
   exact?(lane: LaneHandle, request: ExactRequest): void;
   /** The lane's pending exact evaluation is of no use any more (a new lane, a new worker, gone). */
@@ -221,7 +221,13 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'crash' });
   }
 
-  /** A fresh worker with the latest configuration (after a fatal error). */
+  /** Test hook: the lane's worker ends itself silently (as a killed worker would). */
+  exitWorker(): void {
+    this.post({ type: 'exit' });
+  }
+
+  /** A fresh worker with the latest configuration (after a fatal error): the lane starts again
+   * at update 0 (its curve so far is cleared). */
   restart(): void {
     this.detach();
     this.dropExact();
@@ -306,7 +312,7 @@ export class LaneHandle implements LaneState {
       case 'model': {
         const waiter = this.modelWaiters.shift();
         if (waiter) waiter(msg.json);
-        else this.events.model(this, msg.json);
+        else this.events.model(this, msg.json, msg.iter);
         return;
       }
       case 'loading':
@@ -331,6 +337,8 @@ export class LaneHandle implements LaneState {
       case 'trialPoints':
       case 'trialDone':
         return; // for the trial pool, not a lane
+      case 'pong':
+        return; // for the health check (workerHealth.ts)
     }
     this.events.changed(this);
   }

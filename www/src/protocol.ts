@@ -66,6 +66,10 @@ export type ToWorker =
   | { type: 'export' }
   /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
   | { type: 'crash' }
+  /** The page's health check (workerHealth.ts): answer `pong` with the same id at once. */
+  | { type: 'ping'; id: number }
+  /** Test hook: the worker ends itself (`close()`), silently, as a killed worker does. */
+  | { type: 'exit' }
   /** Load `source` (if not loaded yet) and say what it holds: the page checks a user's file
    * this way before offering it. Not tied to a lane: the reply carries `id`. */
   | { type: 'probe'; id: number; source: DataSource }
@@ -124,7 +128,7 @@ export type FromWorker =
       stats: CoreRecord['stats'] | null;
       view: LaneView | null;
     }
-  | { type: 'model'; gen: number; json: string }
+  | { type: 'model'; gen: number; iter: number; json: string }
   /** Loading the data of configuration `gen`: bytes received so far, of `total` when known. */
   | { type: 'loading'; gen: number; label: string; received: number; total: number | null }
   /** The answer to `probe` `id`: the data sets it made available, or why it could not. */
@@ -144,7 +148,9 @@ export type FromWorker =
   | { type: 'trialPoints'; id: number; points: TrialRecord[] }
   /** Trial worker: trial `id` ended (at its last update, or earlier because its model
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
-  | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean };
+  | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean }
+  /** The answer to `ping` (any worker, even before its core loads). */
+  | { type: 'pong'; id: number };
 
 /** One record of a trial, as a trial worker sends it. */
 export interface TrialRecord {

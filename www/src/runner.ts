@@ -46,6 +46,8 @@ export interface CoreEstimate {
 export interface CoreLane {
   step(updates: number, view: boolean): Slice;
   exportModel(): string;
+  /** The update the exported model is of (after a divergence: the last record's). */
+  readonly modelIter: number;
   /** AIS (or RAISE when `reverse`) of `dataset` under a copy of the current model. Throws ErrorInfo. */
   ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
   /** Exact ATLL of `dataset`, or undefined/null when the model is too large to enumerate. */
@@ -229,7 +231,7 @@ export class LaneRunner {
         }
         break;
       case 'export':
-        if (this.lane) this.host.post({ type: 'model', gen: this.gen, json: this.lane.exportModel() });
+        if (this.lane) this.host.post({ type: 'model', gen: this.gen, iter: this.lane.modelIter, json: this.lane.exportModel() });
         break;
       case 'crash':
         this.core.panicForTest();

@@ -88,6 +88,8 @@ export interface TestHook {
   notices(): string[];
   /** Makes lane `id`'s wasm core panic (as a bug would). */
   crash(id: number): void;
+  /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
+  exitWorker(id: number): void;
   /** The data sets the picker offers (names). */
   dataSets(): string[];
 }
@@ -176,6 +178,7 @@ export function installTestHook(app: App): TestHook {
     state: () => app.state(),
     notices: () => [...app.notices],
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
+    exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
     dataSets: () => app.dataSets.map((d) => d.name),
   };
   (window as unknown as { __rbm: TestHook }).__rbm = hook;

@@ -14,6 +14,7 @@ import { zeroDelayScheduler } from './yieldNow';
 const ctx = self as unknown as {
   postMessage(msg: FromWorker, transfer: Transferable[]): void;
   onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
+  close(): void;
 };
 
 const host: Host = {
@@ -64,7 +65,14 @@ const early: ToWorker[] = [];
 const handle = (msg: ToWorker) => {
   if (!trials?.handle(msg)) runner?.handle(msg);
 };
-ctx.onmessage = (e) => (runner ? handle(e.data) : early.push(e.data));
+ctx.onmessage = (e) => {
+  const msg = e.data;
+  // The page's health check and its test hook, answered before (and without) the core.
+  if (msg.type === 'ping') host.post({ type: 'pong', id: msg.id });
+  else if (msg.type === 'exit') ctx.close();
+  else if (runner) handle(msg);
+  else early.push(msg);
+};
 
 init()
   .then(() => {

@@ -179,8 +179,12 @@ describe('App', () => {
     accept(0);
     app.exportModel(app.lanes[0]);
     expect(worker(0).posted.at(-1)).toEqual({ type: 'export' });
-    worker(0).reply({ type: 'model', gen: 1, json: '{"visible":16}' });
+    worker(0).reply({ type: 'model', gen: 1, iter: 0, json: '{"visible":16}' });
     expect(downloads).toEqual([['rbm-cd-seed1-update0.json', '{"visible":16}']]);
+    // A diverged lane's model is its last record's: the name says that update, not the lane's.
+    worker(0).reply({ type: 'progress', gen: 1, points: [], iter: 37, rate: 0, elapsed: 1, stats: null, view: null });
+    worker(0).reply({ type: 'model', gen: 1, iter: 30, json: '{"visible":16}' });
+    expect(downloads.at(-1)).toEqual(['rbm-cd-seed1-update30.json', '{"visible":16}']);
     expect(changes).toBeGreaterThan(0);
   });
 });

@@ -74,7 +74,14 @@ class FakeLane implements CoreLane {
     private readonly panicAt: number | null,
     readonly exactBlocks = 0,
   ) {}
+  /** The update of the last record: a diverged lane's model is that one. */
+  private recorded = 0;
+  private diverged = false;
+  get modelIter(): number {
+    return this.diverged ? this.recorded : this.iter;
+  }
   private record(): CoreRecord {
+    this.recorded = this.iter;
     const atll = this.exactBlocks > 0 ? null : -10 + 0.01 * this.iter;
     return { iter: this.iter, sweeps: this.iter, vh_steps: this.iter, atll, log_z: atll === null ? null : 1, stats: { mean_tau: 2.5 } };
   }
@@ -116,6 +123,7 @@ class FakeLane implements CoreLane {
     for (let i = 0; i < updates; i++) {
       if (this.divergeAt !== null && this.iter + 1 >= this.divergeAt) {
         error = { kind: 'diverged', key: null, message: `training diverged at update ${this.iter + 1}` };
+        this.diverged = true;
         break;
       }
       this.iter++;
@@ -136,7 +144,7 @@ class FakeLane implements CoreLane {
     return { records, iter: this.iter, error, failed: error !== null, view: v };
   }
   exportModel() {
-    return `{"iter":${this.iter}}`;
+    return `{"iter":${this.modelIter}}`;
   }
   free() {
     this.freed = true;
@@ -363,6 +371,15 @@ describe('LaneRunner: running', () => {
     expect(tasks).toHaveLength(0);
   });
 
+  it("exports a diverged lane's last finite model with the update it is of", () => {
+    runner.handle(configure({ lr: 1e39, seed: 1, every: 4 }));
+    runner.handle({ type: 'start' });
+    runTasks(50);
+    expect(of('status').at(-1)?.message).toBe('training diverged at update 7');
+    runner.handle({ type: 'export' });
+    expect(of('model')).toEqual([{ type: 'model', gen: 1, iter: 4, json: '{"iter":4}' }]);
+  });
+
   it('resets to a fresh lane of a new generation with the same configuration, and exports the model', () => {
     runner.handle(configure({ lr: 0.1, seed: 9, every: 10 }));
     runner.handle({ type: 'start' });
@@ -377,7 +394,7 @@ describe('LaneRunner: running', () => {
     ]);
     expect(statuses().at(-1)).toBe('ready');
     runner.handle({ type: 'export' });
-    expect(of('model')).toEqual([{ type: 'model', gen: 5, json: '{"iter":0}' }]);
+    expect(of('model')).toEqual([{ type: 'model', gen: 5, iter: 0, json: '{"iter":0}' }]);
   });
 
   it('stops for good at its limit, on the exact update, and a later limit lets it go on', () => {

@@ -422,6 +422,12 @@ impl WasmLane {
         self.lane.iter() as f64
     }
 
+    /// The update the exported model is of (after a divergence: the last record's).
+    #[wasm_bindgen(getter, js_name = modelIter)]
+    pub fn model_iter(&self) -> f64 {
+        self.lane.model_iter() as f64
+    }
+
     /// The seed in use, as a decimal string.
     #[wasm_bindgen(getter)]
     pub fn seed(&self) -> String {
