@@ -133,6 +133,7 @@ export class App {
       model: (lane, json, iter) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${iter}.json`, json),
       exact: (lane, request) => this.evaluate(lane, request),
       exactStale: (lane) => this.dropTicket(lane),
+      refused: (lane, error) => this.keepUsed(lane, error.key),
     };
   }
 
@@ -534,6 +535,21 @@ export class App {
   setAxis(axis: Axis): void {
     this.axis = axis;
     this.events.changed();
+  }
+
+  /** The core refused option `key` of `lane`'s latest configuration: the input goes back to
+   * the value the lane still trains with (the refusal stays under it), and lanes sent the
+   * refused shared value go back to it too. */
+  private keepUsed(lane: LaneHandle, key: string | null): void {
+    const used = lane.accepted;
+    if (key === null || used === null) return;
+    const value = used[key] ?? null;
+    if (key in lane.options) {
+      lane.options[key] = value;
+    } else if (key in this.shared && this.shared[key] !== value) {
+      this.shared[key] = value;
+      for (const l of this.lanes) if (l !== lane && l.latest && (l.latest[key] ?? null) !== value) this.configure(l);
+    }
   }
 
   /** The message under a settings input: the page's own, else a lane's refusal of that key. */

@@ -34,6 +34,8 @@ export interface LaneEvents {
   exact?(lane: LaneHandle, request: ExactRequest): void;
   /** The lane's pending exact evaluation is of no use any more (a new lane, a new worker, gone). */
   exactStale?(lane: LaneHandle): void;
+  /** The core refused the latest configuration; the lane keeps training on `accepted`. */
+  refused?(lane: LaneHandle, error: ErrorInfo): void;
 }
 
 /** A lane's request for the exact evaluation of its record at update `iter`. */
@@ -93,6 +95,8 @@ export class LaneHandle implements LaneState {
   answered = 0;
   private worker: WorkerLike;
   private config: LaneConfig | null = null;
+  /** The configuration the worker's lane was built with (null: none accepted yet). */
+  accepted: LaneConfig | null = null;
   /** The generation of the latest `configure` (a `reset` keeps the configuration, and so its refusal). */
   private configureGen = 0;
   private dataset = '';
@@ -138,6 +142,11 @@ export class LaneHandle implements LaneState {
     this.configureGen = this.sent;
     this.post(source ? { type: 'configure', gen: this.sent, config, dataset, source } : { type: 'configure', gen: this.sent, config, dataset });
     return this.sent;
+  }
+
+  /** The latest configuration sent (null: none yet). */
+  get latest(): LaneConfig | null {
+    return this.config;
   }
 
   /** The update at which the lane stops for good (null: never). */
@@ -284,13 +293,21 @@ export class LaneHandle implements LaneState {
         this.seed = msg.seed;
         this.every = msg.every;
         this.notice = msg.notice ?? null;
-        if (msg.gen === this.configureGen) this.rejection = null;
+        if (msg.gen === this.configureGen) {
+          this.rejection = null;
+          this.accepted = this.config;
+        }
         break;
       case 'rejected':
         if (msg.gen !== this.sent) return;
         this.answered = msg.gen;
         this.dataLoad = null;
         this.rejection = msg.error;
+        if (msg.gen === this.configureGen && this.accepted) {
+          // The worker keeps training on the accepted configuration: so does a restart.
+          this.config = this.accepted;
+          this.events.refused?.(this, msg.error);
+        }
         // The worker keeps a lane whose `configured` reply was dropped as stale: the page's
         // curve is not that lane's, so start that lane again under a generation it takes.
         if (msg.kept !== this.gen) this.reset();

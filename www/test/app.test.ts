@@ -137,6 +137,36 @@ describe('App', () => {
     expect(app.settingError('hidden')).toBe('');
   });
 
+  it('a value the core refuses never stays in the settings: the input shows the value the lanes use, with the message', () => {
+    accept(0, 'running');
+    accept(1, 'running');
+    const [cd, pcd] = app.lanes;
+    app.setShared('hidden', '1000000');
+    const refusal = { kind: 'invalid_option', key: 'hidden', message: 'hidden units 1000000: each exact evaluation would take about 6 minutes' };
+    // Lane 0 refuses; lane 1 has not answered yet.
+    worker(0).reply({ type: 'rejected', gen: 2, error: refusal, kept: 1 });
+    expect(app.shared.hidden).toBe(16);
+    expect(decodeState(catalog, encodeState(catalog, app.state())).state.shared.hidden).toBe(16);
+    expect(app.settingError('hidden')).toBe(`${refusal.message} (not applied)`);
+    // Lane 1 was sent the refused value: it goes back to the one shown (its old reply is stale).
+    expect(worker(1).last('configure')).toMatchObject({ gen: 3, config: { hidden: 16 } });
+    worker(1).reply({ type: 'configured', gen: 2, seed: '1', every: 100 });
+    expect(pcd.gen).toBe(1);
+    expect(worker(0).posted.filter((m) => m.type === 'configure')).toHaveLength(2);
+    // A later edit is sent with the value in use, so it is not refused for the old one.
+    app.setShared('seed', '5');
+    expect(worker(0).last('configure')).toMatchObject({ config: { hidden: 16, seed: 5 } });
+    worker(0).reply({ type: 'configured', gen: 3, seed: '5', every: 100 });
+    expect(app.settingError('hidden')).toBe('');
+    // The same for a lane's own option.
+    app.setLaneOption(cd, 'chains', '4194304');
+    const gen = worker(0).last('configure')!.gen;
+    worker(0).reply({ type: 'rejected', gen, error: { kind: 'invalid_option', key: 'chains', message: 'chains: too many' }, kept: 3 });
+    expect(cd.options.chains).toBe(1000);
+    expect(app.laneInputError(cd, 'chains')).toBe('chains: too many (not applied)');
+    expect(app.state().lanes[0].options.chains).toBe(1000);
+  });
+
   it('reset pauses every lane and rebuilds it; restart gives a broken lane a new worker', () => {
     app.reset();
     expect(worker(0).posted.slice(-2)).toEqual([{ type: 'pause' }, { type: 'reset', gen: 2 }]);
