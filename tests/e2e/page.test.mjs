@@ -1154,3 +1154,59 @@ test("a preset's trials in the page are the CLI's trials bit for bit: records, b
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a lane's worker that dies without a word is found, shown with its message and restarted; the other lane keeps running", {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await open();
+  await page.click('#run');
+  await waitForUpdates(page, 200);
+  // The worker ends itself (close()): no error event, only silence for the health check.
+  await page.evaluate(() => window.__rbm.exitWorker(1));
+  const before = (await lanes(page))[0].iter;
+  await page.waitForFunction(() => window.__rbm.lanes()[1].status === 'fatal', null, { timeout: 40_000, polling: 250 });
+  const broken = (await lanes(page))[1];
+  assert.match(broken.message, /the lane's worker failed: it stopped answering \(no reply in 10 s\)/);
+  assert.match(await page.textContent('article[data-lane-id="1"] .lane-error'), /stopped answering/);
+  assert.ok(await page.isVisible('article[data-lane-id="1"] button.restart'));
+  // The other lane trained on meanwhile, and still does.
+  const cd = (await lanes(page))[0];
+  assert.equal(cd.status, 'running');
+  assert.ok(cd.iter > before, `lane 0 stopped at ${before}`);
+  await waitForUpdates(page, cd.iter + 200, [0]);
+  // Restart: a new worker with the lane's settings, from update 0 (the curve so far is cleared).
+  const options = broken.options;
+  await page.click('article[data-lane-id="1"] button.restart');
+  await page.waitForFunction(() => {
+    const l = window.__rbm.lanes()[1];
+    return l.status === 'ready' && l.atll.length === 1 && l.iter === 0 && !l.pending && l.message === null;
+  });
+  assert.deepEqual((await lanes(page))[1].options, options);
+  assert.equal(await page.isVisible('article[data-lane-id="1"] button.restart'), false);
+  // The new worker answers its pings: it stays well past the timeout.
+  await page.waitForTimeout(13_000);
+  assert.equal((await lanes(page))[1].status, 'ready');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a diverged lane's model download is its last finite model, named after the update it is of", { timeout: 240_000 }, async () => {
+  const { page, errors } = await open();
+  await enter(page, '#lane-1-lr', '1000');
+  await page.click('article[data-lane-id="1"] details.more-options summary');
+  await enter(page, '#lane-1-weight_decay', '1000');
+  await enter(page, '#every', '3');
+  await page.waitForFunction(SETTLED);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[1].status === 'failed', null, { timeout: 60_000 });
+  const failed = (await lanes(page))[1];
+  const held = failed.iters.at(-1);
+  assert.ok(held < failed.iter, `the last record (${held}) precedes the divergence (${failed.iter})`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('article[data-lane-id="1"] button.export')]);
+  assert.equal(download.suggestedFilename(), `rbm-pcd-seed${failed.seed}-update${held}.json`);
+  const model = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.ok([...model.w, ...model.b, ...model.c].every(Number.isFinite), 'a finite model');
+  await page.click('#run');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
