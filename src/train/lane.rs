@@ -407,17 +407,25 @@ impl Lane {
         Ok(())
     }
 
+    /// Takes the exact log Z of the current model, computed elsewhere (the page's evaluation
+    /// pool, for a lane whose exact curve is deferred): the next [`Lane::view`] at this update
+    /// shows the model distribution without enumerating again.
+    pub fn take_log_z(&mut self, log_z: f64) {
+        self.recorded_log_z = Some((self.iter, log_z));
+    }
+
     /// What the panels show now: the weights, the model distribution over the data's distinct
     /// patterns (when the visible layer can be enumerated; right after a record, or after a
     /// failure, it reuses that record's exact log Z), the first `max_chains` chains and the
     /// reconstructions of the first training rows.
     pub fn view(&self, max_chains: usize) -> View {
         let model = self.model();
-        let dist = if model.m() <= exact::MAX_DIST_BITS && self.exact {
-            let z = match self.recorded_log_z {
-                Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
-                _ => exact::log_z(model).ok(),
-            };
+        let recorded = match self.recorded_log_z {
+            Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
+            _ => None,
+        };
+        let dist = if model.m() <= exact::MAX_DIST_BITS && (self.exact || recorded.is_some()) {
+            let z = recorded.or_else(|| exact::log_z(model).ok());
             z.map(|z| distribution(model, &self.data, z))
         } else {
             None

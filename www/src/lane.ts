@@ -9,7 +9,7 @@
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
 import type { ErrorInfo } from './generated/core';
-import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
+import { type DataSource, epochNow, type FromWorker, type LaneConfig, type LaneStatus, type LaneView, type ToWorker } from './protocol';
 import type { OptionValue } from './schema';
 import type { LaneState } from './state';
 
@@ -85,6 +85,10 @@ export class LaneHandle implements LaneState {
   estimate: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
+  /** How long the worker took to answer the latest Pause of a running lane: from the page's
+   * message to the worker's status reply, by their clocks (ms; null: none measured). */
+  pauseReply: number | null = null;
+  private pauseSent: number | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
@@ -155,10 +159,12 @@ export class LaneHandle implements LaneState {
   }
 
   start(): void {
+    this.pauseSent = null;
     this.post({ type: 'start' });
   }
 
   pause(): void {
+    if (this.status === 'running') this.pauseSent = epochNow();
     this.post({ type: 'pause' });
   }
 
@@ -314,6 +320,10 @@ export class LaneHandle implements LaneState {
         break;
       case 'status':
         if (msg.gen !== this.gen && msg.status !== 'fatal') return;
+        if (this.pauseSent !== null && msg.status !== 'running' && msg.at !== undefined) {
+          this.pauseReply = msg.at - this.pauseSent;
+          this.pauseSent = null;
+        }
         this.status = msg.status;
         this.message = msg.message;
         break;

@@ -114,7 +114,15 @@ export type FromWorker =
   /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */
   | { type: 'rejected'; gen: number; error: ErrorInfo; kept: number }
   /** The worker's status changed; `message` says why a lane failed or the worker broke. */
-  | { type: 'status'; gen: number; status: LaneStatus; message: string | null }
+  | {
+      type: 'status';
+      gen: number;
+      status: LaneStatus;
+      message: string | null;
+      /** When the worker sent it (ms since the epoch: timeOrigin + now), for the page's
+       * measure of how fast a lane answers Pause. */
+      at?: number;
+    }
   | {
       type: 'progress';
       gen: number;
@@ -166,6 +174,12 @@ export const SLICE_MS = 40;
 
 /** Minimum time between two views of the model for the panels. */
 export const VIEW_MS = 250;
+
+/** The time of this context in ms since the epoch, comparable between the page and its
+ * workers (each `performance.now()` counts from its own origin). */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 /** Largest number of updates in one slice. */
 export const MAX_CHUNK = 100_000;

@@ -54,6 +54,9 @@ export interface CoreLane {
   exactAtll(dataset: string): number | null | undefined;
   /** Blocks of the lane's deferred exact evaluation (0: none; the records carry their ATLL). */
   readonly exactBlocks: number;
+  /** Whether the view's model distribution needs the deferred record's log Z (so the view
+   * waits for it; undefined: false). */
+  readonly viewAfterExact?: boolean;
   /** The model's binary bytes (for the evaluation pool). */
   exportModelBinary(): Uint8Array;
   /** The deferred record's exact ATLL from every block's partial sums, in order. Throws ErrorInfo. */
@@ -155,6 +158,8 @@ export class LaneRunner {
   private job: EstimateJob | null = null;
   /** The deferred exact evaluation the lane waits for (it trains on once it is back). */
   private exactWait: { id: number; iter: number; sweeps: number } | null = null;
+  /** A view is due once the awaited exact evaluation is in (see `viewAfterExact`). */
+  private viewAfterExact = false;
   private exactSeq = 0;
 
   constructor(
@@ -187,6 +192,7 @@ export class LaneRunner {
       this.lane = null;
       this.job = null;
       this.exactWait = null;
+      this.viewAfterExact = false;
       this.setStatus('fatal', fatalMessage(e, this.core));
     }
   }
@@ -218,8 +224,10 @@ export class LaneRunner {
         if (this.waiting) {
           this.resume = false;
         } else if (this.status === 'running' && this.lane) {
-          // The final position first: once the page sees "paused", nothing moves any more.
+          // The final position first: once the page sees "paused", nothing moves any more
+          // (a distribution that waits for the pool's log Z comes with it).
           this.publish(this.lane.step(0, true));
+          if (this.exactWait && this.lane.viewAfterExact === true) this.viewAfterExact = true;
           this.setStatus('paused');
         }
         break;
@@ -254,6 +262,7 @@ export class LaneRunner {
       case 'exactSkip':
         if (msg.gen === this.gen && this.exactWait?.id === msg.id) {
           this.exactWait = null;
+          this.viewAfterExact = false;
           this.kick();
         }
         break;
@@ -289,16 +298,22 @@ export class LaneRunner {
     if (!w || !lane || gen !== this.gen || w.id !== id) return;
     this.exactWait = null;
     const r = lane.finishExact(parts); // a mismatch is a bug: fatal
-    this.host.post({
-      type: 'progress',
-      gen: this.gen,
-      points: [{ iter: w.iter, sweeps: w.sweeps, atll: r.atll }],
-      iter: lane.iter,
-      rate: perSecond(this.rate),
-      elapsed: this.busy,
-      stats: null,
-      view: null,
-    });
+    const view = this.viewAfterExact ? lane.step(0, true).view : null;
+    this.viewAfterExact = false;
+    if (view) this.lastView = this.host.now();
+    this.host.post(
+      {
+        type: 'progress',
+        gen: this.gen,
+        points: [{ iter: w.iter, sweeps: w.sweeps, atll: r.atll }],
+        iter: lane.iter,
+        rate: perSecond(this.rate),
+        elapsed: this.busy,
+        stats: null,
+        view,
+      },
+      view ? [view.weights.buffer as ArrayBuffer] : [],
+    );
     this.kick();
   }
 
@@ -482,6 +497,7 @@ export class LaneRunner {
     // old lane's exact evaluation).
     this.endEstimate('cancelled');
     this.exactWait = null;
+    this.viewAfterExact = false;
     this.lane = lane;
     this.config = config;
     this.dataset = dataset;
@@ -546,7 +562,12 @@ export class LaneRunner {
     const end = iter + n;
     // The last slice before the limit always shows the final position.
     const view = end === this.until || (since >= VIEW_MS && (end % this.every === 0 || since >= 4 * VIEW_MS));
-    const r = lane.step(n, view);
+    // A view whose distribution needs a record's log Z is made at a record, once the pool's
+    // answer is in (elsewhere only the final position's).
+    const afterExact = lane.viewAfterExact === true;
+    const atRecord = end % this.every === 0;
+    if (afterExact && view && atRecord) this.viewAfterExact = true;
+    const r = lane.step(n, afterExact ? view && !atRecord && end === this.until : view);
     const elapsed = this.host.now() - t0;
     if (n > 0) this.rate = addToRate(this.rate, n, elapsed);
     this.busy += Math.max(0, elapsed);

@@ -27,6 +27,8 @@ export interface LaneSnapshot {
   rowsPerSecond: number;
   /** Milliseconds spent training. */
   elapsed: number;
+  /** How long the lane's worker took to answer the latest Pause (ms, by the worker's clock). */
+  pauseReply: number | null;
   /** The lane's end point in updates (null: none). */
   until: number | null;
   /** Data on its way to the worker (null: none). */
@@ -159,6 +161,7 @@ export function installTestHook(app: App): TestHook {
           epoch: epochsDone(l.iter, batch, rows),
           rowsPerSecond: rowsPerSecond(l.rate, batch),
           elapsed: l.elapsed,
+          pauseReply: l.pauseReply,
           until: l.limitAt,
           dataLoad: l.dataLoad && { ...l.dataLoad },
           options: { ...l.options },

@@ -6,7 +6,7 @@
 import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../pkg/rbm_playground.js';
 import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
-import type { FromWorker, ToWorker } from './protocol';
+import { epochNow, type FromWorker, type ToWorker } from './protocol';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
 import { type TrialCore, type TrialLane, TrialRunner } from './trialRunner';
 import { zeroDelayScheduler } from './yieldNow';
@@ -18,7 +18,7 @@ const ctx = self as unknown as {
 };
 
 const host: Host = {
-  post: (msg, transfer = []) => ctx.postMessage(msg, transfer),
+  post: (msg, transfer = []) => ctx.postMessage(msg.type === 'status' ? { ...msg, at: epochNow() } : msg, transfer),
   now: () => performance.now(),
   schedule: zeroDelayScheduler(),
 };

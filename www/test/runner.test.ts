@@ -65,6 +65,8 @@ class FakeLane implements CoreLane {
   calls: { updates: number; view: boolean }[] = [];
   readonly m = 4;
   readonly n = 2;
+  /** Whether the view's distribution waits for the deferred record's log Z. */
+  viewAfterExact = false;
   /** Set, like the core's, when the page's budget dropped the exact curve. */
   notice: string | undefined = undefined;
   constructor(
@@ -196,6 +198,7 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
       typeof config.deferBlocks === 'number' ? config.deferBlocks : 0,
     );
     if (typeof config.hidden === 'number' && config.hidden > 1000) lane.notice = 'No exact curve for this lane: …';
+    if (config.viewAfterExact === 1) lane.viewAfterExact = true;
     this.lanes.push(lane);
     return lane;
   },
@@ -726,6 +729,23 @@ describe("LaneRunner: exact curves computed by the page's evaluation pool", () =
     expect(lane.iter).toBe(20);
     expect(points()).toHaveLength(1);
     expect(exactOf().at(-1)!.iter).toBe(20);
+  });
+
+  it("a deferred lane whose view needs the record's log Z gets its view with the pool's answer", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, deferBlocks: 2, viewAfterExact: 1 }));
+    runner.handle({ type: 'exactParts', gen: 1, id: 1, parts: new Float64Array(4) });
+    clock += 1000; // a view is due
+    runner.handle({ type: 'start' });
+    runTasks(50);
+    const lane = core.lanes[0];
+    expect(lane.iter).toBe(10);
+    // The slice ending on the record made no view; the pool's answer brings it.
+    expect(lane.calls.filter((c) => c.updates > 0).every((c) => !c.view)).toBe(true);
+    expect(of('progress').filter((m) => m.view !== null)).toHaveLength(1); // the build's, at update 0
+    runner.handle({ type: 'exactParts', gen: 1, id: 2, parts: new Float64Array(4) });
+    const last = of('progress').at(-1)!;
+    expect([last.points.map((p) => p.iter), last.view?.iter]).toEqual([[10], 10]);
+    expect(lane.calls.at(-1)).toEqual({ updates: 0, view: true });
   });
 
   it('forgets the wait when the lane is rebuilt, and a lane that enumerates itself never waits', () => {

@@ -263,6 +263,11 @@ pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
 /// [`WasmLane::finish_exact`] turns their partial sums into the record's ATLL.
 pub const INLINE_EXACT_BITS: usize = 20;
 
+/// The longest log Z a lane enumerates inside its own `step`, estimated at the page's speeds
+/// (seconds): a slower one (e.g. 16×1000 on `bas4`, ≈ 1.3 s estimated) is deferred to the
+/// evaluation pool too, so that the lane's worker answers Pause within 200 ms meanwhile.
+pub const INLINE_EXACT_SECS: f64 = 0.1;
+
 /// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
 /// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
 struct Deferred {
@@ -308,8 +313,13 @@ impl WasmLane {
         // then built with the inline limit.
         cfg.validate_for(&data, &cost::PAGE).map_err(js_err)?;
         let bits = data.m.min(cfg.hidden);
-        let deferred = if bits > INLINE_EXACT_BITS && bits <= cfg.exact_bits {
-            cfg.exact_bits = INLINE_EXACT_BITS;
+        let wide = bits > INLINE_EXACT_BITS;
+        // Within the budget, but too slow for the lane's own slices.
+        let slow = cost::log_z_secs(data.m, cfg.hidden, &cost::PAGE.speed) > INLINE_EXACT_SECS
+            && cost::exact_secs(data.m, cfg.hidden, data.rows(), &cost::PAGE.speed)
+                <= cost::PAGE.eval_secs;
+        let deferred = if bits <= cfg.exact_bits && (wide || slow) {
+            cfg.exact_bits = bits.min(INLINE_EXACT_BITS + 1) - 1;
             let rows = if data.is_binary() {
                 data.clone()
             } else {
@@ -343,12 +353,20 @@ impl WasmLane {
         self.deferred.as_ref().map_or(0, |d| d.blocks as u32)
     }
 
+    /// Whether the panels' model distribution of a deferred lane waits for the record's log Z
+    /// from the pool (the visible layer is small enough for it): the worker then asks for the
+    /// view after [`WasmLane::finish_exact`] rather than at the record.
+    #[wasm_bindgen(getter, js_name = viewAfterExact)]
+    pub fn view_after_exact(&self) -> bool {
+        self.deferred.is_some() && self.lane.model().m() <= exact::MAX_DIST_BITS
+    }
+
     /// The exact ATLL of the lane's training data (thresholded at 0.5 when grey) under its
     /// current model, from `parts`, the partial sums of every block of the enumeration in
     /// block order as [`log_z_blocks`] gives them: `{atll, logZ}`, with the bits of the core's
     /// one-thread evaluation whatever the split over workers. Throws `{kind, key, message}`.
     #[wasm_bindgen(js_name = finishExact)]
-    pub fn finish_exact(&self, parts: &[f64]) -> Result<JsValue, JsValue> {
+    pub fn finish_exact(&mut self, parts: &[f64]) -> Result<JsValue, JsValue> {
         let d = self.deferred.as_ref().ok_or_else(|| {
             js_err(Error::Invalid(
                 "this lane computes its exact curve itself".into(),
@@ -366,6 +384,8 @@ impl WasmLane {
             .collect();
         let log_z = exact::merge_blocks(rbm, &sums).map_err(js_err)?;
         let atll = exact::average_log_likelihood(rbm, &d.data, log_z).map_err(js_err)?;
+        // The next view at this update shows the model distribution from it.
+        self.lane.take_log_z(log_z);
         to_js(&ExactResult { atll, log_z })
     }
 

@@ -437,14 +437,46 @@ fn deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits() {
     );
     // Missing blocks, or a lane that enumerates inside its step, are refused.
     assert!(lane.finish_exact(&parts[..62]).is_err());
-    let inline = WasmLane::new(
-        js(r#"{"hidden": 20, "batch": 20, "seed": 1}"#),
-        "mnist-test",
-    )
-    .unwrap();
+    let mut inline =
+        WasmLane::new(js(r#"{"hidden": 8, "batch": 20, "seed": 1}"#), "mnist-test").unwrap();
     assert_eq!(inline.exact_blocks(), 0);
     assert!(inline.finish_exact(&parts).is_err());
     assert!(rbm_playground::log_z_blocks(&bytes, 30, 33).is_err());
+}
+
+/// A log Z within the page's budget but too slow for a lane's own slices (16×1000 on `bas4`:
+/// 2^16 states × 1000 units) is deferred to the pool as well, so the lane's worker answers
+/// Pause meanwhile: the pool's blocks give the bits of the core's in-lane evaluation, and the
+/// view after `finishExact` shows the model distribution from that log Z.
+#[wasm_bindgen_test]
+fn a_slow_exact_evaluation_of_a_narrow_lane_is_deferred_with_the_same_bits() {
+    use rbm_core::data::Dataset;
+    use rbm_core::eval::exact;
+    let cfg = r#"{"algo": "cd", "hidden": 1000, "seed": 4, "every": 3, "chains": 64}"#;
+    let mut lane = WasmLane::new(js(cfg), "bas4").unwrap();
+    assert_eq!(lane.exact_blocks(), 1);
+    assert!(lane.view_after_exact());
+    let r = step(&mut lane, 3);
+    assert_eq!(r.records.len(), 2);
+    assert!(r.records.iter().all(|x| x.atll.is_none()));
+    let bytes = lane.export_model_binary();
+    let parts = rbm_playground::log_z_blocks(&bytes, 0, 1).unwrap();
+    let got = lane.finish_exact(&parts).unwrap();
+    let want = exact::evaluate(&model(&lane), &Dataset::builtin("bas4").unwrap()).unwrap();
+    assert_eq!(
+        get(&got, "atll").as_f64().map(f64::to_bits),
+        Some(want.atll.to_bits())
+    );
+    let view = get(&lane.step(0, true).unwrap(), "view");
+    let dist = get(&view, "dist");
+    assert_eq!(
+        get(&dist, "log_z").as_f64().map(f64::to_bits),
+        Some(want.log_z.to_bits())
+    );
+    // A fast one stays inside the lane.
+    let small = WasmLane::new(js(r#"{"hidden": 16, "seed": 4}"#), "bas4").unwrap();
+    assert_eq!(small.exact_blocks(), 0);
+    assert!(!small.view_after_exact());
 }
 
 #[wasm_bindgen_test]
