@@ -97,6 +97,43 @@ fn training_raises_the_exact_likelihood() {
     }
 }
 
+/// A run cut into slices that end early (a shell's time ran out) makes the same records and
+/// model as one run.
+#[test]
+fn slices_ended_early_give_the_records_of_one_run() {
+    let config = LaneConfig {
+        every: 7,
+        ..cfg("pcd")
+    };
+    let mut whole = Lane::new(config.clone(), bas4()).unwrap();
+    let want = whole.run(60).unwrap();
+    let mut sliced = Lane::new(config, bas4()).unwrap();
+    let mut got = Vec::new();
+    let mut calls = 0;
+    while sliced.iter() < 60 {
+        // Each slice asks for up to 60 more updates but is stopped after 1 to 5 of them.
+        let stop_after = 1 + calls % 5;
+        let mut done = 0;
+        let before = sliced.iter();
+        sliced
+            .run_while(60 - before, &mut got, || {
+                done += 1;
+                done < stop_after
+            })
+            .unwrap();
+        assert_eq!(sliced.iter() - before, stop_after.min(60 - before));
+        calls += 1;
+    }
+    assert_eq!(got.len(), want.len());
+    for (a, b) in got.iter().zip(&want) {
+        assert_eq!(
+            (a.iter, a.atll.map(f64::to_bits)),
+            (b.iter, b.atll.map(f64::to_bits))
+        );
+    }
+    assert_eq!(sliced.model().to_json(), whole.model().to_json());
+}
+
 #[test]
 fn divergence_is_an_error_that_keeps_the_last_finite_model() {
     let mut lane = Lane::new(

@@ -394,11 +394,25 @@ impl Lane {
     /// every record made before a failure. The record at update 0 is made exactly once per
     /// lane, by the first call (even `run_into(0, …)`); every record is handed out once.
     pub fn run_into(&mut self, updates: u64, out: &mut Vec<Record>) -> Result<()> {
+        self.run_while(updates, out, || true)
+    }
+
+    /// [`Lane::run_into`], stopping early between two updates once `go_on` says no (a shell's
+    /// time slice ran out): the same updates and records as one run, in any slicing.
+    pub fn run_while(
+        &mut self,
+        updates: u64,
+        out: &mut Vec<Record>,
+        mut go_on: impl FnMut() -> bool,
+    ) -> Result<()> {
         if !self.initial_recorded {
             self.initial_recorded = true;
             out.push(self.record()?);
         }
-        for _ in 0..updates {
+        for i in 0..updates {
+            if i > 0 && !go_on() {
+                break;
+            }
             self.step()?;
             if self.iter.is_multiple_of(self.cfg.every) {
                 out.push(self.record()?);

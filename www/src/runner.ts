@@ -25,6 +25,7 @@ import {
   nextChunk,
   perSecond,
   type Rate,
+  SLICE_MS,
   type ToWorker,
   toNextRecord,
   VIEW_MS,
@@ -44,7 +45,8 @@ export interface CoreEstimate {
 
 /** The part of `WasmLane` the runner uses. */
 export interface CoreLane {
-  step(updates: number, view: boolean): Slice;
+  /** Up to `updates` updates; with `withinMs`, fewer once that much wall time has passed. */
+  step(updates: number, view: boolean, withinMs?: number): Slice;
   exportModel(): string;
   /** The update the exported model is of (after a divergence: the last record's). */
   readonly modelIter: number;
@@ -567,11 +569,14 @@ export class LaneRunner {
     const afterExact = lane.viewAfterExact === true;
     const atRecord = end % this.every === 0;
     if (afterExact && view && atRecord) this.viewAfterExact = true;
-    const r = lane.step(n, afterExact ? view && !atRecord && end === this.until : view);
+    // Sized for SLICE_MS, the slice still ends at twice that when the machine gives the worker
+    // less of a core than it had (then fewer updates are done).
+    const r = lane.step(n, afterExact ? view && !atRecord && end === this.until : view, 2 * SLICE_MS);
     const elapsed = this.host.now() - t0;
-    if (n > 0) this.rate = addToRate(this.rate, n, elapsed);
+    const done = Math.max(0, r.iter - iter);
+    if (done > 0) this.rate = addToRate(this.rate, done, elapsed);
     this.busy += Math.max(0, elapsed);
-    if (n === this.chunk || elapsed > 0) this.chunk = nextChunk(n, elapsed);
+    if (done === this.chunk || done < n || elapsed > 0) this.chunk = nextChunk(Math.max(1, done), elapsed);
     if (r.view) this.lastView = this.host.now();
     this.publish(r);
     if (r.error) {

@@ -108,10 +108,12 @@ class FakeLane implements CoreLane {
   exactAtll(_dataset: string): number | null {
     return this.n <= 20 ? -5 : null;
   }
-  step(updates: number, view: boolean): Slice {
+  /** Milliseconds of the fake clock per update (a loaded machine: more). */
+  msPerUpdate = 0.05;
+  step(updates: number, view: boolean, withinMs?: number): Slice {
     this.calls.push({ updates, view });
     trace.push('train');
-    clock += 0.05 * updates; // 50 µs per update
+    const t0 = clock;
     if (this.panicAt !== null && this.iter + updates >= this.panicAt) {
       core.panicked = 'internal error at src/train/lane.rs:1: index out of bounds (please report this)';
       throw new WebAssembly.RuntimeError('unreachable');
@@ -123,6 +125,8 @@ class FakeLane implements CoreLane {
     }
     let error: ErrorInfo | null = null;
     for (let i = 0; i < updates; i++) {
+      if (i > 0 && withinMs !== undefined && clock - t0 >= withinMs) break;
+      clock += this.msPerUpdate;
       if (this.divergeAt !== null && this.iter + 1 >= this.divergeAt) {
         error = { kind: 'diverged', key: null, message: `training diverged at update ${this.iter + 1}` };
         this.diverged = true;
@@ -360,6 +364,21 @@ describe('LaneRunner: running', () => {
     runner.handle({ type: 'start' });
     runTasks(8);
     expect(core.lanes[0].iter).toBeGreaterThanOrEqual(2 ** 8 - 1);
+  });
+
+  it('ends a slice at twice its time when the machine slows the worker down, and sizes the next by it', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 1_000_000 }));
+    runner.handle({ type: 'start' });
+    runTasks(30);
+    const lane = core.lanes[0];
+    const chunk = lane.calls.at(-1)!.updates;
+    expect(chunk).toBeGreaterThan(200);
+    lane.msPerUpdate = 30; // the worker now gets a small share of a core
+    const before = lane.iter;
+    runTasks(1);
+    expect(lane.iter - before).toBe(3); // 30, 60, 90 ms: over 2 × 40 ms after the third
+    runTasks(1);
+    expect(lane.calls.at(-1)!.updates).toBeLessThanOrEqual(3);
   });
 
   it('reports a divergence as failed with its message, keeps the points before it and stops', () => {

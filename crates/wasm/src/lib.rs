@@ -392,11 +392,21 @@ impl WasmLane {
     /// One slice of work: `updates` updates, the records they made and, if `view`, the
     /// panels' view — one call per slice. A failure (divergence) is reported in `error`
     /// with the records made before it.
-    pub fn step(&mut self, updates: u32, view: bool) -> Result<JsValue, JsValue> {
+    pub fn step(
+        &mut self,
+        updates: u32,
+        view: bool,
+        within_ms: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
         let mut records = Vec::new();
+        // A slice sized for its time can take far longer when the machine gives the worker
+        // less of a core than before: with `within_ms`, it ends between updates once that much
+        // wall time has passed, so the worker reads Pause soon whatever the load.
+        let t0 = js_sys::Date::now();
+        let go_on = || within_ms.is_none_or(|ms| js_sys::Date::now() - t0 < ms);
         let error = self
             .lane
-            .run_into(updates as u64, &mut records)
+            .run_while(updates as u64, &mut records, go_on)
             .err()
             .map(|e| e.info());
         let view = view.then(|| self.lane.view(VIEW_CHAINS));

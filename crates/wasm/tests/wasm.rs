@@ -50,7 +50,7 @@ struct SliceResult {
 }
 
 fn step(lane: &mut WasmLane, updates: u32) -> SliceResult {
-    serde_wasm_bindgen::from_value(lane.step(updates, false).unwrap()).unwrap()
+    serde_wasm_bindgen::from_value(lane.step(updates, false, None).unwrap()).unwrap()
 }
 
 fn error(e: JsValue) -> ErrorInfo {
@@ -199,7 +199,7 @@ fn a_diverging_lane_reports_it_and_keeps_its_last_finite_model() {
     assert_eq!(again.error, Some(e));
     assert!(again.records.is_empty());
     // The view and export still work on the kept model.
-    let v = lane.step(0, true).unwrap();
+    let v = lane.step(0, true, None).unwrap();
     let d = get(&get(&v, "view"), "dist");
     assert!(get(&d, "log_z").as_f64().unwrap().is_finite());
     assert!(lane
@@ -243,7 +243,7 @@ fn the_catalog_and_views_describe_the_lane() {
     )
     .unwrap();
     // One call per slice: records and, when asked, the view (log Z reused from the record).
-    let r = lane.step(20, true).unwrap();
+    let r = lane.step(20, true, None).unwrap();
     let recs: Vec<Record> = serde_wasm_bindgen::from_value(get(&r, "records")).unwrap();
     assert_eq!(recs.iter().map(|r| r.iter).collect::<Vec<_>>(), [0, 10, 20]);
     let v = get(&r, "view");
@@ -257,9 +257,21 @@ fn the_catalog_and_views_describe_the_lane() {
     assert_eq!(w.to_vec(), model(&lane).w());
     let chains: Vec<u8> = serde_wasm_bindgen::from_value(get(&v, "chains")).unwrap();
     assert_eq!(chains.len(), 24 * 16);
-    assert!(lane.step(3, false).is_ok());
-    assert!(get(&lane.step(0, false).unwrap(), "view").is_null());
+    assert!(lane.step(3, false, None).is_ok());
+    assert!(get(&lane.step(0, false, None).unwrap(), "view").is_null());
     assert_eq!(lane.iter(), 23.0);
+    // A slice whose time is up ends after its first update: 7 such calls are 7 updates, the
+    // same model as one call of 7.
+    let mut timed =
+        WasmLane::new(js(r#"{"algo": "pcd", "seed": 2, "chains": 64}"#), "bas4").unwrap();
+    let mut once =
+        WasmLane::new(js(r#"{"algo": "pcd", "seed": 2, "chains": 64}"#), "bas4").unwrap();
+    for i in 1..=7 {
+        let r = timed.step(1000, false, Some(0.0)).unwrap();
+        assert_eq!(get(&r, "iter").as_f64(), Some(i as f64));
+    }
+    once.step(7, false, None).unwrap();
+    assert_eq!(model(&timed).to_json(), model(&once).to_json());
 }
 
 /// MNIST-shaped stand-ins loaded as the page loads its asset: 2 200 grey 28×28 digits of a few
@@ -467,7 +479,7 @@ fn a_slow_exact_evaluation_of_a_narrow_lane_is_deferred_with_the_same_bits() {
         get(&got, "atll").as_f64().map(f64::to_bits),
         Some(want.atll.to_bits())
     );
-    let view = get(&lane.step(0, true).unwrap(), "view");
+    let view = get(&lane.step(0, true, None).unwrap(), "view");
     let dist = get(&view, "dist");
     assert_eq!(
         get(&dist, "log_z").as_f64().map(f64::to_bits),
