@@ -1222,6 +1222,7 @@ const BAD_INPUTS = [
   ['#hidden', '99999999999'],
   ['#hidden', '1000'],
   ['#hidden', '500'],
+  ['#hidden', '2000'],
   ['#hidden', '20000'],
   ['#hidden', '0'],
   ['#hidden', '-3'],

@@ -264,7 +264,7 @@ pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
 pub const INLINE_EXACT_BITS: usize = 20;
 
 /// The longest log Z a lane enumerates inside its own `step`, estimated at the page's speeds
-/// (seconds): a slower one (e.g. 16×1000 on `bas4`, ≈ 1.3 s estimated) is deferred to the
+/// (seconds): a slower one (e.g. 16×2000 on `bas4`, ≈ 0.18 s estimated) is deferred to the
 /// evaluation pool too, so that the lane's worker answers Pause within 200 ms meanwhile.
 pub const INLINE_EXACT_SECS: f64 = 0.1;
 

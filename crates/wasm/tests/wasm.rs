@@ -456,15 +456,15 @@ fn deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits() {
     assert!(rbm_playground::log_z_blocks(&bytes, 30, 33).is_err());
 }
 
-/// A log Z within the page's budget but too slow for a lane's own slices (16×1000 on `bas4`:
-/// 2^16 states × 1000 units) is deferred to the pool as well, so the lane's worker answers
+/// A log Z within the page's budget but too slow for a lane's own slices (16×2000 on `bas4`:
+/// 2^16 states × 2000 units, ≈ 0.18 s estimated) is deferred to the pool as well, so the lane's worker answers
 /// Pause meanwhile: the pool's blocks give the bits of the core's in-lane evaluation, and the
 /// view after `finishExact` shows the model distribution from that log Z.
 #[wasm_bindgen_test]
 fn a_slow_exact_evaluation_of_a_narrow_lane_is_deferred_with_the_same_bits() {
     use rbm_core::data::Dataset;
     use rbm_core::eval::exact;
-    let cfg = r#"{"algo": "cd", "hidden": 1000, "seed": 4, "every": 3, "chains": 64}"#;
+    let cfg = r#"{"algo": "cd", "hidden": 2000, "seed": 4, "every": 3, "chains": 64}"#;
     let mut lane = WasmLane::new(js(cfg), "bas4").unwrap();
     assert_eq!(lane.exact_blocks(), 1);
     assert!(lane.view_after_exact());
