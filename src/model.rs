@@ -732,7 +732,12 @@ fn add_selected<const Q: usize>(
         let store = |out: &mut [f32], r: usize, a: &[[f32; 4]; Q]| {
             let o = &mut out[r * width + c0..r * width + c0 + cols];
             if cols == cw {
-                o.copy_from_slice(a.as_flattened());
+                // Register-sized stores (a slice copy of run-time length calls memcpy).
+                o.as_chunks_mut::<4>()
+                    .0
+                    .iter_mut()
+                    .zip(a)
+                    .for_each(|(o, a)| *o = *a);
             } else {
                 o.iter_mut()
                     .zip(a.as_flattened())

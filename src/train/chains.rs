@@ -1,7 +1,7 @@
 //! A set of Gibbs chains (docs/algorithms.md §1): visible states, hidden states and E[h|v].
 
 use crate::model::{Rbm, Stats};
-use crate::rng::Rng;
+use crate::rng::{fill_uniform, Rng};
 
 /// `count` chains of an m×n model; `v` and `h` hold 0/1 states row by row.
 #[derive(Clone, Debug)]
@@ -14,6 +14,8 @@ pub struct Chains {
     pub h: Vec<f32>,
     /// E[h|v] for the current `v`, `count × n` (valid after [`Chains::finish`]).
     pub hp: Vec<f32>,
+    /// Scratch uniforms, `count × n`.
+    u: Vec<f32>,
 }
 
 impl Chains {
@@ -24,6 +26,7 @@ impl Chains {
             v: vec![0.0; count * m],
             h: vec![0.0; count * n],
             hp: vec![0.0; count * n],
+            u: vec![0.0; count * n],
         };
         c.restart(rows, m);
         c
@@ -42,6 +45,31 @@ impl Chains {
     pub fn sweep(&mut self, model: &Rbm, rng: &mut Rng) {
         model.sample_hidden(&self.v, &mut self.h, rng);
         model.sample_visible(&self.h, &mut self.v, rng);
+    }
+
+    /// h ~ p(h|v) for chains started at data rows, from the rows' hidden thresholds
+    /// `t = 1 + e^{−(c + Wᵀv)}` (rows × n, see [`super::Ctx::positive_phase_thresholds`]):
+    /// chain i's row is i mod rows, as in [`Chains::restart`]. The same uniforms in the same
+    /// order and the same test `u·t < 1` as [`Rbm::sample_hidden`] on the restarted chains, so
+    /// the same bits, without computing a pre-activation or an exponential per chain.
+    pub fn sample_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng) {
+        let n = self.h.len() / self.count.max(1);
+        if n == 0 {
+            return;
+        }
+        let rows = t.len() / n;
+        fill_uniform(rng, &mut self.u);
+        for (i, (h, u)) in self
+            .h
+            .chunks_exact_mut(n)
+            .zip(self.u.chunks_exact(n))
+            .enumerate()
+        {
+            let tr = &t[(i % rows) * n..(i % rows + 1) * n];
+            for ((h, &u), &t) in h.iter_mut().zip(u).zip(tr) {
+                *h = if u * t < 1.0 { 1.0 } else { 0.0 };
+            }
+        }
     }
 
     /// `k` sweeps.
