@@ -90,3 +90,47 @@ impl Chains {
         neg.add(&self.v, &self.hp);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::one_plus_exp_neg;
+    use crate::rng::{stream, Purpose};
+
+    /// CD's first half-sweep from the rows' thresholds is the restart-and-sweep it replaces,
+    /// bit for bit (the same states, the same stream position), and 1/t is E[h|v].
+    #[test]
+    fn sampling_at_rows_equals_restarting_and_sweeping() {
+        let (m, n, rows, count) = (9, 7, 5, 23);
+        let model = Rbm::random(m, n, 1.0, 3).unwrap();
+        let mut r = stream(4, 0, Purpose::Aux);
+        let batch: Vec<f32> = (0..rows * m)
+            .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
+            .collect();
+        let mut t = vec![0.0; rows * n];
+        let mut pre = vec![0.0; rows * n];
+        model.hidden_pre(&batch, &mut pre);
+        one_plus_exp_neg(&pre, &mut t);
+        let mut hp = vec![0.0; rows * n];
+        model.hidden_probs(&batch, &mut hp);
+        assert!(hp
+            .iter()
+            .zip(&t)
+            .all(|(&p, &t)| p.to_bits() == (1.0 / t).to_bits()));
+        for k in [1, 3] {
+            let (mut r1, mut r2) = (
+                stream(5, 0, Purpose::Sampling),
+                stream(5, 0, Purpose::Sampling),
+            );
+            let mut a = Chains::from_rows(&batch, m, n, count);
+            a.sweeps(&model, &mut r1, k);
+            let mut b = Chains::from_rows(&batch, m, n, count);
+            b.v.fill(0.5); // never read
+            b.sample_hidden_at_rows(&t, &mut r2);
+            model.sample_visible(&b.h, &mut b.v, &mut r2);
+            b.sweeps(&model, &mut r2, k - 1);
+            assert_eq!((&a.v, &a.h), (&b.v, &b.h), "k = {k}");
+            assert_eq!(r1, r2);
+        }
+    }
+}
