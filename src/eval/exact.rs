@@ -158,6 +158,35 @@ pub const PRODUCT_WALK_FROM: usize = 64;
 /// outer state (so that no term of its linear-scale sums leaves f64's normal range).
 const SPLIT_MAX_SPAN: f64 = 600.0;
 
+/// For every state s of the `count` enumerated units from `first` (bit j of s = unit
+/// `first + j`): the summed-out layer's pre-activations `pre0 + Σ_{x on} rows[x]` (row s of
+/// the first table, `l` values) and `lin0 + Σ_{x on} bias_x[x]` (the second), each state
+/// from s without its lowest unit.
+fn subset_sums(
+    v: &View,
+    first: usize,
+    count: usize,
+    pre0: &[f64],
+    lin0: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let (l, states) = (v.l, 1usize << count);
+    let mut pre = vec![0.0f64; states * l];
+    let mut lin = vec![0.0f64; states];
+    pre[..l].copy_from_slice(pre0);
+    lin[0] = lin0;
+    for s in 1..states {
+        let (x, prev) = (first + s.trailing_zeros() as usize, s & (s - 1));
+        lin[s] = lin[prev] + v.bias_x[x];
+        let (lo, hi) = pre.split_at_mut(s * l);
+        hi[..l]
+            .iter_mut()
+            .zip(&lo[prev * l..(prev + 1) * l])
+            .zip(&v.rows[x * l..(x + 1) * l])
+            .for_each(|((b, &q), &r)| *b = q + r);
+    }
+    (pre, lin)
+}
+
 /// Exact log Z over an aligned range of the enumeration in linear scale, for narrow summed-out
 /// layers (the small models of the page: 16×16 in well under a millisecond).
 ///
@@ -207,19 +236,8 @@ fn split_walk(v: &View, start: u64, end: u64) -> Option<LogSumExp> {
                 .for_each(|(a, r)| *a += r);
         }
     }
-    // Inner states: B(s) and cin(s), each from s without its lowest unit.
-    let mut b_in = vec![0.0f64; n_in * l];
-    let mut cin = vec![0.0f64; n_in];
-    for s in 1..n_in {
-        let (x, prev) = (s.trailing_zeros() as usize, s & (s - 1));
-        cin[s] = cin[prev] + v.bias_x[x];
-        let (lo, hi) = b_in.split_at_mut(s * l);
-        hi[..l]
-            .iter_mut()
-            .zip(&lo[prev * l..(prev + 1) * l])
-            .zip(&v.rows[x * l..(x + 1) * l])
-            .for_each(|((b, &q), &r)| *b = q + r);
-    }
+    // Inner states: B(s) and cin(s).
+    let (b_in, cin) = subset_sums(v, 0, p_in, &vec![0.0; l], 0.0);
     let range = |xs: &mut dyn Iterator<Item = f64>| {
         xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
@@ -249,21 +267,8 @@ fn split_walk(v: &View, start: u64, end: u64) -> Option<LogSumExp> {
     }
     let w_in: Vec<f64> = cin.iter().map(|&c| libm::exp(c - cin_hi)).collect();
     let beta_top: Vec<f64> = max_b.iter().map(|&mb| libm::exp(-mb)).collect();
-    // Outer states: base(o) and lin(o), each from o without its lowest unit.
-    let mut base = vec![0.0f64; n_out * l];
-    let mut lin = vec![0.0f64; n_out];
-    base[..l].copy_from_slice(&base0);
-    lin[0] = lin0;
-    for o in 1..n_out {
-        let (x, prev) = (p_in + o.trailing_zeros() as usize, o & (o - 1));
-        lin[o] = lin[prev] + v.bias_x[x];
-        let (lo, hi) = base.split_at_mut(o * l);
-        hi[..l]
-            .iter_mut()
-            .zip(&lo[prev * l..(prev + 1) * l])
-            .zip(&v.rows[x * l..(x + 1) * l])
-            .for_each(|((b, &q), &r)| *b = q + r);
-    }
+    // Outer states: base(o) and lin(o).
+    let (base, lin) = subset_sums(v, p_in, p_out, &base0, lin0);
     let mut prod = vec![0.0f64; n_in];
     let mut acc = LogSumExp::default();
     for o in 0..n_out {
