@@ -5,11 +5,14 @@
 //   npm run bench                  every workload, native then wasm
 //   npm run bench -- --quick       shorter measurements
 //   npm run bench -- --filter gibbs
+//   npm run bench -- --wasm-only --pkg DIR
+//                                  the browser half only, with a prebuilt bench package (e.g. an
+//                                  older commit's, to compare before and after in one run)
 //   npm run bench -- --reproduce   also the wall time of `rbm reproduce` for the three presets
 //                                  at their defaults (minutes; summaries go to target/bench/)
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildWasm } from './build-wasm.mjs';
@@ -20,23 +23,28 @@ const quick = args.includes('--quick');
 const filter = args.includes('--filter') ? args[args.indexOf('--filter') + 1] : null;
 const minSecs = quick ? 0.3 : 2.0;
 
-step('Native (cargo bench --bench speed)');
-run('cargo', [
-  'bench',
-  '-p',
-  'rbm-core',
-  '--features',
-  'bench',
-  '--bench',
-  'speed',
-  '--',
-  ...(quick ? ['--quick'] : []),
-  ...(filter ? ['--filter', filter] : []),
-]);
+const pkgArg = args.includes('--pkg') ? args[args.indexOf('--pkg') + 1] : null;
+
+if (!args.includes('--wasm-only')) {
+  step('Native (cargo bench --bench speed)');
+  run('cargo', [
+    'bench',
+    '-p',
+    'rbm-core',
+    '--features',
+    'bench',
+    '--bench',
+    'speed',
+    '--',
+    ...(quick ? ['--quick'] : []),
+    ...(filter ? ['--filter', filter] : []),
+  ]);
+}
 
 step('WebAssembly in headless Chromium (one module worker)');
 const dir = mkdtempSync(join(tmpdir(), 'rbm-bench-'));
-buildWasm({ bench: true, outDir: join(dir, 'pkg') });
+if (pkgArg) cpSync(pkgArg, join(dir, 'pkg'), { recursive: true });
+else buildWasm({ bench: true, outDir: join(dir, 'pkg') });
 writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>bench</title>');
 writeFileSync(
   join(dir, 'worker.js'),
@@ -60,17 +68,22 @@ try {
   await page.goto(server.url);
   await page.exposeFunction('report', (r) => {
     if (r.done) return;
-    const unit = r.name.endsWith('_updates')
-      ? 'updates/s'
-      : r.name.endsWith('_rows')
-        ? 'rows/s'
-        : r.name.startsWith('gibbs')
-          ? 'sweeps/s'
-          : r.name.endsWith('_samples')
-            ? 'samples/s'
-            : r.name.endsWith('_evals')
-              ? 'evaluations/s'
-              : 's';
+    const unit =
+      r.name === 'exact_log_z_16x16'
+        ? 'ms'
+        : r.name === 'ucd_bas4_preset_ucd_over_cd'
+          ? "× CD-1's time"
+          : r.name.endsWith('_updates')
+            ? 'updates/s'
+            : r.name.endsWith('_rows')
+              ? 'rows/s'
+              : r.name.startsWith('gibbs')
+                ? 'sweeps/s'
+                : r.name.endsWith('_samples')
+                  ? 'samples/s'
+                  : r.name.endsWith('_evals')
+                    ? 'evaluations/s'
+                    : 's';
     console.log(
       JSON.stringify(
         r.error ? { target: 'wasm', bench: r.name, error: r.error } : { target: 'wasm', bench: r.name, value: Math.round(r.value * 1000) / 1000, unit },

@@ -29,6 +29,8 @@ pub fn workloads(quick: bool) -> Vec<String> {
     }
     w.push("isl_10000x2000".into());
     w.push("exact_bas4_evals".into());
+    w.push("exact_log_z_16x16".into());
+    w.push("ucd_bas4_preset_ucd_over_cd".into());
     w.push(format!("exact_log_z_784x{}", if quick { 16 } else { 20 }));
     if !quick {
         // Tieleman 2008's exact 784×25 test log-likelihood (the pcd-mnist-25 preset).
@@ -64,6 +66,11 @@ pub fn run(name: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<(f64, &'s
         "gibbs_784x500_b100" => Ok((gibbs_sweeps(784, 500, 100, now, min_secs)?, "sweeps/s")),
         "mnist_pcd_784x500_b100_rows" => Ok((mnist_pcd_rows(now, min_secs)?, "rows/s")),
         "exact_bas4_evals" => Ok((bas4_exact_evals(now, min_secs)?, "evaluations/s")),
+        "exact_log_z_16x16" => Ok((1e3 / exact_log_z_rate(16, 16, now, min_secs)?, "ms")),
+        "ucd_bas4_preset_ucd_over_cd" => Ok((
+            ucd_over_cd(if min_secs < 1.0 { 1_000 } else { 10_000 }, now)?,
+            "× CD-1's time",
+        )),
         _ => match name
             .strip_prefix("exact_log_z_784x")
             .and_then(|n| n.parse::<usize>().ok())
@@ -262,6 +269,48 @@ pub fn bas4_exact_evals(now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
         }
     });
     err.map_or(Ok(r), Err)
+}
+
+/// Exact log Z computations per second of an m×n model with N(0, 1) weights and biases (a
+/// trained 16×16 model's scale: the "exact evaluation of a 16×16 RBM").
+pub fn exact_log_z_rate(m: usize, n: usize, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
+    let model = Rbm::random(m, n, 1.0, 3)?;
+    let mut err = None;
+    let r = rate(now, min_secs, || {
+        if let Err(e) = exact::log_z(&model) {
+            err = Some(e);
+        }
+    });
+    err.map_or(Ok(r), Err)
+}
+
+/// UCD's average update time over the first `updates` updates of the `ucd-bas4` preset (η =
+/// 0.1, T_max = 100, 1000 chains, seed 1) divided by CD-1's over the same updates in the same
+/// run — the "within 3× of CD-1" (UCD's coupling times change as the model trains, so
+/// the average is over the preset's whole schedule, evaluation excluded).
+pub fn ucd_over_cd(updates: u64, now: &dyn Fn() -> f64) -> Result<f64> {
+    let time = |algo: &str| -> Result<f64> {
+        let cfg = LaneConfig {
+            algo: algo.into(),
+            hidden: 16,
+            lr: 0.1,
+            k: 1,
+            max_steps: 100,
+            chains: Some(1000),
+            init: Init::Ucd,
+            seed: Some(1),
+            every: NEVER,
+            ..Default::default()
+        };
+        let mut lane = Lane::new(cfg, Arc::new(Dataset::builtin("bas4")?))?;
+        let t0 = now();
+        for _ in 0..updates {
+            lane.step()?;
+        }
+        Ok((now() - t0) / updates as f64)
+    };
+    let cd = time("cd")?;
+    Ok(time("ucd")? / cd)
 }
 
 /// Seconds for the exact log Z of an m×n RBM (enumerating the n hidden units), single thread.

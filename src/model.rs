@@ -732,7 +732,10 @@ fn add_selected<const Q: usize>(
         let store = |out: &mut [f32], r: usize, a: &[[f32; 4]; Q]| {
             let o = &mut out[r * width + c0..r * width + c0 + cols];
             if cols == cw {
-                o.copy_from_slice(a.as_flattened());
+                // A fixed-size store (a copy of run-time length calls memcpy).
+                let o: &mut [[f32; 4]; Q] =
+                    o.as_chunks_mut::<4>().0.try_into().expect("a whole chunk");
+                *o = *a;
             } else {
                 o.iter_mut()
                     .zip(a.as_flattened())
@@ -790,7 +793,7 @@ fn add_rows_by_unit<const Q: usize>(w: &mut [f32], packed: &Packed, bits: &[u64]
 }
 
 /// Below these sizes [`Stats::add`] goes row by row (same bits; packing would cost more).
-const BY_UNIT_MIN_HIDDEN: usize = 32;
+const BY_UNIT_MIN_HIDDEN: usize = 16;
 const BY_UNIT_MIN_ROWS: usize = 16;
 
 /// Work buffers of [`Stats::add_binary_by_unit`].

@@ -22,6 +22,9 @@ pub struct Cd {
     k: usize,
     chains: Chains,
     neg: Stats,
+    /// The batch rows' E[h|v] and hidden thresholds (scratch).
+    hp: Vec<f32>,
+    t: Vec<f32>,
 }
 
 impl Cd {
@@ -32,15 +35,26 @@ impl Cd {
             k: s.cfg.k,
             chains: Chains::from_rows(&s.data.values, m, n, s.chains),
             neg: Stats::new(m, n),
+            hp: Vec::new(),
+            t: Vec::new(),
         }
     }
 }
 
 impl Algorithm for Cd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase();
-        self.chains.restart(cx.batch, cx.model.m());
-        self.chains.sweeps(cx.model, cx.rng, self.k);
+        if self.k == 0 {
+            cx.positive_phase();
+            self.chains.restart(cx.batch, cx.model.m());
+        } else {
+            // The first half-sweep from the batch rows' thresholds (the positive phase's
+            // numbers), the same bits as restarting the chains and sweeping.
+            cx.positive_phase_thresholds(&mut self.hp, &mut self.t);
+            self.chains.sample_hidden_at_rows(&self.t, cx.rng);
+            let c = &mut self.chains;
+            cx.model.sample_visible(&c.h, &mut c.v, cx.rng);
+            c.sweeps(cx.model, cx.rng, self.k - 1);
+        }
         self.chains.finish(cx.model);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);

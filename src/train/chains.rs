@@ -1,7 +1,7 @@
 //! A set of Gibbs chains (docs/algorithms.md §1): visible states, hidden states and E[h|v].
 
 use crate::model::{Rbm, Stats};
-use crate::rng::Rng;
+use crate::rng::{fill_uniform, Rng};
 
 /// `count` chains of an m×n model; `v` and `h` hold 0/1 states row by row.
 #[derive(Clone, Debug)]
@@ -14,6 +14,8 @@ pub struct Chains {
     pub h: Vec<f32>,
     /// E[h|v] for the current `v`, `count × n` (valid after [`Chains::finish`]).
     pub hp: Vec<f32>,
+    /// Scratch uniforms, `count × n`.
+    u: Vec<f32>,
 }
 
 impl Chains {
@@ -24,6 +26,7 @@ impl Chains {
             v: vec![0.0; count * m],
             h: vec![0.0; count * n],
             hp: vec![0.0; count * n],
+            u: vec![0.0; count * n],
         };
         c.restart(rows, m);
         c
@@ -44,6 +47,31 @@ impl Chains {
         model.sample_visible(&self.h, &mut self.v, rng);
     }
 
+    /// h ~ p(h|v) for chains started at data rows, from the rows' hidden thresholds
+    /// `t = 1 + e^{−(c + Wᵀv)}` (rows × n, see [`super::Ctx::positive_phase_thresholds`]):
+    /// chain i's row is i mod rows, as in [`Chains::restart`]. The same uniforms in the same
+    /// order and the same test `u·t < 1` as [`Rbm::sample_hidden`] on the restarted chains, so
+    /// the same bits, without computing a pre-activation or an exponential per chain.
+    pub fn sample_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng) {
+        let n = self.h.len() / self.count.max(1);
+        if n == 0 {
+            return;
+        }
+        let rows = t.len() / n;
+        fill_uniform(rng, &mut self.u);
+        for (i, (h, u)) in self
+            .h
+            .chunks_exact_mut(n)
+            .zip(self.u.chunks_exact(n))
+            .enumerate()
+        {
+            let tr = &t[(i % rows) * n..(i % rows + 1) * n];
+            for ((h, &u), &t) in h.iter_mut().zip(u).zip(tr) {
+                *h = if u * t < 1.0 { 1.0 } else { 0.0 };
+            }
+        }
+    }
+
     /// `k` sweeps.
     pub fn sweeps(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
         for _ in 0..k {
@@ -60,5 +88,49 @@ impl Chains {
     pub fn stats_into(&self, neg: &mut Stats) {
         neg.clear();
         neg.add(&self.v, &self.hp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::one_plus_exp_neg;
+    use crate::rng::{stream, Purpose};
+
+    /// CD's first half-sweep from the rows' thresholds is the restart-and-sweep it replaces,
+    /// bit for bit (the same states, the same stream position), and 1/t is E[h|v].
+    #[test]
+    fn sampling_at_rows_equals_restarting_and_sweeping() {
+        let (m, n, rows, count) = (9, 7, 5, 23);
+        let model = Rbm::random(m, n, 1.0, 3).unwrap();
+        let mut r = stream(4, 0, Purpose::Aux);
+        let batch: Vec<f32> = (0..rows * m)
+            .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
+            .collect();
+        let mut t = vec![0.0; rows * n];
+        let mut pre = vec![0.0; rows * n];
+        model.hidden_pre(&batch, &mut pre);
+        one_plus_exp_neg(&pre, &mut t);
+        let mut hp = vec![0.0; rows * n];
+        model.hidden_probs(&batch, &mut hp);
+        assert!(hp
+            .iter()
+            .zip(&t)
+            .all(|(&p, &t)| p.to_bits() == (1.0 / t).to_bits()));
+        for k in [1, 3] {
+            let (mut r1, mut r2) = (
+                stream(5, 0, Purpose::Sampling),
+                stream(5, 0, Purpose::Sampling),
+            );
+            let mut a = Chains::from_rows(&batch, m, n, count);
+            a.sweeps(&model, &mut r1, k);
+            let mut b = Chains::from_rows(&batch, m, n, count);
+            b.v.fill(0.5); // never read
+            b.sample_hidden_at_rows(&t, &mut r2);
+            model.sample_visible(&b.h, &mut b.v, &mut r2);
+            b.sweeps(&model, &mut r2, k - 1);
+            assert_eq!((&a.v, &a.h), (&b.v, &b.h), "k = {k}");
+            assert_eq!(r1, r2);
+        }
     }
 }

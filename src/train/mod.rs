@@ -91,6 +91,24 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// [`Ctx::positive_phase_into`] that also leaves the batch rows' hidden thresholds
+    /// `t = 1 + e^{−(c + Wᵀv)}` in `t` (rows × n). E[h|v] = 1/t has the bits of
+    /// [`Rbm::hidden_probs`], and a chain started at a batch row samples its hidden units by
+    /// `u·t < 1` from these numbers ([`Chains::sample_hidden_at_rows`]) — CD's first half-sweep
+    /// computed once per distinct row instead of once per chain, with the same bits.
+    pub fn positive_phase_thresholds(&mut self, hp: &mut Vec<f32>, t: &mut Vec<f32>) {
+        let len = self.rows() * self.model.n();
+        hp.resize(len, 0.0);
+        t.resize(len, 0.0);
+        self.model.hidden_pre(self.batch, hp);
+        crate::math::one_plus_exp_neg(hp, t);
+        hp.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
+        self.pos.clear();
+        self.pos.add(self.batch, hp);
+    }
+}
+
 /// A training algorithm: one parameter update per call (docs/algorithms.md §4).
 pub trait Algorithm: Send {
     /// Performs one update on `cx.batch`, changing `cx.model`.
