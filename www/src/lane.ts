@@ -9,7 +9,7 @@
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
 import type { ErrorInfo } from './generated/core';
-import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
+import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, LoadedModel, ToWorker } from './protocol';
 import type { OptionValue } from './schema';
 import type { LaneState } from './state';
 
@@ -83,6 +83,9 @@ export class LaneHandle implements LaneState {
   estimate: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
+  /** The model file the lane continues, or is loading, or the last one refused (null: none
+   * since the latest configuration). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
@@ -167,6 +170,36 @@ export class LaneHandle implements LaneState {
 
   exportModel(): void {
     this.post({ type: 'export' });
+  }
+
+  /** Continue from a model file (its bytes and name): the worker checks it with the core; a bad
+   * file leaves the lane as it is, with a message. False when there is no lane to load into. */
+  loadModel(bytes: ArrayBuffer, name: string): boolean {
+    if (!this.config || this.gen === 0) return false;
+    this.sent += 1;
+    this.post({ type: 'loadModel', gen: this.sent, config: this.config, dataset: this.dataset, bytes, name });
+    this.modelFile = { name, state: 'loading', message: null };
+    this.events.changed(this);
+    return true;
+  }
+
+  /** A model file the page refused before sending it (modelFile.ts: its size). */
+  refuseModel(name: string, message: string): void {
+    this.modelFile = { name, state: 'refused', message };
+    this.events.changed(this);
+  }
+
+  /** Option `key` (live in the schema) takes `value` from the lane's next update on: the lane
+   * keeps its model and its curve. */
+  setLive(key: string, value: OptionValue): void {
+    this.options[key] = value;
+    if (this.config) {
+      const config = { ...this.config };
+      if (value === null) delete config[key];
+      else config[key] = value;
+      this.config = config;
+    }
+    this.post({ type: 'live', key, value });
   }
 
   private modelWaiters: ((json: string) => void)[] = [];
@@ -265,6 +298,22 @@ export class LaneHandle implements LaneState {
     this.estimate = null;
   }
 
+  /** The lane continues a model file: its options become the ones it runs with (the file's
+   * recorded per-lane options), so the inputs, the link and a restart follow. */
+  private takeLoaded(loaded: LoadedModel): void {
+    this.modelFile = { name: loaded.name, state: 'loaded', message: null };
+    const config: LaneConfig = { ...(this.config ?? {}) };
+    for (const key of Object.keys(this.options)) {
+      if (!(key in loaded.config)) continue;
+      const v = loaded.config[key];
+      this.options[key] = v;
+      delete this.inputErrors[key];
+      if (v === null) delete config[key];
+      else config[key] = v;
+    }
+    this.config = config;
+  }
+
   /** Takes one message of the worker (public for the tests). */
   receive(msg: FromWorker): void {
     switch (msg.type) {
@@ -279,6 +328,17 @@ export class LaneHandle implements LaneState {
         this.every = msg.every;
         this.notice = msg.notice ?? null;
         if (msg.gen === this.configureGen) this.rejection = null;
+        if (msg.loaded) this.takeLoaded(msg.loaded);
+        else this.modelFile = null;
+        break;
+      case 'modelRefused':
+        if (msg.gen !== this.sent) return;
+        this.answered = msg.gen;
+        this.modelFile = { name: this.modelFile?.name ?? '', state: 'refused', message: msg.message };
+        break;
+      case 'liveRefused':
+        if (msg.gen !== this.gen) return;
+        this.inputErrors[msg.key] = `${msg.message} (not applied)`;
         break;
       case 'rejected':
         if (msg.gen !== this.sent) return;

@@ -89,6 +89,7 @@ export class LaneCard {
       inputError: (key) => app.laneInputError(lane, key),
       setOption: (key, text) => app.setLaneOption(lane, key, text),
       exportModel: () => app.exportModel(lane),
+      loadModel: (file) => void app.loadModel(lane, file),
       cancelExact: () => app.cancelExact(lane),
       evalWorkers: app.evalWorkers,
       refresh,

@@ -76,7 +76,13 @@ advanced: boolean,
 /**
  * Who sets it in the page.
  */
-scope: Scope, };
+scope: Scope, 
+/**
+ * Whether a running lane takes a new value at its next update without being rebuilt
+ * ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+ * which no algorithm's state depends on (docs/algorithms.md §4).
+ */
+live: boolean, };
 export type OptionSpec = { 
 /**
  * Key in [`crate::train::LaneConfig`], the page's URL and the wasm API; the CLI flag is
@@ -106,7 +112,13 @@ advanced: boolean,
 /**
  * Who sets it in the page.
  */
-scope: Scope, };
+scope: Scope, 
+/**
+ * Whether a running lane takes a new value at its next update without being rebuilt
+ * ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+ * which no algorithm's state depends on (docs/algorithms.md §4).
+ */
+live: boolean, };
 export type Kind = { "type": "int", 
 /**
  * Smallest valid value.
