@@ -49,6 +49,7 @@ async function boot(): Promise<void> {
       trialWorkers: trialWorkers(navigator.hardwareConcurrency),
       evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),
+      confirm: (question) => window.confirm(question),
     },
   );
   page = new Page(app);

@@ -40,6 +40,8 @@ export interface LaneSnapshot {
   stats: Record<string, number>;
   /** The exact evaluation the lane waits for (the evaluation pool), or the last that failed. */
   exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
+  /** The model file the lane continues or last refused (null: none). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null;
 }
 
 /** A study as the tests read it: every trial's records and every band. */
@@ -167,6 +169,7 @@ export function installTestHook(app: App): TestHook {
           atll: [...l.curve.atll],
           stats: { ...l.stats },
           exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
+          modelFile: l.modelFile && { ...l.modelFile },
         };
       }),
     running: () => app.running(),

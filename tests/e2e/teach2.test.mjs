@@ -1,0 +1,154 @@
+// End-to-end tests of the teacher's lane edits (issue 10) on the built page in headless
+// Chromium: a downloaded model file loads back into a lane at its update with the same exact
+// log-likelihood, a bad file is refused with a message while the lane keeps its state, a live
+// learning-rate edit keeps the curve, and an edit that needs a rebuild asks first on a long run.
+//
+// Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/teach2.test.mjs
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { enter, lanes, openPage, servePage } from './pageSetup.mjs';
+
+let server;
+let browser;
+let close;
+let dir;
+
+before(async () => {
+  ({ server, browser, close } = await servePage());
+  dir = mkdtempSync(join(tmpdir(), 'rbm-teach2-'));
+});
+
+after(async () => {
+  await close?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const card = (id) => `article[data-lane-id="${id}"]`;
+
+/** Clicks lane `id`'s download button and returns the file's path and parsed JSON. */
+async function download(page, id, name) {
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click(`${card(id)} .panel-download button.export`)]);
+  const path = join(dir, name);
+  await file.saveAs(path);
+  return { path, json: JSON.parse(readFileSync(path, 'utf8')) };
+}
+
+test('download → load gives the same exact log-likelihood at the same update; a bad file is refused and the lane keeps its state', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#data=bas4&every=20`);
+  await enter(page, '#stop', '200');
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'done' && l.iter === 200), null, { timeout: 120_000 });
+  const [, pcd] = await lanes(page);
+  assert.equal(pcd.iters.at(-1), 200);
+  const atll200 = pcd.atll.at(-1);
+  const { path, json } = await download(page, 1, 'pcd.json');
+  assert.equal(json.training.iter, 200);
+  assert.equal(json.training.data, 'bas4');
+  assert.equal(json.training.config.algo, 'pcd');
+  assert.equal(json.visible * json.hidden, json.w.length);
+
+  // Back to update 0, then the file: the lane continues at update 200 from the same model.
+  await page.click('#reset');
+  await page.waitForFunction(() => window.__rbm.lanes()[1].iter === 0 && window.__rbm.lanes()[1].atll.length === 1);
+  await page.setInputFiles(`#lane-1-model-file`, path);
+  await page.waitForFunction(() => window.__rbm.lanes()[1].modelFile?.state === 'loaded' && window.__rbm.lanes()[1].iters[0] === 200, null, {
+    timeout: 20_000,
+  });
+  let loaded = (await lanes(page))[1];
+  assert.equal(loaded.atll[0], atll200, 'the same exact ATLL, bit for bit');
+  assert.match(await page.textContent(`${card(1)} .model-file-line`), /continues 'pcd\.json' from update 200/);
+  // The CD lane loads the PCD model too (its own options stay): the same ATLL.
+  await page.setInputFiles(`#lane-0-model-file`, path);
+  await page.waitForFunction(() => window.__rbm.lanes()[0].modelFile?.state === 'loaded' && window.__rbm.lanes()[0].atll.length === 1, null, {
+    timeout: 20_000,
+  });
+  const cd = (await lanes(page))[0];
+  assert.deepEqual([cd.iters[0], cd.atll[0]], [200, atll200]);
+
+  // It trains on from there once the end point allows it.
+  await enter(page, '#stop', '300');
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[1].iter === 300, null, { timeout: 60_000 });
+  loaded = (await lanes(page))[1];
+  assert.equal(loaded.iters[0], 200);
+  assert.equal(loaded.iters.at(-1), 300);
+
+  // A bad file: a clear message, and the lane is as it was (same generation, curve, update).
+  const before = (await lanes(page))[1];
+  await page.setInputFiles(`#lane-1-model-file`, {
+    name: 'broken.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from('{"visible": 16, "hidden": 16, "w": [0.1'),
+  });
+  await page.waitForFunction(() => window.__rbm.lanes()[1].modelFile?.state === 'refused', null, { timeout: 20_000 });
+  const after = (await lanes(page))[1];
+  assert.match(after.modelFile.message, /^'broken\.json' was not loaded: malformed input: model file: /);
+  assert.equal(await page.textContent(`${card(1)} .model-file-line`), after.modelFile.message);
+  assert.deepEqual([after.gen, after.iter, after.iters, after.atll], [before.gen, before.iter, before.iters, before.atll]);
+  // A file of another data set's width is refused by the core, naming the mismatch.
+  await page.setInputFiles(`#lane-1-model-file`, {
+    name: 'nine.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ visible: 9, hidden: 2, w: Array(18).fill(0), b: Array(9).fill(0), c: [0, 0] })),
+  });
+  await page.waitForFunction(() => /nine\.json/.test(window.__rbm.lanes()[1].modelFile?.message ?? ''), null, { timeout: 20_000 });
+  assert.match((await lanes(page))[1].modelFile.message, /the model has 9 visible units but 'bas4' has 16/);
+  assert.equal((await lanes(page))[1].gen, before.gen);
+  assert.deepEqual(errors, []);
+});
+
+test("a live learning-rate edit keeps the running lane's curve and changes its η; a rebuild asks first on a long run", { timeout: 180_000 }, async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#data=bas4&every=20`);
+  const dialogs = [];
+  let accept = false;
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void (accept ? d.accept() : d.dismiss());
+  });
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[1].atll.length >= 5, null, { timeout: 60_000 });
+  const before = (await lanes(page))[1];
+  await enter(page, '#lane-1-lr', '0.02');
+  await page.waitForFunction((n) => window.__rbm.lanes()[1].atll.length >= n + 5, before.atll.length, { timeout: 60_000 });
+  const after = (await lanes(page))[1];
+  assert.equal(after.gen, before.gen, 'not rebuilt');
+  assert.equal(after.options.lr, 0.02);
+  assert.equal(after.status, 'running');
+  assert.deepEqual(after.atll.slice(0, before.atll.length), before.atll, "the curve's points stay");
+  assert.match(page.url(), /lr=[^&]*0\.02/);
+  assert.deepEqual(dialogs, []);
+  // The core's lane trains with the new η: its model file says so.
+  const { json } = await download(page, 1, 'live.json');
+  assert.equal(json.training.config.lr, 0.02);
+  assert.ok(json.training.iter > before.iter);
+
+  // After 10 s of training, an edit that rebuilds the lane asks first: declined, nothing moves.
+  await page.waitForFunction(() => window.__rbm.lanes()[1].elapsed >= 10_000, null, { timeout: 120_000 });
+  await enter(page, '#lane-1-k', '2');
+  await page.waitForTimeout(200);
+  assert.equal(dialogs.length, 1);
+  assert.match(dialogs[0], /^Changing Gibbs sweeps k rebuilds lane 1 \(pcd\) \([\d,]+ updates\): its curve starts again from update 0\. Continue\?$/);
+  let lane = (await lanes(page))[1];
+  assert.deepEqual([lane.gen, lane.options.k], [after.gen, 1]);
+  assert.equal(await page.inputValue('#lane-1-k'), '1', 'the input shows the value in use again');
+  // `r` asks too.
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('r');
+  await page.waitForTimeout(200);
+  assert.equal(dialogs.length, 2);
+  assert.match(dialogs[1], /^Reset rebuilds lane 0 \(cd\) .*lane 1 \(pcd\)/);
+  assert.ok((await lanes(page))[1].iter > 0);
+  // Accepted, the lane is rebuilt with k = 2.
+  accept = true;
+  await enter(page, '#lane-1-k', '2');
+  await page.waitForFunction((g) => window.__rbm.lanes()[1].gen > g, after.gen, { timeout: 20_000 });
+  lane = (await lanes(page))[1];
+  assert.equal(lane.options.k, 2);
+  assert.equal(dialogs.length, 3);
+  assert.deepEqual(errors, []);
+});
