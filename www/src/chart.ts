@@ -3,7 +3,7 @@
 // trials, all on one shared x column) and a readout of every lane's value at the cursor.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { AXIS_LABEL, type Axis } from './chartData';
+import { AXIS_LABEL, type Axis, swatchBackground } from './chartData';
 import { type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
 
@@ -96,7 +96,7 @@ export class LikelihoodChart {
       el('span', { className: 'readout-x' }, head),
       ...r.rows.map((row) => {
         const sw = el('span', { className: 'swatch' });
-        sw.style.background = row.colour;
+        sw.style.background = swatchBackground(row.colour, row.dash);
         return el('span', { className: 'readout-row' }, sw, `${row.label}: ${row.text}`);
       }),
     );

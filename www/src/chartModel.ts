@@ -37,6 +37,8 @@ export interface ChartModel {
 export interface ChartLaneStyle {
   label: string;
   colour: string;
+  /** The curve's dash pattern (chartData.ts, laneDash; none: solid). */
+  dash?: number[];
 }
 
 /** The values of a series given at increasing `xs`, linearly interpolated at each x of the
@@ -104,7 +106,7 @@ function build(raws: Raw[], bound: number | null, bands: [SeriesRole, SeriesRole
 /** One curve per lane (single runs). */
 export function curvesModel(lanes: (ChartLaneStyle & { curve: Curve })[], axis: Axis, bound: number | null): ChartModel {
   const raws: Raw[] = lanes.map((l, i) => ({
-    spec: { label: l.label, colour: l.colour, role: 'curve', lane: i, width: 2, alpha: 1 },
+    spec: { label: l.label, colour: l.colour, role: 'curve', lane: i, width: 2, alpha: 1, ...(l.dash ? { dash: l.dash } : {}) },
     xs: l.curve[axis],
     ys: l.curve.atll,
   }));
@@ -202,6 +204,8 @@ export function formatAtll(v: number | null): string {
 export interface ReadoutRow {
   label: string;
   colour: string;
+  /** A dashed lane's dash (its swatch is dashed too). */
+  dash?: number[];
   /** The value (a study: the median, then the band). */
   text: string;
 }
@@ -222,7 +226,8 @@ export function readout(model: ChartModel, idx: number | null, axis: Axis): { x:
       const hi = model.series.findIndex((t) => t.role === 'q90' && t.lane === s.lane);
       if (lo >= 0 && hi >= 0 && at(model.ys[i]) !== null) text += ` (q10–q90 ${formatAtll(at(model.ys[lo]))} … ${formatAtll(at(model.ys[hi]))})`;
     }
-    rows.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, text });
+    const dash = s.role === 'curve' && s.dash ? { dash: s.dash } : {};
+    rows.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, ...dash, text });
   });
   const x = idx !== null ? (model.x[idx] ?? null) : null;
   return { x: formatX(x, axis), rows };

@@ -3,7 +3,7 @@
 // curve), message (with "Restart lane" when its worker broke), then every panel of the
 // registry (panels/index.ts).
 import type { App } from './app';
-import { laneColour } from './chartData';
+import { laneColour, laneDash, swatchBackground } from './chartData';
 import { panelPart } from './classroom';
 import { sweepsPerUpdate } from './curve';
 import { formatProgress } from './data';
@@ -55,7 +55,7 @@ export class LaneCard {
     const pid = `lane-${lane.id}`;
     const sub = lane.label ? `${info?.title ?? lane.algo} — ${info?.paper ?? ''}` : (info?.paper ?? '');
     const swatch = el('span', { className: 'swatch', ariaHidden: 'true' });
-    swatch.style.background = laneColour(lane.id);
+    swatch.style.background = swatchBackground(laneColour(lane.id), laneDash(lane.id));
     const remove = el('button', { className: 'remove', type: 'button', title: 'Remove this lane', textContent: '✕' });
     remove.setAttribute('aria-label', `Remove lane ${laneName(app, lane)}`);
     remove.addEventListener('click', onRemove);
