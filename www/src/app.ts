@@ -27,7 +27,7 @@ import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, typ
 import { readModelFile } from './modelFile';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
-import { batchRows, type StopUnit, stopInUpdates, updatesPerEpoch } from './progress';
+import { batchRows, type StopUnit, stopInUpdates, stuckAtStop, updatesPerEpoch } from './progress';
 import type { DataSource, FromWorker } from './protocol';
 import { isLive, longRuns, wipeQuestion } from './rebuild';
 import { type OptionValue, optionSpec, parseOption } from './schema';
@@ -96,6 +96,8 @@ export class App {
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
   studyMessage: string | null = null;
+  /** Why Start moved nothing, when it was pressed (every lane at "stop at"; null: it did). */
+  runMessage: string | null = null;
   private verdictCache: { version: number; key: string; verdicts: Verdict[] } | null = null;
   lanes: LaneHandle[] = [];
   /** Messages for settings inputs whose text the page could not read ('data', 'stop' or a shared key). */
@@ -329,7 +331,9 @@ export class App {
       this.startStudy();
       return;
     }
+    this.runMessage = stuckAtStop(this.lanes.map((l) => ({ iter: l.iter, until: l.limitAt })));
     for (const lane of this.lanes) lane.start();
+    this.events.changed();
   }
 
   pause(): void {
@@ -345,6 +349,7 @@ export class App {
   /** Every lane back to update 0, paused (same seed: the same curves again); a study's
    * results are dropped. */
   reset(): void {
+    this.runMessage = null;
     this.dropStudy();
     for (const lane of this.lanes) {
       lane.pause();
@@ -435,6 +440,7 @@ export class App {
       return;
     }
     delete this.settingErrors.stop;
+    this.runMessage = null;
     const prev = this.untils();
     this.stop = t === '' ? null : n;
     this.dropStudy();

@@ -320,7 +320,8 @@ export class Controls {
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
-    setText($('#chart-note'), ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '');
+    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
+    setText($('#chart-note'), [app.runMessage ?? '', exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;

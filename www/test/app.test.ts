@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
+import { busyWord } from '../src/laneCard';
 import { presetPlan } from '../src/presets';
 import { firstScreen } from '../src/state';
 import { decodeState, encodeState } from '../src/urlState';
@@ -492,5 +493,27 @@ describe('App: live edits, rebuilds and model files (issue 10)', () => {
     expect(await app.loadModel(lane, { ...huge, size: 0 })).toBe(false);
     expect(lane.modelFile?.message).toMatch(/is empty/);
     expect(worker(1).posted.length).toBe(sentBefore);
+  });
+});
+
+describe('App: busy feedback', () => {
+  it('says why Start moves nothing when every lane stands at "stop at", until the end point or a reset changes', () => {
+    accept(0);
+    accept(1);
+    app.setStop('300');
+    for (const id of [0, 1])
+      worker(id).reply({ type: 'progress', gen: app.lanes[id].gen, points: [], iter: 300, rate: 100, elapsed: 10, stats: null, view: null });
+    app.start();
+    expect(app.runMessage).toMatch(/^Nothing moves: every lane has reached "stop at" \(update 300\)/);
+    app.setStop('400');
+    expect(app.runMessage).toBeNull();
+    app.start();
+    expect(app.runMessage).toBeNull();
+  });
+
+  it("a lane waiting for its worker's answer says what it computes", () => {
+    expect(busyWord({ modelFile: null }, 16, { hidden: 16, exact_bits: 20 })).toBe('building… computing exact log Z (2^16 states)…');
+    expect(busyWord({ modelFile: null }, 784, { hidden: 500, exact_bits: 20 })).toBe('building…');
+    expect(busyWord({ modelFile: { name: 'a.json', state: 'loading', message: null } }, 16, { hidden: 16, exact_bits: 20 })).toBe('loading the model file…');
   });
 });
