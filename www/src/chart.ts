@@ -4,7 +4,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, type Axis, swatchBackground } from './chartData';
-import { type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
+import { belowChart, belowText, type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
 
 /** How a chart looks. */
@@ -36,6 +36,7 @@ export class LikelihoodChart {
   private yLabel = '';
   private readonly box: HTMLElement;
   private readonly readoutEl: HTMLElement;
+  private readonly belowEl: HTMLElement;
 
   constructor(
     private readonly root: HTMLElement,
@@ -44,7 +45,8 @@ export class LikelihoodChart {
     this.box = el('div', { className: 'plot' });
     this.readoutEl = el('div', { className: 'readout', id: `${root.id || 'chart'}-readout` });
     this.readoutEl.setAttribute('aria-live', 'off');
-    root.append(this.box, this.readoutEl);
+    this.belowEl = el('p', { className: 'below-chart', hidden: true });
+    root.append(this.box, this.belowEl, this.readoutEl);
   }
 
   /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */
@@ -70,6 +72,10 @@ export class LikelihoodChart {
       });
     }
     this.showReadout();
+    const range = modelRange(model);
+    const text = range ? belowText(belowChart(model, range)) : '';
+    if (this.belowEl.textContent !== text) this.belowEl.textContent = text;
+    this.belowEl.hidden = text === '';
   }
 
   resize(): void {
