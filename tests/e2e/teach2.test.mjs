@@ -152,3 +152,44 @@ test("a live learning-rate edit keeps the running lane's curve and changes its �
   assert.equal(dialogs.length, 3);
   assert.deepEqual(errors, []);
 });
+
+test('the chart: a zoom stays while the lanes train, a tap gives the readout, and an exploding lane runs off the bottom, marked', {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#data=bas4&every=20`, { width: 390, height: 844 });
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes()[0].atll.length >= 10, null, { timeout: 60_000 });
+  assert.match(await page.textContent('#chart .zoom-hint'), /Drag across the chart to zoom in/);
+  // Drag across the middle of the plot: the chart zooms to it and keeps it while points come in.
+  const over = await page.$('#chart .u-over');
+  await over.scrollIntoViewIfNeeded();
+  const box = await over.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const zoom = await page.getAttribute('#chart', 'data-zoom');
+  assert.ok(zoom, 'zoomed');
+  assert.ok(await page.isVisible('#chart .unzoom'));
+  const n = (await lanes(page))[0].atll.length;
+  await page.waitForFunction((k) => window.__rbm.lanes()[0].atll.length >= k + 5, n, { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#chart', 'data-zoom'), zoom, 'the zoom stays while training');
+  await page.click('#chart .unzoom');
+  assert.equal(await page.getAttribute('#chart', 'data-zoom'), null);
+
+  // A tap on the chart (a phone has no hover) shows every lane's value there.
+  assert.match(await page.textContent('#chart .readout-x'), /^latest$/);
+  await page.evaluate(() => {
+    const el = document.querySelector('#chart .u-over');
+    const r = el.getBoundingClientRect();
+    const t = new Touch({ identifier: 1, target: el, clientX: r.left + r.width * 0.3, clientY: r.top + r.height / 2 });
+    el.dispatchEvent(new TouchEvent('touchstart', { touches: [t], changedTouches: [t], bubbles: true }));
+  });
+  assert.match(await page.textContent('#chart .readout-x'), /^parameter updates: [\d,]+$/);
+
+  // η = 10⁹ live: the lane explodes, the axis keeps the other readable and says who is below.
+  await enter(page, '#lane-1-lr', '1e9');
+  await page.waitForFunction(() => !document.querySelector('#chart .below-chart').hidden, null, { timeout: 60_000 });
+  assert.match(await page.textContent('#chart .below-chart'), /^▼ Below the chart: PCD-k \(lane 1\) \(down to −[\d.]+·10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\)/);
+  assert.deepEqual(errors, []);
+});
