@@ -22,7 +22,7 @@ class DownloadPanel implements LanePanel {
     const label = el('label', { htmlFor: id, className: 'file-button' }, 'Load model…');
     label.title = 'continue this lane from a model file (downloaded from a lane, or saved by rbm train); or drop one on the lane';
     this.line = el('p', { className: 'model-file-line', role: 'status' });
-    container.append(el('div', { className: 'inline' }, this.button, label, this.pick), this.line);
+    container.append(el('div', { className: 'inline' }, this.button, this.pick, label), this.line);
     // Dropping a file anywhere on the panel loads it too.
     container.addEventListener('dragover', (e) => {
       if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
