@@ -344,6 +344,16 @@ impl Lane {
         }
     }
 
+    /// The mini-batch of the last update (`rows × m`, binarised as it was used).
+    pub fn last_batch(&self) -> &[f32] {
+        &self.batch_buf
+    }
+
+    /// The learning rate of the next update (η, decayed when the schedule says so).
+    pub fn next_lr(&self) -> f32 {
+        self.lr()
+    }
+
     /// The learning rate of the next update.
     fn lr(&self) -> f32 {
         let lr = self.cfg.lr;

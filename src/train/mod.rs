@@ -18,6 +18,7 @@ pub mod optimizer;
 pub mod pcd;
 pub mod resume;
 pub mod sdcp;
+pub mod trace;
 pub mod ucd;
 
 pub use centered::Centered;
