@@ -193,3 +193,39 @@ test('the chart: a zoom stays while the lanes train, a tap gives the readout, an
   assert.match(await page.textContent('#chart .below-chart'), /^▼ Below the chart: PCD-k \(lane 1\) \(down to −[\d.]+·10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\)/);
   assert.deepEqual(errors, []);
 });
+
+test('slow motion: Step pauses a lane, makes one update and shows its phases with numbered captions; Continue runs it again', {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#data=bas4&every=1`);
+  const step = `${card(1)} .panel-slowmo button.step`;
+  // From update 0: three steps are updates 1, 2 and 3, each with its point on the curve.
+  for (let i = 1; i <= 3; i++) {
+    await page.click(step);
+    await page.waitForFunction((n) => window.__rbm.lanes()[1].traced === n, i, { timeout: 20_000 });
+  }
+  let lane = (await lanes(page))[1];
+  assert.deepEqual([lane.iter, lane.status, lane.iters], [3, 'paused', [0, 1, 2, 3]]);
+  assert.equal((await lanes(page))[0].iter, 0, 'the other lane does not move');
+  const captions = await page.$$eval(`${card(1)} .phases figcaption`, (els) => els.map((e) => e.textContent));
+  assert.deepEqual(
+    captions.map((c) => c.slice(0, 1)),
+    ['①', '②', '③', '④', '⑤'],
+  );
+  assert.match(captions[0], /the first 8 training rows/);
+  assert.match(captions[2], /the first 8 chains at the start of the negative phase \(top row\) and after each of the 1 Gibbs sweep/);
+  assert.match(captions[4], /Update 3 is done\.$/);
+  for (const i of [1, 2, 3, 4, 5]) {
+    const size = await page.$eval(`${card(1)} canvas.phase-${i}`, (c) => [c.width, c.height]);
+    assert.ok(size[0] > 0 && size[1] > 0, `phase ${i} drawn`);
+  }
+  // A running lane pauses for its step; Continue runs it at full speed again.
+  await page.click(`${card(1)} .panel-slowmo button.resume`);
+  await page.waitForFunction(() => window.__rbm.lanes()[1].status === 'running' && window.__rbm.lanes()[1].iter > 20, null, { timeout: 20_000 });
+  await page.click(step);
+  await page.waitForFunction(() => window.__rbm.lanes()[1].status === 'paused' && window.__rbm.lanes()[1].traced !== 3, null, { timeout: 20_000 });
+  lane = (await lanes(page))[1];
+  assert.equal(lane.traced, lane.iter);
+  assert.equal(lane.iters.at(-1), lane.iter);
+  assert.deepEqual(errors, []);
+});

@@ -8,7 +8,7 @@
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
-import type { ErrorInfo } from './generated/core';
+import type { ErrorInfo, Trace } from './generated/core';
 import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, LoadedModel, ToWorker } from './protocol';
 import type { OptionValue } from './schema';
 import type { LaneState } from './state';
@@ -83,6 +83,8 @@ export class LaneHandle implements LaneState {
   estimate: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
+  /** The phases of the lane's latest slow-motion update (null: none since it was built). */
+  trace: Trace | null = null;
   /** The model file the lane continues, or is loading, or the last one refused (null: none
    * since the latest configuration). */
   modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null = null;
@@ -249,6 +251,13 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
+  /** One update in slow motion (a running lane pauses first); its phases come back as `trace`. */
+  traceStep(): boolean {
+    if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal' || this.status === 'failed') return false;
+    this.post({ type: 'trace', gen: this.gen });
+    return true;
+  }
+
   /** Test hook: make the lane's wasm core panic. */
   crash(): void {
     this.post({ type: 'crash' });
@@ -328,6 +337,7 @@ export class LaneHandle implements LaneState {
         this.every = msg.every;
         this.notice = msg.notice ?? null;
         if (msg.gen === this.configureGen) this.rejection = null;
+        this.trace = null;
         if (msg.loaded) this.takeLoaded(msg.loaded);
         else this.modelFile = null;
         break;
@@ -335,6 +345,10 @@ export class LaneHandle implements LaneState {
         if (msg.gen !== this.sent) return;
         this.answered = msg.gen;
         this.modelFile = { name: this.modelFile?.name ?? '', state: 'refused', message: msg.message };
+        break;
+      case 'trace':
+        if (msg.gen !== this.gen) return;
+        this.trace = msg.trace;
         break;
       case 'liveRefused':
         if (msg.gen !== this.gen) return;

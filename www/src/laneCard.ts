@@ -100,6 +100,8 @@ export class LaneCard {
       setOption: (key, text) => app.setLaneOption(lane, key, text),
       exportModel: () => app.exportModel(lane),
       loadModel: (file) => void app.loadModel(lane, file),
+      traceStep: () => lane.traceStep(),
+      resume: () => lane.start(),
       cancelExact: () => app.cancelExact(lane),
       evalWorkers: app.evalWorkers,
       refresh,

@@ -10,7 +10,7 @@
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
 import type { EstimateReport, EstimateSettings } from './estimate';
-import type { CoreRecord, ErrorInfo, LoadedSet, View } from './generated/core';
+import type { CoreRecord, ErrorInfo, LoadedSet, Trace, View } from './generated/core';
 
 /** A lane configuration as the core reads it: option keys of the schema plus `algo` and `lane`. */
 export type LaneConfig = Record<string, number | string>;
@@ -72,6 +72,9 @@ export type ToWorker =
   /** Set option `key` (one the schema marks `live`) of the running lane from its next update
    * on, without rebuilding it; a refusal comes back as `liveRefused`. */
   | { type: 'live'; key: string; value: number | string | null }
+  /** One update of lane `gen` in slow motion (a running lane pauses first): the reply is
+   * `trace`, with the update's records as `progress`. */
+  | { type: 'trace'; gen: number }
   /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
   | { type: 'crash' }
   /** Load `source` (if not loaded yet) and say what it holds: the page checks a user's file
@@ -142,6 +145,8 @@ export type FromWorker =
   | { type: 'model'; gen: number; json: string }
   /** Model file `gen` (`loadModel`) was refused: `message` says why; the lane is unchanged. */
   | { type: 'modelRefused'; gen: number; message: string }
+  /** The phases of one update of lane `gen` (`trace`). */
+  | { type: 'trace'; gen: number; trace: Trace }
   /** The live edit of `key` was refused (the lane keeps its value). */
   | { type: 'liveRefused'; gen: number; key: string; message: string }
   /** Loading the data of configuration `gen`: bytes received so far, of `total` when known. */

@@ -12,7 +12,7 @@
 // of blocks of a model's enumeration.
 import { dataError } from './data';
 import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
-import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult } from './generated/core';
+import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult, TracedSlice } from './generated/core';
 import {
   addToRate,
   type CurvePoint,
@@ -64,6 +64,8 @@ export interface CoreLane {
   readonly notice?: string | null;
   /** The lane's configuration (after `resumeLane`: the options it continues with). */
   readonly config: Record<string, number | string | null>;
+  /** One update in slow motion, showing its first `show` batch rows and chains. */
+  stepTraced(show: number): TracedSlice;
   /** Sets a live option from the next update on. Throws ErrorInfo. */
   setLive(key: string, value: number | string | null): void;
   free(): void;
@@ -87,6 +89,9 @@ export interface Core {
    * model given as binary bytes. Throws ErrorInfo. */
   logZBlocks(model: Uint8Array, from: number, to: number): Float64Array;
 }
+
+/** Batch rows and chains a slow-motion trace shows. */
+export const SLOW_MOTION_ROWS = 8;
 
 /** Least time between two `loading` messages of one load. */
 export const LOADING_MS = 100;
@@ -218,6 +223,9 @@ export class LaneRunner {
         break;
       case 'live':
         this.live(msg.key, msg.value);
+        break;
+      case 'trace':
+        this.traced(msg.gen);
         break;
       case 'start':
         if (this.waiting) {
@@ -478,6 +486,23 @@ export class LaneRunner {
             this.host.post({ type: 'probed', id, sets: [], error: e });
           }),
       );
+  }
+
+  /** One update in slow motion: a running lane pauses first; the update's records, its view
+   * and its phases go to the page; the lane then waits (paused) for Start. */
+  private traced(gen: number): void {
+    const lane = this.lane;
+    if (!lane || gen !== this.gen || this.waiting || this.exactWait || this.status === 'failed' || this.reached()) return;
+    const r = lane.stepTraced(SLOW_MOTION_ROWS);
+    this.publish({ records: r.records, iter: r.iter, error: r.error, failed: r.error !== null, view: null });
+    if (r.error) {
+      this.setStatus('failed', r.error.message);
+      return;
+    }
+    this.lastView = this.host.now();
+    this.publish(lane.step(0, true));
+    if (r.trace) this.host.post({ type: 'trace', gen, trace: r.trace });
+    this.setStatus(this.reached() ? 'done' : 'paused');
   }
 
   /** A live edit: the lane takes `value` from its next update on (and a reset keeps it). */

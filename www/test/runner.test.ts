@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet } from '../src/generated/core';
+import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet, TracedSlice } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
@@ -147,6 +147,27 @@ class FakeLane implements CoreLane {
   exportModel() {
     return `{"iter":${this.iter}}`;
   }
+  /** One update (as `step(1)`), with a trace that says which update it was. */
+  stepTraced(show: number): TracedSlice {
+    const s = this.step(1, false);
+    const trace = s.error
+      ? null
+      : {
+          iter: this.iter,
+          m: this.m,
+          n: this.n,
+          lr: 0.1,
+          rows: show,
+          batch: [],
+          hidden_probs: [],
+          chains: 0,
+          sweeps: [],
+          positive: [],
+          negative: [],
+          delta_w: [],
+        };
+    return { trace, records: s.records, iter: s.iter, error: s.error };
+  }
   free() {
     this.freed = true;
   }
@@ -210,7 +231,7 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
     } catch {
       throw { kind: 'parse', key: null, message: 'malformed input: model file: neither JSON nor the binary format' } satisfies ErrorInfo;
     }
-    const lane = core.newLane(recorded && file.k ? { ...config, k: file.k } : config, dataset) as FakeLane;
+    const lane = core.newLane(recorded && file.k ? { ...config, k: file.k } : config, dataset) as unknown as FakeLane;
     lane.iter = file.iter;
     return lane;
   },
@@ -825,5 +846,29 @@ describe('LaneRunner: model files and live edits', () => {
     ]);
     runner.handle({ type: 'reset', gen: ++gen });
     expect(core.lanes.at(-1)?.config.lr).toBe(0.02);
+  });
+});
+
+describe('LaneRunner: slow motion', () => {
+  it('pauses a running lane, makes one traced update with its records and view, and sends its phases', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 1 }));
+    runner.handle({ type: 'start' });
+    runTasks(2);
+    const lane = core.lanes[0];
+    const iter = lane.iter;
+    sent = [];
+    runner.handle({ type: 'trace', gen: 1 });
+    expect(lane.iter).toBe(iter + 1);
+    expect(of('trace').map((m) => [m.gen, m.trace.iter])).toEqual([[1, iter + 1]]);
+    expect(of('progress')[0].points.map((p) => p.iter)).toEqual([iter + 1]);
+    expect(of('progress').some((m) => m.view !== null)).toBe(true);
+    expect(statuses().at(-1)).toBe('paused');
+    // Paused, it stays: the next slice trains nothing until Start.
+    expect(runTasks(5)).toBeLessThanOrEqual(1);
+    expect(lane.iter).toBe(iter + 1);
+    // A trace of a lane the page no longer shows is ignored.
+    sent = [];
+    runner.handle({ type: 'trace', gen: 7 });
+    expect(sent).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
 use rbm_core::eval::exact;
 use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
+use rbm_core::train::trace::Trace;
 use rbm_core::train::{resume, Lane, LaneConfig, Record, View};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -225,6 +226,21 @@ pub struct SliceResult {
     pub failed: bool,
     /// The panels' view, when asked for.
     pub view: Option<View>,
+}
+
+/// One update in slow motion ([`WasmLane::step_traced`]).
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TracedSlice {
+    /// The update's phases (None when it failed).
+    pub trace: Option<Trace>,
+    /// The records it made (the initial one first, when not made yet; one at an evaluation).
+    pub records: Vec<Record>,
+    /// Updates done.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// Why it failed (a divergence), if it did.
+    pub error: Option<ErrorInfo>,
 }
 
 /// How many chains a view carries.
@@ -445,6 +461,23 @@ impl WasmLane {
             js_sys::Reflect::set(&v, &"weights".into(), &w)?;
         }
         Ok(out)
+    }
+
+    /// One update in slow motion ([`Lane::step_traced`]: the ordinary update, bit for bit),
+    /// showing its first `show` batch rows and chains.
+    #[wasm_bindgen(js_name = stepTraced)]
+    pub fn step_traced(&mut self, show: u32) -> Result<JsValue, JsValue> {
+        let mut records = Vec::new();
+        let (trace, error) = match self.lane.step_traced(show as usize, &mut records) {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(e.info())),
+        };
+        to_js(&TracedSlice {
+            trace,
+            records,
+            iter: self.lane.iter(),
+            error,
+        })
     }
 
     /// The record of the lane as it is now (the last checkpoint of a trial whose length is not a

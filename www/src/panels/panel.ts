@@ -21,6 +21,10 @@ export interface PanelContext {
   /** The text of the lane's option input `key` changed; false when the user declined the
    * rebuild it needs (the input shows the value in use again). */
   setOption(key: string, text: string): boolean;
+  /** Pause the lane and make one update in slow motion (its phases come back as lane.trace). */
+  traceStep(): void;
+  /** Start the lane again (after slow motion). */
+  resume(): void;
   /** Continue the lane from a model file the user chose or dropped (modelFile.ts). */
   loadModel(file: File): void;
   /** Ask the lane's worker for its model file. */
