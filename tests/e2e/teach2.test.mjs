@@ -213,7 +213,7 @@ test('slow motion: Step pauses a lane, makes one update and shows its phases wit
     ['①', '②', '③', '④', '⑤'],
   );
   assert.match(captions[0], /the first 8 training rows/);
-  assert.match(captions[2], /the first 8 chains at the start of the negative phase \(top row\) and after each of the 1 Gibbs sweep/);
+  assert.match(captions[2], /the first 8 chains at the start of the negative phase \(top row\) and after its Gibbs sweep \(one row per sweep\)/);
   assert.match(captions[4], /Update 3 is done\.$/);
   for (const i of [1, 2, 3, 4, 5]) {
     const size = await page.$eval(`${card(1)} canvas.phase-${i}`, (c) => [c.width, c.height]);

@@ -19,7 +19,7 @@ export function phaseCaptions(t: Trace, k: number | null): string[] {
   const which = units === t.n ? `each of the ${t.n} hidden units` : `the first ${units} of the ${t.n} hidden units`;
   const sweeps = Math.max(0, t.sweeps.length - 1);
   const chains = t.sweeps.length
-    ? `③ Negative phase: the first ${t.chains} chains at the start of the negative phase (top row) and after each of the ${sweeps}${k !== null && k > sweeps ? ` (of ${k})` : ''} Gibbs sweep${sweeps === 1 ? '' : 's'} (one row per sweep): samples from the model.`
+    ? `③ Negative phase: the first ${t.chains} chains at the start of the negative phase (top row) and after ${sweeps === 1 ? 'its Gibbs sweep' : `each of the first ${sweeps}${k !== null && k > sweeps ? ` of ${k}` : ''} Gibbs sweeps`} (one row per sweep): samples from the model.`
     : "③ Negative phase: this algorithm's sampler is not traced sweep by sweep; its statistics are in ④.";
   return [
     `① The mini-batch: the first ${t.rows} training rows the update learns from.`,
