@@ -2,29 +2,16 @@
 //! continued from its saved model file (`train::resume`).
 #![cfg(not(target_arch = "wasm32"))]
 
-use rbm_core::data::Dataset;
-use rbm_core::model::Init;
+mod common;
+
+use common::bas4;
 use rbm_core::train::resume::{read_model_file, resume_config, MAX_MODEL_FILE_BYTES};
 use rbm_core::train::{Lane, LaneConfig};
 use rbm_core::{cost, Error};
 use serde_json::json;
-use std::sync::Arc;
-
-fn bas4() -> Arc<Dataset> {
-    Arc::new(Dataset::builtin("bas4").unwrap())
-}
 
 fn cfg(algo: &str) -> LaneConfig {
-    LaneConfig {
-        algo: algo.into(),
-        hidden: 16,
-        lr: 0.1,
-        chains: Some(100),
-        seed: Some(3),
-        every: 10,
-        init: Init::Ucd,
-        ..Default::default()
-    }
+    common::small_lane(algo, 10)
 }
 
 fn lane(c: LaneConfig) -> Lane {

@@ -27,9 +27,9 @@ export async function servePage() {
   };
 }
 
-/** A fresh page at `url` (optionally at `viewport`), once its lanes are settled, with its
- * console errors and every request it makes collected. */
-export async function openPage(browser, url, viewport = null) {
+/** A new page (optionally at `viewport`) with its errors (of the page and its workers) and
+ * every request it makes collected. */
+export async function newPage(browser, viewport = null) {
   const page = await browser.context.newPage();
   if (viewport) await page.setViewportSize(viewport);
   const errors = [];
@@ -39,6 +39,14 @@ export async function openPage(browser, url, viewport = null) {
   });
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('request', (r) => requests.push(r.url()));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(m.text())));
+  return { page, errors, requests };
+}
+
+/** A fresh page at `url` (optionally at `viewport`), once its lanes are settled, with its
+ * errors and every request it makes collected. */
+export async function openPage(browser, url, viewport = null) {
+  const { page, errors, requests } = await newPage(browser, viewport);
   await page.goto(url);
   await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
   await page.waitForFunction(SETTLED, null, { timeout: 20_000 });

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
+import { App, type AppOptions } from '../src/app';
 import { busyWord } from '../src/laneCard';
 import { presetPlan } from '../src/presets';
 import { firstScreen } from '../src/state';
@@ -24,12 +24,10 @@ function accept(id: number, status: 'ready' | 'running' = 'ready'): void {
   w.reply({ type: 'status', gen, status, message: null });
 }
 
-beforeEach(() => {
+/** A fresh controller on the first screen, its workers fakes collected in `workers`. */
+function makeApp(options: Partial<AppOptions>): App {
   workers = [];
-  changes = 0;
-  downloads = [];
-  released = [];
-  app = new App(
+  const a = new App(
     catalog,
     (name) => {
       const w = new FakeWorker(name);
@@ -37,9 +35,17 @@ beforeEach(() => {
       return w;
     },
     { changed: () => changes++, download: (name, text) => downloads.push([name, text]) },
-    { assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) },
+    options,
   );
-  app.load(firstScreen(catalog));
+  a.load(firstScreen(catalog));
+  return a;
+}
+
+beforeEach(() => {
+  changes = 0;
+  downloads = [];
+  released = [];
+  app = makeApp({ assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) });
 });
 
 describe('App', () => {
@@ -396,23 +402,12 @@ describe('App: live edits, rebuilds and model files (issue 10)', () => {
   beforeEach(() => {
     questions = [];
     answer = false;
-    workers = [];
-    app = new App(
-      catalog,
-      (name) => {
-        const w = new FakeWorker(name);
-        workers.push(w);
-        return w;
+    app = makeApp({
+      confirm: (q) => {
+        questions.push(q);
+        return answer;
       },
-      { changed: () => changes++, download: (name, text) => downloads.push([name, text]) },
-      {
-        confirm: (q) => {
-          questions.push(q);
-          return answer;
-        },
-      },
-    );
-    app.load(firstScreen(catalog));
+    });
     accept(0);
     accept(1);
   });
