@@ -191,6 +191,11 @@ test('the chart: a zoom stays while the lanes train, a tap gives the readout, an
   await enter(page, '#lane-1-lr', '1e9');
   await page.waitForFunction(() => !document.querySelector('#chart .below-chart').hidden, null, { timeout: 60_000 });
   assert.match(await page.textContent('#chart .below-chart'), /^▼ Below the chart: PCD-k \(lane 1\) \(down to −[\d.]+·10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\)/);
+  // The chart's accessible name says what it plots, on the axis shown.
+  assert.equal(await page.getAttribute('#chart', 'aria-label'), 'Average log-likelihood of each lane against parameter updates');
+  await page.check('input[name="axis"][value="sweeps"]');
+  assert.equal(await page.getAttribute('#chart', 'aria-label'), 'Average log-likelihood of each lane against Gibbs sweeps per chain (equal compute)');
+  assert.equal(await page.getAttribute('#chart', 'aria-describedby'), 'chart-axes');
   assert.deepEqual(errors, []);
 });
 

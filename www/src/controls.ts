@@ -285,6 +285,10 @@ export class Controls {
       termLink(axis === 'sweeps' ? 'gibbs-sweep' : 'update', AXIS_LABEL[axis]),
       '.',
     );
+    // The chart's accessible name says what it plots, on the axis shown; the line above is its description.
+    const chart = $('#chart');
+    chart.setAttribute('aria-label', `Average log-likelihood of each lane against ${AXIS_LABEL[axis]}`);
+    chart.setAttribute('aria-describedby', 'chart-axes');
   }
 
   update(): void {
