@@ -1,27 +1,15 @@
 //! Native tests of the training lanes: identities and reproducibility (docs/algorithms.md §4).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::bas4;
 use rbm_core::data::Dataset;
-use rbm_core::model::Init;
 use rbm_core::train::{Lane, LaneConfig};
 use rbm_core::Error;
-use std::sync::Arc;
-
-fn bas4() -> Arc<Dataset> {
-    Arc::new(Dataset::builtin("bas4").unwrap())
-}
 
 fn cfg(algo: &str) -> LaneConfig {
-    LaneConfig {
-        algo: algo.into(),
-        hidden: 16,
-        lr: 0.1,
-        chains: Some(100),
-        seed: Some(3),
-        every: 25,
-        init: Init::Ucd,
-        ..Default::default()
-    }
+    common::small_lane(algo, 25)
 }
 
 #[test]

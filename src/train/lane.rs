@@ -123,15 +123,32 @@ impl Lane {
     /// and `cfg.init` are ignored; the model's sizes must fit the data), within the command
     /// line's budget.
     pub fn with_model(cfg: LaneConfig, data: Arc<Dataset>, model: Rbm) -> Result<Lane> {
-        Lane::build(
-            LaneConfig {
-                hidden: model.n(),
-                ..cfg
-            },
-            data,
-            Some(model),
-            &cost::CLI,
-        )
+        Lane::build_from(cfg, data, model, &cost::CLI)
+    }
+
+    /// [`Lane::with_model`] within `budget`, `cfg.hidden` taken from the model.
+    pub(super) fn build_from(
+        cfg: LaneConfig,
+        data: Arc<Dataset>,
+        model: Rbm,
+        budget: &Budget,
+    ) -> Result<Lane> {
+        let cfg = LaneConfig {
+            hidden: model.n(),
+            ..cfg
+        };
+        Lane::build(cfg, data, Some(model), budget)
+    }
+
+    /// Sets the counters of a lane that has not run yet (one continued from a saved file).
+    pub(super) fn set_counters(&mut self, iter: u64, sweeps: f64, vh_steps: f64) {
+        debug_assert!(
+            !self.initial_recorded,
+            "counters are set before the first record"
+        );
+        self.iter = iter;
+        self.sweeps = sweeps;
+        self.vh_steps = vh_steps;
     }
 
     fn build(
@@ -247,6 +264,34 @@ impl Lane {
         self.opt.grad()
     }
 
+    /// Sets option `key` of a running lane, applied from its next update on, without
+    /// rebuilding it (its model, chains, random streams and curve stay): only the options the
+    /// schema marks `live` — η and its decay (θ ← θ + η·g, docs/algorithms.md §4), the weight
+    /// decay and the momentum. Any other key, or a value the schema refuses, is an error that
+    /// changes nothing.
+    pub fn set_live(&mut self, key: &str, v: serde_json::Value) -> Result<()> {
+        let spec = super::config::option(key)
+            .ok_or_else(|| Error::option(key, format!("unknown option '{key}'")))?;
+        if !spec.live {
+            return Err(Error::option(
+                key,
+                format!(
+                    "{} cannot change while the lane trains: the lane must be rebuilt",
+                    spec.label
+                ),
+            ));
+        }
+        let mut cfg = self.cfg.clone();
+        cfg.set(key, v)?;
+        self.opt
+            .set_coefficients(cfg.weight_decay as f32, cfg.momentum as f32);
+        if key == "lr" {
+            self.algo.base_lr_changed(cfg.lr);
+        }
+        self.cfg = cfg;
+        Ok(())
+    }
+
     /// The training data.
     pub fn data(&self) -> &Dataset {
         &self.data
@@ -255,6 +300,16 @@ impl Lane {
     /// Updates done so far.
     pub fn iter(&self) -> u64 {
         self.iter
+    }
+
+    /// Gibbs sweeps per chain spent so far.
+    pub fn sweeps(&self) -> f64 {
+        self.sweeps
+    }
+
+    /// v|h half-steps per chain spent so far.
+    pub fn vh_steps(&self) -> f64 {
+        self.vh_steps
     }
 
     /// The chains' visible states, if the algorithm keeps chains.
@@ -300,6 +355,16 @@ impl Lane {
                 .binarize
                 .apply(&mut self.batch_buf, &mut self.rng_data);
         }
+    }
+
+    /// The mini-batch of the last update (`rows × m`, binarised as it was used).
+    pub fn last_batch(&self) -> &[f32] {
+        &self.batch_buf
+    }
+
+    /// The learning rate of the next update (η, decayed when the schedule says so).
+    pub fn next_lr(&self) -> f32 {
+        self.lr()
     }
 
     /// The learning rate of the next update.

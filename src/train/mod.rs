@@ -16,7 +16,9 @@ pub mod lane;
 pub mod mfcd;
 pub mod optimizer;
 pub mod pcd;
+pub mod resume;
 pub mod sdcp;
+pub mod trace;
 pub mod ucd;
 
 pub use centered::Centered;
@@ -118,6 +120,10 @@ pub trait Algorithm: Send {
     fn chain_states(&self) -> Option<&[f32]> {
         None
     }
+
+    /// The lane's base learning rate η changed while it runs ([`Lane::set_live`]): an
+    /// algorithm that derives a rate of its own from η (FPCD's default η_F) follows it.
+    fn base_lr_changed(&mut self, _lr: f64) {}
 }
 
 /// What an algorithm's constructor sees.

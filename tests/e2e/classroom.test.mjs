@@ -5,49 +5,31 @@
 //
 // Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/classroom.test.mjs
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { openPage, SETTLED, servePage } from './pageSetup.mjs';
 import { serve } from './server.mjs';
 
-const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
 let server;
 let browser;
+let close;
 
 before(async () => {
-  assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
-  server = await serve(dist, '/course/rbm/');
-  browser = await launch();
+  ({ server, browser, close } = await servePage());
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await close?.();
 });
 
 /** Every lane has its configuration built (and is at update 0 unless it trains). */
 const SETTLED_OR_RUNNING = () => window.__rbm.lanes().every((l) => !l.pending && l.atll.length >= 1);
-const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
 
 /** A fresh page at `url` with its console errors and every request it makes collected. */
-async function open(url = server.url, viewport = null) {
-  const page = await browser.context.newPage();
-  if (viewport) await page.setViewportSize(viewport);
-  const errors = [];
-  const requests = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(r.url()));
-  await page.goto(url);
-  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
-  await page.waitForFunction(SETTLED, null, { timeout: 20_000 });
-  return { page, errors, requests };
-}
+const open = (url = server.url, viewport = null) => openPage(browser, url, viewport);
 
 /** Every request went to `origins` (or stayed in the page: data:, blob:). */
 function assertOwnOrigin(requests, origins) {

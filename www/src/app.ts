@@ -24,10 +24,12 @@ import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } fro
 import { EvalPool, type EvalTicket } from './evalPool';
 import type { Catalog, DataSetEntry, LaneBand, Verdict } from './generated/core';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
+import { readModelFile } from './modelFile';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
-import { batchRows, type StopUnit, stopInUpdates, updatesPerEpoch } from './progress';
+import { batchRows, type StopUnit, stopInUpdates, stuckAtStop, updatesPerEpoch } from './progress';
 import type { DataSource, FromWorker } from './protocol';
+import { isLive, longRuns, wipeQuestion } from './rebuild';
 import { type OptionValue, optionSpec, parseOption } from './schema';
 import {
   cloneState,
@@ -67,6 +69,8 @@ export interface AppOptions {
   trialWorkers: number;
   /** Makes the lanes' workers (e.g. watched by workerHealth.ts); none: the app's factory. */
   laneWorkers?: WorkerFactory;
+  /** Asks the user a yes/no question (before an edit wipes a long run); default: yes. */
+  confirm(question: string): boolean;
   /** The core's verdicts on a preset's claims (wasm `evaluateClaims`); none: not checked. */
   evaluateClaims?: (preset: string, lr: number, bands: LaneBand[], end: number, bound: number | null) => Verdict[];
 }
@@ -94,6 +98,8 @@ export class App {
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
   studyMessage: string | null = null;
+  /** Why Start moved nothing, when it was pressed (every lane at "stop at"; null: it did). */
+  runMessage: string | null = null;
   private verdictCache: { version: number; key: string; verdicts: Verdict[] } | null = null;
   lanes: LaneHandle[] = [];
   /** Messages for settings inputs whose text the page could not read ('data', 'stop' or a shared key). */
@@ -126,7 +132,7 @@ export class App {
     private readonly events: AppEvents,
     options: Partial<AppOptions> = {},
   ) {
-    this.options = { assetUrl: assetPath, release: () => undefined, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
+    this.options = { assetUrl: assetPath, release: () => undefined, confirm: () => true, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => this.events.changed(),
@@ -328,7 +334,9 @@ export class App {
       this.startStudy();
       return;
     }
+    this.runMessage = stuckAtStop(this.lanes.map((l) => ({ iter: l.iter, until: l.limitAt })));
     for (const lane of this.lanes) lane.start();
+    this.events.changed();
   }
 
   pause(): void {
@@ -344,6 +352,7 @@ export class App {
   /** Every lane back to update 0, paused (same seed: the same curves again); a study's
    * results are dropped. */
   reset(): void {
+    this.runMessage = null;
     this.dropStudy();
     for (const lane of this.lanes) {
       lane.pause();
@@ -360,21 +369,46 @@ export class App {
     lane.exportModel();
   }
 
+  /** A model file for `lane` to continue from: bounded and read here (modelFile.ts), checked
+   * by the core in the lane's worker; a refusal leaves the lane as it was, with a message. */
+  async loadModel(lane: LaneHandle, file: Pick<File, 'name' | 'size' | 'arrayBuffer'>): Promise<boolean> {
+    const r = await readModelFile(file);
+    if (!r.ok) {
+      lane.refuseModel(file.name, r.message);
+      return false;
+    }
+    if (!this.lanes.includes(lane)) return false;
+    if (!lane.loadModel(r.bytes, file.name)) {
+      lane.refuseModel(file.name, 'the lane has no model to replace yet: load the file once it is ready');
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says. */
+  mayWipe(what: string, lanes: LaneHandle[]): boolean {
+    const q = wipeQuestion(what, longRuns(lanes.map((l) => ({ name: `lane ${l.id} (${l.algo})`, iter: l.iter, elapsed: l.elapsed }))));
+    return q === null || this.options.confirm(q);
+  }
+
   // ---- settings ----------------------------------------------------------------------------
 
-  /** A shared option's input changed. */
-  setShared(key: string, text: string): void {
+  /** A shared option's input changed. False when the user declined to wipe the runs it rebuilds
+   * (the input then shows the value in use again). */
+  setShared(key: string, text: string): boolean {
     const spec = optionSpec(this.catalog, key);
-    if (!spec) return;
+    if (!spec) return true;
     const p = parseOption(spec, text);
     if (!p.ok) {
       this.settingErrors[key] = p.message;
       this.events.changed();
-      return;
+      return true;
     }
+    if (p.value !== this.shared[key] && !this.mayWipe(`Changing ${spec.label}`, this.lanes)) return false;
     delete this.settingErrors[key];
     this.shared[key] = p.value;
     this.configureAll();
+    return true;
   }
 
   /**
@@ -409,6 +443,7 @@ export class App {
       return;
     }
     delete this.settingErrors.stop;
+    this.runMessage = null;
     const prev = this.untils();
     this.stop = t === '' ? null : n;
     this.dropStudy();
@@ -583,16 +618,31 @@ export class App {
     this.events.changed();
   }
 
-  /** A lane option's input changed. */
-  setLaneOption(lane: LaneHandle, key: string, text: string): void {
+  /**
+   * A lane option's input changed. A live option (the schema's `live`: η, its decay, weight
+   * decay, momentum) reaches the built lane at its next update, keeping its curve; any other
+   * rebuilds it, after asking when that wipes a long run. False when the user declined (the
+   * input then shows the value in use again).
+   */
+  setLaneOption(lane: LaneHandle, key: string, text: string): boolean {
     const spec = optionSpec(this.catalog, key);
-    if (!spec || !(key in lane.options)) return;
+    if (!spec || !(key in lane.options)) return true;
     const p = parseOption(spec, text);
     if (!p.ok) {
       lane.inputErrors[key] = p.message;
       this.events.changed();
-      return;
+      return true;
     }
+    if (p.value === lane.options[key] && !lane.inputErrors[key]) return true;
+    const built = lane.gen > 0 && lane.answered === lane.sent && lane.rejection === null && lane.status !== 'failed' && lane.status !== 'fatal';
+    if (isLive(spec) && built) {
+      delete lane.inputErrors[key];
+      this.dropStudy();
+      lane.setLive(key, p.value);
+      this.events.changed();
+      return true;
+    }
+    if (!this.mayWipe(`Changing ${spec.label}`, [lane])) return false;
     delete lane.inputErrors[key];
     const prev = this.untils();
     lane.options[key] = p.value;
@@ -600,6 +650,7 @@ export class App {
     this.follow(prev);
     this.configure(lane);
     this.events.changed();
+    return true;
   }
 
   /** The message under a lane's option input: the page's own, else the core's refusal. */

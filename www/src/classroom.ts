@@ -99,7 +99,7 @@ function capital(s: string): string {
 }
 
 /** Lane panels that are tools rather than views: an embed leaves them out. */
-const EMBED_TOOLS = ['ais', 'download'];
+const EMBED_TOOLS = ['ais', 'download', 'slowmo'];
 
 /**
  * What `embed=1` hides when the link does not list its parts: every control but Start, Pause

@@ -8,8 +8,8 @@
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
-import type { ErrorInfo } from './generated/core';
-import { type DataSource, epochNow, type FromWorker, type LaneConfig, type LaneStatus, type LaneView, type ToWorker } from './protocol';
+import type { ErrorInfo, Trace } from './generated/core';
+import { type DataSource, epochNow, type FromWorker, type LaneConfig, type LaneStatus, type LaneView, type LoadedModel, type ToWorker } from './protocol';
 import type { OptionValue } from './schema';
 import type { LaneState } from './state';
 
@@ -89,6 +89,11 @@ export class LaneHandle implements LaneState {
    * message to the worker's status reply, by their clocks (ms; null: none measured). */
   pauseReply: number | null = null;
   private pauseSent: number | null = null;
+  /** The phases of the lane's latest slow-motion update (null: none since it was built). */
+  trace: Trace | null = null;
+  /** The model file the lane continues, or is loading, or the last one refused (null: none
+   * since the latest configuration). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
@@ -184,6 +189,47 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'export' });
   }
 
+  /** Continue from a model file (its bytes and name): the worker checks it with the core; a bad
+   * file leaves the lane as it is, with a message. False when there is no lane to load into. */
+  loadModel(bytes: ArrayBuffer, name: string): boolean {
+    if (!this.config || this.gen === 0) return false;
+    this.sent += 1;
+    this.post({ type: 'loadModel', gen: this.sent, config: this.config, dataset: this.dataset, bytes, name });
+    this.modelFile = { name, state: 'loading', message: null };
+    this.events.changed(this);
+    return true;
+  }
+
+  /** A model file the page refused before sending it (modelFile.ts: its size). */
+  refuseModel(name: string, message: string): void {
+    this.modelFile = { name, state: 'refused', message };
+    this.events.changed(this);
+  }
+
+  /** Option `key` (live in the schema) takes `value` from the lane's next update on: the lane
+   * keeps its model and its curve. */
+  setLive(key: string, value: OptionValue): void {
+    this.liveBefore[key] = this.options[key] ?? null;
+    this.setOption(key, value);
+    this.post({ type: 'live', key, value });
+  }
+
+  /** The values live edits replaced, until the worker refuses one (`liveRefused`). */
+  private liveBefore: Record<string, OptionValue> = {};
+
+  /** Option `key` is `value` in the settings, the configuration and the accepted one. */
+  private setOption(key: string, value: OptionValue): void {
+    this.options[key] = value;
+    const set = (c: LaneConfig): LaneConfig => {
+      const config = { ...c };
+      if (value === null) delete config[key];
+      else config[key] = value;
+      return config;
+    };
+    if (this.config) this.config = set(this.config);
+    if (this.accepted) this.accepted = set(this.accepted);
+  }
+
   private modelWaiters: ((json: string) => void)[] = [];
 
   /** The lane's current model file (JSON), fetched from its worker without a download. */
@@ -229,6 +275,13 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'exactSkip', gen, id });
     this.exact = message === null ? null : { ...this.exact, state: 'failed', message };
     this.events.changed(this);
+  }
+
+  /** One update in slow motion (a running lane pauses first); its phases come back as `trace`. */
+  traceStep(): boolean {
+    if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal' || this.status === 'failed') return false;
+    this.post({ type: 'trace', gen: this.gen });
+    return true;
   }
 
   /** Test hook: make the lane's wasm core panic. */
@@ -286,6 +339,22 @@ export class LaneHandle implements LaneState {
     this.estimate = null;
   }
 
+  /** The lane continues a model file: its options become the ones it runs with (the file's
+   * recorded per-lane options), so the inputs, the link and a restart follow. */
+  private takeLoaded(loaded: LoadedModel): void {
+    this.modelFile = { name: loaded.name, state: 'loaded', message: null };
+    const config: LaneConfig = { ...(this.config ?? {}) };
+    for (const key of Object.keys(this.options)) {
+      if (!(key in loaded.config)) continue;
+      const v = loaded.config[key];
+      this.options[key] = v;
+      delete this.inputErrors[key];
+      if (v === null) delete config[key];
+      else config[key] = v;
+    }
+    this.config = config;
+  }
+
   /** Takes one message of the worker (public for the tests). */
   receive(msg: FromWorker): void {
     switch (msg.type) {
@@ -299,10 +368,26 @@ export class LaneHandle implements LaneState {
         this.seed = msg.seed;
         this.every = msg.every;
         this.notice = msg.notice ?? null;
-        if (msg.gen === this.configureGen) {
-          this.rejection = null;
-          this.accepted = this.config;
-        }
+        if (msg.gen === this.configureGen) this.rejection = null;
+        this.trace = null;
+        if (msg.loaded) this.takeLoaded(msg.loaded);
+        else this.modelFile = null;
+        if (msg.gen === this.configureGen) this.accepted = this.config;
+        break;
+      case 'modelRefused':
+        if (msg.gen !== this.sent) return;
+        this.answered = msg.gen;
+        this.modelFile = { name: this.modelFile?.name ?? '', state: 'refused', message: msg.message };
+        break;
+      case 'trace':
+        if (msg.gen !== this.gen) return;
+        this.trace = msg.trace;
+        break;
+      case 'liveRefused':
+        if (msg.gen !== this.gen) return;
+        // The lane keeps its value: so do the settings (a refused value is never kept).
+        if (msg.key in this.liveBefore) this.setOption(msg.key, this.liveBefore[msg.key]);
+        this.inputErrors[msg.key] = `${msg.message} (not applied)`;
         break;
       case 'rejected':
         if (msg.gen !== this.sent) return;

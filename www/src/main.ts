@@ -51,6 +51,7 @@ async function boot(): Promise<void> {
       laneWorkers: watched(newWorker),
       evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),
+      confirm: (question) => window.confirm(question),
     },
   );
   page = new Page(app);

@@ -3,7 +3,7 @@
 // URL hash (history.replaceState: no history entry per change).
 import type { App } from './app';
 import { LikelihoodChart } from './chart';
-import { laneColour } from './chartData';
+import { laneColour, laneDash } from './chartData';
 import { curvesModel, studyModel } from './chartModel';
 import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
@@ -57,7 +57,7 @@ export class Page {
       const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id) }));
       this.chart.update(studyModel(run.study, lanes, app.axis, app.wide, bound), app.axis);
     } else {
-      const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve }));
+      const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), dash: laneDash(l.id), curve: l.curve }));
       this.chart.update(curvesModel(lanes, app.axis, bound), app.axis);
     }
     this.studyView.update();

@@ -10,7 +10,7 @@
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
 import type { EstimateReport, EstimateSettings } from './estimate';
-import type { CoreRecord, ErrorInfo, LoadedSet, View } from './generated/core';
+import type { CoreRecord, ErrorInfo, LoadedSet, Trace, View } from './generated/core';
 
 /** A lane configuration as the core reads it: option keys of the schema plus `algo` and `lane`. */
 export type LaneConfig = Record<string, number | string>;
@@ -64,6 +64,17 @@ export type ToWorker =
   /** Stop for good at update `until` (null: run on); the lane itself is kept. */
   | { type: 'limit'; until: number | null }
   | { type: 'export' }
+  /** Continue from a model file (the download format; `name` is the file's): the lane is
+   * rebuilt from it with `config` and the per-lane options the file recorded, at its saved
+   * update. A bad file is refused (`modelRefused`) and the lane stays as it was. Until the next
+   * `configure`, `reset` goes back to the loaded model. */
+  | { type: 'loadModel'; gen: number; config: LaneConfig; dataset: string; bytes: ArrayBuffer; name: string }
+  /** Set option `key` (one the schema marks `live`) of the running lane from its next update
+   * on, without rebuilding it; a refusal comes back as `liveRefused`. */
+  | { type: 'live'; key: string; value: number | string | null }
+  /** One update of lane `gen` in slow motion (a running lane pauses first): the reply is
+   * `trace`, with the update's records as `progress`. */
+  | { type: 'trace'; gen: number }
   /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
   | { type: 'crash' }
   /** The page's health check (workerHealth.ts): answer `pong` with the same id at once. */
@@ -96,6 +107,13 @@ export type ToWorker =
   /** Trial worker: hold (or resume) the trial under way. */
   | { type: 'trialPause'; paused: boolean };
 
+/** What a lane continued from a model file: the file's name, and the configuration it runs
+ * with (the recorded per-lane options included). */
+export interface LoadedModel {
+  name: string;
+  config: Record<string, number | string | null>;
+}
+
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
   iter: number;
@@ -110,7 +128,7 @@ export type LaneView = View & { weights: Float32Array };
 export type FromWorker =
   /** The lane was (re)built from configuration `gen`; the page starts a new curve. `notice`
    * says why it has no exact curve when the page's budget dropped it. */
-  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string }
+  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string; loaded?: LoadedModel }
   /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */
   | { type: 'rejected'; gen: number; error: ErrorInfo; kept: number }
   /** The worker's status changed; `message` says why a lane failed or the worker broke. */
@@ -137,6 +155,12 @@ export type FromWorker =
       view: LaneView | null;
     }
   | { type: 'model'; gen: number; iter: number; json: string }
+  /** Model file `gen` (`loadModel`) was refused: `message` says why; the lane is unchanged. */
+  | { type: 'modelRefused'; gen: number; message: string }
+  /** The phases of one update of lane `gen` (`trace`). */
+  | { type: 'trace'; gen: number; trace: Trace }
+  /** The live edit of `key` was refused (the lane keeps its value). */
+  | { type: 'liveRefused'; gen: number; key: string; message: string }
   /** Loading the data of configuration `gen`: bytes received so far, of `total` when known. */
   | { type: 'loading'; gen: number; label: string; received: number; total: number | null }
   /** The answer to `probe` `id`: the data sets it made available, or why it could not. */

@@ -12,7 +12,7 @@
 // of blocks of a model's enumeration.
 import { dataError } from './data';
 import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
-import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult } from './generated/core';
+import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult, TracedSlice } from './generated/core';
 import {
   addToRate,
   type CurvePoint,
@@ -22,6 +22,7 @@ import {
   type LaneConfig,
   type LaneStatus,
   type LaneView,
+  type LoadedModel,
   nextChunk,
   perSecond,
   type Rate,
@@ -68,12 +69,21 @@ export interface CoreLane {
   readonly every: number;
   /** Why the lane has no exact curve (its evaluation exceeds the page's budget), if so. */
   readonly notice?: string | null;
+  /** The lane's configuration (after `resumeLane`: the options it continues with). */
+  readonly config: Record<string, number | string | null>;
+  /** One update in slow motion, showing its first `show` batch rows and chains. */
+  stepTraced(show: number): TracedSlice;
+  /** Sets a live option from the next update on. Throws ErrorInfo. */
+  setLive(key: string, value: number | string | null): void;
   free(): void;
 }
 
 /** The wasm module, as the runner needs it. `newLane` throws the core's ErrorInfo. */
 export interface Core {
   newLane(config: LaneConfig, dataset: string): CoreLane;
+  /** A lane continuing model file `bytes` (with the file's per-lane options when `recorded`).
+   * Throws the core's ErrorInfo saying what is wrong with the file. */
+  resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean): CoreLane;
   /** The message of the panic that stopped the module, if one did. */
   lastPanic(): string | undefined;
   panicForTest(): void;
@@ -86,6 +96,9 @@ export interface Core {
    * model given as binary bytes. Throws ErrorInfo. */
   logZBlocks(model: Uint8Array, from: number, to: number): Float64Array;
 }
+
+/** Batch rows and chains a slow-motion trace shows. */
+export const SLOW_MOTION_ROWS = 8;
 
 /** Least time between two `loading` messages of one load. */
 export const LOADING_MS = 100;
@@ -163,6 +176,8 @@ export class LaneRunner {
   /** A view is due once the awaited exact evaluation is in (see `viewAfterExact`). */
   private viewAfterExact = false;
   private exactSeq = 0;
+  /** The model file the lane continues (until the next `configure`): `reset` returns to it. */
+  private file: { bytes: Uint8Array; name: string } | null = null;
 
   constructor(
     private readonly core: Core,
@@ -202,13 +217,25 @@ export class LaneRunner {
   private dispatch(msg: ToWorker): void {
     switch (msg.type) {
       case 'configure':
+        this.file = null;
         if (msg.source && !this.core.hasData(msg.source.key)) this.load(msg.gen, msg.config, msg.dataset, msg.source);
         else this.build(msg.gen, msg.config, msg.dataset);
         break;
       case 'reset':
         // While data loads, the lane it is for will be fresh anyway: it takes the new generation.
         if (this.waiting) this.waiting.gen = msg.gen;
+        else if (this.config && this.file) this.continueFrom(msg.gen, this.config, this.dataset, this.file, false);
         else if (this.config) this.build(msg.gen, this.config, this.dataset);
+        break;
+      case 'loadModel':
+        if (this.waiting) this.host.post({ type: 'modelRefused', gen: msg.gen, message: 'the lane is loading its data: load the model once it is ready' });
+        else this.continueFrom(msg.gen, msg.config, msg.dataset, { bytes: new Uint8Array(msg.bytes), name: msg.name }, true);
+        break;
+      case 'live':
+        this.live(msg.key, msg.value);
+        break;
+      case 'trace':
+        this.traced(msg.gen);
         break;
       case 'start':
         if (this.waiting) {
@@ -480,6 +507,53 @@ export class LaneRunner {
       );
   }
 
+  /** One update in slow motion: a running lane pauses first; the update's records, its view
+   * and its phases go to the page; the lane then waits (paused) for Start. */
+  private traced(gen: number): void {
+    const lane = this.lane;
+    if (!lane || gen !== this.gen || this.waiting || this.exactWait || this.status === 'failed' || this.reached()) return;
+    const r = lane.stepTraced(SLOW_MOTION_ROWS);
+    this.publish({ records: r.records, iter: r.iter, error: r.error, failed: r.error !== null, view: null });
+    if (r.error) {
+      this.setStatus('failed', r.error.message);
+      return;
+    }
+    this.lastView = this.host.now();
+    this.publish(lane.step(0, true));
+    if (r.trace) this.host.post({ type: 'trace', gen, trace: r.trace });
+    this.setStatus(this.reached() ? 'done' : 'paused');
+  }
+
+  /** A live edit: the lane takes `value` from its next update on (and a reset keeps it). */
+  private live(key: string, value: number | string | null): void {
+    const lane = this.lane;
+    if (!lane || !this.config) return;
+    try {
+      lane.setLive(key, value);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e;
+      this.host.post({ type: 'liveRefused', gen: this.gen, key, message: e.message });
+      return;
+    }
+    this.config = { ...this.config, [key]: value as number | string };
+  }
+
+  /** The lane continues a model file; a refused file leaves everything as it was. */
+  private continueFrom(gen: number, config: LaneConfig, dataset: string, file: { bytes: Uint8Array; name: string }, recorded: boolean): void {
+    let lane: CoreLane;
+    try {
+      lane = this.core.resumeLane(config, dataset, file.bytes, recorded);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e; // a panic while reading: fatal
+      this.host.post({ type: 'modelRefused', gen, message: `'${file.name}' was not loaded: ${e.message}` });
+      return;
+    }
+    this.file = file;
+    const merged: LaneConfig = {};
+    for (const [k, v] of Object.entries(lane.config)) if (v !== null) merged[k] = v;
+    this.install(gen, lane, merged, dataset, this.status === 'running', { name: file.name, config: lane.config });
+  }
+
   private build(gen: number, config: LaneConfig, dataset: string): void {
     // Waiting for data, the lane runs afterwards if it ran before or `start` came meanwhile.
     const waited = this.waiting !== null;
@@ -494,6 +568,11 @@ export class LaneRunner {
       if (waited) this.restore(run);
       return;
     }
+    this.install(gen, lane, config, dataset, run);
+  }
+
+  /** Takes a newly built lane as the worker's lane of generation `gen`. */
+  private install(gen: number, lane: CoreLane, config: LaneConfig, dataset: string, run: boolean, loaded?: LoadedModel): void {
     this.lane?.free();
     // An estimate is of the lane it was asked for: a new lane ends it (and any wait for the
     // old lane's exact evaluation).
@@ -509,7 +588,7 @@ export class LaneRunner {
     this.busy = 0;
     this.every = Math.max(1, lane.every);
     const notice = lane.notice;
-    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every, ...(notice ? { notice } : {}) });
+    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every, ...(notice ? { notice } : {}), ...(loaded ? { loaded } : {}) });
     // The initial record (update 0) and the first view.
     this.lastView = this.host.now();
     this.publish(lane.step(0, true));

@@ -42,6 +42,10 @@ export interface LaneSnapshot {
   stats: Record<string, number>;
   /** The exact evaluation the lane waits for (the evaluation pool), or the last that failed. */
   exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
+  /** The update of the lane's latest slow-motion trace (null: none). */
+  traced: number | null;
+  /** The model file the lane continues or last refused (null: none). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null;
 }
 
 /** A study as the tests read it: every trial's records and every band. */
@@ -172,6 +176,8 @@ export function installTestHook(app: App): TestHook {
           atll: [...l.curve.atll],
           stats: { ...l.stats },
           exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
+          modelFile: l.modelFile && { ...l.modelFile },
+          traced: l.trace?.iter ?? null,
         };
       }),
     running: () => app.running(),

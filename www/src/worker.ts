@@ -35,6 +35,7 @@ const loaded = new Set<string>();
 
 const core: Core = {
   newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
+  resumeLane: (config, dataset, bytes, recorded) => WasmLane.resume(config, dataset, bytes, recorded) as unknown as CoreLane,
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
   hasData: (key) => loaded.has(key),

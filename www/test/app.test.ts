@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
+import { App, type AppOptions } from '../src/app';
+import { busyWord } from '../src/laneCard';
 import { presetPlan } from '../src/presets';
 import { firstScreen } from '../src/state';
 import { decodeState, encodeState } from '../src/urlState';
@@ -23,12 +24,10 @@ function accept(id: number, status: 'ready' | 'running' = 'ready'): void {
   w.reply({ type: 'status', gen, status, message: null });
 }
 
-beforeEach(() => {
+/** A fresh controller on the first screen, its workers fakes collected in `workers`. */
+function makeApp(options: Partial<AppOptions>): App {
   workers = [];
-  changes = 0;
-  downloads = [];
-  released = [];
-  app = new App(
+  const a = new App(
     catalog,
     (name) => {
       const w = new FakeWorker(name);
@@ -36,9 +35,17 @@ beforeEach(() => {
       return w;
     },
     { changed: () => changes++, download: (name, text) => downloads.push([name, text]) },
-    { assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) },
+    options,
   );
-  app.load(firstScreen(catalog));
+  a.load(firstScreen(catalog));
+  return a;
+}
+
+beforeEach(() => {
+  changes = 0;
+  downloads = [];
+  released = [];
+  app = makeApp({ assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) });
 });
 
 describe('App', () => {
@@ -419,5 +426,123 @@ describe('App: MNIST and the user’s data', () => {
     expect(await app.addFiles([files[0]])).toBe(false);
     expect(app.settingError('data')).toMatch(/labels file \(idx1-ubyte\): choose its images file/);
     expect(workers.some((w) => w.name === 'data check')).toBe(false);
+  });
+});
+
+describe('App: live edits, rebuilds and model files (issue 10)', () => {
+  let questions: string[];
+  let answer: boolean;
+
+  beforeEach(() => {
+    questions = [];
+    answer = false;
+    app = makeApp({
+      confirm: (q) => {
+        questions.push(q);
+        return answer;
+      },
+    });
+    accept(0);
+    accept(1);
+  });
+
+  /** Lane `id` has trained `iter` updates for `ms` milliseconds. */
+  const trained = (id: number, iter: number, ms: number) =>
+    worker(id).reply({ type: 'progress', gen: app.lanes[id].gen, points: [], iter, rate: 100, elapsed: ms, stats: null, view: null });
+
+  it('a live option (the schema says which) reaches the built lane without a rebuild, and the link follows', () => {
+    const live = catalog.options.filter((o) => o.live).map((o) => o.key);
+    expect(live).toEqual(['lr', 'lr_decay_iters', 'weight_decay', 'momentum']);
+    trained(1, 5000, 60_000);
+    const before = worker(1).posted.length;
+    expect(app.setLaneOption(app.lanes[1], 'lr', '0.02')).toBe(true);
+    expect(worker(1).posted.slice(before)).toEqual([{ type: 'live', key: 'lr', value: 0.02 }]);
+    expect(questions).toEqual([]);
+    expect(app.lanes[1].options.lr).toBe(0.02);
+    expect(app.lanes[1].iter).toBe(5000);
+    expect(decodeState(catalog, encodeState(catalog, app.state())).state.lanes[1].options.lr).toBe(0.02);
+    // A restarted worker gets the edited value in its configuration.
+    app.restart(app.lanes[1]);
+    expect(worker(1).last('configure')?.config.lr).toBe(0.02);
+  });
+
+  it('an edit that needs a rebuild asks first on a long run; declined, nothing changes', () => {
+    trained(1, 5000, 60_000);
+    const before = worker(1).posted.length;
+    expect(app.setLaneOption(app.lanes[1], 'k', '3')).toBe(false);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/^Changing Gibbs sweeps k rebuilds lane 1 \(pcd\) \(5,000 updates\): its curve starts again from update 0\. Continue\?$/);
+    expect(worker(1).posted.length).toBe(before);
+    expect(app.lanes[1].options.k).toBe(1);
+    answer = true;
+    expect(app.setLaneOption(app.lanes[1], 'k', '3')).toBe(true);
+    expect(worker(1).last('configure')?.config.k).toBe(3);
+    accept(1);
+    // A shared option asks about every long run it wipes; a short run is not worth a question.
+    questions = [];
+    trained(0, 10, 200);
+    answer = false;
+    expect(app.setShared('hidden', '12')).toBe(true);
+    expect(questions).toEqual([]); // lane 1 was rebuilt: no long run left
+    accept(0);
+    accept(1);
+    trained(0, 9000, 30_000);
+    expect(app.setShared('hidden', '10')).toBe(false);
+    expect(questions[0]).toMatch(/^Changing hidden units rebuilds lane 0 \(cd\) \(9,000 updates\)/);
+    expect(app.shared.hidden).toBe(12);
+  });
+
+  it('loads a model file into a lane: the worker continues it with the recorded options; a refusal keeps the lane', async () => {
+    const lane = app.lanes[1];
+    const file = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      return { name: 'rbm-pcd.json', size: bytes.length, arrayBuffer: async () => bytes.buffer as ArrayBuffer };
+    };
+    expect(await app.loadModel(lane, file('{"visible":16}'))).toBe(true);
+    const msg = worker(1).last('loadModel');
+    expect(msg?.gen).toBe(2);
+    expect(msg?.name).toBe('rbm-pcd.json');
+    expect(new TextDecoder().decode(msg?.bytes)).toBe('{"visible":16}');
+    expect(lane.modelFile?.state).toBe('loading');
+    worker(1).reply({ type: 'configured', gen: 2, seed: '1', every: 100, loaded: { name: 'rbm-pcd.json', config: { ...msg?.config, k: 4, lr: 0.05 } } });
+    expect(lane.gen).toBe(2);
+    expect(lane.modelFile).toEqual({ name: 'rbm-pcd.json', state: 'loaded', message: null });
+    expect([lane.options.k, lane.options.lr]).toEqual([4, 0.05]);
+    // A refused file: the message, and the lane shown stays the one it was.
+    expect(await app.loadModel(lane, file('nonsense'))).toBe(true);
+    worker(1).reply({ type: 'modelRefused', gen: 3, message: "'rbm-pcd.json' was not loaded: malformed input: model file: expected value at line 1 column 1" });
+    expect(lane.gen).toBe(2);
+    expect(lane.modelFile?.state).toBe('refused');
+    expect(lane.modelFile?.message).toMatch(/was not loaded: malformed input/);
+    // Too large or empty: refused by the page, never read nor sent.
+    const sentBefore = worker(1).posted.length;
+    const huge = { name: 'big.json', size: 65 * 2 ** 20, arrayBuffer: async () => Promise.reject(new Error('read')) };
+    expect(await app.loadModel(lane, huge)).toBe(false);
+    expect(lane.modelFile?.message).toMatch(/^'big\.json' has 68\.2 MB, more than the 64 MB a model file may have/);
+    expect(await app.loadModel(lane, { ...huge, size: 0 })).toBe(false);
+    expect(lane.modelFile?.message).toMatch(/is empty/);
+    expect(worker(1).posted.length).toBe(sentBefore);
+  });
+});
+
+describe('App: busy feedback', () => {
+  it('says why Start moves nothing when every lane stands at "stop at", until the end point or a reset changes', () => {
+    accept(0);
+    accept(1);
+    app.setStop('300');
+    for (const id of [0, 1])
+      worker(id).reply({ type: 'progress', gen: app.lanes[id].gen, points: [], iter: 300, rate: 100, elapsed: 10, stats: null, view: null });
+    app.start();
+    expect(app.runMessage).toMatch(/^Nothing moves: every lane has reached "stop at" \(update 300\)/);
+    app.setStop('400');
+    expect(app.runMessage).toBeNull();
+    app.start();
+    expect(app.runMessage).toBeNull();
+  });
+
+  it("a lane waiting for its worker's answer says what it computes", () => {
+    expect(busyWord({ modelFile: null }, 16, { hidden: 16, exact_bits: 20 })).toBe('building… computing exact log Z (2^16 states)…');
+    expect(busyWord({ modelFile: null }, 784, { hidden: 500, exact_bits: 20 })).toBe('building…');
+    expect(busyWord({ modelFile: { name: 'a.json', state: 'loading', message: null } }, 16, { hidden: 16, exact_bits: 20 })).toBe('loading the model file…');
   });
 });

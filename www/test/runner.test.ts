@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet } from '../src/generated/core';
+import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet, TracedSlice } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
@@ -69,6 +69,15 @@ class FakeLane implements CoreLane {
   viewAfterExact = false;
   /** Set, like the core's, when the page's budget dropped the exact curve. */
   notice: string | undefined = undefined;
+  config: Record<string, number | string | null> = {};
+  /** The live edits it took, in order. */
+  live: [string, number | string | null][] = [];
+  setLive(key: string, value: number | string | null): void {
+    if (key === 'k')
+      throw { kind: 'invalid_option', key, message: 'Gibbs sweeps k cannot change while the lane trains: the lane must be rebuilt' } satisfies ErrorInfo;
+    this.live.push([key, value]);
+    this.config = { ...this.config, [key]: value };
+  }
   constructor(
     readonly seed: string,
     readonly every: number,
@@ -152,6 +161,27 @@ class FakeLane implements CoreLane {
   exportModel() {
     return `{"iter":${this.modelIter}}`;
   }
+  /** One update (as `step(1)`), with a trace that says which update it was. */
+  stepTraced(show: number): TracedSlice {
+    const s = this.step(1, false);
+    const trace = s.error
+      ? null
+      : {
+          iter: this.iter,
+          m: this.m,
+          n: this.n,
+          lr: 0.1,
+          rows: show,
+          batch: [],
+          hidden_probs: [],
+          chains: 0,
+          sweeps: [],
+          positive: [],
+          negative: [],
+          delta_w: [],
+        };
+    return { trace, records: s.records, iter: s.iter, error: s.error };
+  }
   free() {
     this.freed = true;
   }
@@ -203,7 +233,21 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
     );
     if (typeof config.hidden === 'number' && config.hidden > 1000) lane.notice = 'No exact curve for this lane: …';
     if (config.viewAfterExact === 1) lane.viewAfterExact = true;
+    lane.config = { ...config };
     this.lanes.push(lane);
+    return lane;
+  },
+  /** A fake model file is the JSON `{"iter": N, "k": K}`: the lane continues at update N, with
+   * k = K when `recorded`; anything else is refused as the core refuses it. */
+  resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean) {
+    let file: { iter: number; k?: number };
+    try {
+      file = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      throw { kind: 'parse', key: null, message: 'malformed input: model file: neither JSON nor the binary format' } satisfies ErrorInfo;
+    }
+    const lane = core.newLane(recorded && file.k ? { ...config, k: file.k } : config, dataset) as unknown as FakeLane;
+    lane.iter = file.iter;
     return lane;
   },
   lastPanic() {
@@ -785,5 +829,102 @@ describe("LaneRunner: exact curves computed by the page's evaluation pool", () =
     runner.handle({ type: 'logz', id: 4, model, from: 99, to: 100 });
     expect(of('logzFailed')).toEqual([{ type: 'logzFailed', id: 4, message: 'blocks 99..100 do not exist' }]);
     expect(statuses()).toEqual([]);
+  });
+});
+
+describe('LaneRunner: model files and live edits', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
+  const load = (text: string, config: LaneConfig = { lr: 0.1, seed: 3, every: 10, k: 1 }): ToWorker => ({
+    type: 'loadModel',
+    gen: ++gen,
+    config,
+    dataset: 'bas4',
+    bytes: bytes(text),
+    name: 'm.json',
+  });
+
+  it('continues a model file at its saved update with its recorded options; reset returns to it, a new configuration forgets it', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10, k: 1 }));
+    runner.handle({ type: 'start' });
+    sent = [];
+    runner.handle(load('{"iter":50,"k":3}'));
+    const c = of('configured');
+    expect(c).toHaveLength(1);
+    expect(c[0].gen).toBe(2);
+    expect(c[0].loaded?.name).toBe('m.json');
+    expect(c[0].loaded?.config.k).toBe(3);
+    expect(of('progress')[0].points).toEqual([{ iter: 50, sweeps: 50, atll: -9.5 }]);
+    expect(statuses()).toEqual(['running']); // a running lane runs on from the file
+    runner.handle({ type: 'pause' });
+    sent = [];
+    runner.handle({ type: 'reset', gen: ++gen });
+    expect(of('configured')[0].loaded?.config.k).toBe(3);
+    expect(of('progress')[0].points[0].iter).toBe(50);
+    sent = [];
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10, k: 1 }));
+    runner.handle({ type: 'reset', gen: ++gen });
+    expect(of('configured').every((m) => m.loaded === undefined)).toBe(true);
+    expect(of('progress').at(-1)?.points[0].iter).toBe(0);
+  });
+
+  it('refuses a bad file with its message and leaves the lane as it was, running on', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    const lane = core.lanes[0];
+    const iter = lane.iter;
+    sent = [];
+    runner.handle(load('not a model'));
+    expect(of('modelRefused')).toEqual([
+      { type: 'modelRefused', gen: 2, message: "'m.json' was not loaded: malformed input: model file: neither JSON nor the binary format" },
+    ]);
+    expect(of('configured')).toEqual([]);
+    expect(lane.freed).toBe(false);
+    runTasks(1);
+    expect(lane.iter).toBeGreaterThan(iter);
+    expect(of('progress').every((m) => m.gen === 1)).toBe(true);
+  });
+
+  it('applies a live edit to the running lane without a rebuild, keeps it through a reset, and says when the core refuses one', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(2);
+    const lane = core.lanes[0];
+    sent = [];
+    runner.handle({ type: 'live', key: 'lr', value: 0.02 });
+    expect(lane.live).toEqual([['lr', 0.02]]);
+    expect(of('configured')).toEqual([]);
+    runTasks(1);
+    expect(core.lanes).toHaveLength(1);
+    runner.handle({ type: 'live', key: 'k', value: 3 });
+    expect(of('liveRefused')).toEqual([
+      { type: 'liveRefused', gen: 1, key: 'k', message: 'Gibbs sweeps k cannot change while the lane trains: the lane must be rebuilt' },
+    ]);
+    runner.handle({ type: 'reset', gen: ++gen });
+    expect(core.lanes.at(-1)?.config.lr).toBe(0.02);
+  });
+});
+
+describe('LaneRunner: slow motion', () => {
+  it('pauses a running lane, makes one traced update with its records and view, and sends its phases', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 1 }));
+    runner.handle({ type: 'start' });
+    runTasks(2);
+    const lane = core.lanes[0];
+    const iter = lane.iter;
+    sent = [];
+    runner.handle({ type: 'trace', gen: 1 });
+    expect(lane.iter).toBe(iter + 1);
+    expect(of('trace').map((m) => [m.gen, m.trace.iter])).toEqual([[1, iter + 1]]);
+    expect(of('progress')[0].points.map((p) => p.iter)).toEqual([iter + 1]);
+    expect(of('progress').some((m) => m.view !== null)).toBe(true);
+    expect(statuses().at(-1)).toBe('paused');
+    // Paused, it stays: the next slice trains nothing until Start.
+    expect(runTasks(5)).toBeLessThanOrEqual(1);
+    expect(lane.iter).toBe(iter + 1);
+    // A trace of a lane the page no longer shows is ignored.
+    sent = [];
+    runner.handle({ type: 'trace', gen: 7 });
+    expect(sent).toEqual([]);
   });
 });

@@ -22,7 +22,8 @@ use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
 use rbm_core::eval::exact;
 use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
-use rbm_core::train::{Lane, LaneConfig, Record, View};
+use rbm_core::train::trace::Trace;
+use rbm_core::train::{resume, Lane, LaneConfig, Record, View};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -227,6 +228,21 @@ pub struct SliceResult {
     pub view: Option<View>,
 }
 
+/// One update in slow motion ([`WasmLane::step_traced`]).
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TracedSlice {
+    /// The update's phases (None when it failed).
+    pub trace: Option<Trace>,
+    /// The records it made (the initial one first, when not made yet; one at an evaluation).
+    pub records: Vec<Record>,
+    /// Updates done.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// Why it failed (a divergence), if it did.
+    pub error: Option<ErrorInfo>,
+}
+
 /// How many chains a view carries.
 pub const VIEW_CHAINS: usize = 24;
 
@@ -306,12 +322,58 @@ impl WasmLane {
     /// budget ([`page_lane`]). Throws `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
-        let mut cfg = lane_config(config).map_err(js_err)?;
+        let cfg = lane_config(config).map_err(js_err)?;
         let data = self::dataset(dataset).map_err(js_err)?;
+        WasmLane::make(cfg, data, None).map_err(js_err)
+    }
+
+    /// A lane that continues the model file `bytes` (JSON or binary, at most
+    /// [`resume::MAX_MODEL_FILE_BYTES`]) on `dataset`, from the saved update ([`Lane::resume`]),
+    /// with the configuration `config` — and, when `recorded`, the per-lane options the file
+    /// recorded ([`resume::resume_config`]). Throws `{kind, key, message}` saying what is wrong
+    /// with the file.
+    pub fn resume(
+        config: JsValue,
+        dataset: &str,
+        bytes: &[u8],
+        recorded: bool,
+    ) -> Result<WasmLane, JsValue> {
+        let current = lane_config(config).map_err(js_err)?;
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let (model, training) = resume::read_model_file(bytes).map_err(js_err)?;
+        let from = training.as_ref().filter(|_| recorded);
+        let cfg = resume::resume_config(&current, from, &model);
+        WasmLane::make(cfg, data, Some((model, training))).map_err(js_err)
+    }
+
+    /// The lane's configuration object (after [`WasmLane::resume`]: the options it continues
+    /// with).
+    #[wasm_bindgen(getter)]
+    pub fn config(&self) -> Result<JsValue, JsValue> {
+        to_js(self.lane.config())
+    }
+
+    /// Sets option `key` to `value` from the next update on, without rebuilding the lane
+    /// ([`Lane::set_live`]: options the schema marks `live`). Throws `{kind, key, message}`.
+    #[wasm_bindgen(js_name = setLive)]
+    pub fn set_live(&mut self, key: &str, value: JsValue) -> Result<(), JsValue> {
+        let v: serde_json::Value = serde_wasm_bindgen::from_value(value)
+            .map_err(|e| js_err(Error::option(key, format!("{key}: {e}"))))?;
+        self.lane.set_live(key, v).map_err(js_err)
+    }
+}
+
+impl WasmLane {
+    /// A lane within the page's budget ([`page_lane`]), fresh or continuing a loaded model.
+    fn make(
+        mut cfg: LaneConfig,
+        data: Arc<Dataset>,
+        loaded: Option<(Rbm, Option<resume::Training>)>,
+    ) -> Result<WasmLane, Error> {
         // The configuration as given (its exact limit included) against the page's budget; a
         // curve deferred to the evaluation pool is not computed in this worker, so the lane is
         // then built with the inline limit.
-        cfg.validate_for(&data, &cost::PAGE).map_err(js_err)?;
+        cfg.validate_for(&data, &cost::PAGE)?;
         let bits = data.m.min(cfg.hidden);
         let wide = bits > INLINE_EXACT_BITS;
         // Within the budget, but too slow for the lane's own slices.
@@ -332,12 +394,16 @@ impl WasmLane {
         } else {
             None
         };
-        Ok(WasmLane {
-            lane: page_lane(cfg, data).map_err(js_err)?,
-            deferred,
-        })
+        let lane = match loaded {
+            None => page_lane(cfg, data)?,
+            Some((model, t)) => Lane::resume(cfg, data, model, t.as_ref(), &cost::PAGE)?,
+        };
+        Ok(WasmLane { lane, deferred })
     }
+}
 
+#[wasm_bindgen]
+impl WasmLane {
     /// Why the lane trains without the exact curve its size would allow (its exact evaluation
     /// exceeds the page's budget), or undefined.
     #[wasm_bindgen(getter)]
@@ -427,16 +493,34 @@ impl WasmLane {
         Ok(out)
     }
 
+    /// One update in slow motion ([`Lane::step_traced`]: the ordinary update, bit for bit),
+    /// showing its first `show` batch rows and chains.
+    #[wasm_bindgen(js_name = stepTraced)]
+    pub fn step_traced(&mut self, show: u32) -> Result<JsValue, JsValue> {
+        let mut records = Vec::new();
+        let (trace, error) = match self.lane.step_traced(show as usize, &mut records) {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(e.info())),
+        };
+        to_js(&TracedSlice {
+            trace,
+            records,
+            iter: self.lane.iter(),
+            error,
+        })
+    }
+
     /// The record of the lane as it is now (the last checkpoint of a trial whose length is not a
     /// multiple of `every`, as `rbm reproduce` records it). Throws `{kind, key, message}`.
     pub fn record(&mut self) -> Result<JsValue, JsValue> {
         to_js(&self.lane.record().map_err(js_err)?)
     }
 
-    /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n]}`.
+    /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n], "training":
+    /// …}` with the lane's training recorded ([`Lane::model_file`]).
     #[wasm_bindgen(js_name = exportModel)]
     pub fn export_model(&self) -> String {
-        self.lane.model().to_json()
+        self.lane.model_file()
     }
 
     /// The model in the compact binary format (`RBMM`, f32 parameters, checksummed): about a

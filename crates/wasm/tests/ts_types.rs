@@ -17,8 +17,11 @@ use rbm_core::sampler::drift::{DriftPoint, SelfTest};
 use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
+use rbm_core::train::trace::Trace;
 use rbm_core::train::{Record, View};
-use rbm_playground::{AisEstimate, AisProgress, ExactResult, LoadedSet, SamplerSlice, SliceResult};
+use rbm_playground::{
+    AisEstimate, AisProgress, ExactResult, LoadedSet, SamplerSlice, SliceResult, TracedSlice,
+};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -56,6 +59,8 @@ fn generated() -> String {
         decl::<Distribution>(&cfg),
         decl::<ErrorInfo>(&cfg),
         decl::<SliceResult>(&cfg),
+        decl::<TracedSlice>(&cfg),
+        decl::<Trace>(&cfg),
         decl::<LoadedSet>(&cfg),
         decl::<AisProgress>(&cfg),
         decl::<AisEstimate>(&cfg),

@@ -76,7 +76,13 @@ advanced: boolean,
 /**
  * Who sets it in the page.
  */
-scope: Scope, };
+scope: Scope, 
+/**
+ * Whether a running lane takes a new value at its next update without being rebuilt
+ * ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+ * which no algorithm's state depends on (docs/algorithms.md §4).
+ */
+live: boolean, };
 export type OptionSpec = { 
 /**
  * Key in [`crate::train::LaneConfig`], the page's URL and the wasm API; the CLI flag is
@@ -106,7 +112,13 @@ advanced: boolean,
 /**
  * Who sets it in the page.
  */
-scope: Scope, };
+scope: Scope, 
+/**
+ * Whether a running lane takes a new value at its next update without being rebuilt
+ * ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+ * which no algorithm's state depends on (docs/algorithms.md §4).
+ */
+live: boolean, };
 export type Kind = { "type": "int", 
 /**
  * Smallest valid value.
@@ -564,6 +576,73 @@ failed: boolean,
  * The panels' view, when asked for.
  */
 view: View | null, };
+export type TracedSlice = { 
+/**
+ * The update's phases (None when it failed).
+ */
+trace: Trace | null, 
+/**
+ * The records it made (the initial one first, when not made yet; one at an evaluation).
+ */
+records: Array<CoreRecord>, 
+/**
+ * Updates done.
+ */
+iter: number, 
+/**
+ * Why it failed (a divergence), if it did.
+ */
+error: ErrorInfo | null, };
+export type Trace = { 
+/**
+ * The update this trace made (updates done after it).
+ */
+iter: number, 
+/**
+ * Visible units m.
+ */
+m: number, 
+/**
+ * Hidden units n.
+ */
+n: number, 
+/**
+ * The learning rate η of the update.
+ */
+lr: number, 
+/**
+ * Rows of the mini-batch shown (the first ones) …
+ */
+rows: number, 
+/**
+ * … their visible values, `rows × m` (after binarisation) …
+ */
+batch: Array<number>, 
+/**
+ * … and E[h|v] under the model before the update, `rows × n` (the positive phase).
+ */
+hidden_probs: Array<number>, 
+/**
+ * Chains shown (the first ones).
+ */
+chains: number, 
+/**
+ * Their visible states at the start of the negative phase and after each Gibbs sweep,
+ * `chains × m` each (empty when the algorithm's sampler is not traced sweep by sweep).
+ */
+sweeps: Array<Array<number>>, 
+/**
+ * The positive statistics ⟨v_i h_j⟩ over the whole batch (E[h|v] for h).
+ */
+positive: Array<number>, 
+/**
+ * The negative statistics the gradient implies: positive − g (− λ·W for weight decay).
+ */
+negative: Array<number>, 
+/**
+ * ΔW = W after − W before.
+ */
+delta_w: Array<number>, };
 export type LoadedSet = { 
 /**
  * The name lanes use.

@@ -8,6 +8,7 @@ import { filtersPanel } from './filters';
 import { optionsPanel } from './options';
 import type { PanelKind } from './panel';
 import { reconstructionsPanel } from './reconstructions';
+import { slowMotionPanel } from './slowmo';
 import { statisticsPanel } from './statistics';
 
 export const PANELS: PanelKind[] = [
@@ -18,6 +19,7 @@ export const PANELS: PanelKind[] = [
   distributionPanel,
   chainsPanel,
   reconstructionsPanel,
+  slowMotionPanel,
   aisPanel,
   downloadPanel,
 ];

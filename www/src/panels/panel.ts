@@ -18,8 +18,15 @@ export interface PanelContext {
   width(): number;
   /** The message under the lane's option input `key` ('' for none). */
   inputError(key: string): string;
-  /** The text of the lane's option input `key` changed. */
-  setOption(key: string, text: string): void;
+  /** The text of the lane's option input `key` changed; false when the user declined the
+   * rebuild it needs (the input shows the value in use again). */
+  setOption(key: string, text: string): boolean;
+  /** Pause the lane and make one update in slow motion (its phases come back as lane.trace). */
+  traceStep(): void;
+  /** Start the lane again (after slow motion). */
+  resume(): void;
+  /** Continue the lane from a model file the user chose or dropped (modelFile.ts). */
+  loadModel(file: File): void;
   /** Ask the lane's worker for its model file. */
   exportModel(): void;
   /** Skip the exact evaluation the lane waits for (it trains on without that point). */
