@@ -7,7 +7,9 @@
 use rbm_core::catalog::{
     AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry,
 };
+use rbm_core::diagnostics::grad::{BlockEstimate, GradEstimate, GradSummary};
 use rbm_core::error::ErrorInfo;
+use rbm_core::eval::chain::ChainPoint;
 use rbm_core::eval::distribution::Distribution;
 use rbm_core::eval::isl::IslPoint;
 use rbm_core::eval::mixing::Mixing;
@@ -18,7 +20,10 @@ use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::{Record, View};
-use rbm_playground::{AisEstimate, AisProgress, ExactResult, LoadedSet, SamplerSlice, SliceResult};
+use rbm_playground::{
+    AisEstimate, AisProgress, ChainResult, ExactResult, GradResult, LoadedSet, SamplerSlice,
+    SliceResult,
+};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -67,6 +72,12 @@ fn generated() -> String {
         decl::<Mixing>(&cfg),
         decl::<DriftPoint>(&cfg),
         decl::<SelfTest>(&cfg),
+        decl::<ChainPoint>(&cfg),
+        decl::<ChainResult>(&cfg),
+        decl::<GradSummary>(&cfg),
+        decl::<BlockEstimate>(&cfg),
+        decl::<GradEstimate>(&cfg),
+        decl::<GradResult>(&cfg),
     ] {
         out.push_str(&d);
     }

@@ -809,3 +809,109 @@ points: Array<DriftPoint>,
  * Whether every distance is within 4 standard deviations of the floor.
  */
 at_floor: boolean, };
+export type ChainPoint = { 
+/**
+ * Sweeps.
+ */
+k: number, 
+/**
+ * TV(p_k, p_model).
+ */
+tv_model: number, 
+/**
+ * KL(p_k ‖ p_model) in nats.
+ */
+kl_model: number, 
+/**
+ * TV(p_k, p_data).
+ */
+tv_data: number, };
+export type ChainResult = { 
+/**
+ * The lane's update at which the model was taken.
+ */
+iter: number, 
+/**
+ * One point per k = 0..=k_max.
+ */
+points: Array<ChainPoint>, };
+export type GradSummary = { 
+/**
+ * ‖mean − exact‖₂ over all parameters (when exact is known).
+ */
+bias_norm: number | null, 
+/**
+ * cos∠(mean, exact) (when exact is known and both are non-zero).
+ */
+cosine: number | null, 
+/**
+ * √(Σ std_err²): the size of the mean's standard error over all parameters.
+ */
+std_err_norm: number, 
+/**
+ * ‖exact‖₂ (when known).
+ */
+exact_norm: number | null, };
+export type BlockEstimate = { 
+/**
+ * "W", "b" or "c".
+ */
+block: string, 
+/**
+ * Exact gradient E_data[s] − E_model[s] (when enumerable).
+ */
+exact: Array<number> | null, 
+/**
+ * Mean of the estimates over the repetitions.
+ */
+mean: Array<number>, 
+/**
+ * Standard error of each mean entry (sample s.d. / √R).
+ */
+std_err: Array<number>, 
+/**
+ * ‖mean − exact‖₂ (when exact is known).
+ */
+bias_norm: number | null, 
+/**
+ * Largest |mean − exact| / std_err over the entries (when exact is known).
+ */
+max_z: number | null, 
+/**
+ * V = E‖f̂ − E f̂‖²_F across repetitions (UCD paper, Appendix C).
+ */
+variance: number, };
+export type GradEstimate = { 
+/**
+ * Algorithm name.
+ */
+algo: string, 
+/**
+ * Chains per repetition.
+ */
+chains: number, 
+/**
+ * Repetitions.
+ */
+reps: number, 
+/**
+ * Per block.
+ */
+blocks: Array<BlockEstimate>, };
+export type GradResult = { 
+/**
+ * The lane's update at which the model was taken.
+ */
+iter: number, 
+/**
+ * The seed of the repetitions (`rbm grad --seed`).
+ */
+seed: number, 
+/**
+ * Over all parameters.
+ */
+summary: GradSummary, 
+/**
+ * Per block, as `rbm grad` prints it.
+ */
+estimate: GradEstimate, };
