@@ -12,6 +12,7 @@ import { formatStat } from './format';
 import type { LaneHandle } from './lane';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
+import { slug } from './png';
 import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry } from './schema';
@@ -92,6 +93,7 @@ export class LaneCard {
       cancelExact: () => app.cancelExact(lane),
       evalWorkers: app.evalWorkers,
       refresh,
+      fileStem: () => slug(`${app.preset ?? app.data} ${lane.label ?? lane.algo}`),
       visible: () => this.onScreen,
     };
     if (typeof IntersectionObserver !== 'undefined') {

@@ -10,7 +10,7 @@
 // evaluation pool sent the partial sums back (`exactParts`, or `exactSkip` if cancelled). The
 // same runner serves the pool's evaluation workers: `logz` asks for the partial sums of a run
 // of blocks of a model's enumeration.
-import { type AnalysisLane, AnalysisJobs } from './analysisJobs';
+import { AnalysisJobs, type AnalysisLane } from './analysisJobs';
 import { dataError } from './data';
 import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
 import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult } from './generated/core';
@@ -162,7 +162,10 @@ export class LaneRunner {
     private readonly core: Core,
     private readonly host: Host,
   ) {
-    this.analyses = new AnalysisJobs((msg) => host.post(msg), () => host.now());
+    this.analyses = new AnalysisJobs(
+      (msg) => host.post(msg),
+      () => host.now(),
+    );
   }
 
   /** Handles one message from the page. */

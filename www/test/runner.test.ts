@@ -124,10 +124,14 @@ class FakeLane implements CoreLane {
   }
   analyses: FakeStepped<ChainResult | GradResult>[] = [];
   chain(dataset: string, start: string, kMax: number): CoreStepped<ChainResult> {
-    if (start !== 'data' && start !== 'uniform') throw { kind: 'invalid_option', key: 'start', message: `the chain starts at data or uniform (got '${start}')` };
+    if (start !== 'data' && start !== 'uniform')
+      throw { kind: 'invalid_option', key: 'start', message: `the chain starts at data or uniform (got '${start}')` };
     if (dataset !== 'bas4') throw { kind: 'invalid_option', key: 'data', message: `unknown data set '${dataset}'` };
     const iter = this.iter;
-    const s = new FakeStepped<ChainResult>(kMax, (done) => ({ iter, points: Array.from({ length: done + 1 }, (_, k) => ({ k, tv_model: 1 / (k + 1), kl_model: 0, tv_data: 0 })) }));
+    const s = new FakeStepped<ChainResult>(kMax, (done) => ({
+      iter,
+      points: Array.from({ length: done + 1 }, (_, k) => ({ k, tv_model: 1 / (k + 1), kl_model: 0, tv_data: 0 })),
+    }));
     this.analyses.push(s);
     return s;
   }
@@ -717,7 +721,12 @@ describe('LaneRunner: log-likelihood estimates (AIS, then RAISE)', () => {
 
 describe("LaneRunner: exact views of the lane's model (chain walk, gradient error)", () => {
   const reports = () => of('analysis');
-  const chain = (g: number, id: number, kMax = 500): ToWorker => ({ type: 'analysis', gen: g, id, request: { kind: 'chain', dataset: 'bas4', start: 'data', kMax } });
+  const chain = (g: number, id: number, kMax = 500): ToWorker => ({
+    type: 'analysis',
+    gen: g,
+    id,
+    request: { kind: 'chain', dataset: 'bas4', start: 'data', kMax },
+  });
   const grad = (g: number, id: number, reps = 300): ToWorker => ({ type: 'analysis', gen: g, id, request: { kind: 'grad', dataset: 'bas4', reps, seed: 4 } });
 
   it('runs a chain walk and a gradient estimate side by side between training slices, each to its result', () => {
@@ -756,7 +765,11 @@ describe("LaneRunner: exact views of the lane's model (chain walk, gradient erro
     expect(tasks).toHaveLength(0);
     runner.handle(chain(1, 2));
     runner.handle(chain(1, 3, 20));
-    expect(reports().filter((m) => m.id === 2).at(-1)!.report.state).toBe('cancelled');
+    expect(
+      reports()
+        .filter((m) => m.id === 2)
+        .at(-1)!.report.state,
+    ).toBe('cancelled');
     runTasks(10_000);
     expect(reports().at(-1)).toMatchObject({ id: 3, report: { state: 'done', done: 20 } });
     expect(core.lanes[0].iter).toBe(0);

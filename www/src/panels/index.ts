@@ -1,10 +1,12 @@
 // The lane panels, in the order a lane card shows them. A new panel: one file, one line here.
 import { aisPanel } from './ais';
 import { chainsPanel } from './chains';
+import { chainTimePanel } from './chainTime';
 import { distributionPanel } from './distribution';
 import { downloadPanel } from './download';
 import { exactPanel } from './exact';
 import { filtersPanel } from './filters';
+import { gradErrorPanel } from './gradError';
 import { optionsPanel } from './options';
 import type { PanelKind } from './panel';
 import { reconstructionsPanel } from './reconstructions';
@@ -19,5 +21,7 @@ export const PANELS: PanelKind[] = [
   chainsPanel,
   reconstructionsPanel,
   aisPanel,
+  chainTimePanel,
+  gradErrorPanel,
   downloadPanel,
 ];

@@ -28,6 +28,9 @@ export interface PanelContext {
   readonly evalWorkers: number;
   /** Draw again soon (e.g. a panel was opened). */
   refresh(): void;
+  /** What a file of this lane is named after: the preset (or data set) and the lane's label,
+   * e.g. "ucd-bas4-cd-1" (png.ts). */
+  fileStem(): string;
   /** Whether the lane's card is on screen (drawings off screen wait until it is). */
   visible(): boolean;
 }

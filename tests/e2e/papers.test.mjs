@@ -1,0 +1,119 @@
+// End-to-end tests of the papers' views in the page (issue 9): the exact chain after k sweeps
+// and the live gradient error give, at a lane's model, the numbers of `rbm chain` and `rbm grad`
+// at the same model file; the τ histogram of a UCD study; PNG export of a chart.
+//
+// Run: node --test tests/e2e/papers.test.mjs (after `npm run build`).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { launch } from './browser.mjs';
+import { serve } from './server.mjs';
+import { enter, lanes, openPage, rbmCli, SETTLED, waitForUpdates } from './setup.mjs';
+
+const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
+let server;
+let browser;
+
+before(async () => {
+  assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
+  server = await serve(dist, '/');
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The first screen on Bars & Stripes 3×3 with 4 hidden units (2^13 joint states), trained
+ * `updates` updates and paused, with its lane 0 model file. */
+async function trainedBas3(updates) {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.selectOption('#data', 'bas3');
+  await enter(page, '#hidden', '4');
+  await page.waitForFunction(SETTLED);
+  await page.click('#run');
+  await waitForUpdates(page, updates);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'));
+  const card = 'article[data-lane-id="0"]';
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${card} button.export`)]);
+  const model = await download.path();
+  return { page, errors, card, model, lane: (await lanes(page))[0] };
+}
+
+const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-12, `${what}: page ${a}, CLI ${b}`);
+
+test("the exact chain after k sweeps is `rbm chain`'s at the lane's model, drawn with its caption and a PNG", { timeout: 240_000 }, async () => {
+  const { page, errors, card, model, lane } = await trainedBas3(300);
+  const view = `${card} .chain-time`;
+  assert.ok(await page.isVisible(`${card} .chain-view`), 'offered for a 9×4 model');
+  for (const [start, k] of [
+    ['data', '50'],
+    ['uniform', '10'],
+  ]) {
+    await page.selectOption(`#lane-0-chain-start`, start);
+    await page.selectOption(`#lane-0-chain-k`, k);
+    await page.click(`${card} .chain-run`);
+    await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', view, { timeout: 60_000 });
+    const points = JSON.parse(await page.getAttribute(view, 'data-points'));
+    assert.equal(Number(await page.getAttribute(view, 'data-iter')), lane.iter);
+    const cli = rbmCli(['chain', '--model', model, '--data', 'bas3', '--start', start, '--k-max', k]);
+    assert.equal(points.length, cli.length);
+    for (const [p, c] of points.map((p, i) => [p, cli[i]])) {
+      assert.equal(p.k, c.k);
+      for (const key of ['tv_model', 'kl_model', 'tv_data']) close(p[key], c[key], `${start} k=${p.k} ${key}`);
+    }
+    if (start === 'data') {
+      assert.equal(points[0].tv_data, 0);
+      assert.ok(points[1].tv_model > 0.01, 'after one sweep from the data the chain is still away from the model');
+      assert.match(await page.textContent(`${card} .chain-caption`), /CD-k .* biased/);
+    }
+  }
+  // The chart is drawn (uPlot's canvas) and downloads as a PNG named after the lane.
+  await page.locator(`${card} .chain-time .uplot canvas`).scrollIntoViewIfNeeded();
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click(`${card} .chain-time button.png-export`)]);
+  assert.match(png.suggestedFilename(), /^rbm-bas3-cd.*-chain-time\.png$/);
+  assert.deepEqual([...readFileSync(await png.path()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the live gradient error is `rbm grad`'s at the lane's model and seed; a cancelled estimate stops", { timeout: 240_000 }, async () => {
+  const { page, errors, card, model, lane } = await trainedBas3(200);
+  const view = `${card} .grad-error`;
+  await page.selectOption('#lane-0-grad-reps', '20');
+  await page.click(`${card} .grad-now`);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', view, { timeout: 60_000 });
+  assert.equal(Number(await page.getAttribute(view, 'data-iter')), lane.iter);
+  const seed = await page.getAttribute(view, 'data-seed');
+  const mine = JSON.parse(await page.getAttribute(view, 'data-estimate'));
+  const flags = Object.entries(lane.options)
+    .filter(([key, v]) => v !== null && !['lr', 'weight_decay', 'momentum'].includes(key))
+    .flatMap(([key, v]) => [`--${key.replace(/_/g, '-')}`, String(v)]);
+  const [cli] = rbmCli(['grad', '--model', model, '--data', 'bas3', '--algo', lane.algo, ...flags, '--reps', '20', '--seed', seed, '--threads', '2']);
+  assert.equal(mine.algo, cli.algo);
+  assert.equal(mine.reps, 20);
+  assert.equal(mine.chains, cli.chains);
+  for (const [b, c] of mine.blocks.map((b, i) => [b, cli.blocks[i]])) {
+    assert.equal(b.block, c.block);
+    for (const key of ['exact', 'mean', 'std_err']) {
+      for (const [i, x] of b[key].entries()) close(x, c[key][i], `${b.block}.${key}[${i}]`);
+    }
+    close(b.bias_norm, c.bias_norm, `${b.block} bias`);
+  }
+  assert.match(await page.textContent(`${card} .grad-text`), /At update [\d,]+ over 20 repetitions: bias /);
+  // The interval (every 1 000 updates from the start) may have added one of its own.
+  assert.ok(Number(await page.getAttribute(view, 'data-points')) >= 1);
+  assert.ok(await page.locator(`${view} .uplot canvas`).count(), 'the history is drawn');
+
+  // Cancel: 500 repetitions stop at once and say so.
+  await page.selectOption('#lane-0-grad-reps', '500');
+  await page.click(`${card} .grad-now`);
+  await page.click(`${card} .grad-cancel`);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'cancelled', view);
+  assert.match(await page.textContent(`${card} .grad-status`), /cancelled/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,161 @@
+// The exact chain-time view (docs/algorithms.md §7; `rbm chain`): for a model of at most 2^24
+// joint states (e.g. Bars & Stripes 3×3 or Shifting Bar with 4 hidden units), the law
+// p_k = p_0 Tᵏ of a Gibbs chain of the lane's current model after k sweeps, started at the data
+// (CD's start) or uniformly, and its distances to the model's equilibrium and to the data,
+// computed without sampling in the lane's worker (analysis.ts) and drawn against k.
+import { analysisProgress, CHAIN_SWEEPS, DEFAULT_CHAIN } from '../analysis';
+import { el, setAttr, setText } from '../dom';
+import type { ChainResult } from '../generated/core';
+import type { LaneHandle } from '../lane';
+import { MiniChart } from '../miniChart';
+import { pngName } from '../png';
+import { formatDuration } from '../progress';
+import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+
+/** Most joint states 2^(m+n) the core walks (src/eval/chain.rs MAX_JOINT_BITS). */
+export const CHAIN_JOINT_BITS = 24;
+
+/** The chart's columns: k, TV to the model, TV to the data, KL to the model (nats). */
+export function chainColumns(r: ChainResult): { x: number[]; ys: number[][] } {
+  const p = r.points;
+  return { x: p.map((q) => q.k), ys: [p.map((q) => q.tv_model), p.map((q) => q.tv_data), p.map((q) => q.kl_model)] };
+}
+
+/** The caption: what the chart shows and what to read off it. */
+export function chainCaption(r: ChainResult, start: string): string {
+  const p = r.points;
+  const last = p[p.length - 1];
+  const from = start === 'data' ? 'the data (where CD starts its chains)' : 'uniformly random patterns';
+  const tv = (x: number) => x.toFixed(3);
+  const cd1 = start === 'data' && p.length > 1 ? ` After one sweep (CD-1's negative phase) it is still ${tv(p[1].tv_model)} from the model.` : '';
+  return (
+    `Exact law of a Gibbs chain of this model (at update ${r.iter.toLocaleString('en')}) after k sweeps, started at ${from}; no sampling. ` +
+    `Total variation to the model's equilibrium: ${tv(p[0].tv_model)} at k = 0, ${tv(last.tv_model)} at k = ${last.k}.${cd1} ` +
+    'CD-k estimates the gradient with the chain after k sweeps: while that chain is far from the model, the estimate is biased.'
+  );
+}
+
+class ChainTimePanel implements LanePanel {
+  private fold!: Foldable;
+  private root!: HTMLElement;
+  private start!: HTMLSelectElement;
+  private sweeps!: HTMLSelectElement;
+  private run!: HTMLButtonElement;
+  private cancel!: HTMLButtonElement;
+  private bar!: HTMLProgressElement;
+  private status!: HTMLElement;
+  private chart!: MiniChart;
+  private caption!: HTMLElement;
+  private lane: LaneHandle | null = null;
+  private shown: unknown;
+  private width = 0;
+  private asked = 'data';
+
+  mount(container: HTMLElement, ctx: PanelContext): void {
+    const id = `${ctx.idPrefix}-chain`;
+    this.start = el('select', { id: `${id}-start` });
+    this.start.append(new Option('the data (CD)', 'data', true, true), new Option('uniform', 'uniform'));
+    this.sweeps = el('select', { id: `${id}-k` });
+    this.sweeps.append(...CHAIN_SWEEPS.map((k) => new Option(String(k), String(k), k === DEFAULT_CHAIN.kMax, k === DEFAULT_CHAIN.kMax)));
+    this.run = el('button', { type: 'button', className: 'chain-run', textContent: 'Compute at the current update' });
+    this.cancel = el('button', { type: 'button', className: 'chain-cancel', textContent: 'Cancel', hidden: true });
+    this.bar = el('progress', { className: 'chain-bar', max: 1, value: 0, hidden: true });
+    this.status = el('span', { className: 'chain-status', role: 'status' });
+    this.run.addEventListener('click', () => {
+      this.asked = this.start.value;
+      this.lane?.analyze({
+        kind: 'chain',
+        dataset: this.lane.trainingData,
+        start: this.start.value === 'uniform' ? 'uniform' : 'data',
+        kMax: Number(this.sweeps.value),
+      });
+    });
+    this.cancel.addEventListener('click', () => this.lane?.cancelAnalysis('chain'));
+    this.chart = new MiniChart(
+      {
+        xLabel: 'sweeps k',
+        yLabel: 'total variation',
+        y2Label: 'KL, nats',
+        yRange: [0, 1],
+        series: [
+          { label: 'TV to the model', colour: ctx.colour },
+          { label: 'TV to the data', colour: '#777777', dash: [6, 4] },
+          { label: 'KL(p_k ‖ model), nats', colour: '#000000', dash: [2, 3], right: true },
+        ],
+      },
+      () => pngName(ctx.fileStem(), 'chain-time'),
+      'exact chain after k sweeps',
+    );
+    this.chart.el.hidden = true;
+    this.caption = el('p', { className: 'chain-caption' });
+    this.root = el(
+      'div',
+      { className: 'chain-time' },
+      el(
+        'div',
+        { className: 'chain-controls' },
+        el('label', { htmlFor: `${id}-start` }, 'start at'),
+        this.start,
+        ' ',
+        el('label', { htmlFor: `${id}-k` }, 'sweeps up to k ='),
+        this.sweeps,
+        ' ',
+        this.run,
+        ' ',
+        this.cancel,
+      ),
+      el('div', {}, this.bar, ' ', this.status),
+      this.chart.el,
+      this.caption,
+    );
+    this.fold = new Foldable('exact chain after k sweeps', 'chain-view', ctx, this.root);
+    this.fold.el.hidden = true;
+    container.append(this.fold.el);
+  }
+
+  update(lane: LaneHandle, ctx: PanelContext): void {
+    this.lane = lane;
+    const v = lane.view;
+    // Only models whose joint states the core can walk (the view says the model's size).
+    this.fold.el.hidden = !v || v.m + v.n > CHAIN_JOINT_BITS;
+    const r = lane.analyses.chain;
+    const running = r?.state === 'running';
+    this.run.disabled = running || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
+    if (this.fold.el.hidden) return;
+    const width = ctx.width();
+    if (r === this.shown && width === this.width) return;
+    this.shown = r;
+    this.width = width;
+    setAttr(this.root, 'data-state', r ? r.state : 'none');
+    this.cancel.hidden = !running;
+    this.bar.hidden = !running;
+    this.bar.value = r && r.total > 0 ? r.done / r.total : 0;
+    if (!r) {
+      setText(this.status, '');
+      return;
+    }
+    const words = {
+      running: () => `walking the chain: ${analysisProgress(r)}`,
+      done: () => `done in ${formatDuration(r.ms)}`,
+      cancelled: () => 'cancelled',
+      failed: () => `failed: ${r.error ?? 'unknown error'}`,
+    };
+    setText(this.status, words[r.state]());
+    const res = r.chain;
+    this.chart.el.hidden = !res;
+    if (!res) return;
+    const { x, ys } = chainColumns(res);
+    if (this.fold.showing(ctx)) this.chart.set(x, ys, width);
+    setText(this.caption, chainCaption(res, this.asked));
+    setAttr(this.root, 'data-iter', String(res.iter));
+    setAttr(this.root, 'data-points', JSON.stringify(res.points));
+  }
+}
+
+export const chainTimePanel: PanelKind = {
+  name: 'chain-time',
+  title: 'exact chain after k sweeps',
+  help: "How far a Gibbs chain of the lane's model is from the model after k sweeps, computed exactly (small models only): from the data, this is why CD-k is biased.",
+  term: 'cd',
+  create: () => new ChainTimePanel(),
+};

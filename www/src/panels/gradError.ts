@@ -1,0 +1,186 @@
+// Gradient error, live (`rbm grad`, src/diagnostics/grad.rs): every `every` updates (and on
+// "now") the lane's worker estimates the lane's algorithm's gradient at its current model over
+// repetitions and compares it with the exact gradient (analysis.ts); the panel plots, over
+// training, the bias norm ‖mean − exact‖ against the standard error of the mean, and the cosine
+// to the exact gradient — CD's bias growing out of its error bars, UCD's staying within them.
+import { addGradPoint, analysisProgress, DEFAULT_GRAD, GRAD_EVERY, GRAD_REPS, type GradPoint, gradDue, gradPoint } from '../analysis';
+import { el, setAttr, setText } from '../dom';
+import { formatStat } from '../format';
+import type { LaneHandle } from '../lane';
+import { MiniChart } from '../miniChart';
+import { pngName } from '../png';
+import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+
+/** The largest smaller layer whose exact gradient the core enumerates (src/eval/exact.rs). */
+export const GRAD_EXACT_BITS = 20;
+
+/** The chart's columns: update, bias norm, standard-error norm, 2 × standard error, cosine. */
+export function gradColumns(history: GradPoint[]): { x: number[]; ys: (number | null)[][] } {
+  return {
+    x: history.map((p) => p.iter),
+    ys: [history.map((p) => p.bias), history.map((p) => p.stdErr), history.map((p) => 2 * p.stdErr), history.map((p) => p.cosine)],
+  };
+}
+
+/** The panel's line on the latest estimate. */
+export function gradText(p: GradPoint, reps: number): string {
+  const within = p.ratio <= 2 ? 'within two standard errors: no bias visible at this many repetitions' : `${formatStat(p.ratio)} standard errors: biased`;
+  const cos = p.cosine === null ? '' : `, cosine to the exact gradient ${p.cosine.toFixed(3)}`;
+  return `At update ${p.iter.toLocaleString('en')} over ${reps} repetitions: bias ${formatStat(p.bias)} (${within})${cos}.`;
+}
+
+class GradErrorPanel implements LanePanel {
+  private fold!: Foldable;
+  private root!: HTMLElement;
+  private every!: HTMLSelectElement;
+  private reps!: HTMLSelectElement;
+  private now!: HTMLButtonElement;
+  private cancel!: HTMLButtonElement;
+  private status!: HTMLElement;
+  private chart!: MiniChart;
+  private text!: HTMLElement;
+  private lane: LaneHandle | null = null;
+  private history: GradPoint[] = [];
+  private gen = -1;
+  /** The update at which the last estimate was asked for (−∞: none). */
+  private asked = Number.NEGATIVE_INFINITY;
+  private shown: unknown;
+  private width = 0;
+  /** A refusal stops the interval until the user asks again. */
+  private stopped = false;
+
+  mount(container: HTMLElement, ctx: PanelContext): void {
+    const id = `${ctx.idPrefix}-grad`;
+    this.every = el('select', { id: `${id}-every` });
+    this.every.append(
+      ...GRAD_EVERY.map(
+        (n) =>
+          new Option(n === 0 ? 'only on request' : `every ${n.toLocaleString('en')} updates`, String(n), n === DEFAULT_GRAD.every, n === DEFAULT_GRAD.every),
+      ),
+    );
+    this.reps = el('select', { id: `${id}-reps` });
+    this.reps.append(...GRAD_REPS.map((n) => new Option(String(n), String(n), n === DEFAULT_GRAD.reps, n === DEFAULT_GRAD.reps)));
+    this.now = el('button', { type: 'button', className: 'grad-now', textContent: 'Estimate now' });
+    this.cancel = el('button', { type: 'button', className: 'grad-cancel', textContent: 'Cancel', hidden: true });
+    this.status = el('span', { className: 'grad-status', role: 'status' });
+    this.now.addEventListener('click', () => {
+      this.stopped = false;
+      this.ask();
+    });
+    this.every.addEventListener('change', () => {
+      this.stopped = false;
+      ctx.refresh();
+    });
+    this.cancel.addEventListener('click', () => this.lane?.cancelAnalysis('grad'));
+    this.chart = new MiniChart(
+      {
+        xLabel: 'update',
+        yLabel: 'norm (gradient units)',
+        y2Label: 'cosine',
+        series: [
+          { label: 'bias ‖mean − exact‖', colour: ctx.colour },
+          { label: 'standard error', colour: '#777777', dash: [6, 4] },
+          { label: '2 × standard error', colour: '#bbbbbb', dash: [2, 3] },
+          { label: 'cosine to exact', colour: '#000000', dash: [1, 3], right: true },
+        ],
+      },
+      () => pngName(ctx.fileStem(), 'gradient-error'),
+      'gradient error over training',
+    );
+    this.chart.el.hidden = true;
+    this.text = el('p', { className: 'grad-text' });
+    this.root = el(
+      'div',
+      { className: 'grad-error' },
+      el(
+        'div',
+        { className: 'grad-controls' },
+        el('label', { htmlFor: `${id}-every` }, 'estimate'),
+        this.every,
+        ' ',
+        el('label', { htmlFor: `${id}-reps` }, 'repetitions'),
+        this.reps,
+        ' ',
+        this.now,
+        ' ',
+        this.cancel,
+      ),
+      this.status,
+      this.chart.el,
+      this.text,
+      el(
+        'p',
+        { className: 'grad-caption' },
+        "Each point: the lane's algorithm estimates the gradient at the lane's model (one update with η = 0, repeated with independent chains, as `rbm grad` does) and compares the mean with the exact gradient. A bias above twice the standard error is real, not noise; an unbiased estimator (UCD) stays below it.",
+      ),
+    );
+    this.fold = new Foldable('gradient error, live', 'grad-view', ctx, this.root);
+    container.append(this.fold.el);
+  }
+
+  private ask(): void {
+    const lane = this.lane;
+    if (!lane) return;
+    if (lane.analyze({ kind: 'grad', dataset: lane.trainingData, reps: Number(this.reps.value), seed: DEFAULT_GRAD.seed })) this.asked = lane.iter;
+  }
+
+  update(lane: LaneHandle, ctx: PanelContext): void {
+    this.lane = lane;
+    if (lane.gen !== this.gen) {
+      // A new lane (configuration or reset): a new history.
+      this.gen = lane.gen;
+      this.history = [];
+      this.asked = Number.NEGATIVE_INFINITY;
+      this.stopped = false;
+    }
+    const v = lane.view;
+    // Models whose exact gradient can be enumerated (the smaller layer ≤ 20 units).
+    this.fold.el.hidden = v !== null && Math.min(v.m, v.n) > GRAD_EXACT_BITS;
+    if (this.fold.el.hidden) return;
+    const r = lane.analyses.grad;
+    const running = r?.state === 'running';
+    this.now.disabled = running || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
+    if (!running && !this.stopped && lane.status === 'running' && gradDue(Number(this.every.value), lane.iter, this.asked)) this.ask();
+    const width = ctx.width();
+    if (r === this.shown && width === this.width) return;
+    this.shown = r;
+    this.width = width;
+    setAttr(this.root, 'data-state', r ? r.state : 'none');
+    this.cancel.hidden = !running;
+    if (!r) {
+      setText(this.status, '');
+      return;
+    }
+    if (r.state === 'failed') this.stopped = true;
+    const words = {
+      running: () => `estimating at update ${r.iter >= 0 ? r.iter.toLocaleString('en') : '…'}: ${analysisProgress(r)}`,
+      done: () => '',
+      cancelled: () => 'cancelled',
+      failed: () => `cannot estimate: ${r.error ?? 'unknown error'}`,
+    };
+    setText(this.status, words[r.state]());
+    const g = r.grad;
+    const p = g ? gradPoint(g) : null;
+    if (g && p) {
+      this.history = addGradPoint(this.history, p);
+      setText(this.text, gradText(p, g.estimate.reps));
+      setAttr(this.root, 'data-iter', String(g.iter));
+      setAttr(this.root, 'data-seed', String(g.seed));
+      setAttr(this.root, 'data-estimate', JSON.stringify(g.estimate));
+      setAttr(this.root, 'data-points', String(this.history.length));
+    }
+    this.chart.el.hidden = this.history.length === 0;
+    if (this.history.length && this.fold.showing(ctx)) {
+      const { x, ys } = gradColumns(this.history);
+      this.chart.set(x, ys, width);
+    }
+  }
+}
+
+export const gradErrorPanel: PanelKind = {
+  name: 'grad-error',
+  title: 'gradient error, live',
+  help: "Every so often, the lane's gradient estimate at its current model against the exact gradient: bias, standard error and cosine over training (models small enough to enumerate).",
+  term: 'cd',
+  create: () => new GradErrorPanel(),
+};
