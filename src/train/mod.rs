@@ -100,6 +100,13 @@ pub trait Algorithm: Send {
     fn chain_states(&self) -> Option<&[f32]> {
         None
     }
+
+    /// The stopping times τ of the latest update's chains as counts by τ (`counts[t]` chains
+    /// stopped at τ = t), for algorithms whose chains stop at a random time (UCD: Qiu, Zhang &
+    /// Wang 2020, §3.3).
+    fn stopping_times(&self) -> Option<&[u32]> {
+        None
+    }
 }
 
 /// What an algorithm's constructor sees.

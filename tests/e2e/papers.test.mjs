@@ -117,3 +117,64 @@ test("the live gradient error is `rbm grad`'s at the lane's model and seed; a ca
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("UCD's τ histogram: the lane's chains of its latest update, and a study's trials summed; the charts download as PNG and the exports carry the page's state", {
+  timeout: 300_000,
+}, async () => {
+  // One live UCD lane of 100 chains.
+  const { page, errors } = await openPage(browser, `${server.url}#lane=ucd:chains=100`);
+  await page.click('#run');
+  await waitForUpdates(page, 200);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'));
+  const tau = 'article[data-lane-id="0"] .tau-histogram';
+  await page.locator(tau).scrollIntoViewIfNeeded();
+  await page.waitForFunction((sel) => document.querySelector(sel)?.dataset.counts, tau);
+  const counts = (await page.getAttribute(tau, 'data-counts')).split(',').map(Number);
+  assert.equal(
+    counts.reduce((a, b) => a + b, 0),
+    100,
+    'one τ per chain',
+  );
+  assert.equal(counts[0], 0, 'τ ≥ 1');
+  const [lane] = await lanes(page);
+  assert.equal(Number(await page.getAttribute(tau, 'data-iter')), lane.iter);
+  assert.match(await page.textContent(`${tau} .tau-caption`), /Stopping times τ of the 100 chains of update [\d,]+: mean \d+\.\d\d steps/);
+  assert.ok(await page.locator(`${tau} .uplot canvas`).count());
+  // The likelihood chart as a PNG.
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#chart button.png-export')]);
+  assert.match(png.suggestedFilename(), /^rbm-bas4-log-likelihood\.png$/);
+  assert.deepEqual([...readFileSync(await png.path()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  await page.close();
+
+  // A short UCD study: the histogram sums every trial's latest update.
+  const { page: p2, errors: errors2 } = await openPage(browser, server.url);
+  await p2.selectOption('#preset', 'ucd-bas4');
+  await p2.waitForFunction(() => window.__rbm.lanes().length === 3);
+  await p2.waitForFunction(SETTLED, null, { timeout: 30_000 });
+  await enter(p2, '#trials', '2');
+  await enter(p2, '#stop', '100');
+  await p2.waitForFunction(SETTLED);
+  await p2.click('#run');
+  await p2.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  await p2.waitForFunction(() => !document.querySelector('#tau-study').hidden);
+  const summed = (await p2.getAttribute('#tau-study', 'data-counts')).split(',').map(Number);
+  const ucd = (await lanes(p2)).find((l) => l.algo === 'ucd');
+  const chains = ucd.options.chains;
+  assert.equal(
+    summed.reduce((a, b) => a + b, 0),
+    2 * chains,
+    `every chain of both trials (${chains} each)`,
+  );
+  assert.match(await p2.textContent('#tau-study-note'), /^UCD: Stopping times τ of the [\d,]+ chains of 2 trials at update 100 \(each trial's latest\)/);
+  const [tauPng] = await Promise.all([p2.waitForEvent('download'), p2.click('#tau-study button.png-export')]);
+  assert.equal(tauPng.suggestedFilename(), 'rbm-ucd-bas4-ucd-tau-histogram.png');
+  // The JSON export says how it was made: the page's address with its state.
+  const [json] = await Promise.all([p2.waitForEvent('download'), p2.click('#export-json')]);
+  const doc = JSON.parse(readFileSync(await json.path(), 'utf8'));
+  assert.match(doc.url, /#.*preset=ucd-bas4.*trials=2/);
+  assert.equal(doc.url, p2.url());
+  assert.deepEqual(errors, []);
+  assert.deepEqual(errors2, []);
+  await p2.close();
+});

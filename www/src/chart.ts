@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, type Axis } from './chartData';
 import { type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
+import { pngButton } from './png';
 
 /** How a chart looks. */
 export interface ChartSettings {
@@ -17,6 +18,8 @@ export interface ChartSettings {
   minWidth: number;
   minHeight: number;
   maxHeight: number;
+  /** The name of the chart's PNG file (none: no PNG button). */
+  pngName?: () => string;
 }
 
 export const LIKELIHOOD_CHART: ChartSettings = {
@@ -45,6 +48,7 @@ export class LikelihoodChart {
     this.readoutEl = el('div', { className: 'readout', id: `${root.id || 'chart'}-readout` });
     this.readoutEl.setAttribute('aria-live', 'off');
     root.append(this.box, this.readoutEl);
+    if (settings.pngName) root.append(el('div', { className: 'mini-tools' }, pngButton(this.box, settings.pngName, 'the chart')));
   }
 
   /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */

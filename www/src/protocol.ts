@@ -150,10 +150,16 @@ export type FromWorker =
   | { type: 'logzFailed'; id: number; message: string }
   /** Trial worker: records of trial `id` (each with its statistics; `ms`: training
    * milliseconds spent on the trial when it was made). */
-  | { type: 'trialPoints'; id: number; points: TrialRecord[] }
+  | { type: 'trialPoints'; id: number; points: TrialRecord[]; taus?: TrialTaus }
   /** Trial worker: trial `id` ended (at its last update, or earlier because its model
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
   | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean };
+
+/** The stopping times τ of a trial's latest update `iter`, as counts by τ (UCD's trials). */
+export interface TrialTaus {
+  iter: number;
+  counts: number[];
+}
 
 /** One record of a trial, as a trial worker sends it. */
 export interface TrialRecord {

@@ -177,6 +177,7 @@ class FakeLane implements CoreLane {
           chains: [1, 0, 1, 0, 0, 1, 0, 1],
           originals: [],
           reconstructions: [],
+          taus: null,
           weights: new Float32Array(this.m * this.n).fill(this.iter),
         }
       : null;

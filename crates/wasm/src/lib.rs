@@ -416,6 +416,13 @@ impl WasmLane {
         self.lane.model().to_bytes()
     }
 
+    /// The stopping times τ of the latest update's chains as counts by τ (`taus[t]` chains
+    /// stopped at τ = t; UCD only, else undefined): the page's τ histogram across trials.
+    #[wasm_bindgen(getter)]
+    pub fn taus(&self) -> Option<Vec<u32>> {
+        self.lane.stopping_times().map(<[u32]>::to_vec)
+    }
+
     /// Updates done so far.
     #[wasm_bindgen(getter)]
     pub fn iter(&self) -> f64 {

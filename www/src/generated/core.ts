@@ -507,7 +507,12 @@ originals: Array<number>,
 /**
  * … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
  */
-reconstructions: Array<number>, };
+reconstructions: Array<number>, 
+/**
+ * The stopping times τ of the latest update's chains, as counts by τ (`taus[t]` chains
+ * stopped at τ = t), when the algorithm's chains stop at a random time (UCD).
+ */
+taus: Array<number> | null, };
 export type Distribution = { 
 /**
  * p_model(v) of each distinct pattern, in the order of [`Dataset::distinct`].

@@ -11,11 +11,13 @@ import { optionsPanel } from './options';
 import type { PanelKind } from './panel';
 import { reconstructionsPanel } from './reconstructions';
 import { statisticsPanel } from './statistics';
+import { tauHistogramPanel } from './tauHistogram';
 
 export const PANELS: PanelKind[] = [
   exactPanel,
   optionsPanel,
   statisticsPanel,
+  tauHistogramPanel,
   filtersPanel,
   distributionPanel,
   chainsPanel,
