@@ -90,7 +90,16 @@ describe('the τ histogram', () => {
   });
 
   it("sums a lane's trials' latest counts", () => {
-    const trial = (taus?: { iter: number; counts: number[] }) => ({ lane: 0, index: 0, state: 'running' as const, points: [], diverged: false, message: null, ms: 0, ...(taus ? { taus } : {}) });
+    const trial = (taus?: { iter: number; counts: number[] }) => ({
+      lane: 0,
+      index: 0,
+      state: 'running' as const,
+      points: [],
+      diverged: false,
+      message: null,
+      ms: 0,
+      ...(taus ? { taus } : {}),
+    });
     const study = {
       trials: [
         [trial({ iter: 100, counts: [0, 2, 1] }), trial(), trial({ iter: 140, counts: [0, 1, 0, 3] })],
