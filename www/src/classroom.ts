@@ -98,8 +98,9 @@ function capital(s: string): string {
   return /^[a-z]/.test(s) ? s.charAt(0).toUpperCase() + s.slice(1) : s;
 }
 
-/** Lane panels that are tools rather than views: an embed leaves them out. */
-const EMBED_TOOLS = ['ais', 'download'];
+/** Lane panels that are tools rather than views (they compute on request, or every so often):
+ * an embed leaves them out. */
+const EMBED_TOOLS = ['ais', 'download', 'chain-time', 'grad-error'];
 
 /**
  * What `embed=1` hides when the link does not list its parts: every control but Start, Pause

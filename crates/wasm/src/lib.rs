@@ -539,12 +539,8 @@ pub fn grad_config(
     reps: usize,
     seed: f64,
 ) -> Result<LaneConfig, Error> {
-    if !(2..=MAX_GRAD_REPS).contains(&reps) {
-        return Err(Error::option(
-            "reps",
-            format!("repetitions: a whole number from 2 to {MAX_GRAD_REPS} (got {reps})"),
-        ));
-    }
+    let spec = &rbm_core::schema::views::GRAD_REPS;
+    spec.parse(&reps.to_string())?;
     let seed = rbm_core::train::config::SEED
         .parse(&format!("{seed}"))?
         .as_u64()
@@ -556,9 +552,6 @@ pub fn grad_config(
         ..lane.clone()
     })
 }
-
-/// Most repetitions of one gradient estimate in the page.
-pub const MAX_GRAD_REPS: usize = 10_000;
 
 /// Refuses the exact gradient of `model` on `data` when its one call (it is not split) would
 /// hold the lane's worker longer than [`cost::PAGE`]'s `eval_secs`, or when the smaller layer

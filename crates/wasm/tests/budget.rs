@@ -90,7 +90,7 @@ fn the_exact_gradient_in_the_page_is_held_to_the_page_budget() {
     for reps in [1, 10_001] {
         assert_eq!(
             grad_config(&lane, &small, reps, 4.0).unwrap_err().key(),
-            Some("reps")
+            Some("grad_reps")
         );
     }
 }

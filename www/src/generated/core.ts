@@ -7,7 +7,8 @@ export type Catalog = {
  */
 algorithms: Array<AlgoEntry>, 
 /**
- * Every option: the general ones, then the algorithms' own.
+ * Every option: the general ones, the algorithms' own, then the page's views' (scope
+ * `view`: not part of a lane's configuration).
  */
 options: Array<OptionEntry>, 
 /**
@@ -133,7 +134,7 @@ max_open: boolean, } | { "type": "choice",
  */
 choices: Array<string>, };
 export type Default = { "type": "int", "value": number } | { "type": "float", "value": number } | { "type": "name", "value": string } | { "type": "derived", "value": string };
-export type Scope = "shared" | "lane";
+export type Scope = "shared" | "lane" | "view";
 export type StatSpec = { 
 /**
  * Key in [`crate::train::Record::stats`].
