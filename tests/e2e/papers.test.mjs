@@ -53,10 +53,20 @@ test("the exact chain after k sweeps is `rbm chain`'s at the lane's model, drawn
     ['data', '50'],
     ['uniform', '10'],
   ]) {
-    await page.selectOption(`#lane-0-chain-start`, start);
-    await page.selectOption(`#lane-0-chain-k`, k);
+    // The view options are the schema's: one value for the page, in its URL.
+    await page.selectOption('#lane-0-chain_start', start);
+    await enter(page, '#lane-0-chain_k', k);
+    await page.waitForFunction((want) => document.querySelector('#lane-1-chain_k').value === want, k); // one value for every lane
+    await page.waitForFunction((want) => window.location.hash.includes(want), k === '50' ? '&lane=pcd' : `&chain_start=${start}&chain_k=${k}`);
     await page.click(`${card} .chain-run`);
-    await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', view, { timeout: 60_000 });
+    await page.waitForFunction(
+      ([sel, start, k]) => {
+        const d = document.querySelector(sel).dataset;
+        return d.state === 'done' && d.start === start && JSON.parse(d.points).length === Number(k) + 1;
+      },
+      [view, start, k],
+      { timeout: 60_000 },
+    );
     const points = JSON.parse(await page.getAttribute(view, 'data-points'));
     assert.equal(Number(await page.getAttribute(view, 'data-iter')), lane.iter);
     const cli = rbmCli(['chain', '--model', model, '--data', 'bas3', '--start', start, '--k-max', k]);
@@ -83,10 +93,16 @@ test("the exact chain after k sweeps is `rbm chain`'s at the lane's model, drawn
 test("the live gradient error is `rbm grad`'s at the lane's model and seed; a cancelled estimate stops", { timeout: 240_000 }, async () => {
   const { page, errors, card, model, lane } = await trainedBas3(200);
   const view = `${card} .grad-error`;
-  await page.selectOption('#lane-0-grad-reps', '20');
+  await enter(page, '#lane-0-grad_reps', '20');
   await page.click(`${card} .grad-now`);
-  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', view, { timeout: 60_000 });
-  assert.equal(Number(await page.getAttribute(view, 'data-iter')), lane.iter);
+  // Done at the paused lane's update (the interval may have made an earlier one while it trained).
+  await page.waitForFunction(
+    ([sel, iter]) => document.querySelector(sel).dataset.state === 'done' && document.querySelector(sel).dataset.iter === String(iter),
+    [view, lane.iter],
+    {
+      timeout: 60_000,
+    },
+  );
   const seed = await page.getAttribute(view, 'data-seed');
   const mine = JSON.parse(await page.getAttribute(view, 'data-estimate'));
   const flags = Object.entries(lane.options)
@@ -109,11 +125,15 @@ test("the live gradient error is `rbm grad`'s at the lane's model and seed; a ca
   assert.ok(await page.locator(`${view} .uplot canvas`).count(), 'the history is drawn');
 
   // Cancel: 500 repetitions stop at once and say so.
-  await page.selectOption('#lane-0-grad-reps', '500');
+  await enter(page, '#lane-0-grad_reps', '500');
   await page.click(`${card} .grad-now`);
   await page.click(`${card} .grad-cancel`);
   await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'cancelled', view);
   assert.match(await page.textContent(`${card} .grad-status`), /cancelled/);
+  // A refused value stays in its input with the schema's message, and changes nothing.
+  await enter(page, '#lane-0-grad_reps', '1');
+  await page.waitForFunction(() => /from 2 to 10000/.test(document.querySelector('#lane-0-grad_reps-err').textContent));
+  assert.match(page.url(), /grad_reps=500/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -122,7 +142,12 @@ test("UCD's τ histogram: the lane's chains of its latest update, and a study's 
   timeout: 300_000,
 }, async () => {
   // One live UCD lane of 100 chains.
-  const { page, errors } = await openPage(browser, `${server.url}#lane=ucd:chains=100`);
+  // A link can set the panels' options and hide them (the schema's parts).
+  const { page, errors } = await openPage(browser, `${server.url}#lane=ucd:chains=100&grad_every=0&hide=grad_reps,chain-time`);
+  assert.equal(await page.inputValue('#lane-0-grad_every'), '0');
+  assert.equal(await page.isVisible('#lane-0-grad_reps'), false);
+  assert.equal(await page.isVisible('#lane-0-grad_every'), true);
+  assert.equal(await page.isVisible('article[data-lane-id="0"] .chain-view'), false);
   await page.click('#run');
   await waitForUpdates(page, 200);
   await page.click('#run');

@@ -38,16 +38,13 @@ export function startingAnalysis(kind: AnalysisKind): AnalysisReport {
   return { kind, state: 'running', done: 0, total: 0, iter: -1, ms: 0, error: null, chain: null, grad: null };
 }
 
-/** The chain's choices: sweeps up to K (a request walks 0..K) and its start. */
-export const CHAIN_SWEEPS = [10, 50, 200, 1000] as const;
+/** The chain's start and sweeps when the page has no value (the schema's defaults of
+ * `chain_start` and `chain_k`, src/schema/views.rs). */
 export const DEFAULT_CHAIN = { start: 'data' as const, kMax: 50 };
 
-/** The gradient panel's choices: repetitions per estimate and the interval in updates (0: only
- * on "now"). */
-export const GRAD_REPS = [20, 100, 500] as const;
-export const GRAD_EVERY = [0, 100, 500, 1000, 5000] as const;
-/** Every 1 000 updates, 100 repetitions: about a tenth of the lane's time (a repetition is one
- * update). Seed 1: an estimate is `rbm grad --seed 1`'s at the same model. */
+/** The gradient panel's repetitions and interval when the page has no value (the schema's
+ * `grad_reps`, `grad_every`: every 1 000 updates, 100 repetitions, about a tenth of the lane's
+ * time since a repetition is one update). Seed 1: an estimate is `rbm grad --seed 1`'s. */
 export const DEFAULT_GRAD = { reps: 100, every: 1000, seed: 1 };
 
 /** "sweeps 12 / 50 (24 %)". */

@@ -3,7 +3,7 @@
 // p_k = p_0 Tᵏ of a Gibbs chain of the lane's current model after k sweeps, started at the data
 // (CD's start) or uniformly, and its distances to the model's equilibrium and to the data,
 // computed without sampling in the lane's worker (analysis.ts) and drawn against k.
-import { analysisProgress, CHAIN_SWEEPS, DEFAULT_CHAIN } from '../analysis';
+import { analysisProgress, DEFAULT_CHAIN } from '../analysis';
 import { el, setAttr, setText } from '../dom';
 import type { ChainResult } from '../generated/core';
 import type { LaneHandle } from '../lane';
@@ -11,6 +11,7 @@ import { MiniChart } from '../miniChart';
 import { pngName } from '../png';
 import { formatDuration } from '../progress';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { ViewFields } from './viewFields';
 
 /** Most joint states 2^(m+n) the core walks (src/eval/chain.rs MAX_JOINT_BITS). */
 export const CHAIN_JOINT_BITS = 24;
@@ -38,8 +39,7 @@ export function chainCaption(r: ChainResult, start: string): string {
 class ChainTimePanel implements LanePanel {
   private fold!: Foldable;
   private root!: HTMLElement;
-  private start!: HTMLSelectElement;
-  private sweeps!: HTMLSelectElement;
+  private fields!: ViewFields;
   private run!: HTMLButtonElement;
   private cancel!: HTMLButtonElement;
   private bar!: HTMLProgressElement;
@@ -52,24 +52,16 @@ class ChainTimePanel implements LanePanel {
   private asked = 'data';
 
   mount(container: HTMLElement, ctx: PanelContext): void {
-    const id = `${ctx.idPrefix}-chain`;
-    this.start = el('select', { id: `${id}-start` });
-    this.start.append(new Option('the data (CD)', 'data', true, true), new Option('uniform', 'uniform'));
-    this.sweeps = el('select', { id: `${id}-k` });
-    this.sweeps.append(...CHAIN_SWEEPS.map((k) => new Option(String(k), String(k), k === DEFAULT_CHAIN.kMax, k === DEFAULT_CHAIN.kMax)));
     this.run = el('button', { type: 'button', className: 'chain-run', textContent: 'Compute at the current update' });
     this.cancel = el('button', { type: 'button', className: 'chain-cancel', textContent: 'Cancel', hidden: true });
     this.bar = el('progress', { className: 'chain-bar', max: 1, value: 0, hidden: true });
     this.status = el('span', { className: 'chain-status', role: 'status' });
     this.run.addEventListener('click', () => {
-      this.asked = this.start.value;
-      this.lane?.analyze({
-        kind: 'chain',
-        dataset: this.lane.trainingData,
-        start: this.start.value === 'uniform' ? 'uniform' : 'data',
-        kMax: Number(this.sweeps.value),
-      });
+      const start = ctx.viewOption('chain_start') === 'uniform' ? 'uniform' : 'data';
+      this.asked = start;
+      this.lane?.analyze({ kind: 'chain', dataset: this.lane.trainingData, start, kMax: ViewFields.number(ctx, 'chain_k', DEFAULT_CHAIN.kMax) });
     });
+    this.fields = new ViewFields(ctx, ['chain_start', 'chain_k'], ' ', this.run, ' ', this.cancel);
     this.cancel.addEventListener('click', () => this.lane?.cancelAnalysis('chain'));
     this.chart = new MiniChart(
       {
@@ -88,26 +80,7 @@ class ChainTimePanel implements LanePanel {
     );
     this.chart.el.hidden = true;
     this.caption = el('p', { className: 'chain-caption' });
-    this.root = el(
-      'div',
-      { className: 'chain-time' },
-      el(
-        'div',
-        { className: 'chain-controls' },
-        el('label', { htmlFor: `${id}-start` }, 'start at'),
-        this.start,
-        ' ',
-        el('label', { htmlFor: `${id}-k` }, 'sweeps up to k ='),
-        this.sweeps,
-        ' ',
-        this.run,
-        ' ',
-        this.cancel,
-      ),
-      el('div', {}, this.bar, ' ', this.status),
-      this.chart.el,
-      this.caption,
-    );
+    this.root = el('div', { className: 'chain-time' }, this.fields.el, el('div', {}, this.bar, ' ', this.status), this.chart.el, this.caption);
     this.fold = new Foldable('exact chain after k sweeps', 'chain-view', ctx, this.root);
     this.fold.el.hidden = true;
     container.append(this.fold.el);
@@ -115,6 +88,7 @@ class ChainTimePanel implements LanePanel {
 
   update(lane: LaneHandle, ctx: PanelContext): void {
     this.lane = lane;
+    this.fields.update(ctx);
     const v = lane.view;
     // Only models whose joint states the core can walk (the view says the model's size).
     this.fold.el.hidden = !v || v.m + v.n > CHAIN_JOINT_BITS;
@@ -149,6 +123,7 @@ class ChainTimePanel implements LanePanel {
     setText(this.caption, chainCaption(res, this.asked));
     setAttr(this.root, 'data-iter', String(res.iter));
     setAttr(this.root, 'data-points', JSON.stringify(res.points));
+    setAttr(this.root, 'data-start', this.asked);
   }
 }
 

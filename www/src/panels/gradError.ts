@@ -3,13 +3,14 @@
 // repetitions and compares it with the exact gradient (analysis.ts); the panel plots, over
 // training, the bias norm ‖mean − exact‖ against the standard error of the mean, and the cosine
 // to the exact gradient — CD's bias growing out of its error bars, UCD's staying within them.
-import { addGradPoint, analysisProgress, DEFAULT_GRAD, GRAD_EVERY, GRAD_REPS, type GradPoint, gradDue, gradPoint } from '../analysis';
+import { addGradPoint, analysisProgress, DEFAULT_GRAD, type GradPoint, gradDue, gradPoint } from '../analysis';
 import { el, setAttr, setText } from '../dom';
 import { formatStat } from '../format';
 import type { LaneHandle } from '../lane';
 import { MiniChart } from '../miniChart';
 import { pngName } from '../png';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { ViewFields } from './viewFields';
 
 /** The largest smaller layer whose exact gradient the core enumerates (src/eval/exact.rs). */
 export const GRAD_EXACT_BITS = 20;
@@ -32,8 +33,8 @@ export function gradText(p: GradPoint, reps: number): string {
 class GradErrorPanel implements LanePanel {
   private fold!: Foldable;
   private root!: HTMLElement;
-  private every!: HTMLSelectElement;
-  private reps!: HTMLSelectElement;
+  private fields!: ViewFields;
+  private ctx!: PanelContext;
   private now!: HTMLButtonElement;
   private cancel!: HTMLButtonElement;
   private status!: HTMLElement;
@@ -50,16 +51,7 @@ class GradErrorPanel implements LanePanel {
   private stopped = false;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
-    const id = `${ctx.idPrefix}-grad`;
-    this.every = el('select', { id: `${id}-every` });
-    this.every.append(
-      ...GRAD_EVERY.map(
-        (n) =>
-          new Option(n === 0 ? 'only on request' : `every ${n.toLocaleString('en')} updates`, String(n), n === DEFAULT_GRAD.every, n === DEFAULT_GRAD.every),
-      ),
-    );
-    this.reps = el('select', { id: `${id}-reps` });
-    this.reps.append(...GRAD_REPS.map((n) => new Option(String(n), String(n), n === DEFAULT_GRAD.reps, n === DEFAULT_GRAD.reps)));
+    this.ctx = ctx;
     this.now = el('button', { type: 'button', className: 'grad-now', textContent: 'Estimate now' });
     this.cancel = el('button', { type: 'button', className: 'grad-cancel', textContent: 'Cancel', hidden: true });
     this.status = el('span', { className: 'grad-status', role: 'status' });
@@ -67,11 +59,8 @@ class GradErrorPanel implements LanePanel {
       this.stopped = false;
       this.ask();
     });
-    this.every.addEventListener('change', () => {
-      this.stopped = false;
-      ctx.refresh();
-    });
     this.cancel.addEventListener('click', () => this.lane?.cancelAnalysis('grad'));
+    this.fields = new ViewFields(ctx, ['grad_every', 'grad_reps'], ' ', this.now, ' ', this.cancel);
     this.chart = new MiniChart(
       {
         xLabel: 'update',
@@ -92,19 +81,7 @@ class GradErrorPanel implements LanePanel {
     this.root = el(
       'div',
       { className: 'grad-error' },
-      el(
-        'div',
-        { className: 'grad-controls' },
-        el('label', { htmlFor: `${id}-every` }, 'estimate'),
-        this.every,
-        ' ',
-        el('label', { htmlFor: `${id}-reps` }, 'repetitions'),
-        this.reps,
-        ' ',
-        this.now,
-        ' ',
-        this.cancel,
-      ),
+      this.fields.el,
       this.status,
       this.chart.el,
       this.text,
@@ -121,11 +98,13 @@ class GradErrorPanel implements LanePanel {
   private ask(): void {
     const lane = this.lane;
     if (!lane) return;
-    if (lane.analyze({ kind: 'grad', dataset: lane.trainingData, reps: Number(this.reps.value), seed: DEFAULT_GRAD.seed })) this.asked = lane.iter;
+    const reps = ViewFields.number(this.ctx, 'grad_reps', DEFAULT_GRAD.reps);
+    if (lane.analyze({ kind: 'grad', dataset: lane.trainingData, reps, seed: DEFAULT_GRAD.seed })) this.asked = lane.iter;
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
     this.lane = lane;
+    this.fields.update(ctx);
     if (lane.gen !== this.gen) {
       // A new lane (configuration or reset): a new history.
       this.gen = lane.gen;
@@ -140,7 +119,8 @@ class GradErrorPanel implements LanePanel {
     const r = lane.analyses.grad;
     const running = r?.state === 'running';
     this.now.disabled = running || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
-    if (!running && !this.stopped && lane.status === 'running' && gradDue(Number(this.every.value), lane.iter, this.asked)) this.ask();
+    if (!running && !this.stopped && lane.status === 'running' && gradDue(ViewFields.number(ctx, 'grad_every', DEFAULT_GRAD.every), lane.iter, this.asked))
+      this.ask();
     const width = ctx.width();
     if (r === this.shown && width === this.width) return;
     this.shown = r;

@@ -2,6 +2,7 @@
 // up to date on every draw (`update`). A new panel is one file plus one line in index.ts.
 import type { AlgoEntry, Catalog, DataSetEntry } from '../generated/core';
 import type { LaneHandle } from '../lane';
+import type { OptionValue } from '../schema';
 
 /** What a panel may know and do, for its lane. */
 export interface PanelContext {
@@ -20,6 +21,12 @@ export interface PanelContext {
   inputError(key: string): string;
   /** The text of the lane's option input `key` changed. */
   setOption(key: string, text: string): void;
+  /** The page's value of view option `key` (scope `view`: one for every lane's panels). */
+  viewOption(key: string): OptionValue;
+  /** The message under view option `key`'s inputs ('' for none). */
+  viewError(key: string): string;
+  /** The text of a view option's input changed. */
+  setViewOption(key: string, text: string): void;
   /** Ask the lane's worker for its model file. */
   exportModel(): void;
   /** Skip the exact evaluation the lane waits for (it trains on without that point). */
