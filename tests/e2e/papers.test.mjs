@@ -4,32 +4,16 @@
 //
 // Run: node --test tests/e2e/papers.test.mjs (after `npm run build`).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
-import { serve } from './server.mjs';
-import { enter, lanes, openPage, rbmCli, SETTLED, waitForUpdates } from './setup.mjs';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { enter, lanes, openPage, rbmCli, SETTLED, servePage, waitForUpdates } from './setup.mjs';
 
-const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
-let server;
-let browser;
-
-before(async () => {
-  assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
-  server = await serve(dist, '/');
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servePage('/');
 
 /** The first screen on Bars & Stripes 3×3 with 4 hidden units (2^13 joint states), trained
  * `updates` updates and paused, with its lane 0 model file. */
 async function trainedBas3(updates) {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#data', 'bas3');
   await enter(page, '#hidden', '4');
   await page.waitForFunction(SETTLED);
@@ -94,7 +78,7 @@ test("the live gradient error is `rbm grad`'s at the lane's model and seed; a ca
   const { page, errors, card, model, lane } = await trainedBas3(200);
   const view = `${card} .grad-error`;
   await enter(page, '#lane-0-grad_reps', '20');
-  await page.click(`${card} .grad-now`);
+  await page.click(`${card} .grad-run`);
   // Done at the paused lane's update (the interval may have made an earlier one while it trained).
   await page.waitForFunction(
     ([sel, iter]) => document.querySelector(sel).dataset.state === 'done' && document.querySelector(sel).dataset.iter === String(iter),
@@ -124,16 +108,17 @@ test("the live gradient error is `rbm grad`'s at the lane's model and seed; a ca
   assert.ok(Number(await page.getAttribute(view, 'data-points')) >= 1);
   assert.ok(await page.locator(`${view} .uplot canvas`).count(), 'the history is drawn');
 
-  // Cancel: 500 repetitions stop at once and say so.
-  await enter(page, '#lane-0-grad_reps', '500');
-  await page.click(`${card} .grad-now`);
+  // Cancel: 10 000 repetitions (seconds of work) stop at once and say so.
+  await enter(page, '#lane-0-grad_reps', '10000');
+  await page.waitForFunction(() => window.location.hash.includes('grad_reps=10000'));
+  await page.click(`${card} .grad-run`);
   await page.click(`${card} .grad-cancel`);
   await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'cancelled', view);
   assert.match(await page.textContent(`${card} .grad-status`), /cancelled/);
   // A refused value stays in its input with the schema's message, and changes nothing.
   await enter(page, '#lane-0-grad_reps', '1');
   await page.waitForFunction(() => /from 2 to 10000/.test(document.querySelector('#lane-0-grad_reps-err').textContent));
-  assert.match(page.url(), /grad_reps=500/);
+  assert.match(page.url(), /grad_reps=10000/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -143,7 +128,7 @@ test("UCD's τ histogram: the lane's chains of its latest update, and a study's 
 }, async () => {
   // One live UCD lane of 100 chains.
   // A link can set the panels' options and hide them (the schema's parts).
-  const { page, errors } = await openPage(browser, `${server.url}#lane=ucd:chains=100&grad_every=0&hide=grad_reps,chain-time`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#lane=ucd:chains=100&grad_every=0&hide=grad_reps,chain-time`);
   assert.equal(await page.inputValue('#lane-0-grad_every'), '0');
   assert.equal(await page.isVisible('#lane-0-grad_reps'), false);
   assert.equal(await page.isVisible('#lane-0-grad_every'), true);
@@ -173,7 +158,7 @@ test("UCD's τ histogram: the lane's chains of its latest update, and a study's 
   await page.close();
 
   // A short UCD study: the histogram sums every trial's latest update.
-  const { page: p2, errors: errors2 } = await openPage(browser, server.url);
+  const { page: p2, errors: errors2 } = await openPage(env.browser, env.server.url);
   await p2.selectOption('#preset', 'ucd-bas4');
   await p2.waitForFunction(() => window.__rbm.lanes().length === 3);
   await p2.waitForFunction(SETTLED, null, { timeout: 30_000 });

@@ -1,10 +1,14 @@
 // The end-to-end tests' shared page set-up (page.test.mjs, papers.test.mjs): opening a fresh
 // page with its console errors collected, reading the lanes through the test hook
 // (window.__rbm), typing into inputs, waiting for updates, and running the `rbm` command line.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { launch } from './browser.mjs';
+import { serve } from './server.mjs';
 
 /** Every lane has its latest configuration built and is at update 0 with its first point. */
 export const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
@@ -55,4 +59,21 @@ export function rbmCli(args) {
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l));
+}
+
+/** Serves www/dist under `path` and launches Chromium before the file's tests, closing both
+ * after them: `{ server, browser }` once started. */
+export function servePage(path = '/') {
+  const env = { server: null, browser: null };
+  const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
+  before(async () => {
+    assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
+    env.server = await serve(dist, path);
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }

@@ -3,13 +3,14 @@
 // p_k = p_0 Tᵏ of a Gibbs chain of the lane's current model after k sweeps, started at the data
 // (CD's start) or uniformly, and its distances to the model's equilibrium and to the data,
 // computed without sampling in the lane's worker (analysis.ts) and drawn against k.
-import { analysisProgress, DEFAULT_CHAIN } from '../analysis';
+import { DEFAULT_CHAIN } from '../analysis';
 import { el, setAttr, setText } from '../dom';
 import type { ChainResult } from '../generated/core';
 import type { LaneHandle } from '../lane';
 import { MiniChart } from '../miniChart';
 import { pngName } from '../png';
 import { formatDuration } from '../progress';
+import { AnalysisControls } from './analysisControls';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
 import { ViewFields } from './viewFields';
 
@@ -40,29 +41,21 @@ class ChainTimePanel implements LanePanel {
   private fold!: Foldable;
   private root!: HTMLElement;
   private fields!: ViewFields;
-  private run!: HTMLButtonElement;
-  private cancel!: HTMLButtonElement;
-  private bar!: HTMLProgressElement;
-  private status!: HTMLElement;
+  private controls!: AnalysisControls;
   private chart!: MiniChart;
   private caption!: HTMLElement;
-  private lane: LaneHandle | null = null;
   private shown: unknown;
   private width = 0;
   private asked = 'data';
 
   mount(container: HTMLElement, ctx: PanelContext): void {
-    this.run = el('button', { type: 'button', className: 'chain-run', textContent: 'Compute at the current update' });
-    this.cancel = el('button', { type: 'button', className: 'chain-cancel', textContent: 'Cancel', hidden: true });
-    this.bar = el('progress', { className: 'chain-bar', max: 1, value: 0, hidden: true });
-    this.status = el('span', { className: 'chain-status', role: 'status' });
-    this.run.addEventListener('click', () => {
+    this.controls = new AnalysisControls('chain', 'Compute at the current update', (lane) => {
       const start = ctx.viewOption('chain_start') === 'uniform' ? 'uniform' : 'data';
       this.asked = start;
-      this.lane?.analyze({ kind: 'chain', dataset: this.lane.trainingData, start, kMax: ViewFields.number(ctx, 'chain_k', DEFAULT_CHAIN.kMax) });
+      lane.analyze({ kind: 'chain', dataset: lane.trainingData, start, kMax: ViewFields.number(ctx, 'chain_k', DEFAULT_CHAIN.kMax) });
     });
-    this.fields = new ViewFields(ctx, ['chain_start', 'chain_k'], ' ', this.run, ' ', this.cancel);
-    this.cancel.addEventListener('click', () => this.lane?.cancelAnalysis('chain'));
+    const c = this.controls;
+    this.fields = new ViewFields(ctx, ['chain_start', 'chain_k'], ' ', c.run, ' ', c.cancel);
     this.chart = new MiniChart(
       {
         xLabel: 'sweeps k',
@@ -80,41 +73,26 @@ class ChainTimePanel implements LanePanel {
     );
     this.chart.el.hidden = true;
     this.caption = el('p', { className: 'chain-caption' });
-    this.root = el('div', { className: 'chain-time' }, this.fields.el, el('div', {}, this.bar, ' ', this.status), this.chart.el, this.caption);
+    this.root = el('div', { className: 'chain-time' }, this.fields.el, el('div', {}, c.bar, ' ', c.status), this.chart.el, this.caption);
     this.fold = new Foldable('exact chain after k sweeps', 'chain-view', ctx, this.root);
     this.fold.el.hidden = true;
     container.append(this.fold.el);
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
-    this.lane = lane;
     this.fields.update(ctx);
     const v = lane.view;
     // Only models whose joint states the core can walk (the view says the model's size).
     this.fold.el.hidden = !v || v.m + v.n > CHAIN_JOINT_BITS;
-    const r = lane.analyses.chain;
-    const running = r?.state === 'running';
-    this.run.disabled = running || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
+    this.controls.enable(lane);
     if (this.fold.el.hidden) return;
+    const r = lane.analyses.chain;
     const width = ctx.width();
     if (r === this.shown && width === this.width) return;
     this.shown = r;
     this.width = width;
-    setAttr(this.root, 'data-state', r ? r.state : 'none');
-    this.cancel.hidden = !running;
-    this.bar.hidden = !running;
-    this.bar.value = r && r.total > 0 ? r.done / r.total : 0;
-    if (!r) {
-      setText(this.status, '');
-      return;
-    }
-    const words = {
-      running: () => `walking the chain: ${analysisProgress(r)}`,
-      done: () => `done in ${formatDuration(r.ms)}`,
-      cancelled: () => 'cancelled',
-      failed: () => `failed: ${r.error ?? 'unknown error'}`,
-    };
-    setText(this.status, words[r.state]());
+    this.controls.show(this.root, r, { running: () => 'walking the chain', done: (q) => `done in ${formatDuration(q.ms)}`, failed: 'failed' });
+    if (!r) return;
     const res = r.chain;
     this.chart.el.hidden = !res;
     if (!res) return;

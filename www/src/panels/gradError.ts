@@ -3,12 +3,13 @@
 // repetitions and compares it with the exact gradient (analysis.ts); the panel plots, over
 // training, the bias norm ‖mean − exact‖ against the standard error of the mean, and the cosine
 // to the exact gradient — CD's bias growing out of its error bars, UCD's staying within them.
-import { addGradPoint, analysisProgress, DEFAULT_GRAD, type GradPoint, gradDue, gradPoint } from '../analysis';
+import { addGradPoint, DEFAULT_GRAD, type GradPoint, gradDue, gradPoint } from '../analysis';
 import { el, setAttr, setText } from '../dom';
 import { formatStat } from '../format';
 import type { LaneHandle } from '../lane';
 import { MiniChart } from '../miniChart';
 import { pngName } from '../png';
+import { AnalysisControls } from './analysisControls';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
 import { ViewFields } from './viewFields';
 
@@ -35,9 +36,7 @@ class GradErrorPanel implements LanePanel {
   private root!: HTMLElement;
   private fields!: ViewFields;
   private ctx!: PanelContext;
-  private now!: HTMLButtonElement;
-  private cancel!: HTMLButtonElement;
-  private status!: HTMLElement;
+  private controls!: AnalysisControls;
   private chart!: MiniChart;
   private text!: HTMLElement;
   private lane: LaneHandle | null = null;
@@ -52,15 +51,12 @@ class GradErrorPanel implements LanePanel {
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     this.ctx = ctx;
-    this.now = el('button', { type: 'button', className: 'grad-now', textContent: 'Estimate now' });
-    this.cancel = el('button', { type: 'button', className: 'grad-cancel', textContent: 'Cancel', hidden: true });
-    this.status = el('span', { className: 'grad-status', role: 'status' });
-    this.now.addEventListener('click', () => {
+    this.controls = new AnalysisControls('grad', 'Estimate now', () => {
       this.stopped = false;
       this.ask();
     });
-    this.cancel.addEventListener('click', () => this.lane?.cancelAnalysis('grad'));
-    this.fields = new ViewFields(ctx, ['grad_every', 'grad_reps'], ' ', this.now, ' ', this.cancel);
+    const c = this.controls;
+    this.fields = new ViewFields(ctx, ['grad_every', 'grad_reps'], ' ', c.run, ' ', c.cancel);
     this.chart = new MiniChart(
       {
         xLabel: 'update',
@@ -82,7 +78,7 @@ class GradErrorPanel implements LanePanel {
       'div',
       { className: 'grad-error' },
       this.fields.el,
-      this.status,
+      c.status,
       this.chart.el,
       this.text,
       el(
@@ -116,29 +112,22 @@ class GradErrorPanel implements LanePanel {
     // Models whose exact gradient can be enumerated (the smaller layer ≤ 20 units).
     this.fold.el.hidden = v !== null && Math.min(v.m, v.n) > GRAD_EXACT_BITS;
     if (this.fold.el.hidden) return;
+    this.controls.enable(lane);
     const r = lane.analyses.grad;
     const running = r?.state === 'running';
-    this.now.disabled = running || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
     if (!running && !this.stopped && lane.status === 'running' && gradDue(ViewFields.number(ctx, 'grad_every', DEFAULT_GRAD.every), lane.iter, this.asked))
       this.ask();
     const width = ctx.width();
     if (r === this.shown && width === this.width) return;
     this.shown = r;
     this.width = width;
-    setAttr(this.root, 'data-state', r ? r.state : 'none');
-    this.cancel.hidden = !running;
-    if (!r) {
-      setText(this.status, '');
-      return;
-    }
-    if (r.state === 'failed') this.stopped = true;
-    const words = {
-      running: () => `estimating at update ${r.iter >= 0 ? r.iter.toLocaleString('en') : '…'}: ${analysisProgress(r)}`,
+    this.controls.show(this.root, r, {
+      running: (q) => `estimating at update ${q.iter >= 0 ? q.iter.toLocaleString('en') : '…'}`,
       done: () => '',
-      cancelled: () => 'cancelled',
-      failed: () => `cannot estimate: ${r.error ?? 'unknown error'}`,
-    };
-    setText(this.status, words[r.state]());
+      failed: 'cannot estimate',
+    });
+    if (!r) return;
+    if (r.state === 'failed') this.stopped = true;
     const g = r.grad;
     const p = g ? gradPoint(g) : null;
     if (g && p) {
