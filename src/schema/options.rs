@@ -46,6 +46,9 @@ pub enum Scope {
     Shared,
     /// Each lane has its own value.
     Lane,
+    /// The page's exact views of a lane's model (not its training): one value for the page
+    /// ([`super::views`]).
+    View,
 }
 
 /// An option's default.

@@ -56,6 +56,9 @@ pub struct View {
     pub originals: Vec<f32>,
     /// … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
     pub reconstructions: Vec<f32>,
+    /// The stopping times τ of the latest update's chains, as counts by τ (`taus[t]` chains
+    /// stopped at τ = t), when the algorithm's chains stop at a random time (UCD).
+    pub taus: Option<Vec<u32>>,
 }
 
 /// How many training rows a view reconstructs.
@@ -317,6 +320,12 @@ impl Lane {
         self.algo.chain_states()
     }
 
+    /// The stopping times τ of the latest update's chains as counts by τ, when the algorithm's
+    /// chains stop at a random time (UCD).
+    pub fn stopping_times(&self) -> Option<&[u32]> {
+        self.algo.stopping_times()
+    }
+
     /// Whether the lane's records carry the exact ATLL.
     pub fn exact(&self) -> bool {
         self.exact
@@ -529,6 +538,7 @@ impl Lane {
             chains,
             originals,
             reconstructions,
+            taus: self.stopping_times().map(<[u32]>::to_vec),
         }
     }
 }

@@ -112,6 +112,9 @@ pub struct Ucd {
     row_t: Vec<f32>,
     /// The last ξ visible state of every chain (`chains × m`), for display.
     states: Vec<f32>,
+    /// The chains' stopping times τ of the latest update, as counts: `taus[t]` chains met at
+    /// τ = t (index 0 unused; τ ≤ T_max), for the page's τ histogram.
+    taus: Vec<u32>,
 }
 
 /// What one chain pair did.
@@ -195,6 +198,7 @@ impl Ucd {
             neg: Stats::new(m, n),
             row_t: Vec::new(),
             states,
+            taus: Vec::new(),
         })
     }
 
@@ -297,11 +301,16 @@ impl Algorithm for Ucd {
         self.neg.clear();
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
+        self.taus.clear();
         for c in 0..self.chains {
             // Algorithm 2, line 2: a data point drawn at random.
             let r = index(cx.rng, rows);
             let run = self.run_chain(model, cx.rng, &cx.batch[r * m..(r + 1) * m], r);
             self.states[c * m..(c + 1) * m].copy_from_slice(&self.v);
+            if self.taus.len() <= run.tau {
+                self.taus.resize(run.tau + 1, 0);
+            }
+            self.taus[run.tau] += 1;
             tau_sum += run.tau as u64;
             tau_max = tau_max.max(run.tau);
             rejections += run.rejections;
@@ -326,5 +335,9 @@ impl Algorithm for Ucd {
 
     fn chain_states(&self) -> Option<&[f32]> {
         Some(&self.states)
+    }
+
+    fn stopping_times(&self) -> Option<&[u32]> {
+        Some(&self.taus)
     }
 }

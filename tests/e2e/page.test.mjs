@@ -6,14 +6,13 @@
 //
 // Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/page.test.mjs
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
 import { serve } from './server.mjs';
+import { enter, lanes, openPage, rbmCli, SETTLED, settings, waitForUpdates } from './setup.mjs';
 
 const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
 let server;
@@ -31,44 +30,8 @@ after(async () => {
   await server?.close();
 });
 
-/** Every lane has its latest configuration built and is at update 0 with its first point. */
-const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
-
 /** A fresh page (at `url`, default the page's own) with its console errors collected. */
-async function open(url = server.url) {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
-  await page.waitForFunction(SETTLED, null, { timeout: 20_000 });
-  return { page, errors };
-}
-
-const lanes = (page) => page.evaluate(() => window.__rbm.lanes());
-const settings = (page) => page.evaluate(() => window.__rbm.settings());
-
-/** Types into an input and commits it (as leaving the field does). */
-async function enter(page, selector, text) {
-  await page.fill(selector, text);
-  await page.dispatchEvent(selector, 'change');
-}
-
-/** Waits until every lane selected by `ids` has made at least `iter` updates. */
-async function waitForUpdates(page, iter, ids = null, timeout = 90_000) {
-  await page.waitForFunction(
-    ([n, ids]) =>
-      window.__rbm
-        .lanes()
-        .filter((l) => !ids || ids.includes(l.id))
-        .every((l) => l.iter >= n && l.iters.at(-1) >= n),
-    [iter, ids],
-    { timeout, polling: 100 },
-  );
-}
+const open = (url = server.url) => openPage(browser, url);
 
 function assertRising(lane) {
   assert.ok(lane.atll.length >= 5, `${lane.algo}: only ${lane.atll.length} points`);
@@ -1030,17 +993,6 @@ test('an exact curve above 20 hidden units on MNIST: every point comes back from
   assert.deepEqual(errors, []);
   await page.close();
 });
-
-/** The `rbm` command line (built by `cargo test --release` in `npm test`; built here if not). */
-function rbmCli(args) {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const bin = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'rbm');
-  if (!existsSync(bin)) execFileSync('cargo', ['build', '--release', '-p', 'rbm-cli'], { cwd: root, stdio: 'inherit' });
-  return execFileSync(bin, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 })
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-}
 
 test("a preset's trials in the page are the CLI's trials bit for bit: records, bands and the claims' verdicts; progress to the end", {
   timeout: 300_000,

@@ -85,6 +85,8 @@ export interface UserFile {
 export class App {
   data = '';
   shared: Record<string, OptionValue> = {};
+  /** The lane panels' exact-view options (scope `view`), by key. */
+  views: Record<string, OptionValue> = {};
   axis: Axis = 'iter';
   stop: number | null = null;
   stopUnit: StopUnit = 'updates';
@@ -197,6 +199,7 @@ export class App {
       rate: this.rate,
       trials: this.trials,
       wide: this.wide,
+      views: this.views,
     });
   }
 
@@ -219,6 +222,7 @@ export class App {
     this.rate = s.rate;
     this.trials = s.trials;
     this.wide = s.wide;
+    this.views = s.views;
     this.settingErrors = {};
     const preset = this.catalog.presets.find((p) => p.name === s.preset);
     this.missing = (preset?.lanes ?? []).filter((l) => !this.catalog.algorithms.some((a) => a.name === l.algo)).map((l) => ({ label: l.label, algo: l.algo }));
@@ -409,6 +413,17 @@ export class App {
     this.shared[key] = p.value;
     this.configureAll();
     return true;
+  }
+
+  /** A lane panel's view option changed (one value for the page; no lane is rebuilt). */
+  setView(key: string, text: string): void {
+    const spec = optionSpec(this.catalog, key);
+    if (spec?.scope !== 'view') return;
+    const p = parseOption(spec, text);
+    if (p.ok) delete this.settingErrors[key];
+    else this.settingErrors[key] = p.message;
+    if (p.ok) this.views[key] = p.value;
+    this.events.changed();
   }
 
   /**

@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, type Axis, swatchBackground } from './chartData';
 import { belowChart, belowText, type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
+import { pngButton } from './png';
 
 /** How a chart looks. */
 export interface ChartSettings {
@@ -17,6 +18,8 @@ export interface ChartSettings {
   minWidth: number;
   minHeight: number;
   maxHeight: number;
+  /** The name of the chart's PNG file (none: no PNG button). */
+  pngName?: () => string;
 }
 
 export const LIKELIHOOD_CHART: ChartSettings = {
@@ -61,6 +64,7 @@ export class LikelihoodChart {
       this.unzoom,
     );
     root.append(this.zoomBar, this.box, this.belowEl, this.readoutEl);
+    if (settings.pngName) root.append(el('div', { className: 'mini-tools' }, pngButton(this.box, settings.pngName, 'the chart')));
     this.box.addEventListener('dblclick', () => this.setZoom(null));
     // A tap (or a finger moving) on a phone moves the cursor, as hovering does with a mouse.
     const touch = (e: TouchEvent) => {

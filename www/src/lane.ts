@@ -6,6 +6,7 @@
 // reply is taken only if it answers the latest generation sent; `progress` and `status` only if
 // they describe the lane the handle shows (`gen`); `loading` (data on its way for a
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
+import { type AnalysisKind, type AnalysisReport, type AnalysisRequest, startingAnalysis } from './analysis';
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
 import type { ErrorInfo, Trace } from './generated/core';
@@ -96,6 +97,11 @@ export class LaneHandle implements LaneState {
   modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
+  /** The latest exact view of each kind (analysis.ts), under way or finished. */
+  analyses: Partial<Record<AnalysisKind, AnalysisReport>> = {};
+  /** The id of the latest analysis of each kind asked for (ids are shared by the kinds). */
+  private analysisIds: Partial<Record<AnalysisKind, number>> = {};
+  private analysisSeq = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
   gen = 0;
   /** The latest generation sent. */
@@ -260,6 +266,33 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
+  /** The data set the lane trains on. */
+  get trainingData(): string {
+    return this.dataset;
+  }
+
+  /** Asks the worker for an exact view of the lane's current model (analysis.ts), between its
+   * training slices. False when there is no lane yet. */
+  analyze(request: AnalysisRequest): boolean {
+    if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal') return false;
+    this.analysisSeq += 1;
+    this.analysisIds[request.kind] = this.analysisSeq;
+    this.post({ type: 'analysis', gen: this.gen, id: this.analysisSeq, request });
+    this.analyses[request.kind] = startingAnalysis(request.kind);
+    this.events.changed(this);
+    return true;
+  }
+
+  /** Stops the analysis of `kind` under way. */
+  cancelAnalysis(kind: AnalysisKind): void {
+    const r = this.analyses[kind];
+    const id = this.analysisIds[kind];
+    if (r?.state !== 'running' || id === undefined) return;
+    this.post({ type: 'cancelAnalysis', id });
+    this.analyses[kind] = { ...r, state: 'cancelled' };
+    this.events.changed(this);
+  }
+
   /** The pool's partial sums of exact evaluation `id`: the lane makes its point and trains on. */
   exactParts(gen: number, id: number, parts: Float64Array): void {
     if (this.exact?.id !== id || this.exact.gen !== gen) return;
@@ -337,6 +370,7 @@ export class LaneHandle implements LaneState {
     this.stats = {};
     this.view = null;
     this.estimate = null;
+    this.analyses = {};
   }
 
   /** The lane continues a model file: its options become the ones it runs with (the file's
@@ -438,6 +472,12 @@ export class LaneHandle implements LaneState {
         if (msg.gen !== this.gen || msg.id !== this.estimateId || this.estimate?.state !== 'running') return;
         this.estimate = msg.report;
         break;
+      case 'analysis': {
+        const kind = msg.report.kind;
+        if (msg.gen !== this.gen || msg.id !== this.analysisIds[kind] || this.analyses[kind]?.state !== 'running') return;
+        this.analyses[kind] = msg.report;
+        break;
+      }
       case 'exact':
         if (msg.gen !== this.gen) return;
         this.exact = { id: msg.id, gen: msg.gen, iter: msg.iter, done: 0, total: msg.blocks, started: performance.now(), state: 'running', message: null };

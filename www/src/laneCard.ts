@@ -12,6 +12,7 @@ import { formatStat } from './format';
 import type { LaneHandle } from './lane';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
+import { slug } from './png';
 import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
 import { algoEntry, type OptionValue } from './schema';
@@ -98,6 +99,9 @@ export class LaneCard {
       width: () => Math.max(200, this.el.clientWidth - 32),
       inputError: (key) => app.laneInputError(lane, key),
       setOption: (key, text) => app.setLaneOption(lane, key, text),
+      viewOption: (key) => app.views[key] ?? null,
+      viewError: (key) => app.settingErrors[key] ?? '',
+      setViewOption: (key, text) => app.setView(key, text),
       exportModel: () => app.exportModel(lane),
       loadModel: (file) => void app.loadModel(lane, file),
       traceStep: () => lane.traceStep(),
@@ -105,6 +109,7 @@ export class LaneCard {
       cancelExact: () => app.cancelExact(lane),
       evalWorkers: app.evalWorkers,
       refresh,
+      fileStem: () => slug(`${app.preset ?? app.data} ${lane.label ?? lane.algo}`),
       visible: () => this.onScreen,
     };
     if (typeof IntersectionObserver !== 'undefined') {

@@ -2,7 +2,7 @@
 // at most once per frame after any change; every draw also writes the page's state into its
 // URL hash (history.replaceState: no history entry per change).
 import type { App } from './app';
-import { LikelihoodChart } from './chart';
+import { LIKELIHOOD_CHART, LikelihoodChart } from './chart';
 import { laneColour, laneDash } from './chartData';
 import { curvesModel, studyModel } from './chartModel';
 import { ClassroomView } from './classroomView';
@@ -10,6 +10,7 @@ import { Controls } from './controls';
 import { $ } from './dom';
 import type { LaneHandle } from './lane';
 import { LaneCard, laneName } from './laneCard';
+import { pngName } from './png';
 import { StudyView } from './studyView';
 import { encodeState } from './urlState';
 
@@ -17,7 +18,10 @@ export class Page {
   private readonly controls: Controls;
   private readonly studyView: StudyView;
   readonly classroom: ClassroomView;
-  private readonly chart = new LikelihoodChart($('#chart'));
+  private readonly chart = new LikelihoodChart($('#chart'), {
+    ...LIKELIHOOD_CHART,
+    pngName: () => pngName(this.app.preset ?? this.app.data, this.app.studyMode() ? 'trials' : '', 'log-likelihood'),
+  });
   private readonly lanesEl = $('#lanes');
   private readonly cards = new Map<LaneHandle, LaneCard>();
   private frame = 0;

@@ -9,6 +9,7 @@
 // Why not Comlink: a lane is a stream (the worker pushes progress while it trains), not a
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
+import type { AnalysisReport, AnalysisRequest } from './analysis';
 import type { EstimateReport, EstimateSettings } from './estimate';
 import type { CoreRecord, ErrorInfo, LoadedSet, Trace, View } from './generated/core';
 
@@ -89,6 +90,12 @@ export type ToWorker =
   | { type: 'estimate'; gen: number; id: number; dataset: string; settings: EstimateSettings }
   /** Drop estimate `id` (if it is still under way). */
   | { type: 'cancelEstimate'; id: number }
+  /** An exact view of lane `gen`'s current model (analysis.ts: the chain's law after k sweeps,
+   * or the gradient estimate's error), in this worker between training slices; replaces one
+   * of the same kind under way. */
+  | { type: 'analysis'; gen: number; id: number; request: AnalysisRequest }
+  /** Drop analysis `id` (if it is still under way). */
+  | { type: 'cancelAnalysis'; id: number }
   /** Evaluation worker: the partial sums of blocks `from`..`to` of the exact log Z of `model`
    * (the core's binary model bytes); the reply is `logzParts` (or `logzFailed`) with `id`. */
   | { type: 'logz'; id: number; model: ArrayBuffer; from: number; to: number }
@@ -167,6 +174,8 @@ export type FromWorker =
   | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null }
   /** Progress or the end of estimate `id`, asked for lane `gen`. */
   | { type: 'estimate'; gen: number; id: number; report: EstimateReport }
+  /** Progress or the end of analysis `id`, asked for lane `gen`. */
+  | { type: 'analysis'; gen: number; id: number; report: AnalysisReport }
   /** Lane `gen` made a record at update `iter` whose exact ATLL is deferred to the page's
    * evaluation pool (a smaller layer above 20 units): the log Z of `model` (binary model
    * bytes) over its `blocks` blocks. The lane waits for `exactParts` or `exactSkip` `id`. */
@@ -177,12 +186,18 @@ export type FromWorker =
   | { type: 'logzFailed'; id: number; message: string }
   /** Trial worker: records of trial `id` (each with its statistics; `ms`: training
    * milliseconds spent on the trial when it was made). */
-  | { type: 'trialPoints'; id: number; points: TrialRecord[] }
+  | { type: 'trialPoints'; id: number; points: TrialRecord[]; taus?: TrialTaus }
   /** Trial worker: trial `id` ended (at its last update, or earlier because its model
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
   | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean }
   /** The answer to `ping` (any worker, even before its core loads). */
   | { type: 'pong'; id: number };
+
+/** The stopping times τ of a trial's latest update `iter`, as counts by τ (UCD's trials). */
+export interface TrialTaus {
+  iter: number;
+  counts: number[];
+}
 
 /** One record of a trial, as a trial worker sends it. */
 export interface TrialRecord {

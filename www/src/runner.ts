@@ -10,6 +10,7 @@
 // evaluation pool sent the partial sums back (`exactParts`, or `exactSkip` if cancelled). The
 // same runner serves the pool's evaluation workers: `logz` asks for the partial sums of a run
 // of blocks of a model's enumeration.
+import { AnalysisJobs, type AnalysisLane } from './analysisJobs';
 import { dataError } from './data';
 import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
 import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult, TracedSlice } from './generated/core';
@@ -45,7 +46,7 @@ export interface CoreEstimate {
 }
 
 /** The part of `WasmLane` the runner uses. */
-export interface CoreLane {
+export interface CoreLane extends AnalysisLane {
   /** Up to `updates` updates; with `withinMs`, fewer once that much wall time has passed. */
   step(updates: number, view: boolean, withinMs?: number): Slice;
   exportModel(): string;
@@ -178,11 +179,18 @@ export class LaneRunner {
   private exactSeq = 0;
   /** The model file the lane continues (until the next `configure`): `reset` returns to it. */
   private file: { bytes: Uint8Array; name: string } | null = null;
+  /** The exact views of the lane's model under way (analysis.ts), interleaved like the estimate. */
+  private readonly analyses: AnalysisJobs;
 
   constructor(
     private readonly core: Core,
     private readonly host: Host,
-  ) {}
+  ) {
+    this.analyses = new AnalysisJobs(
+      (msg) => host.post(msg),
+      () => host.now(),
+    );
+  }
 
   /** Handles one message from the page. */
   handle(msg: ToWorker): void {
@@ -197,6 +205,8 @@ export class LaneRunner {
     this.guard(() => {
       this.slice();
       this.estimateSlice();
+      this.analyses.slice();
+      this.kick();
     });
   }
 
@@ -208,6 +218,7 @@ export class LaneRunner {
       // A panic (RuntimeError) or a bug: the module must not be used again.
       this.lane = null;
       this.job = null;
+      this.analyses.drop();
       this.exactWait = null;
       this.viewAfterExact = false;
       this.setStatus('fatal', fatalMessage(e, this.core));
@@ -281,6 +292,13 @@ export class LaneRunner {
         break;
       case 'cancelEstimate':
         if (this.job?.id === msg.id) this.endEstimate('cancelled');
+        break;
+      case 'analysis':
+        this.analyses.start(this.lane && msg.gen === this.gen && !this.waiting ? this.lane : null, msg.gen, msg.id, msg.request);
+        this.kick();
+        break;
+      case 'cancelAnalysis':
+        this.analyses.cancel(msg.id);
         break;
       case 'logz':
         this.logz(msg.id, msg.model, msg.from, msg.to);
@@ -577,6 +595,7 @@ export class LaneRunner {
     // An estimate is of the lane it was asked for: a new lane ends it (and any wait for the
     // old lane's exact evaluation).
     this.endEstimate('cancelled');
+    this.analyses.cancelAll();
     this.exactWait = null;
     this.viewAfterExact = false;
     this.lane = lane;
@@ -610,7 +629,7 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if ((this.status === 'running' || this.job) && !this.pending) {
+    if ((this.status === 'running' || this.job || this.analyses.busy) && !this.pending) {
       this.pending = true;
       this.host.schedule(() => this.tick());
     }

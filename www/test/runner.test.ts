@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet, TracedSlice } from '../src/generated/core';
+import type { CoreStepped } from '../src/analysisJobs';
+import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
@@ -50,6 +51,31 @@ class FakeEstimate implements CoreEstimate {
       iter: this.iter,
       dataset: 'bas4',
     };
+  }
+  free() {
+    this.freed = true;
+  }
+}
+
+/** A fake chain walk or gradient estimate: `total` steps, 0.02 ms each; its result names the
+ * update it was taken at. */
+class FakeStepped<R> implements CoreStepped<R> {
+  done = 0;
+  freed = false;
+  constructor(
+    readonly total: number,
+    private readonly make: (done: number) => R,
+  ) {}
+  step(maxSteps: number): AisProgress {
+    if (this.freed) throw new Error('used after free');
+    const n = Math.min(Math.max(1, maxSteps), this.total - this.done);
+    this.done += n;
+    clock += 0.02 * n;
+    trace.push('analysis');
+    return { done: this.done === this.total, doneSteps: this.done, totalSteps: this.total };
+  }
+  result(): R {
+    return this.make(this.done);
   }
   free() {
     this.freed = true;
@@ -114,6 +140,27 @@ class FakeLane implements CoreLane {
     this.estimates.push(e);
     return e;
   }
+  analyses: FakeStepped<ChainResult | GradResult>[] = [];
+  chain(dataset: string, start: string, kMax: number): CoreStepped<ChainResult> {
+    if (start !== 'data' && start !== 'uniform')
+      throw { kind: 'invalid_option', key: 'start', message: `the chain starts at data or uniform (got '${start}')` };
+    if (dataset !== 'bas4') throw { kind: 'invalid_option', key: 'data', message: `unknown data set '${dataset}'` };
+    const iter = this.iter;
+    const s = new FakeStepped<ChainResult>(kMax, (done) => ({
+      iter,
+      points: Array.from({ length: done + 1 }, (_, k) => ({ k, tv_model: 1 / (k + 1), kl_model: 0, tv_data: 0 })),
+    }));
+    this.analyses.push(s);
+    return s;
+  }
+  grad(_dataset: string, reps: number, seed: number): CoreStepped<GradResult> {
+    if (reps < 2) throw { kind: 'invalid_option', key: 'reps', message: 'repetitions: a whole number from 2 to 10000 (got 1)' };
+    const iter = this.iter;
+    const summary = { bias_norm: 0.5, cosine: 0.9, std_err_norm: 0.1, exact_norm: 2 };
+    const s = new FakeStepped<GradResult>(reps, () => ({ iter, seed, summary, estimate: { algo: 'cd', chains: 10, reps, blocks: [] } }));
+    this.analyses.push(s);
+    return s;
+  }
   exactAtll(_dataset: string): number | null {
     return this.n <= 20 ? -5 : null;
   }
@@ -153,6 +200,7 @@ class FakeLane implements CoreLane {
           chains: [1, 0, 1, 0, 0, 1, 0, 1],
           originals: [],
           reconstructions: [],
+          taus: null,
           weights: new Float32Array(this.m * this.n).fill(this.iter),
         }
       : null;
@@ -751,6 +799,76 @@ describe('LaneRunner: log-likelihood estimates (AIS, then RAISE)', () => {
     expect(of('estimate').at(-1)!.report.error).toContain('unknown data set');
     // Nothing is left running.
     expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
+    expect(tasks).toHaveLength(0);
+  });
+});
+
+describe("LaneRunner: exact views of the lane's model (chain walk, gradient error)", () => {
+  const reports = () => of('analysis');
+  const chain = (g: number, id: number, kMax = 500): ToWorker => ({
+    type: 'analysis',
+    gen: g,
+    id,
+    request: { kind: 'chain', dataset: 'bas4', start: 'data', kMax },
+  });
+  const grad = (g: number, id: number, reps = 300): ToWorker => ({ type: 'analysis', gen: g, id, request: { kind: 'grad', dataset: 'bas4', reps, seed: 4 } });
+
+  it('runs a chain walk and a gradient estimate side by side between training slices, each to its result', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    const at = core.lanes[0].iter;
+    runner.handle(chain(1, 1));
+    runner.handle(grad(1, 2));
+    trace = [];
+    runTasks(10_000);
+    const done = reports().filter((m) => m.report.state === 'done');
+    expect(done.map((m) => [m.id, m.report.kind])).toEqual(
+      expect.arrayContaining([
+        [1, 'chain'],
+        [2, 'grad'],
+      ]),
+    );
+    const c = done.find((m) => m.id === 1)!.report;
+    expect([c.iter, c.done, c.total, c.chain?.iter, c.chain?.points.length]).toEqual([at, 500, 500, at, 501]);
+    const g = done.find((m) => m.id === 2)!.report;
+    expect([g.grad?.iter, g.grad?.seed, g.grad?.summary.bias_norm]).toEqual([at, 4, 0.5]);
+    expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
+    expect(trace.filter((t) => t === 'analysis').length).toBeLessThan(60); // chunks grow to fill a slice
+    expect(core.lanes[0].iter).toBeGreaterThan(at); // training went on
+    expect(reports().length).toBeLessThan(60);
+  });
+
+  it('runs on a paused lane, and stops: cancel, a new request of the same kind, a new lane', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(chain(1, 1));
+    runTasks(1);
+    runner.handle({ type: 'cancelAnalysis', id: 1 });
+    expect(reports().at(-1)!.report.state).toBe('cancelled');
+    runTasks(100);
+    expect(tasks).toHaveLength(0);
+    runner.handle(chain(1, 2));
+    runner.handle(chain(1, 3, 20));
+    expect(
+      reports()
+        .filter((m) => m.id === 2)
+        .at(-1)!.report.state,
+    ).toBe('cancelled');
+    runTasks(10_000);
+    expect(reports().at(-1)).toMatchObject({ id: 3, report: { state: 'done', done: 20 } });
+    expect(core.lanes[0].iter).toBe(0);
+    runner.handle(grad(1, 4));
+    runner.handle(configure({ lr: 0.1, seed: 2, every: 10 }));
+    expect(reports().at(-1)).toMatchObject({ id: 4, report: { state: 'cancelled' } });
+    expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
+  });
+
+  it("refuses a stale lane's request and reports the core's refusal as failed", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(chain(9, 1));
+    expect(reports().at(-1)).toMatchObject({ gen: 9, report: { state: 'failed', error: expect.stringContaining('lane changed') } });
+    runner.handle(grad(1, 2, 1));
+    expect(reports().at(-1)).toMatchObject({ id: 2, report: { state: 'failed', error: expect.stringContaining('repetitions') } });
     expect(tasks).toHaveLength(0);
   });
 });

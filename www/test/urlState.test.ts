@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OptionEntry } from '../src/generated/core';
-import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from '../src/schema';
+import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from '../src/schema';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/state';
 import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/urlState';
 import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
@@ -41,6 +41,7 @@ const stateArb: fc.Arbitrary<PageState> = fc
     preset: fc.option(fc.constantFrom(...catalog.presets), { nil: null }),
     trials: fc.option(fc.integer({ min: 1, max: MAX_TRIALS }), { nil: null }),
     wide: fc.boolean(),
+    views: recordOf(viewOptions(catalog)),
   })
   .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })));
 
@@ -61,6 +62,19 @@ describe('the URL codec', () => {
     expect(encodeState(catalog, firstScreen(catalog))).toBe(
       'data=bas4&hidden=16&init=ucd&seed=1&every=100&exact_bits=20&binarize=sample&axis=iter&lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000',
     );
+  });
+
+  it("carries the lane panels' view options after the lanes, only away from their defaults", () => {
+    expect(viewOptions(catalog).map((o) => o.key)).toEqual(['chain_start', 'chain_k', 'grad_every', 'grad_reps']);
+    const s = firstScreen(catalog);
+    s.views.grad_every = 0;
+    s.views.chain_start = 'uniform';
+    const hash = encodeState(catalog, s);
+    expect(hash).toMatch(/&lane=pcd:lr=0\.1,k=1,chains=1000&chain_start=uniform&grad_every=0$/);
+    expect(decodeState(catalog, `#${hash}`).state.views).toEqual({ chain_start: 'uniform', chain_k: 50, grad_every: 0, grad_reps: 100 });
+    const bad = decodeState(catalog, '#grad_reps=1&chain_k=abc');
+    expect(bad.state.views).toEqual(firstScreen(catalog).views);
+    expect(bad.notices.join(' ')).toMatch(/repetitions must be a whole number from 2 to 10000/);
   });
 
   it('carries every option of every algorithm, and every shared option', () => {

@@ -530,6 +530,13 @@ impl WasmLane {
         self.lane.model().to_bytes()
     }
 
+    /// The stopping times τ of the latest update's chains as counts by τ (`taus[t]` chains
+    /// stopped at τ = t; UCD only, else undefined): the page's τ histogram across trials.
+    #[wasm_bindgen(getter)]
+    pub fn taus(&self) -> Option<Vec<u32>> {
+        self.lane.stopping_times().map(<[u32]>::to_vec)
+    }
+
     /// Updates done so far.
     #[wasm_bindgen(getter)]
     pub fn iter(&self) -> f64 {
@@ -600,6 +607,207 @@ impl WasmLane {
         rbm_core::eval::exact::average_log_likelihood(rbm, &data, log_z)
             .map(Some)
             .map_err(js_err)
+    }
+
+    /// The exact law p_k = p_0 Tᵏ of a Gibbs chain of the lane's current model after k sweeps,
+    /// k = 0..=`k_max`, started at `start` (`data`: the data set `dataset`'s rows, CD's start;
+    /// `uniform`), to walk sweep by sweep ([`WasmChain::step`]): `rbm chain`'s computation
+    /// (docs/algorithms.md §7). Throws `{kind, key, message}` (a model over 2^24 joint states).
+    pub fn chain(&self, dataset: &str, start: &str, k_max: u32) -> Result<WasmChain, JsValue> {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let start = rbm_core::eval::chain::Start::parse(start).map_err(js_err)?;
+        let walk =
+            rbm_core::eval::chain::ChainWalk::new(self.lane.model(), &data, start, k_max as usize)
+                .map_err(js_err)?;
+        Ok(WasmChain {
+            walk,
+            k_max,
+            iter: self.lane.iter(),
+        })
+    }
+
+    /// The lane's algorithm's gradient estimate at its current model over `reps` repetitions
+    /// seeded `seed`, against the exact gradient on `dataset` (`rbm grad`'s computation,
+    /// [`rbm_core::diagnostics::grad`]), to run a few repetitions per call ([`WasmGrad::step`]).
+    /// Throws `{kind, key, message}`: no exact gradient (the smaller layer is too large), or it
+    /// would hold the worker longer than the page's budget for one evaluation.
+    pub fn grad(&self, dataset: &str, reps: u32, seed: f64) -> Result<WasmGrad, JsValue> {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let model = self.lane.model().clone();
+        let cfg = grad_config(self.lane.config(), &model, reps as usize, seed).map_err(js_err)?;
+        check_grad_in_page(&model, &data).map_err(js_err)?;
+        let exact = rbm_core::diagnostics::grad::exact_gradient(&model, &data)
+            .map_err(js_err)?
+            .ok_or_else(|| js_err(Error::Invalid("no exact gradient for this model".into())))?;
+        Ok(WasmGrad {
+            acc: rbm_core::diagnostics::grad::Accumulator::new(model.m(), model.n()),
+            model,
+            data,
+            cfg,
+            exact,
+            reps: reps as usize,
+            iter: self.lane.iter(),
+        })
+    }
+}
+
+/// The configuration of `rbm grad` for a lane's algorithm: the lane's options, seeded `seed`,
+/// that never evaluates (its repetitions are single updates at the model).
+pub fn grad_config(
+    lane: &LaneConfig,
+    model: &Rbm,
+    reps: usize,
+    seed: f64,
+) -> Result<LaneConfig, Error> {
+    let spec = &rbm_core::schema::views::GRAD_REPS;
+    spec.parse(&reps.to_string())?;
+    let seed = rbm_core::train::config::SEED
+        .parse(&format!("{seed}"))?
+        .as_u64()
+        .unwrap_or(1);
+    Ok(LaneConfig {
+        seed: Some(seed),
+        hidden: model.n(),
+        exact_bits: 0,
+        ..lane.clone()
+    })
+}
+
+/// Refuses the exact gradient of `model` on `data` when its one call (it is not split) would
+/// hold the lane's worker longer than [`cost::PAGE`]'s `eval_secs`, or when the smaller layer
+/// is too large to enumerate ([`exact::MAX_DIST_BITS`]).
+pub fn check_grad_in_page(model: &Rbm, data: &Dataset) -> Result<(), Error> {
+    let (m, n) = (model.m(), model.n());
+    if m.min(n) > exact::MAX_DIST_BITS {
+        return Err(Error::TooLarge(format!(
+            "the exact gradient enumerates 2^{} states: at most 2^{} (fewer hidden units)",
+            m.min(n),
+            exact::MAX_DIST_BITS
+        )));
+    }
+    let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &cost::PAGE.speed);
+    let budget = cost::Budget {
+        job_secs: cost::PAGE.eval_secs,
+        ..cost::PAGE
+    };
+    cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &budget).map(|_| ())
+}
+
+/// What [`WasmChain::result`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ChainResult {
+    /// The lane's update at which the model was taken.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// One point per k = 0..=k_max.
+    pub points: Vec<rbm_core::eval::chain::ChainPoint>,
+}
+
+/// An exact chain walk ([`rbm_core::eval::chain::ChainWalk`]) on a copy of a lane's model.
+#[wasm_bindgen]
+pub struct WasmChain {
+    walk: rbm_core::eval::chain::ChainWalk,
+    k_max: u32,
+    iter: u64,
+}
+
+#[wasm_bindgen]
+impl WasmChain {
+    /// Walks up to `max_steps` more sweeps: `{done, doneSteps, totalSteps}` (sweeps).
+    pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
+        let done = self.walk.advance(max_steps as usize);
+        to_js(&AisProgress {
+            done,
+            done_steps: self.walk.sweeps() as f64,
+            total_steps: self.k_max as f64,
+        })
+    }
+
+    /// The points walked so far ([`ChainResult`]).
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        to_js(&ChainResult {
+            iter: self.iter,
+            points: self.walk.points().to_vec(),
+        })
+    }
+}
+
+/// What [`WasmGrad::result`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct GradResult {
+    /// The lane's update at which the model was taken.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// The seed of the repetitions (`rbm grad --seed`).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub seed: u64,
+    /// Over all parameters.
+    pub summary: rbm_core::diagnostics::grad::GradSummary,
+    /// Per block, as `rbm grad` prints it.
+    pub estimate: rbm_core::diagnostics::grad::GradEstimate,
+}
+
+/// A gradient estimate of a lane's algorithm at a copy of its model, a few repetitions per call:
+/// the repetitions are added in order, so the result is `rbm grad`'s with the same seed.
+#[wasm_bindgen]
+pub struct WasmGrad {
+    acc: rbm_core::diagnostics::grad::Accumulator,
+    model: Rbm,
+    data: Arc<Dataset>,
+    cfg: LaneConfig,
+    exact: rbm_core::model::Params<f64>,
+    reps: usize,
+    iter: u64,
+}
+
+#[wasm_bindgen]
+impl WasmGrad {
+    /// Runs up to `max_steps` more repetitions: `{done, doneSteps, totalSteps}` (repetitions).
+    /// Throws `{kind, key, message}` (a non-finite estimate).
+    pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
+        for _ in 0..max_steps.max(1) {
+            if self.acc.reps() >= self.reps {
+                break;
+            }
+            let g = rbm_core::diagnostics::grad::repetition(
+                &self.model,
+                self.data.clone(),
+                &self.cfg,
+                self.acc.reps(),
+            )
+            .map_err(js_err)?;
+            self.acc.add(&g);
+        }
+        to_js(&AisProgress {
+            done: self.acc.reps() >= self.reps,
+            done_steps: self.acc.reps() as f64,
+            total_steps: self.reps as f64,
+        })
+    }
+
+    /// The estimate ([`GradResult`]) once `step` said done; throws before.
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        if self.acc.reps() < self.reps {
+            return Err(js_err(Error::Invalid(
+                "the gradient estimate has not finished".into(),
+            )));
+        }
+        let chains = self
+            .cfg
+            .chains
+            .unwrap_or(self.cfg.batch.unwrap_or(self.data.rows()));
+        let estimate = self
+            .acc
+            .finish(&self.cfg.algo, chains, Some(&self.exact))
+            .map_err(js_err)?;
+        to_js(&GradResult {
+            iter: self.iter,
+            seed: self.cfg.seed.unwrap_or(0),
+            summary: estimate.summary(),
+            estimate,
+        })
     }
 }
 

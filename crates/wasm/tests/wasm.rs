@@ -225,9 +225,10 @@ fn the_catalog_and_views_describe_the_lane() {
         "{names:?}"
     );
     let options = js_sys::Array::from(&get(&cat, "options"));
+    // The lanes' options, then the page's views' (scope "view").
     assert_eq!(
         options.length() as usize,
-        rbm_core::train::config::options().len()
+        rbm_core::train::config::options().len() + rbm_core::schema::views::VIEW_OPTIONS.len()
     );
     let sets = js_sys::Array::from(&get(&cat, "data_sets"));
     let bas4 = sets

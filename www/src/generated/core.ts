@@ -7,7 +7,8 @@ export type Catalog = {
  */
 algorithms: Array<AlgoEntry>, 
 /**
- * Every option: the general ones, then the algorithms' own.
+ * Every option: the general ones, the algorithms' own, then the page's views' (scope
+ * `view`: not part of a lane's configuration).
  */
 options: Array<OptionEntry>, 
 /**
@@ -145,7 +146,7 @@ max_open: boolean, } | { "type": "choice",
  */
 choices: Array<string>, };
 export type Default = { "type": "int", "value": number } | { "type": "float", "value": number } | { "type": "name", "value": string } | { "type": "derived", "value": string };
-export type Scope = "shared" | "lane";
+export type Scope = "shared" | "lane" | "view";
 export type StatSpec = { 
 /**
  * Key in [`crate::train::Record::stats`].
@@ -519,7 +520,12 @@ originals: Array<number>,
 /**
  * … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
  */
-reconstructions: Array<number>, };
+reconstructions: Array<number>, 
+/**
+ * The stopping times τ of the latest update's chains, as counts by τ (`taus[t]` chains
+ * stopped at τ = t), when the algorithm's chains stop at a random time (UCD).
+ */
+taus: Array<number> | null, };
 export type Distribution = { 
 /**
  * p_model(v) of each distinct pattern, in the order of [`Dataset::distinct`].
@@ -888,3 +894,109 @@ points: Array<DriftPoint>,
  * Whether every distance is within 4 standard deviations of the floor.
  */
 at_floor: boolean, };
+export type ChainPoint = { 
+/**
+ * Sweeps.
+ */
+k: number, 
+/**
+ * TV(p_k, p_model).
+ */
+tv_model: number, 
+/**
+ * KL(p_k ‖ p_model) in nats.
+ */
+kl_model: number, 
+/**
+ * TV(p_k, p_data).
+ */
+tv_data: number, };
+export type ChainResult = { 
+/**
+ * The lane's update at which the model was taken.
+ */
+iter: number, 
+/**
+ * One point per k = 0..=k_max.
+ */
+points: Array<ChainPoint>, };
+export type GradSummary = { 
+/**
+ * ‖mean − exact‖₂ over all parameters (when exact is known).
+ */
+bias_norm: number | null, 
+/**
+ * cos∠(mean, exact) (when exact is known and both are non-zero).
+ */
+cosine: number | null, 
+/**
+ * √(Σ std_err²): the size of the mean's standard error over all parameters.
+ */
+std_err_norm: number, 
+/**
+ * ‖exact‖₂ (when known).
+ */
+exact_norm: number | null, };
+export type BlockEstimate = { 
+/**
+ * "W", "b" or "c".
+ */
+block: string, 
+/**
+ * Exact gradient E_data[s] − E_model[s] (when enumerable).
+ */
+exact: Array<number> | null, 
+/**
+ * Mean of the estimates over the repetitions.
+ */
+mean: Array<number>, 
+/**
+ * Standard error of each mean entry (sample s.d. / √R).
+ */
+std_err: Array<number>, 
+/**
+ * ‖mean − exact‖₂ (when exact is known).
+ */
+bias_norm: number | null, 
+/**
+ * Largest |mean − exact| / std_err over the entries (when exact is known).
+ */
+max_z: number | null, 
+/**
+ * V = E‖f̂ − E f̂‖²_F across repetitions (UCD paper, Appendix C).
+ */
+variance: number, };
+export type GradEstimate = { 
+/**
+ * Algorithm name.
+ */
+algo: string, 
+/**
+ * Chains per repetition.
+ */
+chains: number, 
+/**
+ * Repetitions.
+ */
+reps: number, 
+/**
+ * Per block.
+ */
+blocks: Array<BlockEstimate>, };
+export type GradResult = { 
+/**
+ * The lane's update at which the model was taken.
+ */
+iter: number, 
+/**
+ * The seed of the repetitions (`rbm grad --seed`).
+ */
+seed: number, 
+/**
+ * Over all parameters.
+ */
+summary: GradSummary, 
+/**
+ * Per block, as `rbm grad` prints it.
+ */
+estimate: GradEstimate, };
