@@ -20,6 +20,7 @@ pub const CHAIN_START: OptionSpec = OptionSpec {
     default: D::Name("data"),
     advanced: false,
     scope: Scope::View,
+    live: false,
 };
 
 /// Sweeps of the exact chain.
@@ -34,6 +35,7 @@ pub const CHAIN_K: OptionSpec = OptionSpec {
     default: D::Int(50),
     advanced: false,
     scope: Scope::View,
+    live: false,
 };
 
 /// Updates between two live gradient estimates.
@@ -45,6 +47,7 @@ pub const GRAD_EVERY: OptionSpec = OptionSpec {
     default: D::Int(1000),
     advanced: false,
     scope: Scope::View,
+    live: false,
 };
 
 /// Repetitions of one gradient estimate.
@@ -59,6 +62,7 @@ pub const GRAD_REPS: OptionSpec = OptionSpec {
     default: D::Int(100),
     advanced: false,
     scope: Scope::View,
+    live: false,
 };
 
 /// Every view option, in the order the page lists them.
