@@ -98,6 +98,22 @@ impl Chains {
         }
     }
 
+    /// Records the chains' start at the batch `rows` (chain i at row i mod rows) when an update
+    /// is traced: CD starts its chains there without restarting them
+    /// ([`Chains::sample_hidden_at_rows`]).
+    pub fn trace_rows(&self, rows: &[f32], m: usize) {
+        SWEEP_TRACE.with_borrow_mut(|t| {
+            if let Some(t) = t {
+                if t.states.len() < t.max_states && m > 0 {
+                    let k = rows.len() / m;
+                    let count = t.chains.min(self.count);
+                    let start = (0..count).flat_map(|i| &rows[(i % k) * m..(i % k + 1) * m]);
+                    t.states.push(start.copied().collect());
+                }
+            }
+        });
+    }
+
     /// Records the first chains' states when an update is traced.
     fn trace(&self, m: usize) {
         SWEEP_TRACE.with_borrow_mut(|t| {
