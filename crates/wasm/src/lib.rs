@@ -264,9 +264,10 @@ pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
 pub const INLINE_EXACT_BITS: usize = 20;
 
 /// The longest log Z a lane enumerates inside its own `step`, estimated at the page's speeds
-/// (seconds): a slower one (e.g. 16×2000 on `bas4`, ≈ 0.18 s estimated) is deferred to the
-/// evaluation pool too, so that the lane's worker answers Pause within 200 ms meanwhile.
-pub const INLINE_EXACT_SECS: f64 = 0.1;
+/// (seconds): a slower one (e.g. 16×1000 on `bas4`, ≈ 0.1 s estimated; 16×16 is 0.04 s) is
+/// deferred to the evaluation pool too, so that the lane's worker answers Pause within 200 ms
+/// meanwhile, even when a loaded machine gives it a fraction of a core.
+pub const INLINE_EXACT_SECS: f64 = 0.05;
 
 /// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
 /// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
