@@ -496,7 +496,7 @@ impl WasmLane {
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
     /// exact curve) under the lane's current model, or null when the lane computes no exact
-    /// curve itself (the smaller layer has more than the lane's `exact_bits` units or than
+    /// curve (the smaller layer has more than the lane's `exact_bits` units or than
     /// [`INLINE_EXACT_BITS`], or the page's budget dropped it) or this data set's evaluation
     /// exceeds the page's budget for one. One call: at 20 units it enumerates 2^20 states.
     #[wasm_bindgen(js_name = exactAtll)]
@@ -505,7 +505,9 @@ impl WasmLane {
         let data = self::dataset(dataset).map_err(js_err)?;
         let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &cost::PAGE.speed);
         let bits = rbm.m().min(rbm.n());
-        if !self.lane.exact() || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
+        // A curve deferred for its time (not its width) is still one the page may compute.
+        let curve = self.lane.exact() || self.deferred.is_some();
+        if !curve || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
             return Ok(None);
         }
         let data = if data.is_binary() {
