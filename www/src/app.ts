@@ -587,6 +587,9 @@ export class App {
     this.events.changed();
   }
 
+  /** Settings whose input must show the value in use again (the core refused the text). */
+  readonly reverted = new Set<string>();
+
   /** The core refused option `key` of `lane`'s latest configuration: the input goes back to
    * the value the lane still trains with (the refusal stays under it), and lanes sent the
    * refused shared value go back to it too. */
@@ -596,7 +599,10 @@ export class App {
     const value = used[key] ?? null;
     if (key in lane.options) {
       lane.options[key] = value;
-    } else if (key in this.shared && this.shared[key] !== value) {
+      lane.reverted.add(key);
+    } else if (key in this.shared) {
+      this.reverted.add(key);
+      if (this.shared[key] === value) return;
       this.shared[key] = value;
       for (const l of this.lanes) if (l !== lane && l.latest && (l.latest[key] ?? null) !== value) this.configure(l);
     }

@@ -296,8 +296,9 @@ export class Controls {
     this.syncDataSets();
     for (const f of this.fields) {
       const text = f.value();
-      // Only a new value replaces the text: refused text stays in its input, with its message.
-      if (text !== f.shown) {
+      // Only a new value replaces the text: refused text stays in its input, with its message
+      // (text the core refused goes back to the value in use).
+      if (text !== f.shown || app.reverted.delete(f.key)) {
         f.input.value = text;
         f.shown = text;
       }

@@ -110,6 +110,8 @@ export class LaneHandle implements LaneState {
   answered = 0;
   private worker: WorkerLike;
   private config: LaneConfig | null = null;
+  /** Options whose input must show the value in use again (the core refused the text). */
+  readonly reverted = new Set<string>();
   /** The configuration the worker's lane was built with (null: none accepted yet). */
   accepted: LaneConfig | null = null;
   /** The generation of the latest `configure` (a `reset` keeps the configuration, and so its refusal). */

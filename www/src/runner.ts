@@ -264,11 +264,12 @@ export class LaneRunner {
         if (this.waiting) {
           this.resume = false;
         } else if (this.status === 'running' && this.lane) {
-          // The final position first: once the page sees "paused", nothing moves any more
-          // (a distribution that waits for the pool's log Z comes with it).
+          // The answer first (every slice already told the page its position), then the panels'
+          // view of that position, which may enumerate log Z (tens of ms, more on a loaded
+          // machine); a distribution that waits for the pool's log Z comes with it.
+          this.setStatus('paused');
           this.publish(this.lane.step(0, true));
           if (this.exactWait && this.lane.viewAfterExact === true) this.viewAfterExact = true;
-          this.setStatus('paused');
         }
         break;
       case 'limit':

@@ -280,9 +280,10 @@ pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
 pub const INLINE_EXACT_BITS: usize = 20;
 
 /// The longest log Z a lane enumerates inside its own `step`, estimated at the page's speeds
-/// (seconds): a slower one (e.g. 16×2000 on `bas4`, ≈ 0.18 s estimated) is deferred to the
-/// evaluation pool too, so that the lane's worker answers Pause within 200 ms meanwhile.
-pub const INLINE_EXACT_SECS: f64 = 0.1;
+/// (seconds): a slower one (e.g. 16×1000 on `bas4`, ≈ 0.1 s estimated; 16×16 is 0.04 s) is
+/// deferred to the evaluation pool too, so that the lane's worker answers Pause within 200 ms
+/// meanwhile, even when a loaded machine gives it a fraction of a core.
+pub const INLINE_EXACT_SECS: f64 = 0.05;
 
 /// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
 /// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
@@ -586,7 +587,7 @@ impl WasmLane {
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
     /// exact curve) under the lane's current model, or null when the lane computes no exact
-    /// curve itself (the smaller layer has more than the lane's `exact_bits` units or than
+    /// curve (the smaller layer has more than the lane's `exact_bits` units or than
     /// [`INLINE_EXACT_BITS`], or the page's budget dropped it) or this data set's evaluation
     /// exceeds the page's budget for one. One call: at 20 units it enumerates 2^20 states.
     #[wasm_bindgen(js_name = exactAtll)]
@@ -595,7 +596,9 @@ impl WasmLane {
         let data = self::dataset(dataset).map_err(js_err)?;
         let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &cost::PAGE.speed);
         let bits = rbm.m().min(rbm.n());
-        if !self.lane.exact() || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
+        // A curve deferred for its time (not its width) is still one the page may compute.
+        let curve = self.lane.exact() || self.deferred.is_some();
+        if !curve || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
             return Ok(None);
         }
         let data = if data.is_binary() {

@@ -61,8 +61,9 @@ class OptionsPanel implements LanePanel {
   update(lane: LaneHandle, ctx: PanelContext): void {
     for (const [key, f] of this.fields) {
       const text = formatValue(lane.options[key] ?? null);
-      // Only a new value replaces the text: refused text stays in its input, with its message.
-      if (text !== f.shown) {
+      // Only a new value replaces the text: refused text stays in its input, with its message
+      // (text the core refused goes back to the value in use).
+      if (text !== f.shown || lane.reverted.delete(key)) {
         f.input.value = text;
         f.shown = text;
       }
