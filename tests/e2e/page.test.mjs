@@ -228,7 +228,8 @@ test("a panic in one lane's core shows its message on that lane while the other 
   const broken = (await lanes(page))[1];
   assert.match(broken.message, /deliberate panic \(panicForTest\)/);
   assert.match(broken.message, /internal error at .*lib\.rs:\d+/);
-  assert.equal(await page.getAttribute('article[data-lane-id="1"]', 'data-status'), 'fatal');
+  // The card follows at the next frame (the hook reads the lane itself).
+  await page.waitForSelector('article[data-lane-id="1"][data-status="fatal"]', { timeout: 5_000 });
   assert.match(await page.textContent('article[data-lane-id="1"] .lane-error'), /deliberate panic/);
   assert.match(await page.textContent('article[data-lane-id="1"] .status'), /^broken/);
   assert.ok(await page.isVisible('article[data-lane-id="1"] button.restart'));

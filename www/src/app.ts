@@ -24,7 +24,6 @@ import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } fro
 import { EvalPool, type EvalTicket } from './evalPool';
 import type { Catalog, DataSetEntry, LaneBand, Verdict } from './generated/core';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
-import { readModelFile } from './modelFile';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
 import { batchRows, type StopUnit, stopInUpdates, stuckAtStop, updatesPerEpoch } from './progress';
@@ -373,25 +372,9 @@ export class App {
     lane.exportModel();
   }
 
-  /** A model file for `lane` to continue from: bounded and read here (modelFile.ts), checked
-   * by the core in the lane's worker; a refusal leaves the lane as it was, with a message. */
-  async loadModel(lane: LaneHandle, file: Pick<File, 'name' | 'size' | 'arrayBuffer'>): Promise<boolean> {
-    const r = await readModelFile(file);
-    if (!r.ok) {
-      lane.refuseModel(file.name, r.message);
-      return false;
-    }
-    if (!this.lanes.includes(lane)) return false;
-    if (!lane.loadModel(r.bytes, file.name)) {
-      lane.refuseModel(file.name, 'the lane has no model to replace yet: load the file once it is ready');
-      return false;
-    }
-    return true;
-  }
-
-  /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says. */
+  /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says (rebuild.ts). */
   mayWipe(what: string, lanes: LaneHandle[]): boolean {
-    const q = wipeQuestion(what, longRuns(lanes.map((l) => ({ name: `lane ${l.id} (${l.algo})`, iter: l.iter, elapsed: l.elapsed }))));
+    const q = wipeQuestion(what, longRuns(lanes));
     return q === null || this.options.confirm(q);
   }
 
@@ -655,8 +638,7 @@ export class App {
       return true;
     }
     if (p.value === lane.options[key] && !lane.inputErrors[key]) return true;
-    const built = lane.gen > 0 && lane.answered === lane.sent && lane.rejection === null && lane.status !== 'failed' && lane.status !== 'fatal';
-    if (isLive(spec) && built) {
+    if (isLive(spec) && lane.built) {
       delete lane.inputErrors[key];
       this.dropStudy();
       lane.setLive(key, p.value);

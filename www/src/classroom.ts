@@ -100,16 +100,17 @@ function capital(s: string): string {
   return /^[a-z]/.test(s) ? s.charAt(0).toUpperCase() + s.slice(1) : s;
 }
 
-/** Lane panels that are tools rather than views (they compute on request, or every so often):
- * an embed leaves them out. */
-const EMBED_TOOLS = ['ais', 'download', 'slowmo', 'chain-time', 'grad-error'];
+/** Lane panels that are tools rather than views (students change something with them, or they
+ * compute on request or every so often): an embed leaves them out, and the Share dialog counts
+ * them among the controls. */
+export const TOOL_PANELS = ['ais', 'download', 'slowmo', 'chain-time', 'grad-error'];
 
 /**
  * What `embed=1` hides when the link does not list its parts: every control but Start, Pause
  * and Reset (settings, lane options, the page's tools and texts) and the panels that are tools.
  */
 export function embedHidden(catalog: Catalog, panels: readonly PanelName[]): string[] {
-  const tools = new Set(EMBED_TOOLS.map((n) => panelPart(catalog, n)));
+  const tools = new Set(TOOL_PANELS.map((n) => panelPart(catalog, n)));
   return parts(catalog, panels)
     .filter((p) => (p.group === 'panels' ? tools.has(p.key) : p.key !== 'run' && p.key !== 'reset'))
     .map((p) => p.key);

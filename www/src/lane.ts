@@ -166,6 +166,12 @@ export class LaneHandle implements LaneState {
     return this.config;
   }
 
+  /** Whether the worker holds the lane of the latest configuration, accepted and usable (a
+   * live edit can reach it). */
+  get built(): boolean {
+    return this.gen > 0 && this.answered === this.sent && this.rejection === null && this.status !== 'failed' && this.status !== 'fatal';
+  }
+
   /** The update at which the lane stops for good (null: never). */
   get limitAt(): number | null {
     return this.until;

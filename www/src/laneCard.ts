@@ -10,6 +10,7 @@ import { formatProgress } from './data';
 import { $, el, setAttr, setText } from './dom';
 import { formatStat } from './format';
 import type { LaneHandle } from './lane';
+import { loadModelInto } from './modelFile';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
 import { slug } from './png';
@@ -103,7 +104,7 @@ export class LaneCard {
       viewError: (key) => app.settingErrors[key] ?? '',
       setViewOption: (key, text) => app.setView(key, text),
       exportModel: () => app.exportModel(lane),
-      loadModel: (file) => void app.loadModel(lane, file),
+      loadModel: (file) => void loadModelInto(lane, file),
       traceStep: () => lane.traceStep(),
       resume: () => lane.start(),
       cancelExact: () => app.cancelExact(lane),

@@ -27,3 +27,24 @@ export async function readModelFile(
     return { ok: false, message: `'${file.name}' could not be read: ${e instanceof Error ? e.message : String(e)}` };
   }
 }
+
+/** What loading needs of a lane (lane.ts). */
+export interface ModelTarget {
+  loadModel(bytes: ArrayBuffer, name: string): boolean;
+  refuseModel(name: string, message: string): void;
+}
+
+/** A model file for `lane` to continue from: bounded and read here, checked by the core in
+ * the lane's worker; a refusal leaves the lane as it was, with a message. */
+export async function loadModelInto(lane: ModelTarget, file: Pick<File, 'name' | 'size' | 'arrayBuffer'>): Promise<boolean> {
+  const r = await readModelFile(file);
+  if (!r.ok) {
+    lane.refuseModel(file.name, r.message);
+    return false;
+  }
+  if (!lane.loadModel(r.bytes, file.name)) {
+    lane.refuseModel(file.name, 'the lane has no model to replace yet: load the file once it is ready');
+    return false;
+  }
+  return true;
+}

@@ -9,7 +9,8 @@ export const LONG_RUN_MS = 10_000;
 
 /** What the question needs of a lane. */
 export interface RunOf {
-  name: string;
+  id: number;
+  algo: string;
   iter: number;
   elapsed: number;
 }
@@ -27,7 +28,7 @@ export function longRuns<T extends RunOf>(lanes: T[]): T[] {
 /** The question before `what` wipes `runs` (null: nothing worth asking about). */
 export function wipeQuestion(what: string, runs: RunOf[]): string | null {
   if (!runs.length) return null;
-  const list = runs.map((r) => `${r.name} (${r.iter.toLocaleString('en')} updates)`).join(', ');
+  const list = runs.map((r) => `lane ${r.id} (${r.algo}) (${r.iter.toLocaleString('en')} updates)`).join(', ');
   const them = runs.length === 1 ? 'its curve starts' : 'their curves start';
   return `${what} rebuilds ${list}: ${them} again from update 0. Continue?`;
 }

@@ -2,7 +2,7 @@
 // may change), the compact layout, a tour to open; then the link and the `<iframe>` snippet,
 // each with a Copy button. It starts from what the page shows now.
 import type { App } from './app';
-import { type Part, type PartGroup, parts } from './classroom';
+import { type Part, type PartGroup, panelPart, parts, TOOL_PANELS } from './classroom';
 import { $, el } from './dom';
 import { PANELS } from './panels';
 import { laneOptionKeys } from './schema';
@@ -111,17 +111,9 @@ export class ShareView {
 
   /** Every control students could change something with (the views and texts stay). */
   private controlKeys(): string[] {
+    const tools = new Set(TOOL_PANELS.map((n) => panelPart(this.app.catalog, n)));
     return this.parts()
-      .filter(
-        (p) =>
-          p.group === 'run' ||
-          p.group === 'settings' ||
-          p.group === 'lane options' ||
-          p.key === 'share' ||
-          p.key === 'tours' ||
-          p.key === 'ais' ||
-          p.key === 'download',
-      )
+      .filter((p) => p.group === 'run' || p.group === 'settings' || p.group === 'lane options' || p.key === 'share' || p.key === 'tours' || tools.has(p.key))
       .map((p) => p.key);
   }
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App, type AppOptions } from '../src/app';
 import { busyWord } from '../src/laneCard';
+import { loadModelInto } from '../src/modelFile';
 import { presetPlan } from '../src/presets';
 import { firstScreen } from '../src/state';
 import { decodeState, encodeState } from '../src/urlState';
@@ -498,7 +499,7 @@ describe('App: live edits, rebuilds and model files (issue 10)', () => {
       const bytes = new TextEncoder().encode(text);
       return { name: 'rbm-pcd.json', size: bytes.length, arrayBuffer: async () => bytes.buffer as ArrayBuffer };
     };
-    expect(await app.loadModel(lane, file('{"visible":16}'))).toBe(true);
+    expect(await loadModelInto(lane, file('{"visible":16}'))).toBe(true);
     const msg = worker(1).last('loadModel');
     expect(msg?.gen).toBe(2);
     expect(msg?.name).toBe('rbm-pcd.json');
@@ -509,7 +510,7 @@ describe('App: live edits, rebuilds and model files (issue 10)', () => {
     expect(lane.modelFile).toEqual({ name: 'rbm-pcd.json', state: 'loaded', message: null });
     expect([lane.options.k, lane.options.lr]).toEqual([4, 0.05]);
     // A refused file: the message, and the lane shown stays the one it was.
-    expect(await app.loadModel(lane, file('nonsense'))).toBe(true);
+    expect(await loadModelInto(lane, file('nonsense'))).toBe(true);
     worker(1).reply({ type: 'modelRefused', gen: 3, message: "'rbm-pcd.json' was not loaded: malformed input: model file: expected value at line 1 column 1" });
     expect(lane.gen).toBe(2);
     expect(lane.modelFile?.state).toBe('refused');
@@ -517,9 +518,9 @@ describe('App: live edits, rebuilds and model files (issue 10)', () => {
     // Too large or empty: refused by the page, never read nor sent.
     const sentBefore = worker(1).posted.length;
     const huge = { name: 'big.json', size: 65 * 2 ** 20, arrayBuffer: async () => Promise.reject(new Error('read')) };
-    expect(await app.loadModel(lane, huge)).toBe(false);
+    expect(await loadModelInto(lane, huge)).toBe(false);
     expect(lane.modelFile?.message).toMatch(/^'big\.json' has 68\.2 MB, more than the 64 MB a model file may have/);
-    expect(await app.loadModel(lane, { ...huge, size: 0 })).toBe(false);
+    expect(await loadModelInto(lane, { ...huge, size: 0 })).toBe(false);
     expect(lane.modelFile?.message).toMatch(/is empty/);
     expect(worker(1).posted.length).toBe(sentBefore);
   });
