@@ -102,7 +102,7 @@ function capital(s: string): string {
 
 /** Lane panels that are tools rather than views (they compute on request, or every so often):
  * an embed leaves them out. */
-const EMBED_TOOLS = ['ais', 'download', 'chain-time', 'grad-error'];
+export const EMBED_TOOLS = ['ais', 'download', 'chain-time', 'grad-error'];
 
 /**
  * What `embed=1` hides when the link does not list its parts: every control but Start, Pause

@@ -2,10 +2,10 @@
 // may change), the compact layout, a tour to open; then the link and the `<iframe>` snippet,
 // each with a Copy button. It starts from what the page shows now.
 import type { App } from './app';
-import { type Part, type PartGroup, parts } from './classroom';
+import { EMBED_TOOLS, type Part, type PartGroup, parts } from './classroom';
 import { $, el } from './dom';
 import { PANELS } from './panels';
-import { laneOptionKeys } from './schema';
+import { laneOptionKeys, viewOptions } from './schema';
 import { type ShareChoice, shareLinks } from './share';
 
 const GROUPS: Record<PartGroup, string> = {
@@ -111,6 +111,8 @@ export class ShareView {
 
   /** Every control students could change something with (the views and texts stay). */
   private controlKeys(): string[] {
+    // The panels that compute on request, and their options, are controls too.
+    const views = new Set(viewOptions(this.app.catalog).map((o) => o.key));
     return this.parts()
       .filter(
         (p) =>
@@ -119,8 +121,8 @@ export class ShareView {
           p.group === 'lane options' ||
           p.key === 'share' ||
           p.key === 'tours' ||
-          p.key === 'ais' ||
-          p.key === 'download',
+          EMBED_TOOLS.includes(p.key) ||
+          views.has(p.key),
       )
       .map((p) => p.key);
   }
