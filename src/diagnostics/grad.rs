@@ -235,6 +235,7 @@ impl Accumulator {
 /// The exact gradient at `model`, when the smaller layer has at most [`exact::MAX_DIST_BITS`]
 /// units (otherwise `None`).
 pub fn exact_gradient(model: &Rbm, data: &Dataset) -> Result<Option<Params<f64>>> {
+    exact::check_fit(model, data)?;
     if model.m().min(model.n()) <= exact::MAX_DIST_BITS {
         Ok(Some(exact::gradient(model, data)?))
     } else {
@@ -301,6 +302,9 @@ mod tests {
         let c = s.cosine.unwrap();
         assert!(c > -1.0 && c < 1.0, "{c}");
         assert!(s.std_err_norm > 0.0);
+        // A data set of another width is an error, not a panic.
+        let other = Dataset::builtin("bas3").unwrap();
+        assert!(exact_gradient(&model, &other).is_err());
     }
 
     /// The summary's cosine and norms against straightforward sums of a hand-made estimate.

@@ -9,11 +9,10 @@ import type { ChainResult, GradResult } from './generated/core';
 
 export type AnalysisKind = 'chain' | 'grad';
 
-/** What is asked for. `dataset`: the lane's training data (the chain's start and the data
- * expectation of the exact gradient). */
-export type AnalysisRequest =
-  | { kind: 'chain'; dataset: string; start: 'data' | 'uniform'; kMax: number }
-  | { kind: 'grad'; dataset: string; reps: number; seed: number };
+/** What is asked for. Both use the data set of the lane the worker holds (the chain's start and
+ * the data expectation of the exact gradient): the worker knows it, the page may not (a
+ * configuration on another data set may have been refused). */
+export type AnalysisRequest = { kind: 'chain'; start: 'data' | 'uniform'; kMax: number } | { kind: 'grad'; reps: number; seed: number };
 
 export type AnalysisState = 'running' | 'done' | 'cancelled' | 'failed';
 
@@ -43,9 +42,9 @@ export function startingAnalysis(kind: AnalysisKind): AnalysisReport {
 export const DEFAULT_CHAIN = { start: 'data' as const, kMax: 50 };
 
 /** The gradient panel's repetitions and interval when the page has no value (the schema's
- * `grad_reps`, `grad_every`: every 1 000 updates, 100 repetitions, about a tenth of the lane's
- * time since a repetition is one update). Seed 1: an estimate is `rbm grad --seed 1`'s. */
-export const DEFAULT_GRAD = { reps: 100, every: 1000, seed: 1 };
+ * `grad_reps`, `grad_every`: 50 repetitions every 2 000 updates, about a tenth of the lane's
+ * time). Seed 1: an estimate is `rbm grad --seed 1`'s at the same model. */
+export const DEFAULT_GRAD = { reps: 50, every: 2000, seed: 1 };
 
 /** "sweeps 12 / 50 (24 %)". */
 export function analysisProgress(r: AnalysisReport): string {

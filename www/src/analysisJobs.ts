@@ -48,9 +48,9 @@ export class AnalysisJobs {
     return this.jobs.size > 0;
   }
 
-  /** Starts `request` on lane `gen`'s current model (`lane` null: the lane is gone or loading),
-   * replacing an analysis of the same kind under way. */
-  start(lane: AnalysisLane | null, gen: number, id: number, request: AnalysisRequest): void {
+  /** Starts `request` on lane `gen`'s current model, trained on `dataset` (`lane` null: the
+   * lane is gone or loading), replacing an analysis of the same kind under way. */
+  start(lane: AnalysisLane | null, dataset: string, gen: number, id: number, request: AnalysisRequest): void {
     this.end(request.kind, 'cancelled');
     const report = startingAnalysis(request.kind);
     if (!lane) {
@@ -61,7 +61,7 @@ export class AnalysisJobs {
     const t0 = this.now();
     let run: CoreStepped<ChainResult | GradResult>;
     try {
-      run = request.kind === 'chain' ? lane.chain(request.dataset, request.start, request.kMax) : lane.grad(request.dataset, request.reps, request.seed);
+      run = request.kind === 'chain' ? lane.chain(dataset, request.start, request.kMax) : lane.grad(dataset, request.reps, request.seed);
     } catch (e) {
       if (!isErrorInfo(e)) throw e; // a panic: fatal
       this.post({ type: 'analysis', gen, id, report: { ...report, state: 'failed', error: e.message } });

@@ -274,11 +274,6 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
-  /** The data set the lane trains on. */
-  get trainingData(): string {
-    return this.dataset;
-  }
-
   /** Asks the worker for an exact view of the lane's current model (analysis.ts), between its
    * training slices. False when there is no lane yet. */
   analyze(request: AnalysisRequest): boolean {

@@ -295,7 +295,7 @@ export class LaneRunner {
         if (this.job?.id === msg.id) this.endEstimate('cancelled');
         break;
       case 'analysis':
-        this.analyses.start(this.lane && msg.gen === this.gen && !this.waiting ? this.lane : null, msg.gen, msg.id, msg.request);
+        this.analyses.start(this.lane && msg.gen === this.gen && !this.waiting ? this.lane : null, this.dataset, msg.gen, msg.id, msg.request);
         this.kick();
         break;
       case 'cancelAnalysis':

@@ -5,7 +5,7 @@ import type { App } from './app';
 import { type Part, type PartGroup, panelPart, parts, TOOL_PANELS } from './classroom';
 import { $, el } from './dom';
 import { PANELS } from './panels';
-import { laneOptionKeys } from './schema';
+import { laneOptionKeys, viewOptions } from './schema';
 import { type ShareChoice, shareLinks } from './share';
 
 const GROUPS: Record<PartGroup, string> = {
@@ -111,9 +111,20 @@ export class ShareView {
 
   /** Every control students could change something with (the views and texts stay). */
   private controlKeys(): string[] {
+    // The tool panels, and the options of the panels that compute on request, are controls too.
     const tools = new Set(TOOL_PANELS.map((n) => panelPart(this.app.catalog, n)));
+    const views = new Set(viewOptions(this.app.catalog).map((o) => o.key));
     return this.parts()
-      .filter((p) => p.group === 'run' || p.group === 'settings' || p.group === 'lane options' || p.key === 'share' || p.key === 'tours' || tools.has(p.key))
+      .filter(
+        (p) =>
+          p.group === 'run' ||
+          p.group === 'settings' ||
+          p.group === 'lane options' ||
+          p.key === 'share' ||
+          p.key === 'tours' ||
+          tools.has(p.key) ||
+          views.has(p.key),
+      )
       .map((p) => p.key);
   }
 

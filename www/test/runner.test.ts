@@ -811,9 +811,9 @@ describe("LaneRunner: exact views of the lane's model (chain walk, gradient erro
     type: 'analysis',
     gen: g,
     id,
-    request: { kind: 'chain', dataset: 'bas4', start: 'data', kMax },
+    request: { kind: 'chain', start: 'data', kMax },
   });
-  const grad = (g: number, id: number, reps = 300): ToWorker => ({ type: 'analysis', gen: g, id, request: { kind: 'grad', dataset: 'bas4', reps, seed: 4 } });
+  const grad = (g: number, id: number, reps = 300): ToWorker => ({ type: 'analysis', gen: g, id, request: { kind: 'grad', reps, seed: 4 } });
 
   it('runs a chain walk and a gradient estimate side by side between training slices, each to its result', () => {
     runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));

@@ -71,7 +71,7 @@ describe('the URL codec', () => {
     s.views.chain_start = 'uniform';
     const hash = encodeState(catalog, s);
     expect(hash).toMatch(/&lane=pcd:lr=0\.1,k=1,chains=1000&chain_start=uniform&grad_every=0$/);
-    expect(decodeState(catalog, `#${hash}`).state.views).toEqual({ chain_start: 'uniform', chain_k: 50, grad_every: 0, grad_reps: 100 });
+    expect(decodeState(catalog, `#${hash}`).state.views).toEqual({ chain_start: 'uniform', chain_k: 50, grad_every: 0, grad_reps: 50 });
     const bad = decodeState(catalog, '#grad_reps=1&chain_k=abc');
     expect(bad.state.views).toEqual(firstScreen(catalog).views);
     expect(bad.notices.join(' ')).toMatch(/repetitions must be a whole number from 2 to 10000/);

@@ -52,7 +52,7 @@ class ChainTimePanel implements LanePanel {
     this.controls = new AnalysisControls('chain', 'Compute at the current update', (lane) => {
       const start = ctx.viewOption('chain_start') === 'uniform' ? 'uniform' : 'data';
       this.asked = start;
-      lane.analyze({ kind: 'chain', dataset: lane.trainingData, start, kMax: ViewFields.number(ctx, 'chain_k', DEFAULT_CHAIN.kMax) });
+      lane.analyze({ kind: 'chain', start, kMax: ViewFields.number(ctx, 'chain_k', DEFAULT_CHAIN.kMax) });
     });
     const c = this.controls;
     this.fields = new ViewFields(ctx, ['chain_start', 'chain_k'], ' ', c.run, ' ', c.cancel);

@@ -95,7 +95,7 @@ class GradErrorPanel implements LanePanel {
     const lane = this.lane;
     if (!lane) return;
     const reps = ViewFields.number(this.ctx, 'grad_reps', DEFAULT_GRAD.reps);
-    if (lane.analyze({ kind: 'grad', dataset: lane.trainingData, reps, seed: DEFAULT_GRAD.seed })) this.asked = lane.iter;
+    if (lane.analyze({ kind: 'grad', reps, seed: DEFAULT_GRAD.seed })) this.asked = lane.iter;
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
