@@ -45,6 +45,13 @@ const usableControls = (page) =>
     (els) => els.filter((e) => e.checkVisibility() && !e.disabled).map((e) => e.id || e.closest('[data-part]')?.dataset.part || e.className),
   );
 
+/** Opens guided tour `id` from the header's menu (one entry per file in www/tours). */
+async function startTour(page, id) {
+  await page.click('#tour-button');
+  await page.click(`#tour-menu button[data-tour="${id}"]`);
+  await page.waitForSelector('#tour:not([hidden])');
+}
+
 test('a link hides the controls and panels it names, and they stay hidden after a reload', { timeout: 120_000 }, async () => {
   const origin = new URL(server.url).origin;
   const { page, errors, requests } = await open(`${server.url}#hide=seed,lr,filters,add&data=bas4`);
@@ -209,6 +216,10 @@ test('the first screen explains itself before anything runs; tips open on a tap;
 test("the UCD paper's guided tour runs to its end: each step sets the page up and outlines what it talks about", { timeout: 240_000 }, async () => {
   const { page, errors } = await open();
   await page.click('#tour-button');
+  // One tour per paper, listed by their titles.
+  const listed = await page.$$eval('#tour-menu button', (bs) => bs.map((b) => b.dataset.tour).sort());
+  assert.deepEqual(listed, ['pcd-mnist-25', 'rates-fpcd-samplers', 'sdcp-shifting-bar', 'ucd-bas4']);
+  await page.click('#tour-menu button[data-tour="ucd-bas4"]');
   await page.waitForSelector('#tour:not([hidden])');
   const step = async () => ({
     count: await page.textContent('#tour-count'),
@@ -274,8 +285,7 @@ test('on a phone (390×844) nothing scrolls sideways, and a student follows the 
   const { page, errors } = await open(server.url, { width: 390, height: 844 });
   const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(await sideways(), 0, 'the first screen');
-  await page.click('#tour-button');
-  await page.waitForSelector('#tour:not([hidden])');
+  await startTour(page, 'ucd-bas4');
   const total = Number((await page.textContent('#tour-count')).match(/of (\d+)/)[1]);
   for (let i = 1; i <= total; i++) {
     assert.equal(await page.textContent('#tour-count'), `Step ${i} of ${total}`);
@@ -383,6 +393,9 @@ test('an automated accessibility check (axe-core) finds no serious violation: fi
     await page.click(`${dialog} .close`);
   }
   await page.click('#tour-button');
+  assert.deepEqual(await seriousViolations(page), [], 'the tours menu');
+  await page.click('#tour-menu button[data-tour="ucd-bas4"]');
+  await page.waitForSelector('#tour:not([hidden])');
   assert.deepEqual(await seriousViolations(page), [], 'the tour');
   const { page: embed } = await open(`${server.url}#embed=1`, { width: 800, height: 500 });
   assert.deepEqual(await seriousViolations(embed), [], 'the embed');
