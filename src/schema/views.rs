@@ -44,10 +44,11 @@ pub const GRAD_EVERY: OptionSpec = OptionSpec {
     label: "gradient error every",
     help: "live gradient error: updates between two estimates (0: only on request); each costs about `repetitions` updates",
     kind: Kind::Int { min: 0, max: 1_000_000 },
-    // A repetition costs about 3.5 updates (a fresh lane and one update: `rbm grad` against
-    // `rbm train`, BAS 4×4 with 1 000 chains), so 50 repetitions every 2 000 updates take
-    // about a tenth of the lane's time.
-    default: D::Int(2000),
+    // Off by default: the exact gradient is one call in the lane's worker (0.1–0.3 s on BAS 4×4)
+    // that Pause waits for. A repetition costs about 3.5 updates (a fresh lane and one update:
+    // `rbm grad` against `rbm train`, BAS 4×4 with 1 000 chains), so 50 repetitions every
+    // 2 000 updates take about a tenth of the lane's time.
+    default: D::Int(0),
     advanced: false,
     scope: Scope::View,
     live: false,

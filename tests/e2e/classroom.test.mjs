@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { openPage, SETTLED, servePage } from './pageSetup.mjs';
 import { serve } from './server.mjs';
+import { openPage, SETTLED, startServer } from './setup.mjs';
 
 let server;
 let browser;
 let close;
 
 before(async () => {
-  ({ server, browser, close } = await servePage());
+  ({ server, browser, close } = await startServer('/course/rbm/'));
 });
 
 after(async () => {

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
-import { dist, newPage as openNewPage } from './pageSetup.mjs';
+import { dist, newPage as openNewPage } from './setup.mjs';
 
 const offline = pathToFileURL(`${dist}/rbm-playground.html`).href;
 let browser;

@@ -104,7 +104,6 @@ test("the live gradient error is `rbm grad`'s at the lane's model and seed; a ca
     close(b.bias_norm, c.bias_norm, `${b.block} bias`);
   }
   assert.match(await page.textContent(`${card} .grad-text`), /At update [\d,]+ over 20 repetitions: bias /);
-  // The interval (every 2 000 updates from the start) may have added one of its own.
   assert.ok(Number(await page.getAttribute(view, 'data-points')) >= 1);
   assert.ok(await page.locator(`${view} .uplot canvas`).count(), 'the history is drawn');
 

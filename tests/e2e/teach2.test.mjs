@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { enter, lanes, openPage, servePage } from './pageSetup.mjs';
+import { enter, lanes, openPage, startServer } from './setup.mjs';
 
 let server;
 let browser;
@@ -17,7 +17,7 @@ let close;
 let dir;
 
 before(async () => {
-  ({ server, browser, close } = await servePage());
+  ({ server, browser, close } = await startServer('/course/rbm/'));
   dir = mkdtempSync(join(tmpdir(), 'rbm-teach2-'));
 });
 
@@ -61,7 +61,9 @@ test('download → load gives the same exact log-likelihood at the same update; 
   });
   let loaded = (await lanes(page))[1];
   assert.equal(loaded.atll[0], atll200, 'the same exact ATLL, bit for bit');
-  assert.match(await page.textContent(`${card(1)} .model-file-line`), /continues 'pcd\.json' from update 200/);
+  await page.waitForFunction((sel) => /continues 'pcd\.json' from update 200/.test(document.querySelector(sel)?.textContent), `${card(1)} .model-file-line`, {
+    timeout: 10_000,
+  });
   // The CD lane loads the PCD model too (its own options stay): the same ATLL.
   await page.setInputFiles(`#lane-0-model-file`, path);
   await page.waitForFunction(() => window.__rbm.lanes()[0].modelFile?.state === 'loaded' && window.__rbm.lanes()[0].atll.length === 1, null, {
@@ -88,7 +90,10 @@ test('download → load gives the same exact log-likelihood at the same update; 
   await page.waitForFunction(() => window.__rbm.lanes()[1].modelFile?.state === 'refused', null, { timeout: 20_000 });
   const after = (await lanes(page))[1];
   assert.match(after.modelFile.message, /^'broken\.json' was not loaded: malformed input: model file: /);
-  assert.equal(await page.textContent(`${card(1)} .model-file-line`), after.modelFile.message);
+  // The card shows it from its next frame on.
+  await page.waitForFunction(([sel, text]) => document.querySelector(sel)?.textContent === text, [`${card(1)} .model-file-line`, after.modelFile.message], {
+    timeout: 10_000,
+  });
   assert.deepEqual([after.gen, after.iter, after.iters, after.atll], [before.gen, before.iter, before.iters, before.atll]);
   // A file of another data set's width is refused by the core, naming the mismatch.
   await page.setInputFiles(`#lane-1-model-file`, {
@@ -185,7 +190,7 @@ test('the chart: a zoom stays while the lanes train, a tap gives the readout, an
     const t = new Touch({ identifier: 1, target: el, clientX: r.left + r.width * 0.3, clientY: r.top + r.height / 2 });
     el.dispatchEvent(new TouchEvent('touchstart', { touches: [t], changedTouches: [t], bubbles: true }));
   });
-  assert.match(await page.textContent('#chart .readout-x'), /^parameter updates: [\d,]+$/);
+  assert.match(await page.textContent('#chart .readout-x'), /^parameter updates: \d[\d\u202f]*$/);
 
   // η = 10⁹ live: the lane explodes, the axis keeps the other readable and says who is below.
   await enter(page, '#lane-1-lr', '1e9');

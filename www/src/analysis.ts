@@ -42,9 +42,9 @@ export function startingAnalysis(kind: AnalysisKind): AnalysisReport {
 export const DEFAULT_CHAIN = { start: 'data' as const, kMax: 50 };
 
 /** The gradient panel's repetitions and interval when the page has no value (the schema's
- * `grad_reps`, `grad_every`: 50 repetitions every 2 000 updates, about a tenth of the lane's
- * time). Seed 1: an estimate is `rbm grad --seed 1`'s at the same model. */
-export const DEFAULT_GRAD = { reps: 50, every: 2000, seed: 1 };
+ * `grad_reps`, `grad_every`: 50 repetitions, on request only). Seed 1: an estimate is
+ * `rbm grad --seed 1`'s at the same model. */
+export const DEFAULT_GRAD = { reps: 50, every: 0, seed: 1 };
 
 /** "sweeps 12 / 50 (24 %)". */
 export function analysisProgress(r: AnalysisReport): string {

@@ -676,9 +676,14 @@ pub fn grad_config(
     })
 }
 
+/// The longest the live gradient panel's exact gradient may hold a lane's worker (estimated by
+/// the cost model): its one call is not split, and the lane must still answer Pause within
+/// 200 ms (BAS 4×4 with 16 hidden units: about 0.1 s estimated; with 1 000: several seconds).
+pub const GRAD_IN_LANE_SECS: f64 = 0.15;
+
 /// Refuses the exact gradient of `model` on `data` when its one call (it is not split) would
-/// hold the lane's worker longer than [`cost::PAGE`]'s `eval_secs`, or when the smaller layer
-/// is too large to enumerate ([`exact::MAX_DIST_BITS`]).
+/// hold the lane's worker longer than [`GRAD_IN_LANE_SECS`], or when the smaller layer is too
+/// large to enumerate ([`exact::MAX_DIST_BITS`]).
 pub fn check_grad_in_page(model: &Rbm, data: &Dataset) -> Result<(), Error> {
     let (m, n) = (model.m(), model.n());
     if m.min(n) > exact::MAX_DIST_BITS {
@@ -690,7 +695,8 @@ pub fn check_grad_in_page(model: &Rbm, data: &Dataset) -> Result<(), Error> {
     }
     let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &cost::PAGE.speed);
     let budget = cost::Budget {
-        job_secs: cost::PAGE.eval_secs,
+        job_secs: GRAD_IN_LANE_SECS,
+        place: "a lane's worker (so that it answers Pause at once)",
         ..cost::PAGE
     };
     cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &budget).map(|_| ())
