@@ -67,11 +67,11 @@ describe('the URL codec', () => {
   it("carries the lane panels' view options after the lanes, only away from their defaults", () => {
     expect(viewOptions(catalog).map((o) => o.key)).toEqual(['chain_start', 'chain_k', 'grad_every', 'grad_reps']);
     const s = firstScreen(catalog);
-    s.views.grad_every = 0;
+    s.views.grad_every = 2000;
     s.views.chain_start = 'uniform';
     const hash = encodeState(catalog, s);
-    expect(hash).toMatch(/&lane=pcd:lr=0\.1,k=1,chains=1000&chain_start=uniform&grad_every=0$/);
-    expect(decodeState(catalog, `#${hash}`).state.views).toEqual({ chain_start: 'uniform', chain_k: 50, grad_every: 0, grad_reps: 50 });
+    expect(hash).toMatch(/&lane=pcd:lr=0\.1,k=1,chains=1000&chain_start=uniform&grad_every=2000$/);
+    expect(decodeState(catalog, `#${hash}`).state.views).toEqual({ chain_start: 'uniform', chain_k: 50, grad_every: 2000, grad_reps: 50 });
     const bad = decodeState(catalog, '#grad_reps=1&chain_k=abc');
     expect(bad.state.views).toEqual(firstScreen(catalog).views);
     expect(bad.notices.join(' ')).toMatch(/repetitions must be a whole number from 2 to 10000/);
