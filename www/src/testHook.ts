@@ -7,6 +7,7 @@ import { epochsDone, rowsPerSecond } from './progress';
 import type { LaneStatus } from './protocol';
 import type { OptionValue } from './schema';
 import type { PageState } from './state';
+import type { Band } from './study';
 
 export interface LaneSnapshot {
   id: number;
@@ -60,18 +61,7 @@ export interface StudySnapshot {
     id: number;
     label: string;
     trials: { index: number; state: string; diverged: boolean; iters: number[]; sweeps: number[]; atll: number[]; stats: Record<string, number>[] }[];
-    bands: ({
-      iter: number;
-      median: number;
-      q025: number;
-      q10: number;
-      q90: number;
-      q975: number;
-      mean: number;
-      sweeps: number;
-      trials: number;
-      stats: Record<string, number>;
-    } | null)[];
+    bands: (Pick<Band, 'iter' | 'median' | 'q025' | 'q10' | 'q90' | 'q975' | 'mean' | 'sweeps' | 'trials' | 'stats'> | null)[];
   }[];
   progress: { done: number; running: number; failed: number; total: number; fraction: number; etaMs: number | null };
   elapsedMs: number;
