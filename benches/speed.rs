@@ -1,5 +1,6 @@
 //! Native speed figures (JSON lines): `cargo bench --bench speed` (also run by `npm run bench`).
-//! `--quick` shortens every measurement; `--cpu` times on-CPU time instead of wall time; `--filter NAME` runs matching workloads only.
+//! `--quick` shortens every measurement; `--cpu` times on-CPU time instead of wall time; `--filter NAME` runs matching workloads only;
+//! `--no-memo` turns off the per-pattern memo of the Gibbs conditionals.
 
 use rbm_core::bench;
 use std::time::Instant;
@@ -12,6 +13,11 @@ fn main() {
         .position(|a| a == "--filter")
         .and_then(|i| args.get(i + 1))
         .cloned();
+    // `--no-memo`: compute every conditional directly (the same bits; shows what the per-pattern
+    // memo of the Gibbs conditionals saves).
+    if args.iter().any(|a| a == "--no-memo") {
+        rbm_core::memo::set_enabled(false);
+    }
     let secs = if quick { 0.3 } else { 2.0 };
     // `--cpu`: time on CPU of this thread (Linux schedstat) instead of wall time, for
     // comparing kernels while other processes load the machine.

@@ -30,6 +30,7 @@ pub mod eval;
 pub mod experiments;
 pub mod kernels;
 pub mod math;
+pub mod memo;
 pub mod model;
 pub mod rng;
 pub mod sampler;

@@ -9,6 +9,7 @@ use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
 use crate::kernels::{row_mask, set_bits, sum_selected_bits};
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
+use crate::memo::{self, Conditional, Memo, Side};
 use crate::rng::{fill_uniform, normal, Rng};
 use serde::{Deserialize, Serialize};
 
@@ -298,31 +299,28 @@ impl Rbm {
     /// into `out` (rows × n).
     #[inline]
     pub fn hidden_pre(&self, v: &[f32], out: &mut [f32]) {
-        pre_activations(&self.c, || &self.w, &self.packed_w, v, out);
+        self.pre(Side::Hidden, v, out);
     }
 
     /// Visible pre-activations b + W h for every row of `h` (rows × n) into `out` (rows × m).
     #[inline]
     pub fn visible_pre(&self, h: &[f32], out: &mut [f32]) {
-        pre_activations(&self.b, || self.wt(), &self.packed_wt, h, out);
+        self.pre(Side::Visible, h, out);
     }
 
     /// p(h=1|v) for every row of `v` (rows × m) into `hp` (rows × n).
     pub fn hidden_probs(&self, v: &[f32], hp: &mut [f32]) {
-        self.hidden_pre(v, hp);
-        hp.iter_mut().for_each(|a| *a = sigmoid(*a));
+        self.probs(Side::Hidden, v, hp);
     }
 
     /// p(v=1|h) for every row of `h` (rows × n) into `vp` (rows × m).
     pub fn visible_probs(&self, h: &[f32], vp: &mut [f32]) {
-        self.visible_pre(h, vp);
-        vp.iter_mut().for_each(|a| *a = sigmoid(*a));
+        self.probs(Side::Visible, h, vp);
     }
 
     /// Samples h ~ p(h|v) for every row, with one uniform per unit from [`fill_uniform`], rows in order.
     pub fn sample_hidden(&self, v: &[f32], h: &mut [f32], rng: &mut Rng) {
-        self.hidden_pre(v, h);
-        sample_in_place(h, None, rng);
+        self.sample(Side::Hidden, v, h, None, rng);
     }
 
     /// [`Rbm::sample_hidden`] that also writes E[h|v] into `hp` (the same numbers as
@@ -334,14 +332,98 @@ impl Rbm {
         hp: &mut [f32],
         rng: &mut Rng,
     ) {
-        self.hidden_pre(v, h);
-        sample_in_place(h, Some(hp), rng);
+        self.sample(Side::Hidden, v, h, Some(hp), rng);
     }
 
     /// Samples v ~ p(v|h) for every row, with one uniform per unit from [`fill_uniform`], rows in order.
     pub fn sample_visible(&self, h: &[f32], v: &mut [f32], rng: &mut Rng) {
-        self.visible_pre(h, v);
-        sample_in_place(v, None, rng);
+        self.sample(Side::Visible, h, v, None, rng);
+    }
+
+    /// The bias, packed weights and width of the conditional of `side`.
+    fn side(&self, side: Side) -> (&[f32], &Packed, usize) {
+        match side {
+            Side::Hidden => (&self.c, &self.packed_w, self.n),
+            Side::Visible => (&self.b, &self.packed_wt, self.m),
+        }
+    }
+
+    /// Pre-activations of `side` for the rows `x`, computed (no memo).
+    fn pre_direct(&self, side: Side, x: &[f32], out: &mut [f32]) {
+        let (bias, packed, _) = self.side(side);
+        match side {
+            Side::Hidden => pre_activations(bias, || &self.w, packed, x, out),
+            Side::Visible => pre_activations(bias, || self.wt(), packed, x, out),
+        }
+    }
+
+    /// Runs `f` on the memo of `side` holding every row of `x` ([`crate::memo`]), if it applies.
+    /// With `means`, `f` may read the means ([`Memo::p_of`]).
+    fn memo<R>(&self, side: Side, x: &[f32], means: bool, f: impl FnOnce(&Memo) -> R) -> Option<R> {
+        let (bias, packed, width) = self.side(side);
+        let c = Conditional {
+            side,
+            w: &self.w,
+            bias,
+            k: packed.k,
+            width,
+        };
+        let compute = |rows: &[f32], out: &mut [f32]| self.pre_direct(side, rows, out);
+        memo::with(&c, x, means, compute, f)
+    }
+
+    fn pre(&self, side: Side, x: &[f32], out: &mut [f32]) {
+        let copied = self.memo(side, x, false, |m| {
+            for (o, &s) in out.chunks_exact_mut(m.width()).zip(&m.slots) {
+                o.copy_from_slice(m.pre_of(s));
+            }
+        });
+        if copied.is_none() {
+            self.pre_direct(side, x, out);
+        }
+    }
+
+    fn probs(&self, side: Side, x: &[f32], p: &mut [f32]) {
+        let done = self.memo(side, x, true, |m| copy_means(m, p));
+        if done.is_none() {
+            self.pre_direct(side, x, p);
+            p.iter_mut().for_each(|a| *a = sigmoid(*a));
+        }
+    }
+
+    /// Samples `out` ~ the conditional of `side` given the rows `x` (and its means into
+    /// `probs`): thresholds from the memo when it applies, else computed; the same uniforms.
+    fn sample(
+        &self,
+        side: Side,
+        x: &[f32],
+        out: &mut [f32],
+        mut probs: Option<&mut [f32]>,
+        rng: &mut Rng,
+    ) {
+        let done = self.memo(side, x, probs.is_some(), |m| {
+            SCRATCH.with_borrow_mut(|s| {
+                s.u.resize(out.len(), 0.0);
+                fill_uniform(rng, &mut s.u);
+                let w = m.width();
+                for ((o, u), &slot) in out
+                    .chunks_exact_mut(w)
+                    .zip(s.u.chunks_exact(w))
+                    .zip(&m.slots)
+                {
+                    for ((o, &u), &t) in o.iter_mut().zip(u).zip(m.t_of(slot)) {
+                        *o = if u * t < 1.0 { 1.0 } else { 0.0 };
+                    }
+                }
+            });
+            if let Some(p) = probs.as_deref_mut() {
+                copy_means(m, p);
+            }
+        });
+        if done.is_none() {
+            self.pre_direct(side, x, out);
+            sample_in_place(out, probs, rng);
+        }
     }
 
     /// Free energy F(v) = −bᵀv − Σ_j softplus(c_j + (vᵀW)_j) in f64 (docs/algorithms.md §1).
@@ -550,6 +632,13 @@ impl Rbm {
             other => other,
         })
         .map(|rbm| (rbm, training))
+    }
+}
+
+/// E[x] for every row of the memo's current call (called with `means`).
+fn copy_means(m: &Memo, p: &mut [f32]) {
+    for (p, &slot) in p.chunks_exact_mut(m.width()).zip(&m.slots) {
+        p.copy_from_slice(m.p_of(slot));
     }
 }
 
