@@ -1,5 +1,5 @@
 // The page's pool of trial workers (issue 9): a study's trials run one per worker at a time,
-// as many workers as the machine has cores less one (the page keeps one), each asking the
+// as many workers as the machine has cores (the page's own thread only draws), each asking the
 // study for its next trial as soon as it is free — so the trials go out in the study's order
 // (trial-major, lanes interleaved) and every lane's band grows together. Pause holds every
 // worker's trial where it is; a worker that breaks (a panic of its core) is replaced and its
@@ -28,11 +28,12 @@ export interface TrialPoolEvents {
   done(trial: Trial, ms: number, error: string | null): void;
 }
 
-/** Trial workers for a machine with `cores` logical cores: one per core, leaving one for the
- * page, at least one, at most 16. */
+/** Trial workers for a machine with `cores` logical cores: one per core (the page's own
+ * thread never computes, and leaving a core out left half of a 2-core machine idle for a whole
+ * study), at least one, at most 16. */
 export function trialWorkers(cores: number | undefined): number {
   const c = Math.floor(cores ?? 2) || 2;
-  return Math.max(1, Math.min(16, c - 1));
+  return Math.max(1, Math.min(16, c));
 }
 
 interface Slot {

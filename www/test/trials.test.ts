@@ -14,8 +14,8 @@ import { FakeWorker } from './fakeWorker';
 import { catalog } from './fixture';
 
 describe('trialWorkers', () => {
-  it('is one per core, leaving one for the page', () => {
-    expect([trialWorkers(1), trialWorkers(2), trialWorkers(8), trialWorkers(undefined), trialWorkers(64)]).toEqual([1, 1, 7, 1, 16]);
+  it('is one per core, at least one, at most 16', () => {
+    expect([trialWorkers(1), trialWorkers(2), trialWorkers(8), trialWorkers(undefined), trialWorkers(64)]).toEqual([1, 2, 8, 2, 16]);
   });
 });
 
