@@ -10,8 +10,9 @@
 //! Nothing else changes: a pattern's numbers come from the same kernel as before (one row at a
 //! time in [`crate::model`]'s binary pre-activation, which treats rows independently), the same
 //! uniforms are drawn in the same order, so every result is the same bits with or without the
-//! memo (tests compare both). The memo is thread-local, keyed by a bitwise copy of the
-//! parameters it was built with, so any edit of W, b or c starts it afresh.
+//! memo (tests compare both). The memos are thread-local (two per conditional, for two models
+//! used in turn), keyed by the weights' generation number (new on every edit of W) and a
+//! bitwise copy of the bias, so any edit of W, b or c starts one afresh.
 
 use crate::kernels::row_mask;
 use crate::math::one_plus_exp_neg;
@@ -35,6 +36,8 @@ const EMPTY: u64 = u64::MAX;
 /// Conditioning layers of at most this many units (one 64-bit key; all ones never collides
 /// with [`EMPTY`]).
 const MAX_KEY_BITS: usize = 63;
+/// Calls with fewer rows compute directly (a lookup costs about what one row's work does).
+const MIN_ROWS: usize = 8;
 /// Models of at most this many weights (comparing the parameters on each call stays cheap).
 const MAX_WEIGHTS: usize = 8192;
 /// While a memo's recent hit rate is below 1/`BYPASS_BELOW`, only one call in `PROBE_EVERY`
@@ -46,7 +49,7 @@ const PROBE_EVERY: u32 = 8;
 /// the pre-activations and thresholds.
 #[derive(Default)]
 pub(crate) struct Memo {
-    w: Vec<f32>,
+    w_gen: u64,
     bias: Vec<f32>,
     width: usize,
     keys: Vec<u64>,
@@ -115,17 +118,22 @@ impl Memo {
         &self.p[s..s + self.width]
     }
 
-    /// Starts afresh for parameters (`w`, `bias`) unless they are bitwise those of the memo.
-    fn validate(&mut self, w: &[f32], bias: &[f32], width: usize) {
+    /// Whether the memo is for these parameters.
+    fn holds(&self, w_gen: u64, bias: &[f32], width: usize) -> bool {
+        w_gen == self.w_gen && width == self.width && same_bits(bias, &self.bias)
+    }
+
+    /// Starts afresh for parameters (W as `w_gen`, `bias`) unless they are those of the memo
+    /// (the bias bitwise).
+    fn validate(&mut self, w_gen: u64, bias: &[f32], width: usize) {
         if self.keys.len() != TABLE {
             self.keys = vec![EMPTY; TABLE];
             self.vals = vec![0; TABLE];
-        } else if width == self.width && same_bits(w, &self.w) && same_bits(bias, &self.bias) {
+        } else if self.holds(w_gen, bias, width) {
             return;
         }
         self.clear_entries();
-        self.w.clear();
-        self.w.extend_from_slice(w);
+        self.w_gen = w_gen;
         self.bias.clear();
         self.bias.extend_from_slice(bias);
         self.width = width;
@@ -175,8 +183,15 @@ fn same_bits(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
+/// Two memos per side, so two models used in turn (FPCD's θ and θ + θ_F) keep theirs.
+#[derive(Default)]
+struct Pair {
+    memos: [Memo; 2],
+    recent: usize,
+}
+
 thread_local! {
-    static MEMOS: [RefCell<Memo>; 2] = Default::default();
+    static MEMOS: [RefCell<Pair>; 2] = Default::default();
     static ENABLED: Cell<bool> = const { Cell::new(true) };
 }
 
@@ -184,14 +199,18 @@ thread_local! {
 /// are the same bits either way — tests and benchmarks compare both).
 pub fn set_enabled(on: bool) {
     ENABLED.set(on);
-    MEMOS.with(|m| m.iter().for_each(|m| *m.borrow_mut() = Memo::default()));
+    MEMOS.with(|m| m.iter().for_each(|m| *m.borrow_mut() = Pair::default()));
 }
 
-/// A conditional as the memo sees it: `side`, the parameters it depends on (`w`, `bias`),
+/// A conditional as the memo sees it: `side`, the parameters it depends on (W through
+/// `w_gen`, and `bias`),
 /// the conditioning layer's width `k` and the conditioned layer's `width`.
 pub(crate) struct Conditional<'a> {
     pub side: Side,
-    pub w: &'a [f32],
+    /// Identifies W ([`crate::model::Rbm`] draws a new one on every edit of W).
+    pub w_gen: u64,
+    /// Number of weights.
+    pub weights: usize,
     pub bias: &'a [f32],
     pub k: usize,
     pub width: usize,
@@ -202,8 +221,8 @@ pub(crate) struct Conditional<'a> {
 /// read [`Memo::p_of`]. `compute(rows, out)` writes the pre-activations of `rows` into `out`
 /// (rows × `c.width`), one row independently of the others. Returns `None`, having done
 /// nothing, when the memo does not apply: rows that are not 0/1, a conditioning layer over 63
-/// units, a model over 8 192 weights, more rows than the memo holds, or a memo whose recent hit
-/// rate is too low to pay for itself.
+/// units, a model over 8 192 weights, fewer than 8 rows or more than the memo holds, or a memo
+/// whose recent hit rate is too low to pay for itself.
 pub(crate) fn with<R>(
     c: &Conditional<'_>,
     x: &[f32],
@@ -213,7 +232,8 @@ pub(crate) fn with<R>(
 ) -> Option<R> {
     let Conditional {
         side,
-        w,
+        w_gen,
+        weights,
         bias,
         k,
         width,
@@ -221,16 +241,22 @@ pub(crate) fn with<R>(
     if k == 0
         || k > MAX_KEY_BITS
         || width == 0
-        || w.len() > MAX_WEIGHTS
+        || weights > MAX_WEIGHTS
         || x.len() / k > MAX_SLOTS
+        || x.len() / k < MIN_ROWS
         || !ENABLED.get()
     {
         return None;
     }
     MEMOS.with(|memos| {
-        let mut memo = memos[side as usize].try_borrow_mut().ok()?;
-        let memo = &mut *memo;
-        memo.validate(w, bias, width);
+        let mut pair = memos[side as usize].try_borrow_mut().ok()?;
+        let pair = &mut *pair;
+        let i = (0..2)
+            .find(|&i| pair.memos[i].holds(w_gen, bias, width))
+            .unwrap_or(1 - pair.recent);
+        pair.recent = i;
+        let memo = &mut pair.memos[i];
+        memo.validate(w_gen, bias, width);
         if memo.low_rate && memo.lookups == 0 {
             memo.skipped += 1;
             if memo.skipped % PROBE_EVERY != 0 {
@@ -315,6 +341,7 @@ mod tests {
         let mut r = stream(11, 0, Purpose::Aux);
         for (m, n, rows, distinct) in [
             (9, 4, 9, 5),
+            (9, 4, 3, 2),
             (16, 16, 1000, 40),
             (7, 13, 300, 300),
             (63, 5, 50, 10),

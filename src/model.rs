@@ -93,6 +93,9 @@ pub struct Rbm {
     packed_w: Packed,
     /// Wᵀ packed by column chunks (for b + W h), kept in sync with `w`.
     packed_wt: Packed,
+    /// Which weights these are: a number drawn anew on every edit of `w` (clones keep it, as
+    /// they keep the weights), so the conditionals' memo knows W without comparing it.
+    w_gen: u64,
     /// Visible biases b (length m).
     pub b: Vec<f32>,
     /// Hidden biases c (length n).
@@ -166,6 +169,7 @@ impl Rbm {
             wt: std::sync::OnceLock::new(),
             packed_w: Packed::new(m, n),
             packed_wt: Packed::new(n, m),
+            w_gen: 0,
             w: p.w,
             b: p.b,
             c: p.c,
@@ -258,6 +262,8 @@ impl Rbm {
     }
 
     fn sync_transpose(&mut self) {
+        static W_GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        self.w_gen = W_GEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.wt = std::sync::OnceLock::new();
         self.packed_w.fill(&self.w);
         self.packed_wt.fill_transposed(&self.w);
@@ -363,7 +369,8 @@ impl Rbm {
         let (bias, packed, width) = self.side(side);
         let c = Conditional {
             side,
-            w: &self.w,
+            w_gen: self.w_gen,
+            weights: self.w.len(),
             bias,
             k: packed.k,
             width,
