@@ -7,7 +7,7 @@
 
 use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
-use crate::kernels::by_unit::{sum_selected_bits2, transpose_bits};
+use crate::kernels::by_unit::{rows_mask, sum_selected_bits2, transpose_bits};
 use crate::kernels::{row_mask, sum_selected_bits};
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
 use crate::rng::{fill_uniform, normal, Rng};
@@ -956,10 +956,8 @@ impl Stats {
             packed,
         } = &mut self.scratch;
         row_bits.resize(rows * mw, 0);
-        for (vr, br) in v.chunks_exact(m).zip(row_bits.chunks_exact_mut(mw)) {
-            if !row_mask(vr, br) {
-                return false;
-            }
+        if !rows_mask(v, m, row_bits) {
+            return false;
         }
         unit_bits.resize(m * rw, 0);
         transpose_bits(row_bits, mw, m, unit_bits);
