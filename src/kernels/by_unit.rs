@@ -94,7 +94,7 @@ fn transpose_words(row_bits: &[u64], mw: usize, m: usize, unit_bits: &mut [u64])
 /// in `row_bits`): true if every value is 0 or 1. The batch is checked once at the end instead
 /// of once per four values.
 pub fn rows_mask(v: &[f32], m: usize, row_bits: &mut [u64]) -> bool {
-    if m % 4 != 0 || m > 64 {
+    if !m.is_multiple_of(4) || m > 64 {
         let mw = m.div_ceil(64);
         let mut binary = true;
         for (vr, br) in v.chunks_exact(m).zip(row_bits.chunks_exact_mut(mw)) {
