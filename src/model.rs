@@ -794,9 +794,9 @@ fn add_selected<const Q: usize>(
 }
 
 /// `w[i] += Σ_{r ∈ bits_i} row r` for every unit i in `targets` and `c += Σ_r row r` (target
-/// m, bitset `all`), where row r is the batch row r of E[h|v] in `data` (chunks of 4·`Q`
+/// m, last, bitset `all`), where row r is the batch row r of E[h|v] in `data` (chunks of 4·`Q`
 /// columns, as [`Packed`]), chunk by chunk, each sum in increasing row order; two targets at a
-/// time so that their chains of additions overlap ([`sum_selected_bits2`]).
+/// time so that their chains of additions overlap ([`sum_selected_bits2`]), in place.
 fn add_rows_by_unit<const Q: usize>(
     sum: &mut Params<f32>,
     data: &[f32],
@@ -817,44 +817,53 @@ fn add_rows_by_unit<const Q: usize>(
     for (ch, blk) in data.chunks_exact(rows * cw).enumerate() {
         let c0 = ch * cw;
         let cols = cw.min(n - c0);
-        let range = |t: usize| {
-            let o = if t == m { 0 } else { t * n } + c0;
-            o..o + cols
-        };
-        let load = |sum: &Params<f32>, t: usize| {
-            let src = if t == m { &sum.c } else { &sum.w };
-            let mut a = [[0.0f32; 4]; Q];
-            if cols == cw {
-                a.as_flattened_mut().copy_from_slice(&src[range(t)]);
-            } else {
-                a.as_flattened_mut()[..cols].copy_from_slice(&src[range(t)]);
-            }
-            a
-        };
-        let store = |sum: &mut Params<f32>, t: usize, a: &[[f32; 4]; Q]| {
-            let dst = if t == m { &mut sum.c } else { &mut sum.w };
-            if cols == cw {
-                dst[range(t)].copy_from_slice(a.as_flattened());
-            } else {
-                dst[range(t)].copy_from_slice(&a.as_flattened()[..cols]);
-            }
-        };
-        for pair in targets.chunks(2) {
-            match *pair {
+        for t in targets.chunks(2) {
+            match *t {
                 [a, b] => {
-                    let init = [load(sum, a), load(sum, b)];
-                    let [x, y] = sum_selected_bits2(&init, blk, [bits_of(a), bits_of(b)]);
-                    store(sum, a, &x);
-                    store(sum, b, &y);
+                    // The chunk's columns of targets a < b (c is last), as disjoint slices.
+                    let Params { w, c, .. } = &mut *sum;
+                    let [x, y] = if b == m {
+                        [&mut w[a * n + c0..a * n + c0 + cols], &mut c[c0..c0 + cols]]
+                    } else {
+                        let (lo, hi) = w.split_at_mut(b * n);
+                        [
+                            &mut lo[a * n + c0..a * n + c0 + cols],
+                            &mut hi[c0..c0 + cols],
+                        ]
+                    };
+                    if cols == cw {
+                        let acc = [whole::<Q>(x), whole::<Q>(y)];
+                        sum_selected_bits2(acc, blk, [bits_of(a), bits_of(b)]);
+                    } else {
+                        let mut acc = [[[0.0f32; 4]; Q]; 2];
+                        acc[0].as_flattened_mut()[..cols].copy_from_slice(x);
+                        acc[1].as_flattened_mut()[..cols].copy_from_slice(y);
+                        let [p, q] = &mut acc;
+                        sum_selected_bits2([p, q], blk, [bits_of(a), bits_of(b)]);
+                        x.copy_from_slice(&acc[0].as_flattened()[..cols]);
+                        y.copy_from_slice(&acc[1].as_flattened()[..cols]);
+                    }
                 }
                 [a] => {
-                    let x = sum_selected_bits(&load(sum, a), blk, 0, bits_of(a));
-                    store(sum, a, &x);
+                    let dst = if a == m {
+                        &mut sum.c[c0..c0 + cols]
+                    } else {
+                        &mut sum.w[a * n + c0..a * n + c0 + cols]
+                    };
+                    let mut acc = [[0.0f32; 4]; Q];
+                    acc.as_flattened_mut()[..cols].copy_from_slice(dst);
+                    acc = sum_selected_bits(&acc, blk, 0, bits_of(a));
+                    dst.copy_from_slice(&acc.as_flattened()[..cols]);
                 }
                 _ => unreachable!("chunks of two"),
             }
         }
     }
+}
+
+/// A whole chunk of 4·`Q` columns as arrays of four.
+fn whole<const Q: usize>(s: &mut [f32]) -> &mut [[f32; 4]; Q] {
+    s.as_chunks_mut().0.try_into().expect("a whole chunk")
 }
 
 /// `b + 1 + 1 + … + 1` (`k` ones, added one at a time in f32) — by one addition of k when that
@@ -882,7 +891,8 @@ struct StatsScratch {
     unit_bits: Vec<u64>,
     /// The bitset of every batch row (for the c sums).
     all: Vec<u64>,
-    /// The statistics' rows to update: units with an active row, and m for c.
+    /// The statistics' rows to update: units with an active row in increasing order, then m
+    /// for c.
     targets: Vec<usize>,
     packed: Packed,
 }
@@ -962,7 +972,6 @@ impl Stats {
         unit_bits.resize(m * rw, 0);
         transpose_bits(row_bits, mw, m, unit_bits);
         targets.clear();
-        targets.push(m);
         for (i, (b, bi)) in self
             .sum
             .b
@@ -976,6 +985,7 @@ impl Stats {
                 targets.push(i);
             }
         }
+        targets.push(m);
         all.clear();
         all.resize(rw, u64::MAX);
         if !rows.is_multiple_of(64) {

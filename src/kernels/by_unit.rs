@@ -115,18 +115,18 @@ pub fn rows_mask(v: &[f32], m: usize, row_bits: &mut [u64]) -> bool {
     other == 0
 }
 
-/// [`super::sum_selected_bits`] (with `word0` = 0) for two bitsets of the same length at once:
-/// `[init[0] + Σ_{i ∈ bits[0]} row i, init[1] + Σ_{i ∈ bits[1]} row i]`, each in increasing row
-/// order, rows of W = 4·`Q` columns of `blk`.
+/// [`super::sum_selected_bits`] (with `word0` = 0) for two bitsets of the same length at once,
+/// in place: `acc[t] += Σ_{i ∈ bits[t]} row i` for t = 0, 1, each in increasing row order, rows
+/// of W = 4·`Q` columns of `blk`.
 ///
 /// # Panics
 /// If the bitsets differ in length or a set bit addresses past the end of `blk`.
 #[inline]
 pub fn sum_selected_bits2<const Q: usize>(
-    init: &[[[f32; 4]; Q]; 2],
+    acc: [&mut [[f32; 4]; Q]; 2],
     blk: &[f32],
     bits: [&[u64]; 2],
-) -> [[[f32; 4]; Q]; 2] {
+) {
     assert_eq!(bits[0].len(), bits[1].len(), "bitsets of one length");
     for b in bits {
         if let Some((w, &last)) = b.iter().enumerate().rev().find(|(_, &x)| x != 0) {
@@ -134,7 +134,7 @@ pub fn sum_selected_bits2<const Q: usize>(
             assert!((top + 1) * 4 * Q <= blk.len(), "bit past the packed block");
         }
     }
-    imp::sum_selected_bits2(init, blk, bits)
+    imp::sum_selected_bits2(acc, blk, bits)
 }
 
 /// Walks the set bits of two bitsets in lockstep with accumulators `acc`, calling
@@ -173,32 +173,34 @@ mod imp {
 
     #[inline(always)]
     pub fn sum_selected_bits2<const Q: usize>(
-        init: &[[[f32; 4]; Q]; 2],
+        acc: [&mut [[f32; 4]; Q]; 2],
         blk: &[f32],
         bits: [&[u64]; 2],
-    ) -> [[[f32; 4]; Q]; 2] {
+    ) {
         if Q.is_multiple_of(2) && std::arch::is_x86_feature_detected!("avx") {
             // SAFETY: AVX was detected at run time; loads stay inside `blk` (checked by the
             // caller).
-            unsafe { pair_avx(init, blk, bits) }
+            unsafe { pair_avx(acc, blk, bits) }
         } else if Q <= 4 {
             // SAFETY: SSE2 is part of the x86-64 baseline; loads as above.
-            unsafe { pair_sse2(init, blk, bits) }
+            unsafe { pair_sse2(acc, blk, bits) }
         } else {
             // Sixteen 4-lane accumulators would spill: one bitset at a time.
-            [0, 1].map(|t| crate::kernels::sum_selected_bits(&init[t], blk, 0, bits[t]))
+            for (a, b) in acc.into_iter().zip(bits) {
+                *a = crate::kernels::sum_selected_bits(a, blk, 0, b);
+            }
         }
     }
 
     /// 4-lane registers, Q per bitset.
     #[inline(always)]
     unsafe fn pair_sse2<const Q: usize>(
-        init: &[[[f32; 4]; Q]; 2],
+        out: [&mut [[f32; 4]; Q]; 2],
         blk: &[f32],
         bits: [&[u64]; 2],
-    ) -> [[[f32; 4]; Q]; 2] {
+    ) {
         let mut acc: [[__m128; Q]; 2] =
-            std::array::from_fn(|t| std::array::from_fn(|q| _mm_loadu_ps(init[t][q].as_ptr())));
+            std::array::from_fn(|t| std::array::from_fn(|q| _mm_loadu_ps(out[t][q].as_ptr())));
         let base = blk.as_ptr();
         let add = |a: &mut [__m128; Q], i: usize| {
             let r = base.add(i * 4 * Q);
@@ -207,25 +209,23 @@ mod imp {
             }
         };
         lockstep(bits, &mut acc, add);
-        let mut out = [[[0.0f32; 4]; Q]; 2];
-        for (o, a) in out.iter_mut().zip(acc) {
+        for (o, a) in out.into_iter().zip(acc) {
             for (o, v) in o.iter_mut().zip(a) {
                 _mm_storeu_ps(o.as_mut_ptr(), v);
             }
         }
-        out
     }
 
     /// 8-lane registers (Q even), Q/2 per bitset: the same element-wise additions.
     #[target_feature(enable = "avx")]
     unsafe fn pair_avx<const Q: usize>(
-        init: &[[[f32; 4]; Q]; 2],
+        out: [&mut [[f32; 4]; Q]; 2],
         blk: &[f32],
         bits: [&[u64]; 2],
-    ) -> [[[f32; 4]; Q]; 2] {
+    ) {
         let h = Q / 2;
         let mut acc = [[_mm256_setzero_ps(); 4]; 2];
-        for (a, init) in acc.iter_mut().zip(init) {
+        for (a, init) in acc.iter_mut().zip(&out) {
             let flat = init.as_flattened();
             for (q, a) in a.iter_mut().enumerate().take(h) {
                 *a = _mm256_loadu_ps(flat.as_ptr().add(8 * q));
@@ -239,14 +239,12 @@ mod imp {
             }
         };
         lockstep(bits, &mut acc, add);
-        let mut out = [[[0.0f32; 4]; Q]; 2];
-        for (o, a) in out.iter_mut().zip(&acc) {
+        for (o, a) in out.into_iter().zip(&acc) {
             let o = o.as_flattened_mut().as_mut_ptr();
             for (q, v) in a.iter().enumerate().take(h) {
                 _mm256_storeu_ps(o.add(8 * q), *v);
             }
         }
-        out
     }
 }
 
@@ -258,18 +256,21 @@ mod imp {
     /// Q v128 accumulators per bitset (one bitset at a time for Q = 8: sixteen would spill).
     #[inline(always)]
     pub fn sum_selected_bits2<const Q: usize>(
-        init: &[[[f32; 4]; Q]; 2],
+        out: [&mut [[f32; 4]; Q]; 2],
         blk: &[f32],
         bits: [&[u64]; 2],
-    ) -> [[[f32; 4]; Q]; 2] {
+    ) {
         if Q > 4 {
-            return [0, 1].map(|t| crate::kernels::sum_selected_bits(&init[t], blk, 0, bits[t]));
+            for (a, b) in out.into_iter().zip(bits) {
+                *a = crate::kernels::sum_selected_bits(a, blk, 0, b);
+            }
+            return;
         }
         // SAFETY: every load reads 4·Q floats inside `blk` (bounds checked by the caller) or
         // `init`; v128 loads and stores have no alignment requirement.
         unsafe {
             let mut acc: [[v128; Q]; 2] = std::array::from_fn(|t| {
-                std::array::from_fn(|q| v128_load(init[t][q].as_ptr() as *const v128))
+                std::array::from_fn(|q| v128_load(out[t][q].as_ptr() as *const v128))
             });
             let base = blk.as_ptr();
             let add = |a: &mut [v128; Q], i: usize| {
@@ -279,13 +280,11 @@ mod imp {
                 }
             };
             lockstep(bits, &mut acc, add);
-            let mut out = [[[0.0f32; 4]; Q]; 2];
-            for (o, a) in out.iter_mut().zip(acc) {
+            for (o, a) in out.into_iter().zip(acc) {
                 for (o, v) in o.iter_mut().zip(a) {
                     v128_store(o.as_mut_ptr() as *mut v128, v);
                 }
             }
-            out
         }
     }
 }
@@ -298,11 +297,13 @@ mod imp {
     /// One bitset at a time.
     #[inline(always)]
     pub fn sum_selected_bits2<const Q: usize>(
-        init: &[[[f32; 4]; Q]; 2],
+        acc: [&mut [[f32; 4]; Q]; 2],
         blk: &[f32],
         bits: [&[u64]; 2],
-    ) -> [[[f32; 4]; Q]; 2] {
-        [0, 1].map(|t| crate::kernels::sum_selected_bits(&init[t], blk, 0, bits[t]))
+    ) {
+        for (a, b) in acc.into_iter().zip(bits) {
+            *a = crate::kernels::sum_selected_bits(a, blk, 0, b);
+        }
     }
 }
 
@@ -403,7 +404,9 @@ mod tests {
                     }
                 }
             }
-            let got = sum_selected_bits2(&init, &blk, [&bits[0], &bits[1]]);
+            let mut got = init;
+            let [g0, g1] = &mut got;
+            sum_selected_bits2([g0, g1], &blk, [&bits[0], &bits[1]]);
             for t in 0..2 {
                 let mut want = init[t].as_flattened().to_vec();
                 for i in (0..rows).filter(|&i| bits[t][i / 64] >> (i % 64) & 1 == 1) {
