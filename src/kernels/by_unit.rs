@@ -137,6 +137,15 @@ pub fn sum_selected_bits2<const Q: usize>(
     imp::sum_selected_bits2(acc, blk, bits)
 }
 
+/// [`sum_selected_bits2`] one bitset at a time (where two sets of accumulators would not fit
+/// the registers).
+#[inline(always)]
+fn singly<const Q: usize>(acc: [&mut [[f32; 4]; Q]; 2], blk: &[f32], bits: [&[u64]; 2]) {
+    for (a, b) in acc.into_iter().zip(bits) {
+        *a = super::sum_selected_bits(a, blk, 0, b);
+    }
+}
+
 /// Walks the set bits of two bitsets in lockstep with accumulators `acc`, calling
 /// `add(acc[0], i); add(acc[1], j)` while both words have bits left, then `add` for the rest of
 /// either; each bitset in increasing order.
@@ -186,9 +195,7 @@ mod imp {
             unsafe { pair_sse2(acc, blk, bits) }
         } else {
             // Sixteen 4-lane accumulators would spill: one bitset at a time.
-            for (a, b) in acc.into_iter().zip(bits) {
-                *a = crate::kernels::sum_selected_bits(a, blk, 0, b);
-            }
+            super::singly(acc, blk, bits);
         }
     }
 
@@ -261,10 +268,7 @@ mod imp {
         bits: [&[u64]; 2],
     ) {
         if Q > 4 {
-            for (a, b) in out.into_iter().zip(bits) {
-                *a = crate::kernels::sum_selected_bits(a, blk, 0, b);
-            }
-            return;
+            return super::singly(out, blk, bits);
         }
         // SAFETY: every load reads 4·Q floats inside `blk` (bounds checked by the caller) or
         // `init`; v128 loads and stores have no alignment requirement.
@@ -301,9 +305,7 @@ mod imp {
         blk: &[f32],
         bits: [&[u64]; 2],
     ) {
-        for (a, b) in acc.into_iter().zip(bits) {
-            *a = crate::kernels::sum_selected_bits(a, blk, 0, b);
-        }
+        super::singly(acc, blk, bits);
     }
 }
 
