@@ -6,6 +6,8 @@
 //! accumulators per chunk walking the list of active indices"). Only additions, in index
 //! order, so every target gives the same bits.
 
+pub mod by_unit;
+
 /// Sets `bits` (⌈len/64⌉ words, bit i = unit i) to the non-zero entries of `x` and returns
 /// true if every non-zero entry is exactly 1 (NaN counts as non-zero and not 1). Compares four
 /// values at a time (SSE2 / SIMD128), no branch on the (random) states.
