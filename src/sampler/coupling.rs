@@ -206,11 +206,45 @@ impl Coupling {
         v_eta: &mut [f32],
     ) -> StepInfo {
         model.visible_pre(h, &mut self.a);
+        let same = h == h_eta;
+        if !same {
+            model.visible_pre(h_eta, &mut self.a_eta);
+        }
+        self.visible_from_pre(rng, same, v, v_eta)
+    }
+
+    /// [`Coupling::step_visible`] from the visible pre-activations a = W h_t + b and, unless
+    /// h_t = h′_{t−1} (`None`), a′ = W h′_{t−1} + b — for chains run in lockstep, whose
+    /// pre-activations are computed for a whole batch of chains at once. The same random
+    /// numbers and the same decisions.
+    pub fn step_visible_from_pre(
+        &mut self,
+        rng: &mut Rng,
+        a: &[f32],
+        a_eta: Option<&[f32]>,
+        v: &mut [f32],
+        v_eta: &mut [f32],
+    ) -> StepInfo {
+        self.a.copy_from_slice(a);
+        if let Some(a_eta) = a_eta {
+            self.a_eta.copy_from_slice(a_eta);
+        }
+        self.visible_from_pre(rng, a_eta.is_none(), v, v_eta)
+    }
+
+    /// Lines 1–14 with `self.a` (and `self.a_eta` unless `same`, h_t = h′_{t−1}) filled.
+    fn visible_from_pre(
+        &mut self,
+        rng: &mut Rng,
+        same: bool,
+        v: &mut [f32],
+        v_eta: &mut [f32],
+    ) -> StepInfo {
         to_thresholds(&self.a, &mut self.t);
         // Line 1: v_{t+1} = 1{Z₁ ≤ σ(W h_t + b)}.
         fill_uniform(rng, &mut self.z);
         propose(&self.z, &self.t, v);
-        if h == h_eta {
+        if same {
             // Equal conditionals: the ratio of line 2 is 1 and the proposal is always shared.
             v_eta.copy_from_slice(v);
             return StepInfo {
@@ -219,7 +253,6 @@ impl Coupling {
                 proposals: 1,
             };
         }
-        model.visible_pre(h_eta, &mut self.a_eta);
         to_thresholds(&self.a_eta, &mut self.t_eta);
         self.prepare_log_ratio();
         // Lines 2–3: share the proposal with probability min(1, T_v(v|h′)/T_v(v|h)).
@@ -272,11 +305,36 @@ impl Coupling {
         h_eta: &mut [f32],
     ) {
         model.hidden_pre(v, &mut self.g);
+        let same = v == v_eta;
+        if !same {
+            model.hidden_pre(v_eta, &mut self.g_eta);
+        }
+        self.hidden_from_pre(rng, same, h, h_eta);
+    }
+
+    /// [`Coupling::step_hidden`] from the hidden pre-activations g = Wᵀv_{t+1} + c and, unless
+    /// v_{t+1} = v′_t (`None`), g′ = Wᵀv′_t + c (computed for a batch of chains at once).
+    pub fn step_hidden_from_pre(
+        &mut self,
+        rng: &mut Rng,
+        g: &[f32],
+        g_eta: Option<&[f32]>,
+        h: &mut [f32],
+        h_eta: &mut [f32],
+    ) {
+        self.g.copy_from_slice(g);
+        if let Some(g_eta) = g_eta {
+            self.g_eta.copy_from_slice(g_eta);
+        }
+        self.hidden_from_pre(rng, g_eta.is_none(), h, h_eta);
+    }
+
+    /// Lines 15–16 with `self.g` (and `self.g_eta` unless `same`) holding pre-activations.
+    fn hidden_from_pre(&mut self, rng: &mut Rng, same: bool, h: &mut [f32], h_eta: &mut [f32]) {
         self.g.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
-        if v == v_eta {
+        if same {
             self.g_eta.copy_from_slice(&self.g);
         } else {
-            model.hidden_pre(v_eta, &mut self.g_eta);
             self.g_eta.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
         }
         fill_uniform(rng, &mut self.zh);

@@ -25,12 +25,12 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::math::fast_exp;
+use crate::math::one_plus_exp_neg;
 use crate::model::{Rbm, Stats};
-use crate::rng::fill_uniform;
-use crate::rng::{index, Rng};
+use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
 use crate::sampler::Coupling;
 use crate::schema::{Aggregate, StatSpec};
+use rand::Rng as _;
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -90,38 +90,68 @@ pub const INFO: AlgoInfo = AlgoInfo {
 
 /// Unbiased contrastive divergence with k = `cfg.k`, cap T_max = `cfg.max_steps` and
 /// `s.chains` coupled chain pairs per update.
+///
+/// The chain pairs of an update run in lockstep: each round advances every pair that has not
+/// finished by one step, and the pre-activations of all of them are computed together by the
+/// batch kernels (`Rbm::visible_pre`, `Rbm::hidden_pre`); pairs that are done drop out. Each
+/// pair draws from its own stream, derived from one number of the lane's stream per update, so
+/// its law and its numbers do not depend on the other pairs or on the order of the batch.
 pub struct Ucd {
     k: usize,
     max_steps: usize,
     chains: usize,
     coupling: Coupling,
-    /// ξ_t = (v, h) and η_{t−1} = (v_eta, h_eta) of the chain being run.
+    /// ξ_t = (v, h) and η_{t−1} = (v_eta, h_eta) of every pair (`chains × m`, `chains × n`).
     v: Vec<f32>,
     h: Vec<f32>,
     v_eta: Vec<f32>,
     h_eta: Vec<f32>,
-    /// E[h|v] of the current ξ and η states.
+    /// E[h|v] of the current ξ and η states (`chains × n`).
     mean: Vec<f32>,
     mean_eta: Vec<f32>,
-    /// Scratch: pre-activations and uniforms (length max(m, n)).
+    /// Per pair: its stream, its step t, whether it has met and what it did.
+    rngs: Vec<Rng>,
+    pairs: Vec<Pair>,
+    /// The pairs still running, and which of them step together with η (not alone).
+    active: Vec<usize>,
+    coupled: Vec<usize>,
+    /// Gathered states of the active pairs and their pre-activations (rows in `active` order;
+    /// the `_eta` ones only for coupled pairs whose ξ and η states differ).
+    rows_x: Vec<f32>,
+    rows_x_eta: Vec<f32>,
     pre: Vec<f32>,
+    pre_eta: Vec<f32>,
+    /// Row of `pre_eta` of each active pair, if any.
+    eta_row: Vec<Option<usize>>,
+    /// Scratch uniforms and thresholds (length max(m, n)).
     z: Vec<f32>,
+    thr: Vec<f32>,
     neg: Stats,
-    /// Hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows (`rows × n`): every chain
-    /// starts at one of them.
+    /// Positive-phase E[h|v] and hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows
+    /// (`rows × n`): every chain starts at one of them.
+    row_p: Vec<f32>,
     row_t: Vec<f32>,
     /// The last ξ visible state of every chain (`chains × m`), for display.
     states: Vec<f32>,
 }
 
 /// What one chain pair did.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct ChainRun {
     tau: usize,
     rejections: u64,
     truncated: bool,
     sweeps: u64,
     vh_steps: u64,
+}
+
+/// A chain pair in its update: step t of ξ, whether ξ and η have met, and its record.
+#[derive(Clone, Copy, Default)]
+struct Pair {
+    t: usize,
+    met: bool,
+    done: bool,
+    run: ChainRun,
 }
 
 /// Adds s(v) − s(v′) with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) to `neg` in one pass (what
@@ -172,9 +202,9 @@ impl Ucd {
                 format!("UCD needs the cap T_max above k, got T_max = {max_steps} and k = {k}"),
             ));
         }
-        let (m, n) = (s.model.m(), s.model.n());
+        let (m, n, c) = (s.model.m(), s.model.n(), s.chains);
         let rows = s.data.rows().max(1);
-        let mut states = vec![0.0f32; s.chains * m];
+        let mut states = vec![0.0f32; c * m];
         for (i, st) in states.chunks_exact_mut(m).enumerate() {
             let r = i % rows;
             st.copy_from_slice(&s.data.values[r * m..(r + 1) * m]);
@@ -182,126 +212,297 @@ impl Ucd {
         Ok(Ucd {
             k,
             max_steps,
-            chains: s.chains,
+            chains: c,
             coupling: Coupling::new(m, n),
-            v: vec![0.0; m],
-            h: vec![0.0; n],
-            v_eta: vec![0.0; m],
-            h_eta: vec![0.0; n],
-            mean: vec![0.0; n],
-            mean_eta: vec![0.0; n],
-            pre: vec![0.0; m.max(n)],
+            v: vec![0.0; c * m],
+            h: vec![0.0; c * n],
+            v_eta: vec![0.0; c * m],
+            h_eta: vec![0.0; c * n],
+            mean: vec![0.0; c * n],
+            mean_eta: vec![0.0; c * n],
+            rngs: Vec::with_capacity(c),
+            pairs: vec![Pair::default(); c],
+            active: Vec::with_capacity(c),
+            coupled: Vec::with_capacity(c),
+            rows_x: Vec::new(),
+            rows_x_eta: Vec::new(),
+            pre: Vec::new(),
+            pre_eta: Vec::new(),
+            eta_row: vec![None; c],
             z: vec![0.0; m.max(n)],
+            thr: vec![0.0; m.max(n)],
             neg: Stats::new(m, n),
+            row_p: Vec::new(),
             row_t: Vec::new(),
             states,
         })
     }
 
-    /// Runs one chain pair from mini-batch row `r` (`v0`), adding its estimate to `self.neg`.
-    fn run_chain(&mut self, model: &Rbm, rng: &mut Rng, v0: &[f32], r: usize) -> ChainRun {
-        let (k, cap, n) = (self.k, self.max_steps, self.h.len());
-        // ξ_0 = η_0 = (v0, h0), h0 ~ p(h|v0).
-        self.v_eta.copy_from_slice(v0);
-        let z = &mut self.z[..n];
-        fill_uniform(rng, z);
-        let t0 = &self.row_t[r * n..(r + 1) * n];
-        for ((h, &t), &z) in self.h_eta.iter_mut().zip(t0).zip(z.iter()) {
-            *h = if z * t < 1.0 { 1.0 } else { 0.0 };
-        }
-        // ξ_1 by one sweep.
-        model.sample_visible(&self.h_eta, &mut self.v, rng);
-        model.sample_hidden_with_probs(&self.v, &mut self.h, &mut self.mean, rng);
-        let mut run = ChainRun {
-            sweeps: 1,
-            vh_steps: 1,
-            ..Default::default()
-        };
-        let mut t = 1;
-        let mut met = self.v == self.v_eta && self.h == self.h_eta;
-        if met {
-            run.tau = 1;
-        }
-        if k == 1 {
-            self.neg.add_weighted(&self.v, &self.mean, 1.0);
-        }
-        loop {
-            if met && t >= k {
-                return run;
+    /// Starts every pair: a row r of the mini-batch (Algorithm 2, line 2), ξ_0 = η_0 = (v_r, h_0)
+    /// with h_0 ~ p(h|v_r) from the row's thresholds, then ξ_1 by one sweep of all pairs at once.
+    fn start(&mut self, model: &Rbm, batch: &[f32]) {
+        let (m, n, chains) = (model.m(), model.n(), self.chains);
+        let rows = batch.len() / m;
+        let Ucd {
+            rngs,
+            v,
+            h,
+            v_eta,
+            h_eta,
+            mean,
+            pre,
+            z,
+            thr,
+            row_t,
+            ..
+        } = self;
+        for (c, rng) in rngs.iter_mut().enumerate() {
+            let r = index(rng, rows);
+            v_eta[c * m..(c + 1) * m].copy_from_slice(&batch[r * m..(r + 1) * m]);
+            let z = &mut z[..n];
+            fill_uniform(rng, z);
+            let t0 = &row_t[r * n..(r + 1) * n];
+            for ((h, &t), &z) in h_eta[c * n..(c + 1) * n].iter_mut().zip(t0).zip(z.iter()) {
+                *h = if z * t < 1.0 { 1.0 } else { 0.0 };
             }
-            if !met && t + 1 >= cap {
-                // Algorithm 1, line 4: η_t is set to ξ_{t+1} at t + 1 = T_max, whose term is 0.
-                // As cap > k, t ≥ k here and the chain is done.
-                met = true;
-                run.tau = t + 1;
-                run.truncated = true;
+        }
+        // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1), E[h|v_1].
+        pre.resize(chains * m.max(n), 0.0);
+        model.visible_pre(h_eta, &mut pre[..chains * m]);
+        for (c, rng) in rngs.iter_mut().enumerate() {
+            let (a, x) = (&pre[c * m..(c + 1) * m], &mut v[c * m..(c + 1) * m]);
+            sample_from_pre(rng, a, x, None, z, thr);
+        }
+        model.hidden_pre(v, &mut pre[..chains * n]);
+        for (c, rng) in rngs.iter_mut().enumerate() {
+            let (g, x) = (&pre[c * n..(c + 1) * n], &mut h[c * n..(c + 1) * n]);
+            sample_from_pre(rng, g, x, Some(&mut mean[c * n..(c + 1) * n]), z, thr);
+        }
+    }
+
+    /// One round: every active pair advances one step — ξ alone (met before step k) or the
+    /// coupled step of Algorithm 3 — with the pre-activations of all of them computed together.
+    fn round(&mut self, model: &Rbm) {
+        let (m, n) = (model.m(), model.n());
+        let Ucd {
+            coupling,
+            v,
+            h,
+            v_eta,
+            h_eta,
+            rngs,
+            pairs,
+            active,
+            coupled,
+            rows_x,
+            rows_x_eta,
+            pre,
+            pre_eta,
+            eta_row,
+            z,
+            thr,
+            mean,
+            mean_eta,
+            ..
+        } = self;
+        let len = active.len();
+        // Visible layer: a = W h_t + b for every active pair, a′ = W h′_{t−1} + b for the
+        // coupled pairs whose hidden states differ.
+        gather(active, h, n, rows_x);
+        let mut k_eta = 0;
+        rows_x_eta.clear();
+        for &c in active.iter() {
+            let hc = &h[c * n..(c + 1) * n];
+            let he = &h_eta[c * n..(c + 1) * n];
+            eta_row[c] = if !pairs[c].met && hc != he {
+                rows_x_eta.extend_from_slice(he);
+                k_eta += 1;
+                Some(k_eta - 1)
+            } else {
+                None
+            };
+        }
+        pre.resize(len * m.max(n), 0.0);
+        pre_eta.resize(k_eta * m.max(n), 0.0);
+        model.visible_pre(rows_x, &mut pre[..len * m]);
+        model.visible_pre(rows_x_eta, &mut pre_eta[..k_eta * m]);
+        coupled.clear();
+        for (i, &c) in active.iter().enumerate() {
+            let (rng, pair) = (&mut rngs[c], &mut pairs[c]);
+            let a = &pre[i * m..(i + 1) * m];
+            let x = &mut v[c * m..(c + 1) * m];
+            if pair.met {
+                sample_from_pre(rng, a, x, None, z, thr);
+                pair.run.sweeps += 1;
+                pair.run.vh_steps += 1;
                 continue;
             }
-            if met {
-                // Met before step k: η_{t−1} = ξ_t from now on, so ξ runs alone up to ξ_k.
-                model.sample_visible(&self.h, &mut self.v, rng);
-                model.sample_hidden_with_probs(&self.v, &mut self.h, &mut self.mean, rng);
-                t += 1;
-                run.sweeps += 1;
-                run.vh_steps += 1;
-                if t == k {
-                    self.neg.add_weighted(&self.v, &self.mean, 1.0);
-                }
+            coupled.push(c);
+            let a_eta = eta_row[c].map(|j| &pre_eta[j * m..(j + 1) * m]);
+            let info =
+                coupling.step_visible_from_pre(rng, a, a_eta, x, &mut v_eta[c * m..(c + 1) * m]);
+            pair.run.sweeps += 2;
+            pair.run.vh_steps += info.proposals as u64;
+            pair.run.rejections += info.rejections as u64;
+            // Whether the chains meet now is read from the new states below.
+        }
+        // Hidden layer: g = Wᵀv_{t+1} + c for every active pair, g′ = Wᵀv′_t + c for the
+        // coupled pairs whose visible states differ.
+        gather(active, v, m, rows_x);
+        k_eta = 0;
+        rows_x_eta.clear();
+        for &c in active.iter() {
+            let vc = &v[c * m..(c + 1) * m];
+            let ve = &v_eta[c * m..(c + 1) * m];
+            eta_row[c] = if !pairs[c].met && vc != ve {
+                rows_x_eta.extend_from_slice(ve);
+                k_eta += 1;
+                Some(k_eta - 1)
+            } else {
+                None
+            };
+        }
+        pre_eta.resize(k_eta * m.max(n), 0.0);
+        model.hidden_pre(rows_x, &mut pre[..len * n]);
+        model.hidden_pre(rows_x_eta, &mut pre_eta[..k_eta * n]);
+        for (i, &c) in active.iter().enumerate() {
+            let rng = &mut rngs[c];
+            let g = &pre[i * n..(i + 1) * n];
+            let x = &mut h[c * n..(c + 1) * n];
+            if pairs[c].met {
+                sample_from_pre(rng, g, x, Some(&mut mean[c * n..(c + 1) * n]), z, thr);
                 continue;
             }
-            let info = self.coupling.step(
-                model,
-                rng,
-                (&mut self.v, &mut self.h),
-                (&mut self.v_eta, &mut self.h_eta),
+            let g_eta = eta_row[c].map(|j| &pre_eta[j * n..(j + 1) * n]);
+            coupling.step_hidden_from_pre(rng, g, g_eta, x, &mut h_eta[c * n..(c + 1) * n]);
+            coupling.hidden_means(
+                &mut mean[c * n..(c + 1) * n],
+                &mut mean_eta[c * n..(c + 1) * n],
             );
-            t += 1;
-            run.sweeps += 2;
-            run.vh_steps += info.proposals as u64;
-            run.rejections += info.rejections as u64;
-            if info.met {
-                met = true;
-                run.tau = t;
-            }
-            // f(ξ_k), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero once the chains have met).
-            if t == k || (t > k && !info.met) {
-                self.coupling
-                    .hidden_means(&mut self.mean, &mut self.mean_eta);
-                if t > k {
-                    add_difference(
-                        &mut self.neg,
-                        (&self.v, &self.mean),
-                        (&self.v_eta, &self.mean_eta),
-                        &mut self.pre,
-                    );
-                } else {
-                    self.neg.add_weighted(&self.v, &self.mean, 1.0);
-                }
-            }
         }
+    }
+}
+
+/// Copies rows `idx` (of `width` values each) of `src` into `dst`, in order.
+fn gather(idx: &[usize], src: &[f32], width: usize, dst: &mut Vec<f32>) {
+    dst.clear();
+    for &c in idx {
+        dst.extend_from_slice(&src[c * width..(c + 1) * width]);
+    }
+}
+
+/// `x ~ Bernoulli(σ(a))` unit by unit (one uniform each from [`fill_uniform`], the test
+/// `u·t < 1` with t = 1 + e^{−a}, as `Rbm::sample_hidden`), and E[x] = 1/t into `mean`.
+#[inline]
+fn sample_from_pre(
+    rng: &mut Rng,
+    a: &[f32],
+    x: &mut [f32],
+    mean: Option<&mut [f32]>,
+    z: &mut [f32],
+    thr: &mut [f32],
+) {
+    let (z, t) = (&mut z[..a.len()], &mut thr[..a.len()]);
+    one_plus_exp_neg(a, t);
+    fill_uniform(rng, z);
+    for ((x, &t), &u) in x.iter_mut().zip(t.iter()).zip(z.iter()) {
+        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
+    }
+    if let Some(p) = mean {
+        p.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
     }
 }
 
 impl Algorithm for Ucd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase();
-        let m = cx.model.m();
-        let rows = cx.rows();
+        cx.positive_phase_thresholds(&mut self.row_p, &mut self.row_t);
         let model: &Rbm = cx.model;
-        let n = model.n();
-        self.row_t.resize(rows * n, 0.0);
-        for (v, t) in cx.batch.chunks_exact(m).zip(self.row_t.chunks_exact_mut(n)) {
-            model.hidden_pre(v, t);
-            t.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
-        }
+        let (m, n) = (model.m(), model.n());
+        let (k, cap) = (self.k, self.max_steps);
+        // One stream per pair, from one number of the lane's stream.
+        let seed = cx.rng.next_u64();
+        self.rngs.clear();
+        self.rngs
+            .extend((0..self.chains as u64).map(|c| stream(seed, c, Purpose::Sampling)));
+        self.start(model, cx.batch);
         self.neg.clear();
+        self.active.clear();
+        for c in 0..self.chains {
+            let met = self.v[c * m..(c + 1) * m] == self.v_eta[c * m..(c + 1) * m]
+                && self.h[c * n..(c + 1) * n] == self.h_eta[c * n..(c + 1) * n];
+            self.pairs[c] = Pair {
+                t: 1,
+                met,
+                done: false,
+                run: ChainRun {
+                    tau: usize::from(met),
+                    sweeps: 1,
+                    vh_steps: 1,
+                    ..Default::default()
+                },
+            };
+            if k == 1 {
+                let (x, p) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
+                self.neg.add_weighted(x, p, 1.0);
+            }
+            self.active.push(c);
+        }
+        loop {
+            // Pairs done before this round drop out; a pair that has not met by step
+            // T_max − 1 is met by force at τ = T_max (Algorithm 1, line 4: η_t is set to
+            // ξ_{t+1}, whose term is 0); as T_max > k, it is done.
+            let pairs = &mut self.pairs;
+            self.active.retain(|&c| {
+                let p = &mut pairs[c];
+                if !p.met && p.t + 1 >= cap {
+                    p.met = true;
+                    p.run.tau = p.t + 1;
+                    p.run.truncated = true;
+                }
+                p.done = p.met && p.t >= k;
+                !p.done
+            });
+            if self.active.is_empty() {
+                break;
+            }
+            self.round(model);
+            for &c in &self.active {
+                let p = &mut self.pairs[c];
+                let was_met = p.met;
+                p.t += 1;
+                let (vc, hc) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
+                if was_met {
+                    // ξ alone up to ξ_k (η_{t−1} = ξ_t from now on).
+                    if p.t == k {
+                        self.neg.add_weighted(vc, hc, 1.0);
+                    }
+                    continue;
+                }
+                let met_now = vc == &self.v_eta[c * m..(c + 1) * m];
+                if met_now {
+                    p.met = true;
+                    p.run.tau = p.t;
+                }
+                // f(ξ_k), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero once the chains have met).
+                if p.t == k {
+                    self.neg.add_weighted(vc, hc, 1.0);
+                } else if p.t > k && !met_now {
+                    add_difference(
+                        &mut self.neg,
+                        (vc, hc),
+                        (
+                            &self.v_eta[c * m..(c + 1) * m],
+                            &self.mean_eta[c * n..(c + 1) * n],
+                        ),
+                        &mut self.thr,
+                    );
+                }
+            }
+        }
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
-        for c in 0..self.chains {
-            // Algorithm 2, line 2: a data point drawn at random.
-            let r = index(cx.rng, rows);
-            let run = self.run_chain(model, cx.rng, &cx.batch[r * m..(r + 1) * m], r);
-            self.states[c * m..(c + 1) * m].copy_from_slice(&self.v);
+        for p in &self.pairs {
+            let run = &p.run;
             tau_sum += run.tau as u64;
             tau_max = tau_max.max(run.tau);
             rejections += run.rejections;
@@ -309,6 +510,7 @@ impl Algorithm for Ucd {
             sweeps += run.sweeps;
             vh_steps += run.vh_steps;
         }
+        self.states.copy_from_slice(&self.v);
         self.neg.count = self.chains as f32;
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let c = self.chains as f64;
