@@ -206,11 +206,12 @@ impl Coupling {
         v_eta: &mut [f32],
     ) -> StepInfo {
         model.visible_pre(h, &mut self.a);
+        to_thresholds(&self.a, &mut self.t);
         let same = h == h_eta;
         if !same {
             model.visible_pre(h_eta, &mut self.a_eta);
         }
-        self.visible_from_pre(rng, same, v, v_eta)
+        self.visible_from_thresholds(rng, same, v, v_eta)
     }
 
     /// [`Coupling::step_visible`] from the visible pre-activations a = W h_t + b and, unless
@@ -225,22 +226,24 @@ impl Coupling {
         v: &mut [f32],
         v_eta: &mut [f32],
     ) -> StepInfo {
-        self.a.copy_from_slice(a);
+        to_thresholds(a, &mut self.t);
         if let Some(a_eta) = a_eta {
+            // The log ratio needs both pre-activations.
+            self.a.copy_from_slice(a);
             self.a_eta.copy_from_slice(a_eta);
         }
-        self.visible_from_pre(rng, a_eta.is_none(), v, v_eta)
+        self.visible_from_thresholds(rng, a_eta.is_none(), v, v_eta)
     }
 
-    /// Lines 1–14 with `self.a` (and `self.a_eta` unless `same`, h_t = h′_{t−1}) filled.
-    fn visible_from_pre(
+    /// Lines 1–14 with `self.t` (the thresholds of a) filled and, unless `same`
+    /// (h_t = h′_{t−1}), `self.a` and `self.a_eta`.
+    fn visible_from_thresholds(
         &mut self,
         rng: &mut Rng,
         same: bool,
         v: &mut [f32],
         v_eta: &mut [f32],
     ) -> StepInfo {
-        to_thresholds(&self.a, &mut self.t);
         // Line 1: v_{t+1} = 1{Z₁ ≤ σ(W h_t + b)}.
         fill_uniform(rng, &mut self.z);
         propose(&self.z, &self.t, v);
@@ -305,11 +308,14 @@ impl Coupling {
         h_eta: &mut [f32],
     ) {
         model.hidden_pre(v, &mut self.g);
-        let same = v == v_eta;
-        if !same {
+        self.g.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
+        if v == v_eta {
+            self.g_eta.copy_from_slice(&self.g);
+        } else {
             model.hidden_pre(v_eta, &mut self.g_eta);
+            self.g_eta.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
         }
-        self.hidden_from_pre(rng, same, h, h_eta);
+        self.hidden_from_thresholds(rng, h, h_eta);
     }
 
     /// [`Coupling::step_hidden`] from the hidden pre-activations g = Wᵀv_{t+1} + c and, unless
@@ -322,21 +328,16 @@ impl Coupling {
         h: &mut [f32],
         h_eta: &mut [f32],
     ) {
-        self.g.copy_from_slice(g);
-        if let Some(g_eta) = g_eta {
-            self.g_eta.copy_from_slice(g_eta);
+        to_thresholds(g, &mut self.g);
+        match g_eta {
+            Some(g_eta) => to_thresholds(g_eta, &mut self.g_eta),
+            None => self.g_eta.copy_from_slice(&self.g),
         }
-        self.hidden_from_pre(rng, g_eta.is_none(), h, h_eta);
+        self.hidden_from_thresholds(rng, h, h_eta);
     }
 
-    /// Lines 15–16 with `self.g` (and `self.g_eta` unless `same`) holding pre-activations.
-    fn hidden_from_pre(&mut self, rng: &mut Rng, same: bool, h: &mut [f32], h_eta: &mut [f32]) {
-        self.g.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
-        if same {
-            self.g_eta.copy_from_slice(&self.g);
-        } else {
-            self.g_eta.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
-        }
+    /// Lines 15–16 with `self.g` and `self.g_eta` holding the thresholds.
+    fn hidden_from_thresholds(&mut self, rng: &mut Rng, h: &mut [f32], h_eta: &mut [f32]) {
         fill_uniform(rng, &mut self.zh);
         propose(&self.zh, &self.g, h);
         propose(&self.zh, &self.g_eta, h_eta);

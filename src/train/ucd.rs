@@ -127,6 +127,14 @@ pub struct Ucd {
     z: Vec<f32>,
     thr: Vec<f32>,
     neg: Stats,
+    /// The terms of a round: ξ rows (v, E[h|v]) whose s(·) enters the estimate with + and η
+    /// rows with −, summed by the batch kernel of [`Stats::add`] once per round.
+    xi_v: Vec<f32>,
+    xi_p: Vec<f32>,
+    eta_v: Vec<f32>,
+    eta_p: Vec<f32>,
+    plus: Stats,
+    minus: Stats,
     /// Positive-phase E[h|v] and hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows
     /// (`rows × n`): every chain starts at one of them.
     row_p: Vec<f32>,
@@ -152,43 +160,6 @@ struct Pair {
     met: bool,
     done: bool,
     run: ChainRun,
-}
-
-/// Adds s(v) − s(v′) with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) to `neg` in one pass (what
-/// `add_weighted(v, mean, 1)` then `add_weighted(v′, mean′, −1)` would add): the W rows of units
-/// on in both chains get E[h|v] − E[h|v′] once. `diff` is scratch of length ≥ n.
-#[inline]
-fn add_difference(
-    neg: &mut Stats,
-    (v, mean): (&[f32], &[f32]),
-    (v_eta, mean_eta): (&[f32], &[f32]),
-    diff: &mut [f32],
-) {
-    let n = mean.len();
-    let diff = &mut diff[..n];
-    diff.iter_mut()
-        .zip(mean.iter().zip(mean_eta))
-        .for_each(|(d, (&p, &q))| *d = p - q);
-    let sum = &mut neg.sum;
-    for (i, (&x, &y)) in v.iter().zip(v_eta).enumerate() {
-        let row = &mut sum.w[i * n..(i + 1) * n];
-        match (x != 0.0, y != 0.0) {
-            (true, true) => row.iter_mut().zip(diff.iter()).for_each(|(g, &d)| *g += d),
-            (true, false) => {
-                row.iter_mut().zip(mean).for_each(|(g, &p)| *g += p);
-                sum.b[i] += 1.0;
-            }
-            (false, true) => {
-                row.iter_mut().zip(mean_eta).for_each(|(g, &q)| *g -= q);
-                sum.b[i] -= 1.0;
-            }
-            (false, false) => {}
-        }
-    }
-    sum.c
-        .iter_mut()
-        .zip(diff.iter())
-        .for_each(|(g, &d)| *g += d);
 }
 
 impl Ucd {
@@ -232,6 +203,12 @@ impl Ucd {
             z: vec![0.0; m.max(n)],
             thr: vec![0.0; m.max(n)],
             neg: Stats::new(m, n),
+            xi_v: Vec::new(),
+            xi_p: Vec::new(),
+            eta_v: Vec::new(),
+            eta_p: Vec::new(),
+            plus: Stats::new(m, n),
+            minus: Stats::new(m, n),
             row_p: Vec::new(),
             row_t: Vec::new(),
             states,
@@ -441,11 +418,11 @@ impl Algorithm for Ucd {
                     ..Default::default()
                 },
             };
-            if k == 1 {
-                let (x, p) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
-                self.neg.add_weighted(x, p, 1.0);
-            }
             self.active.push(c);
+        }
+        if k == 1 {
+            // f(ξ_1) of every pair, in one pass (the count is set below).
+            self.neg.add(&self.v, &self.mean);
         }
         loop {
             // Pairs done before this round drop out; a pair that has not met by step
@@ -466,36 +443,46 @@ impl Algorithm for Ucd {
                 break;
             }
             self.round(model);
+            self.xi_v.clear();
+            self.xi_p.clear();
+            self.eta_v.clear();
+            self.eta_p.clear();
             for &c in &self.active {
                 let p = &mut self.pairs[c];
                 let was_met = p.met;
                 p.t += 1;
                 let (vc, hc) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
-                if was_met {
-                    // ξ alone up to ξ_k (η_{t−1} = ξ_t from now on).
-                    if p.t == k {
-                        self.neg.add_weighted(vc, hc, 1.0);
-                    }
-                    continue;
-                }
-                let met_now = vc == &self.v_eta[c * m..(c + 1) * m];
+                let ve = &self.v_eta[c * m..(c + 1) * m];
+                let met_now = !was_met && vc == ve;
                 if met_now {
                     p.met = true;
                     p.run.tau = p.t;
                 }
-                // f(ξ_k), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero once the chains have met).
-                if p.t == k {
-                    self.neg.add_weighted(vc, hc, 1.0);
-                } else if p.t > k && !met_now {
-                    add_difference(
-                        &mut self.neg,
-                        (vc, hc),
-                        (
-                            &self.v_eta[c * m..(c + 1) * m],
-                            &self.mean_eta[c * n..(c + 1) * n],
-                        ),
-                        &mut self.thr,
-                    );
+                // f(ξ_k) (ξ alone or coupled), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero
+                // once the chains have met).
+                if p.t == k || (p.t > k && !was_met && !met_now) {
+                    self.xi_v.extend_from_slice(vc);
+                    self.xi_p.extend_from_slice(hc);
+                }
+                if p.t > k && !was_met && !met_now {
+                    self.eta_v.extend_from_slice(ve);
+                    self.eta_p
+                        .extend_from_slice(&self.mean_eta[c * n..(c + 1) * n]);
+                }
+            }
+            if !self.xi_v.is_empty() {
+                self.plus.clear();
+                self.plus.add(&self.xi_v, &self.xi_p);
+                self.minus.clear();
+                self.minus.add(&self.eta_v, &self.eta_p);
+                let (plus, minus) = (self.plus.sum.blocks(), self.minus.sum.blocks());
+                for ((g, (_, p)), (_, q)) in
+                    self.neg.sum.blocks_mut().into_iter().zip(plus).zip(minus)
+                {
+                    g.iter_mut()
+                        .zip(p)
+                        .zip(q)
+                        .for_each(|((g, &p), &q)| *g += p - q);
                 }
             }
         }
