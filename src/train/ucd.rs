@@ -112,9 +112,8 @@ pub struct Ucd {
     /// Per pair: its stream, its step t, whether it has met and what it did.
     rngs: Vec<Rng>,
     pairs: Vec<Pair>,
-    /// The pairs still running, and which of them step together with η (not alone).
+    /// The pairs still running.
     active: Vec<usize>,
-    coupled: Vec<usize>,
     /// Gathered states of the active pairs and their pre-activations (rows in `active` order;
     /// the `_eta` ones only for coupled pairs whose ξ and η states differ).
     rows_x: Vec<f32>,
@@ -194,7 +193,6 @@ impl Ucd {
             rngs: Vec::with_capacity(c),
             pairs: vec![Pair::default(); c],
             active: Vec::with_capacity(c),
-            coupled: Vec::with_capacity(c),
             rows_x: Vec::new(),
             rows_x_eta: Vec::new(),
             pre: Vec::new(),
@@ -270,7 +268,6 @@ impl Ucd {
             rngs,
             pairs,
             active,
-            coupled,
             rows_x,
             rows_x_eta,
             pre,
@@ -286,24 +283,11 @@ impl Ucd {
         // Visible layer: a = W h_t + b for every active pair, a′ = W h′_{t−1} + b for the
         // coupled pairs whose hidden states differ.
         gather(active, h, n, rows_x);
-        let mut k_eta = 0;
-        rows_x_eta.clear();
-        for &c in active.iter() {
-            let hc = &h[c * n..(c + 1) * n];
-            let he = &h_eta[c * n..(c + 1) * n];
-            eta_row[c] = if !pairs[c].met && hc != he {
-                rows_x_eta.extend_from_slice(he);
-                k_eta += 1;
-                Some(k_eta - 1)
-            } else {
-                None
-            };
-        }
+        let k_eta = gather_differing(active, pairs, (h, h_eta), n, rows_x_eta, eta_row);
         pre.resize(len * m.max(n), 0.0);
         pre_eta.resize(k_eta * m.max(n), 0.0);
         model.visible_pre(rows_x, &mut pre[..len * m]);
         model.visible_pre(rows_x_eta, &mut pre_eta[..k_eta * m]);
-        coupled.clear();
         for (i, &c) in active.iter().enumerate() {
             let (rng, pair) = (&mut rngs[c], &mut pairs[c]);
             let a = &pre[i * m..(i + 1) * m];
@@ -314,7 +298,6 @@ impl Ucd {
                 pair.run.vh_steps += 1;
                 continue;
             }
-            coupled.push(c);
             let a_eta = eta_row[c].map(|j| &pre_eta[j * m..(j + 1) * m]);
             let info =
                 coupling.step_visible_from_pre(rng, a, a_eta, x, &mut v_eta[c * m..(c + 1) * m]);
@@ -326,19 +309,7 @@ impl Ucd {
         // Hidden layer: g = Wᵀv_{t+1} + c for every active pair, g′ = Wᵀv′_t + c for the
         // coupled pairs whose visible states differ.
         gather(active, v, m, rows_x);
-        k_eta = 0;
-        rows_x_eta.clear();
-        for &c in active.iter() {
-            let vc = &v[c * m..(c + 1) * m];
-            let ve = &v_eta[c * m..(c + 1) * m];
-            eta_row[c] = if !pairs[c].met && vc != ve {
-                rows_x_eta.extend_from_slice(ve);
-                k_eta += 1;
-                Some(k_eta - 1)
-            } else {
-                None
-            };
-        }
+        let k_eta = gather_differing(active, pairs, (v, v_eta), m, rows_x_eta, eta_row);
         pre_eta.resize(k_eta * m.max(n), 0.0);
         model.hidden_pre(rows_x, &mut pre[..len * n]);
         model.hidden_pre(rows_x_eta, &mut pre_eta[..k_eta * n]);
@@ -366,6 +337,33 @@ fn gather(idx: &[usize], src: &[f32], width: usize, dst: &mut Vec<f32>) {
     for &c in idx {
         dst.extend_from_slice(&src[c * width..(c + 1) * width]);
     }
+}
+
+/// Copies the η rows (of `width` values) of the active pairs that are coupled and whose ξ and
+/// η rows differ into `dst`, noting each pair's row of `dst` in `eta_row` (`None` for the
+/// others); returns how many.
+fn gather_differing(
+    active: &[usize],
+    pairs: &[Pair],
+    (xi, eta): (&[f32], &[f32]),
+    width: usize,
+    dst: &mut Vec<f32>,
+    eta_row: &mut [Option<usize>],
+) -> usize {
+    dst.clear();
+    let mut rows = 0;
+    for &c in active {
+        let (x, e) = (
+            &xi[c * width..(c + 1) * width],
+            &eta[c * width..(c + 1) * width],
+        );
+        eta_row[c] = (!pairs[c].met && x != e).then(|| {
+            dst.extend_from_slice(e);
+            rows += 1;
+            rows - 1
+        });
+    }
+    rows
 }
 
 /// `x ~ Bernoulli(σ(a))` unit by unit (one uniform each from [`fill_uniform`], the test
