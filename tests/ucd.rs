@@ -418,6 +418,8 @@ fn a_chain_pair_does_not_depend_on_the_other_pairs() {
     let few = run(3);
     assert_eq!(few, run(200));
     assert_eq!(few, run(7));
+    // Beyond one block of pairs run at once.
+    assert_eq!(few, run(1500));
 }
 
 fn bas4_cfg(seed: u64) -> LaneConfig {

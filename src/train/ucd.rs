@@ -91,25 +91,26 @@ pub const INFO: AlgoInfo = AlgoInfo {
 /// Unbiased contrastive divergence with k = `cfg.k`, cap T_max = `cfg.max_steps` and
 /// `s.chains` coupled chain pairs per update.
 ///
-/// The chain pairs of an update run in lockstep: each round advances every pair that has not
-/// finished by one step, and the pre-activations of all of them are computed together by the
-/// batch kernels (`Rbm::visible_pre`, `Rbm::hidden_pre`); pairs that are done drop out. Each
-/// pair draws from its own stream, derived from one number of the lane's stream per update, so
-/// its law and its numbers do not depend on the other pairs or on the order of the batch.
+/// The chain pairs of an update run in lockstep, in blocks of at most [`BLOCK`] pairs: each
+/// round advances every pair of the block that has not finished by one step, and the
+/// pre-activations of all of them are computed together by the batch kernels
+/// (`Rbm::visible_pre`, `Rbm::hidden_pre`); pairs that are done drop out. Each pair draws from
+/// its own stream, derived from one number of the lane's stream per update, so its law and its
+/// numbers do not depend on the other pairs or on the order of the batch.
 pub struct Ucd {
     k: usize,
     max_steps: usize,
     chains: usize,
     coupling: Coupling,
-    /// ξ_t = (v, h) and η_{t−1} = (v_eta, h_eta) of every pair (`chains × m`, `chains × n`).
+    /// ξ_t = (v, h) and η_{t−1} = (v_eta, h_eta) of the block's pairs (`pairs × m`, `pairs × n`).
     v: Vec<f32>,
     h: Vec<f32>,
     v_eta: Vec<f32>,
     h_eta: Vec<f32>,
-    /// E[h|v] of the current ξ and η states (`chains × n`).
+    /// E[h|v] of the current ξ and η states (`pairs × n`).
     mean: Vec<f32>,
     mean_eta: Vec<f32>,
-    /// Per pair: its stream, its step t, whether it has met and what it did.
+    /// Per pair of the block: its stream, its step t, whether it has met and what it did.
     rngs: Vec<Rng>,
     pairs: Vec<Pair>,
     /// The pairs still running.
@@ -142,6 +143,10 @@ pub struct Ucd {
     states: Vec<f32>,
 }
 
+/// Most chain pairs run in lockstep at once: the chains of an update run in blocks of this
+/// many, which bounds the memory (a pair's numbers do not depend on its block).
+const BLOCK: usize = 1024;
+
 /// What one chain pair did.
 #[derive(Clone, Copy, Default)]
 struct ChainRun {
@@ -172,17 +177,18 @@ impl Ucd {
                 format!("UCD needs the cap T_max above k, got T_max = {max_steps} and k = {k}"),
             ));
         }
-        let (m, n, c) = (s.model.m(), s.model.n(), s.chains);
+        let (m, n) = (s.model.m(), s.model.n());
         let rows = s.data.rows().max(1);
-        let mut states = vec![0.0f32; c * m];
+        let mut states = vec![0.0f32; s.chains * m];
         for (i, st) in states.chunks_exact_mut(m).enumerate() {
             let r = i % rows;
             st.copy_from_slice(&s.data.values[r * m..(r + 1) * m]);
         }
+        let c = s.chains.min(BLOCK);
         Ok(Ucd {
             k,
             max_steps,
-            chains: c,
+            chains: s.chains,
             coupling: Coupling::new(m, n),
             v: vec![0.0; c * m],
             h: vec![0.0; c * n],
@@ -213,10 +219,11 @@ impl Ucd {
         })
     }
 
-    /// Starts every pair: a row r of the mini-batch (Algorithm 2, line 2), ξ_0 = η_0 = (v_r, h_0)
-    /// with h_0 ~ p(h|v_r) from the row's thresholds, then ξ_1 by one sweep of all pairs at once.
+    /// Starts every pair of the block: a row r of the mini-batch (Algorithm 2, line 2), ξ_0 = η_0 = (v_r, h_0)
+    /// with h_0 ~ p(h|v_r) from the row's thresholds, then ξ_1 by one sweep of all of them at
+    /// once.
     fn start(&mut self, model: &Rbm, batch: &[f32]) {
-        let (m, n, chains) = (model.m(), model.n(), self.chains);
+        let (m, n, chains) = (model.m(), model.n(), self.rngs.len());
         let rows = batch.len() / m;
         let Ucd {
             rngs,
@@ -243,12 +250,12 @@ impl Ucd {
         }
         // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1), E[h|v_1].
         pre.resize(chains * m.max(n), 0.0);
-        model.visible_pre(h_eta, &mut pre[..chains * m]);
+        model.visible_pre(&h_eta[..chains * n], &mut pre[..chains * m]);
         for (c, rng) in rngs.iter_mut().enumerate() {
             let (a, x) = (&pre[c * m..(c + 1) * m], &mut v[c * m..(c + 1) * m]);
             sample_from_pre(rng, a, x, None, z, thr);
         }
-        model.hidden_pre(v, &mut pre[..chains * n]);
+        model.hidden_pre(&v[..chains * m], &mut pre[..chains * n]);
         for (c, rng) in rngs.iter_mut().enumerate() {
             let (g, x) = (&pre[c * n..(c + 1) * n], &mut h[c * n..(c + 1) * n]);
             sample_from_pre(rng, g, x, Some(&mut mean[c * n..(c + 1) * n]), z, thr);
@@ -396,106 +403,109 @@ impl Algorithm for Ucd {
         let (k, cap) = (self.k, self.max_steps);
         // One stream per pair, from one number of the lane's stream.
         let seed = cx.rng.next_u64();
-        self.rngs.clear();
-        self.rngs
-            .extend((0..self.chains as u64).map(|c| stream(seed, c, Purpose::Sampling)));
-        self.start(model, cx.batch);
         self.neg.clear();
-        self.active.clear();
-        for c in 0..self.chains {
-            let met = self.v[c * m..(c + 1) * m] == self.v_eta[c * m..(c + 1) * m]
-                && self.h[c * n..(c + 1) * n] == self.h_eta[c * n..(c + 1) * n];
-            self.pairs[c] = Pair {
-                t: 1,
-                met,
-                done: false,
-                run: ChainRun {
-                    tau: usize::from(met),
-                    sweeps: 1,
-                    vh_steps: 1,
-                    ..Default::default()
-                },
-            };
-            self.active.push(c);
-        }
-        if k == 1 {
-            // f(ξ_1) of every pair, in one pass (the count is set below).
-            self.neg.add(&self.v, &self.mean);
-        }
-        loop {
-            // Pairs done before this round drop out; a pair that has not met by step
-            // T_max − 1 is met by force at τ = T_max (Algorithm 1, line 4: η_t is set to
-            // ξ_{t+1}, whose term is 0); as T_max > k, it is done.
-            let pairs = &mut self.pairs;
-            self.active.retain(|&c| {
-                let p = &mut pairs[c];
-                if !p.met && p.t + 1 >= cap {
-                    p.met = true;
-                    p.run.tau = p.t + 1;
-                    p.run.truncated = true;
-                }
-                p.done = p.met && p.t >= k;
-                !p.done
-            });
-            if self.active.is_empty() {
-                break;
-            }
-            self.round(model);
-            self.xi_v.clear();
-            self.xi_p.clear();
-            self.eta_v.clear();
-            self.eta_p.clear();
-            for &c in &self.active {
-                let p = &mut self.pairs[c];
-                let was_met = p.met;
-                p.t += 1;
-                let (vc, hc) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
-                let ve = &self.v_eta[c * m..(c + 1) * m];
-                let met_now = !was_met && vc == ve;
-                if met_now {
-                    p.met = true;
-                    p.run.tau = p.t;
-                }
-                // f(ξ_k) (ξ alone or coupled), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero
-                // once the chains have met).
-                if p.t == k || (p.t > k && !was_met && !met_now) {
-                    self.xi_v.extend_from_slice(vc);
-                    self.xi_p.extend_from_slice(hc);
-                }
-                if p.t > k && !was_met && !met_now {
-                    self.eta_v.extend_from_slice(ve);
-                    self.eta_p
-                        .extend_from_slice(&self.mean_eta[c * n..(c + 1) * n]);
-                }
-            }
-            if !self.xi_v.is_empty() {
-                self.plus.clear();
-                self.plus.add(&self.xi_v, &self.xi_p);
-                self.minus.clear();
-                self.minus.add(&self.eta_v, &self.eta_p);
-                let (plus, minus) = (self.plus.sum.blocks(), self.minus.sum.blocks());
-                for ((g, (_, p)), (_, q)) in
-                    self.neg.sum.blocks_mut().into_iter().zip(plus).zip(minus)
-                {
-                    g.iter_mut()
-                        .zip(p)
-                        .zip(q)
-                        .for_each(|((g, &p), &q)| *g += p - q);
-                }
-            }
-        }
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
-        for p in &self.pairs {
-            let run = &p.run;
-            tau_sum += run.tau as u64;
-            tau_max = tau_max.max(run.tau);
-            rejections += run.rejections;
-            truncated += u64::from(run.truncated);
-            sweeps += run.sweeps;
-            vh_steps += run.vh_steps;
+        for c0 in (0..self.chains).step_by(BLOCK) {
+            let len = BLOCK.min(self.chains - c0);
+            self.rngs.clear();
+            self.rngs
+                .extend((c0..c0 + len).map(|c| stream(seed, c as u64, Purpose::Sampling)));
+            self.start(model, cx.batch);
+            self.active.clear();
+            for c in 0..len {
+                let met = self.v[c * m..(c + 1) * m] == self.v_eta[c * m..(c + 1) * m]
+                    && self.h[c * n..(c + 1) * n] == self.h_eta[c * n..(c + 1) * n];
+                self.pairs[c] = Pair {
+                    t: 1,
+                    met,
+                    done: false,
+                    run: ChainRun {
+                        tau: usize::from(met),
+                        sweeps: 1,
+                        vh_steps: 1,
+                        ..Default::default()
+                    },
+                };
+                self.active.push(c);
+            }
+            if k == 1 {
+                // f(ξ_1) of every pair, in one pass (the count is set below).
+                self.neg.add(&self.v[..len * m], &self.mean[..len * n]);
+            }
+            loop {
+                // Pairs done before this round drop out; a pair that has not met by step
+                // T_max − 1 is met by force at τ = T_max (Algorithm 1, line 4: η_t is set to
+                // ξ_{t+1}, whose term is 0); as T_max > k, it is done.
+                let pairs = &mut self.pairs;
+                self.active.retain(|&c| {
+                    let p = &mut pairs[c];
+                    if !p.met && p.t + 1 >= cap {
+                        p.met = true;
+                        p.run.tau = p.t + 1;
+                        p.run.truncated = true;
+                    }
+                    p.done = p.met && p.t >= k;
+                    !p.done
+                });
+                if self.active.is_empty() {
+                    break;
+                }
+                self.round(model);
+                self.xi_v.clear();
+                self.xi_p.clear();
+                self.eta_v.clear();
+                self.eta_p.clear();
+                for &c in &self.active {
+                    let p = &mut self.pairs[c];
+                    let was_met = p.met;
+                    p.t += 1;
+                    let (vc, hc) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
+                    let ve = &self.v_eta[c * m..(c + 1) * m];
+                    let met_now = !was_met && vc == ve;
+                    if met_now {
+                        p.met = true;
+                        p.run.tau = p.t;
+                    }
+                    // f(ξ_k) (ξ alone or coupled), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero
+                    // once the chains have met).
+                    if p.t == k || (p.t > k && !was_met && !met_now) {
+                        self.xi_v.extend_from_slice(vc);
+                        self.xi_p.extend_from_slice(hc);
+                    }
+                    if p.t > k && !was_met && !met_now {
+                        self.eta_v.extend_from_slice(ve);
+                        self.eta_p
+                            .extend_from_slice(&self.mean_eta[c * n..(c + 1) * n]);
+                    }
+                }
+                if !self.xi_v.is_empty() {
+                    self.plus.clear();
+                    self.plus.add(&self.xi_v, &self.xi_p);
+                    self.minus.clear();
+                    self.minus.add(&self.eta_v, &self.eta_p);
+                    let (plus, minus) = (self.plus.sum.blocks(), self.minus.sum.blocks());
+                    for ((g, (_, p)), (_, q)) in
+                        self.neg.sum.blocks_mut().into_iter().zip(plus).zip(minus)
+                    {
+                        g.iter_mut()
+                            .zip(p)
+                            .zip(q)
+                            .for_each(|((g, &p), &q)| *g += p - q);
+                    }
+                }
+            }
+            for p in &self.pairs[..len] {
+                let run = &p.run;
+                tau_sum += run.tau as u64;
+                tau_max = tau_max.max(run.tau);
+                rejections += run.rejections;
+                truncated += u64::from(run.truncated);
+                sweeps += run.sweeps;
+                vh_steps += run.vh_steps;
+            }
+            self.states[c0 * m..(c0 + len) * m].copy_from_slice(&self.v[..len * m]);
         }
-        self.states.copy_from_slice(&self.v);
         self.neg.count = self.chains as f32;
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let c = self.chains as f64;
