@@ -136,7 +136,8 @@ pub struct PresetEntry {
 pub struct Catalog {
     /// The algorithms, in registration order (the first is the default).
     pub algorithms: Vec<AlgoEntry>,
-    /// Every option: the general ones, then the algorithms' own.
+    /// Every option: the general ones, the algorithms' own, then the page's views' (scope
+    /// `view`: not part of a lane's configuration).
     pub options: Vec<OptionEntry>,
     /// The built-in data sets.
     pub data_sets: Vec<DataSetEntry>,
@@ -170,6 +171,15 @@ pub fn catalog() -> Result<Catalog> {
                     .collect(),
             }
         })
+        .chain(
+            crate::schema::views::VIEW_OPTIONS
+                .iter()
+                .map(|&spec| OptionEntry {
+                    spec: *spec,
+                    general: false,
+                    algos: Vec::new(),
+                }),
+        )
         .collect();
     let mut data_sets = Vec::new();
     for &(name, description) in BUILTIN {

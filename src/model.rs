@@ -106,7 +106,8 @@ impl PartialEq for Rbm {
 }
 
 /// The JSON model file: `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n]}` with
-/// `w[i*n+j]` joining visible i and hidden j.
+/// `w[i*n+j]` joining visible i and hidden j, and optionally `"training"`: how a lane trained
+/// it ([`crate::train::resume::Training`]), which readers of the model alone ignore.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFile {
@@ -120,6 +121,9 @@ pub struct ModelFile {
     pub b: Vec<f64>,
     /// Hidden biases.
     pub c: Vec<f64>,
+    /// The lane's training settings and counters, when a lane saved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<serde_json::Value>,
 }
 
 /// Checks that an m×n model is within [`MAX_WEIGHTS`] and non-empty.
@@ -360,6 +364,15 @@ impl Rbm {
 
     /// Serialises to the JSON model file format.
     pub fn to_json(&self) -> String {
+        self.json_file(None)
+    }
+
+    /// [`Rbm::to_json`] with the `training` record of the lane that trained it.
+    pub fn to_json_with(&self, training: serde_json::Value) -> String {
+        self.json_file(Some(training))
+    }
+
+    fn json_file(&self, training: Option<serde_json::Value>) -> String {
         let f = |xs: &[f32]| xs.iter().map(|&x| x as f64).collect::<Vec<f64>>();
         let file = ModelFile {
             visible: self.m,
@@ -367,6 +380,7 @@ impl Rbm {
             w: f(&self.w),
             b: f(&self.b),
             c: f(&self.c),
+            training,
         };
         serde_json::to_string(&file).expect("finite numbers serialise")
     }
@@ -497,18 +511,30 @@ impl Rbm {
 
     /// Parses either model format: binary when `bytes` start with `RBMM`, else JSON.
     pub fn from_file_bytes(bytes: &[u8]) -> Result<Rbm> {
+        Rbm::from_file_bytes_with(bytes).map(|(rbm, _)| rbm)
+    }
+
+    /// [`Rbm::from_file_bytes`], with the JSON file's `training` record if it has one (the
+    /// binary format has none).
+    pub fn from_file_bytes_with(bytes: &[u8]) -> Result<(Rbm, Option<serde_json::Value>)> {
         if bytes.starts_with(MODEL_MAGIC) {
-            return Rbm::from_bytes(bytes);
+            return Ok((Rbm::from_bytes(bytes)?, None));
         }
         let text = std::str::from_utf8(bytes)
             .map_err(|_| Error::Parse("model file: neither JSON nor the binary format".into()))?;
-        Rbm::from_json(text)
+        Rbm::from_json_with(text)
     }
 
     /// Parses the JSON model file format, checking sizes and finiteness.
     pub fn from_json(text: &str) -> Result<Rbm> {
+        Rbm::from_json_with(text).map(|(rbm, _)| rbm)
+    }
+
+    /// [`Rbm::from_json`], with the file's `training` record if it has one.
+    pub fn from_json_with(text: &str) -> Result<(Rbm, Option<serde_json::Value>)> {
         let f: ModelFile =
             serde_json::from_str(text).map_err(|e| Error::Parse(format!("model file: {e}")))?;
+        let training = f.training;
         let g = |xs: Vec<f64>| xs.into_iter().map(|x| x as f32).collect::<Vec<f32>>();
         Rbm::from_params(
             f.visible,
@@ -523,6 +549,7 @@ impl Rbm {
             Error::Parse(s) => Error::Parse(format!("model file: {s}")),
             other => other,
         })
+        .map(|rbm| (rbm, training))
     }
 }
 

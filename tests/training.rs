@@ -1,27 +1,15 @@
 //! Native tests of the training lanes: identities and reproducibility (docs/algorithms.md §4).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::bas4;
 use rbm_core::data::Dataset;
-use rbm_core::model::Init;
 use rbm_core::train::{Lane, LaneConfig};
 use rbm_core::Error;
-use std::sync::Arc;
-
-fn bas4() -> Arc<Dataset> {
-    Arc::new(Dataset::builtin("bas4").unwrap())
-}
 
 fn cfg(algo: &str) -> LaneConfig {
-    LaneConfig {
-        algo: algo.into(),
-        hidden: 16,
-        lr: 0.1,
-        chains: Some(100),
-        seed: Some(3),
-        every: 25,
-        init: Init::Ucd,
-        ..Default::default()
-    }
+    common::small_lane(algo, 25)
 }
 
 #[test]
@@ -97,6 +85,43 @@ fn training_raises_the_exact_likelihood() {
     }
 }
 
+/// A run cut into slices that end early (a shell's time ran out) makes the same records and
+/// model as one run.
+#[test]
+fn slices_ended_early_give_the_records_of_one_run() {
+    let config = LaneConfig {
+        every: 7,
+        ..cfg("pcd")
+    };
+    let mut whole = Lane::new(config.clone(), bas4()).unwrap();
+    let want = whole.run(60).unwrap();
+    let mut sliced = Lane::new(config, bas4()).unwrap();
+    let mut got = Vec::new();
+    let mut calls = 0;
+    while sliced.iter() < 60 {
+        // Each slice asks for up to 60 more updates but is stopped after 1 to 5 of them.
+        let stop_after = 1 + calls % 5;
+        let mut done = 0;
+        let before = sliced.iter();
+        sliced
+            .run_while(60 - before, &mut got, || {
+                done += 1;
+                done < stop_after
+            })
+            .unwrap();
+        assert_eq!(sliced.iter() - before, stop_after.min(60 - before));
+        calls += 1;
+    }
+    assert_eq!(got.len(), want.len());
+    for (a, b) in got.iter().zip(&want) {
+        assert_eq!(
+            (a.iter, a.atll.map(f64::to_bits)),
+            (b.iter, b.atll.map(f64::to_bits))
+        );
+    }
+    assert_eq!(sliced.model().to_json(), whole.model().to_json());
+}
+
 #[test]
 fn divergence_is_an_error_that_keeps_the_last_finite_model() {
     let mut lane = Lane::new(
@@ -113,6 +138,28 @@ fn divergence_is_an_error_that_keeps_the_last_finite_model() {
     assert!(lane.model().non_finite().is_none());
     assert!(lane.step().is_err(), "a failed lane stays failed");
     assert!(!out.is_empty(), "records made before the failure are kept");
+    // The model kept is the last record's, and says so (a download is named after it).
+    let last = out.last().unwrap();
+    assert_eq!(lane.model_iter(), last.iter);
+    assert!(
+        lane.model_iter() < lane.iter(),
+        "{} {}",
+        lane.model_iter(),
+        lane.iter()
+    );
+    let mut fresh = Lane::new(
+        LaneConfig {
+            lr: 3e38,
+            ..cfg("cd")
+        },
+        bas4(),
+    )
+    .unwrap();
+    for _ in 0..last.iter {
+        fresh.step().unwrap();
+    }
+    assert_eq!(fresh.model_iter(), last.iter);
+    assert_eq!(fresh.model().to_json(), lane.model().to_json());
 }
 
 #[test]

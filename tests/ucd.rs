@@ -515,3 +515,45 @@ fn bas4_timing() {
         sweeps / updates as f64
     );
 }
+
+/// The view's τ counts are the latest update's chains: they add up to the chains, their mean is
+/// the record's `mean_tau`, their largest τ its `max_tau`; algorithms without stopping times
+/// have none.
+#[test]
+fn the_views_stopping_times_are_the_latest_updates_chains() {
+    let data = Arc::new(Dataset::builtin("bas4").unwrap());
+    let cfg: LaneConfig = LaneConfig {
+        algo: "ucd".into(),
+        chains: Some(300),
+        seed: Some(3),
+        every: 1,
+        ..Default::default()
+    };
+    let mut lane = Lane::new(cfg.clone(), data.clone()).unwrap();
+    let mut records = Vec::new();
+    lane.run_into(4, &mut records).unwrap();
+    let rec = records.last().unwrap();
+    assert_eq!(rec.iter, 4);
+    let taus = lane.view(4).taus.expect("UCD reports its stopping times");
+    assert_eq!(taus[0], 0, "τ ≥ 1");
+    assert_eq!(taus.iter().sum::<u32>(), 300);
+    let mean = taus
+        .iter()
+        .enumerate()
+        .map(|(t, &c)| t as f64 * c as f64)
+        .sum::<f64>()
+        / 300.0;
+    // A record every update: its statistics are that update's.
+    assert_eq!(mean, rec.stats["mean_tau"]);
+    assert_eq!((taus.len() - 1) as f64, rec.stats["max_tau"]);
+    assert!(*taus.last().unwrap() > 0);
+    let cd = Lane::new(
+        LaneConfig {
+            algo: "cd".into(),
+            ..cfg
+        },
+        data,
+    )
+    .unwrap();
+    assert!(cd.view(4).taus.is_none());
+}

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 /// The estimate for one parameter block.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BlockEstimate {
     /// "W", "b" or "c".
     pub block: &'static str,
@@ -36,12 +37,15 @@ pub struct BlockEstimate {
 
 /// The whole estimate.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GradEstimate {
     /// Algorithm name.
     pub algo: String,
     /// Chains per repetition.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub chains: usize,
     /// Repetitions.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub reps: usize,
     /// Per block.
     pub blocks: Vec<BlockEstimate>,
@@ -66,6 +70,64 @@ pub fn repetition(
     let mut lane = Lane::with_model(c, data, model.clone())?;
     lane.step()?;
     Ok(lane.last_gradient().clone())
+}
+
+/// The whole estimate in three numbers over every parameter (W, b and c together): what the
+/// page plots over training (the UCD paper's §5 argument: a biased estimator's mean moves away
+/// from the exact gradient by more than its standard error).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct GradSummary {
+    /// ‖mean − exact‖₂ over all parameters (when exact is known).
+    pub bias_norm: Option<f64>,
+    /// cos∠(mean, exact) (when exact is known and both are non-zero).
+    pub cosine: Option<f64>,
+    /// √(Σ std_err²): the size of the mean's standard error over all parameters.
+    pub std_err_norm: f64,
+    /// ‖exact‖₂ (when known).
+    pub exact_norm: Option<f64>,
+}
+
+impl GradEstimate {
+    /// The estimate summed over its blocks.
+    pub fn summary(&self) -> GradSummary {
+        let se2: f64 = self
+            .blocks
+            .iter()
+            .flat_map(|b| &b.std_err)
+            .map(|s| s * s)
+            .sum();
+        let exact: Option<Vec<(f64, f64)>> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                b.exact
+                    .as_ref()
+                    .map(|e| e.iter().copied().zip(b.mean.iter().copied()))
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|v| v.into_iter().flatten().collect());
+        let (bias_norm, cosine, exact_norm) = match exact {
+            None => (None, None, None),
+            Some(pairs) => {
+                let (mut d2, mut dot, mut ee, mut mm) = (0.0, 0.0, 0.0, 0.0);
+                for (e, m) in pairs {
+                    d2 += (e - m) * (e - m);
+                    dot += e * m;
+                    ee += e * e;
+                    mm += m * m;
+                }
+                let cos = (ee > 0.0 && mm > 0.0).then(|| dot / (ee.sqrt() * mm.sqrt()));
+                (Some(d2.sqrt()), cos, Some(ee.sqrt()))
+            }
+        };
+        GradSummary {
+            bias_norm,
+            cosine,
+            std_err_norm: se2.sqrt(),
+            exact_norm,
+        }
+    }
 }
 
 /// Running sums of the repetitions' estimates (in f64); the result depends only on the order
@@ -173,6 +235,7 @@ impl Accumulator {
 /// The exact gradient at `model`, when the smaller layer has at most [`exact::MAX_DIST_BITS`]
 /// units (otherwise `None`).
 pub fn exact_gradient(model: &Rbm, data: &Dataset) -> Result<Option<Params<f64>>> {
+    exact::check_fit(model, data)?;
     if model.m().min(model.n()) <= exact::MAX_DIST_BITS {
         Ok(Some(exact::gradient(model, data)?))
     } else {
@@ -233,5 +296,46 @@ mod tests {
             "CD-1 at a random N(0,1) model is visibly biased"
         );
         assert!(e.blocks.iter().all(|b| b.variance > 0.0));
+        let s = e.summary();
+        let per_block: f64 = e.blocks.iter().map(|b| b.bias_norm.unwrap().powi(2)).sum();
+        assert!((s.bias_norm.unwrap() - per_block.sqrt()).abs() < 1e-12);
+        let c = s.cosine.unwrap();
+        assert!(c > -1.0 && c < 1.0, "{c}");
+        assert!(s.std_err_norm > 0.0);
+        // A data set of another width is an error, not a panic.
+        let other = Dataset::builtin("bas3").unwrap();
+        assert!(exact_gradient(&model, &other).is_err());
+    }
+
+    /// The summary's cosine and norms against straightforward sums of a hand-made estimate.
+    #[test]
+    fn the_summary_is_the_sums_over_all_blocks() {
+        let block = |name, exact: Vec<f64>, mean: Vec<f64>, se: Vec<f64>| BlockEstimate {
+            block: name,
+            exact: Some(exact),
+            mean,
+            std_err: se,
+            bias_norm: None,
+            max_z: None,
+            variance: 0.0,
+        };
+        let e = GradEstimate {
+            algo: "cd".into(),
+            chains: 1,
+            reps: 2,
+            blocks: vec![
+                block("W", vec![1.0, 0.0], vec![1.0, 1.0], vec![0.3, 0.4]),
+                block("b", vec![0.0], vec![0.0], vec![0.0]),
+                block("c", vec![0.0], vec![-1.0], vec![1.2]),
+            ],
+        };
+        let s = e.summary();
+        assert_eq!(s.bias_norm, Some(2f64.sqrt()));
+        assert_eq!(s.exact_norm, Some(1.0));
+        assert!((s.cosine.unwrap() - 1.0 / 3f64.sqrt()).abs() < 1e-15);
+        assert!((s.std_err_norm - (0.09f64 + 0.16 + 1.44).sqrt()).abs() < 1e-15);
+        let mut no_exact = e.clone();
+        no_exact.blocks[1].exact = None;
+        assert_eq!(no_exact.summary().cosine, None);
     }
 }

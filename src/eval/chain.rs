@@ -25,6 +25,20 @@ pub enum Start {
     Uniform,
 }
 
+impl Start {
+    /// `data` or `uniform` (the CLI's `--start`, the page's choice).
+    pub fn parse(s: &str) -> Result<Start> {
+        match s {
+            "data" => Ok(Start::Data),
+            "uniform" => Ok(Start::Uniform),
+            s => Err(Error::InvalidOption {
+                key: "start".into(),
+                message: format!("the chain starts at data or uniform (got '{s}')"),
+            }),
+        }
+    }
+}
+
 /// The distances of p_k after k sweeps.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -115,6 +129,111 @@ fn kl(a: &[f64], b: &[f64]) -> f64 {
         .max(0.0)
 }
 
+/// A chain walked sweep by sweep (docs/algorithms.md §7), so a caller can report progress and
+/// stop between sweeps; [`chain_distances`] walks it to the end in one call, with the same bits.
+pub struct ChainWalk {
+    m: usize,
+    n: usize,
+    ph: Vec<f64>,
+    pv: Vec<f64>,
+    p: Vec<f64>,
+    p_model: Vec<f64>,
+    p_data: Vec<f64>,
+    k_max: usize,
+    points: Vec<ChainPoint>,
+}
+
+impl ChainWalk {
+    /// p_0 (the data's law or uniform) of `model`'s chain on `data`, to walk up to `k_max`
+    /// sweeps. Refuses models of more than 2^[`MAX_JOINT_BITS`] joint states and more than
+    /// [`MAX_SWEEPS`] sweeps.
+    pub fn new(model: &Rbm, data: &Dataset, start: Start, k_max: usize) -> Result<ChainWalk> {
+        super::exact::check_fit(model, data)?;
+        let (m, n) = (model.m(), model.n());
+        if m + n > MAX_JOINT_BITS {
+            return Err(Error::TooLarge(format!(
+                "the exact chain walks 2^(m+n) = 2^{} joint states per sweep; at most \
+                 2^{MAX_JOINT_BITS} (e.g. Bars & Stripes 3x3 or Shifting Bar with few hidden units)",
+                m + n
+            )));
+        }
+        if k_max > MAX_SWEEPS {
+            return Err(Error::InvalidOption {
+                key: "k_max".into(),
+                message: format!("at most {MAX_SWEEPS} sweeps (got {k_max})"),
+            });
+        }
+        let p_model = model_distribution(model)?;
+        let mut p_data = vec![0.0; 1 << m];
+        let thresholded;
+        let data = if data.is_binary() {
+            data
+        } else {
+            thresholded = data.thresholded();
+            &thresholded
+        };
+        for r in 0..data.rows() {
+            p_data[encode(data.row(r)) as usize] += 1.0 / data.rows() as f64;
+        }
+        let w = model.w();
+        let ph = conditionals(&model.c, |i, j| w[i * n + j], m, n);
+        let pv = conditionals(&model.b, |j, i| w[i * n + j], n, m);
+        let p = match start {
+            Start::Data => p_data.clone(),
+            Start::Uniform => vec![1.0 / (1u64 << m) as f64; 1 << m],
+        };
+        let mut walk = ChainWalk {
+            m,
+            n,
+            ph,
+            pv,
+            p,
+            p_model,
+            p_data,
+            k_max,
+            points: Vec::with_capacity(k_max + 1),
+        };
+        walk.record();
+        Ok(walk)
+    }
+
+    fn record(&mut self) {
+        self.points.push(ChainPoint {
+            k: self.points.len(),
+            tv_model: tv(&self.p, &self.p_model),
+            kl_model: kl(&self.p, &self.p_model),
+            tv_data: tv(&self.p, &self.p_data),
+        });
+    }
+
+    /// Walks up to `sweeps` more sweeps (at least one unless done); true once k = `k_max`.
+    pub fn advance(&mut self, sweeps: usize) -> bool {
+        for _ in 0..sweeps.max(1) {
+            if self.done() {
+                break;
+            }
+            self.p = sweep(&self.p, &self.ph, &self.pv, self.m, self.n);
+            self.record();
+        }
+        self.done()
+    }
+
+    /// Whether every sweep up to `k_max` is walked.
+    pub fn done(&self) -> bool {
+        self.points.len() > self.k_max
+    }
+
+    /// Sweeps walked so far.
+    pub fn sweeps(&self) -> usize {
+        self.points.len() - 1
+    }
+
+    /// The distances for k = 0..=sweeps walked.
+    pub fn points(&self) -> &[ChainPoint] {
+        &self.points
+    }
+}
+
 /// The distances of p_k to the model and to the data for k = 0..=`k_max`.
 pub fn chain_distances(
     model: &Rbm,
@@ -122,53 +241,9 @@ pub fn chain_distances(
     start: Start,
     k_max: usize,
 ) -> Result<Vec<ChainPoint>> {
-    super::exact::check_fit(model, data)?;
-    let (m, n) = (model.m(), model.n());
-    if m + n > MAX_JOINT_BITS {
-        return Err(Error::TooLarge(format!(
-            "the exact chain walks 2^(m+n) = 2^{} joint states per sweep; at most 2^{MAX_JOINT_BITS} \
-             (e.g. Bars & Stripes 3x3 or Shifting Bar with few hidden units)",
-            m + n
-        )));
-    }
-    if k_max > MAX_SWEEPS {
-        return Err(Error::InvalidOption {
-            key: "k_max".into(),
-            message: format!("at most {MAX_SWEEPS} sweeps (got {k_max})"),
-        });
-    }
-    let p_model = model_distribution(model)?;
-    let mut p_data = vec![0.0; 1 << m];
-    let thresholded;
-    let data = if data.is_binary() {
-        data
-    } else {
-        thresholded = data.thresholded();
-        &thresholded
-    };
-    for r in 0..data.rows() {
-        p_data[encode(data.row(r)) as usize] += 1.0 / data.rows() as f64;
-    }
-    let w = model.w();
-    let ph = conditionals(&model.c, |i, j| w[i * n + j], m, n);
-    let pv = conditionals(&model.b, |j, i| w[i * n + j], n, m);
-    let mut p = match start {
-        Start::Data => p_data.clone(),
-        Start::Uniform => vec![1.0 / (1u64 << m) as f64; 1 << m],
-    };
-    let mut out = Vec::with_capacity(k_max + 1);
-    for k in 0..=k_max {
-        if k > 0 {
-            p = sweep(&p, &ph, &pv, m, n);
-        }
-        out.push(ChainPoint {
-            k,
-            tv_model: tv(&p, &p_model),
-            kl_model: kl(&p, &p_model),
-            tv_data: tv(&p, &p_data),
-        });
-    }
-    Ok(out)
+    let mut walk = ChainWalk::new(model, data, start, k_max)?;
+    while !walk.advance(usize::MAX) {}
+    Ok(walk.points)
 }
 
 #[cfg(test)]
@@ -231,6 +306,25 @@ mod tests {
             tv(&pm, &pm1) < 1e-12,
             "the model's law is invariant under T"
         );
+    }
+
+    /// Walked a few sweeps at a time, the chain gives the one-shot call's bits.
+    #[test]
+    fn a_stepped_walk_gives_the_one_shot_bits() {
+        let data = Dataset::builtin("bas3").unwrap();
+        let model = Rbm::random(9, 4, 1.0, 3).unwrap();
+        let once = chain_distances(&model, &data, Start::Uniform, 17).unwrap();
+        let mut walk = ChainWalk::new(&model, &data, Start::Uniform, 17).unwrap();
+        let mut calls = 0;
+        while !walk.advance(5) {
+            calls += 1;
+            assert_eq!(walk.sweeps(), 5 * calls);
+        }
+        assert_eq!(walk.points(), &once[..]);
+        assert!(walk.advance(1), "a finished walk stays finished");
+        assert_eq!(walk.points().len(), 18);
+        assert!(Start::parse("model").is_err());
+        assert_eq!(Start::parse("data").unwrap(), Start::Data);
     }
 
     /// From the data the chain moves towards the model: TV to the model shrinks with k (an

@@ -163,6 +163,7 @@ pub const K: OptionSpec = OptionSpec {
     default: crate::schema::options::Default::Int(1),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 
 /// `eps_f`: ε_F, the step of the fast parameters.
@@ -178,6 +179,7 @@ pub const EPS_F: OptionSpec = OptionSpec {
     default: crate::schema::options::Default::Derived("the sampler's own"),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 
 /// `alpha`: α, the decay of the fast parameters.
@@ -194,6 +196,7 @@ pub const ALPHA: OptionSpec = OptionSpec {
     default: crate::schema::options::Default::Derived("the sampler's own"),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 
 /// `cap`: most deterministic steps of rates-herding's fixed-point search.
@@ -208,6 +211,7 @@ pub const CAP: OptionSpec = OptionSpec {
     default: crate::schema::options::Default::Int(10),
     advanced: true,
     scope: Scope::Lane,
+    live: false,
 };
 
 impl SamplerConfig {

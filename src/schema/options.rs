@@ -46,6 +46,9 @@ pub enum Scope {
     Shared,
     /// Each lane has its own value.
     Lane,
+    /// The page's exact views of a lane's model (not its training): one value for the page
+    /// ([`super::views`]).
+    View,
 }
 
 /// An option's default.
@@ -104,6 +107,10 @@ pub struct OptionSpec {
     pub advanced: bool,
     /// Who sets it in the page.
     pub scope: Scope,
+    /// Whether a running lane takes a new value at its next update without being rebuilt
+    /// ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+    /// which no algorithm's state depends on (docs/algorithms.md §4).
+    pub live: bool,
 }
 
 /// Largest seed: seeds stay exact as JavaScript numbers (2^53 − 1).

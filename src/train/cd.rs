@@ -50,6 +50,7 @@ impl Algorithm for Cd {
             // The first half-sweep from the batch rows' thresholds (the positive phase's
             // numbers), the same bits as restarting the chains and sweeping.
             cx.positive_phase_thresholds(&mut self.hp, &mut self.t);
+            self.chains.trace_rows(cx.batch, cx.model.m());
             self.chains.sample_hidden_at_rows(&self.t, cx.rng);
             let c = &mut self.chains;
             cx.model.sample_visible(&c.h, &mut c.v, cx.rng);

@@ -2,6 +2,22 @@
 
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, Rng};
+use std::cell::RefCell;
+
+/// The first chains' visible states at the start of [`Chains::sweeps`] and after each sweep,
+/// while a traced update runs ([`super::trace`]); reading them consumes no random number.
+pub(crate) struct SweepTrace {
+    /// Chains recorded (the first ones).
+    pub chains: usize,
+    /// At most this many states are kept.
+    pub max_states: usize,
+    /// Visible states, `chains × m` each.
+    pub states: Vec<Vec<f32>>,
+}
+
+thread_local! {
+    pub(crate) static SWEEP_TRACE: RefCell<Option<SweepTrace>> = const { RefCell::new(None) };
+}
 
 /// `count` chains of an m×n model; `v` and `h` hold 0/1 states row by row.
 #[derive(Clone, Debug)]
@@ -74,9 +90,40 @@ impl Chains {
 
     /// `k` sweeps.
     pub fn sweeps(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
+        let m = model.m();
+        self.trace(m);
         for _ in 0..k {
             self.sweep(model, rng);
+            self.trace(m);
         }
+    }
+
+    /// Records the chains' start at the batch `rows` (chain i at row i mod rows) when an update
+    /// is traced: CD starts its chains there without restarting them
+    /// ([`Chains::sample_hidden_at_rows`]).
+    pub fn trace_rows(&self, rows: &[f32], m: usize) {
+        SWEEP_TRACE.with_borrow_mut(|t| {
+            if let Some(t) = t {
+                if t.states.len() < t.max_states && m > 0 {
+                    let k = rows.len() / m;
+                    let count = t.chains.min(self.count);
+                    let start = (0..count).flat_map(|i| &rows[(i % k) * m..(i % k + 1) * m]);
+                    t.states.push(start.copied().collect());
+                }
+            }
+        });
+    }
+
+    /// Records the first chains' states when an update is traced.
+    fn trace(&self, m: usize) {
+        SWEEP_TRACE.with_borrow_mut(|t| {
+            if let Some(t) = t {
+                if t.states.len() < t.max_states {
+                    let count = t.chains.min(self.count);
+                    t.states.push(self.v[..count * m].to_vec());
+                }
+            }
+        });
     }
 
     /// Computes E[h|v] under `model` (the Rao-Blackwellised negative statistics).

@@ -36,6 +36,7 @@ pub const HIDDEN: OptionSpec = OptionSpec {
     default: D::Int(16),
     advanced: false,
     scope: Scope::Shared,
+    live: false,
 };
 /// Learning rate η.
 pub const LR: OptionSpec = OptionSpec {
@@ -46,6 +47,7 @@ pub const LR: OptionSpec = OptionSpec {
     default: D::Float(0.1),
     advanced: false,
     scope: Scope::Lane,
+    live: true,
 };
 /// Linear decay of η to 0 (Tieleman 2008, §4).
 pub const LR_DECAY_ITERS: OptionSpec = OptionSpec {
@@ -56,6 +58,7 @@ pub const LR_DECAY_ITERS: OptionSpec = OptionSpec {
     default: D::Derived("constant η"),
     advanced: true,
     scope: Scope::Lane,
+    live: true,
 };
 /// Gibbs sweeps per update.
 pub const K: OptionSpec = OptionSpec {
@@ -66,6 +69,7 @@ pub const K: OptionSpec = OptionSpec {
     default: D::Int(1),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// Negative chains.
 pub const CHAINS: OptionSpec = OptionSpec {
@@ -76,6 +80,7 @@ pub const CHAINS: OptionSpec = OptionSpec {
     default: D::Derived("one per batch row"),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// Mini-batch size.
 pub const BATCH: OptionSpec = OptionSpec {
@@ -86,6 +91,7 @@ pub const BATCH: OptionSpec = OptionSpec {
     default: D::Derived("the whole data set"),
     advanced: true,
     scope: Scope::Lane,
+    live: false,
 };
 /// Initialisation of the parameters.
 pub const INIT: OptionSpec = OptionSpec {
@@ -98,6 +104,7 @@ pub const INIT: OptionSpec = OptionSpec {
     default: D::Name("sdcp"),
     advanced: false,
     scope: Scope::Shared,
+    live: false,
 };
 /// Seed of every random stream.
 pub const SEED: OptionSpec = OptionSpec {
@@ -108,6 +115,7 @@ pub const SEED: OptionSpec = OptionSpec {
     default: D::Derived("drawn from the system and reported"),
     advanced: false,
     scope: Scope::Shared,
+    live: false,
 };
 /// Evaluation interval.
 pub const EVERY: OptionSpec = OptionSpec {
@@ -118,6 +126,7 @@ pub const EVERY: OptionSpec = OptionSpec {
     default: D::Int(10),
     advanced: false,
     scope: Scope::Shared,
+    live: false,
 };
 /// How grey-level data become binary visible states.
 pub const BINARIZE: OptionSpec = OptionSpec {
@@ -130,6 +139,7 @@ pub const BINARIZE: OptionSpec = OptionSpec {
     default: D::Name("sample"),
     advanced: true,
     scope: Scope::Shared,
+    live: false,
 };
 /// Largest layer enumerated for the exact curve.
 pub const EXACT_BITS: OptionSpec = OptionSpec {
@@ -140,6 +150,7 @@ pub const EXACT_BITS: OptionSpec = OptionSpec {
     default: D::Int(20),
     advanced: true,
     scope: Scope::Shared,
+    live: false,
 };
 /// L2 weight decay.
 pub const WEIGHT_DECAY: OptionSpec = OptionSpec {
@@ -150,6 +161,7 @@ pub const WEIGHT_DECAY: OptionSpec = OptionSpec {
     default: D::Float(0.0),
     advanced: true,
     scope: Scope::Lane,
+    live: true,
 };
 /// Momentum.
 pub const MOMENTUM: OptionSpec = OptionSpec {
@@ -160,6 +172,7 @@ pub const MOMENTUM: OptionSpec = OptionSpec {
     default: D::Float(0.0),
     advanced: true,
     scope: Scope::Lane,
+    live: true,
 };
 /// S-DCP / CS-DCP inner steps (Upadhya & Sastry 2017, Algorithm 1).
 pub const D_STEPS: OptionSpec = OptionSpec {
@@ -170,6 +183,7 @@ pub const D_STEPS: OptionSpec = OptionSpec {
     default: D::Int(3),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// S-DCP / CS-DCP sweeps per inner step.
 pub const KPRIME: OptionSpec = OptionSpec {
@@ -180,6 +194,7 @@ pub const KPRIME: OptionSpec = OptionSpec {
     default: D::Int(4),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// Sliding factor of the visible offset (centered gradient).
 pub const NU_MU: OptionSpec = OptionSpec {
@@ -190,6 +205,7 @@ pub const NU_MU: OptionSpec = OptionSpec {
     default: D::Float(0.01),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// Sliding factor of the hidden offset (centered gradient).
 pub const NU_LAMBDA: OptionSpec = OptionSpec {
@@ -200,6 +216,7 @@ pub const NU_LAMBDA: OptionSpec = OptionSpec {
     default: D::Float(0.01),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// FPCD's fast learning rate (Tieleman & Hinton 2009).
 pub const FAST_LR: OptionSpec = OptionSpec {
@@ -210,6 +227,7 @@ pub const FAST_LR: OptionSpec = OptionSpec {
     default: D::Derived("the learning rate η"),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// FPCD's decay of the fast parameters.
 pub const FAST_DECAY: OptionSpec = OptionSpec {
@@ -220,6 +238,7 @@ pub const FAST_DECAY: OptionSpec = OptionSpec {
     default: D::Float(0.95),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 /// UCD's cap on the coupled steps (Qiu, Zhang & Wang 2020, Algorithm 1).
 pub const MAX_STEPS: OptionSpec = OptionSpec {
@@ -230,6 +249,7 @@ pub const MAX_STEPS: OptionSpec = OptionSpec {
     default: D::Int(100),
     advanced: false,
     scope: Scope::Lane,
+    live: false,
 };
 
 /// The options every algorithm reads, in the order the page and the CLI list them.

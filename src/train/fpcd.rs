@@ -36,6 +36,8 @@ pub struct Fpcd {
     k: usize,
     /// η_F.
     fast_lr: f32,
+    /// Whether η_F is the default, η (it then follows a live change of η).
+    fast_lr_is_lr: bool,
     /// α, the decay of the fast parameters.
     fast_decay: f32,
     /// θ_F.
@@ -53,6 +55,7 @@ impl Fpcd {
         Fpcd {
             k: s.cfg.k,
             fast_lr: s.cfg.fast_lr.unwrap_or(s.cfg.lr) as f32,
+            fast_lr_is_lr: s.cfg.fast_lr.is_none(),
             fast_decay: s.cfg.fast_decay as f32,
             fast_params: Params::zeros(m, n),
             chain_model: s.model.clone(),
@@ -63,6 +66,12 @@ impl Fpcd {
 }
 
 impl Algorithm for Fpcd {
+    fn base_lr_changed(&mut self, lr: f64) {
+        if self.fast_lr_is_lr {
+            self.fast_lr = lr as f32;
+        }
+    }
+
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         cx.positive_phase();
         self.chain_model.set_sum(cx.model, &self.fast_params);

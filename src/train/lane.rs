@@ -56,6 +56,9 @@ pub struct View {
     pub originals: Vec<f32>,
     /// … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
     pub reconstructions: Vec<f32>,
+    /// The stopping times τ of the latest update's chains, as counts by τ (`taus[t]` chains
+    /// stopped at τ = t), when the algorithm's chains stop at a random time (UCD).
+    pub taus: Option<Vec<u32>>,
 }
 
 /// How many training rows a view reconstructs.
@@ -75,6 +78,8 @@ pub struct Lane {
     binary: bool,
     model: Rbm,
     last_good: Rbm,
+    /// The update `last_good` is the model of.
+    last_good_iter: u64,
     algo: Box<dyn Algorithm>,
     opt: Optimizer,
     pos: Stats,
@@ -121,15 +126,32 @@ impl Lane {
     /// and `cfg.init` are ignored; the model's sizes must fit the data), within the command
     /// line's budget.
     pub fn with_model(cfg: LaneConfig, data: Arc<Dataset>, model: Rbm) -> Result<Lane> {
-        Lane::build(
-            LaneConfig {
-                hidden: model.n(),
-                ..cfg
-            },
-            data,
-            Some(model),
-            &cost::CLI,
-        )
+        Lane::build_from(cfg, data, model, &cost::CLI)
+    }
+
+    /// [`Lane::with_model`] within `budget`, `cfg.hidden` taken from the model.
+    pub(super) fn build_from(
+        cfg: LaneConfig,
+        data: Arc<Dataset>,
+        model: Rbm,
+        budget: &Budget,
+    ) -> Result<Lane> {
+        let cfg = LaneConfig {
+            hidden: model.n(),
+            ..cfg
+        };
+        Lane::build(cfg, data, Some(model), budget)
+    }
+
+    /// Sets the counters of a lane that has not run yet (one continued from a saved file).
+    pub(super) fn set_counters(&mut self, iter: u64, sweeps: f64, vh_steps: f64) {
+        debug_assert!(
+            !self.initial_recorded,
+            "counters are set before the first record"
+        );
+        self.iter = iter;
+        self.sweeps = sweeps;
+        self.vh_steps = vh_steps;
     }
 
     fn build(
@@ -202,6 +224,7 @@ impl Lane {
             binary,
             eval_data,
             last_good: model.clone(),
+            last_good_iter: 0,
             model,
             algo,
             data,
@@ -229,9 +252,47 @@ impl Lane {
         }
     }
 
+    /// The update [`Lane::model`] is the model of: [`Lane::iter`], or after a divergence the
+    /// update of the last record (a download of a diverged lane is named after it).
+    pub fn model_iter(&self) -> u64 {
+        if self.failed.is_some() {
+            self.last_good_iter
+        } else {
+            self.iter
+        }
+    }
+
     /// The gradient estimate g = pos − neg (− weight decay) of the last update.
     pub fn last_gradient(&self) -> &crate::model::Params<f32> {
         self.opt.grad()
+    }
+
+    /// Sets option `key` of a running lane, applied from its next update on, without
+    /// rebuilding it (its model, chains, random streams and curve stay): only the options the
+    /// schema marks `live` — η and its decay (θ ← θ + η·g, docs/algorithms.md §4), the weight
+    /// decay and the momentum. Any other key, or a value the schema refuses, is an error that
+    /// changes nothing.
+    pub fn set_live(&mut self, key: &str, v: serde_json::Value) -> Result<()> {
+        let spec = super::config::option(key)
+            .ok_or_else(|| Error::option(key, format!("unknown option '{key}'")))?;
+        if !spec.live {
+            return Err(Error::option(
+                key,
+                format!(
+                    "{} cannot change while the lane trains: the lane must be rebuilt",
+                    spec.label
+                ),
+            ));
+        }
+        let mut cfg = self.cfg.clone();
+        cfg.set(key, v)?;
+        self.opt
+            .set_coefficients(cfg.weight_decay as f32, cfg.momentum as f32);
+        if key == "lr" {
+            self.algo.base_lr_changed(cfg.lr);
+        }
+        self.cfg = cfg;
+        Ok(())
     }
 
     /// The training data.
@@ -244,9 +305,25 @@ impl Lane {
         self.iter
     }
 
+    /// Gibbs sweeps per chain spent so far.
+    pub fn sweeps(&self) -> f64 {
+        self.sweeps
+    }
+
+    /// v|h half-steps per chain spent so far.
+    pub fn vh_steps(&self) -> f64 {
+        self.vh_steps
+    }
+
     /// The chains' visible states, if the algorithm keeps chains.
     pub fn chain_states(&self) -> Option<&[f32]> {
         self.algo.chain_states()
+    }
+
+    /// The stopping times τ of the latest update's chains as counts by τ, when the algorithm's
+    /// chains stop at a random time (UCD).
+    pub fn stopping_times(&self) -> Option<&[u32]> {
+        self.algo.stopping_times()
     }
 
     /// Whether the lane's records carry the exact ATLL.
@@ -287,6 +364,16 @@ impl Lane {
                 .binarize
                 .apply(&mut self.batch_buf, &mut self.rng_data);
         }
+    }
+
+    /// The mini-batch of the last update (`rows × m`, binarised as it was used).
+    pub fn last_batch(&self) -> &[f32] {
+        &self.batch_buf
+    }
+
+    /// The learning rate of the next update (η, decayed when the schedule says so).
+    pub fn next_lr(&self) -> f32 {
+        self.lr()
     }
 
     /// The learning rate of the next update.
@@ -354,6 +441,7 @@ impl Lane {
             .map(|(k, acc)| (k.to_string(), acc.value()))
             .collect();
         self.last_good.clone_from(&self.model);
+        self.last_good_iter = self.iter;
         if let Some(z) = log_z {
             self.recorded_log_z = Some((self.iter, z));
         }
@@ -380,11 +468,25 @@ impl Lane {
     /// every record made before a failure. The record at update 0 is made exactly once per
     /// lane, by the first call (even `run_into(0, …)`); every record is handed out once.
     pub fn run_into(&mut self, updates: u64, out: &mut Vec<Record>) -> Result<()> {
+        self.run_while(updates, out, || true)
+    }
+
+    /// [`Lane::run_into`], stopping early between two updates once `go_on` says no (a shell's
+    /// time slice ran out): the same updates and records as one run, in any slicing.
+    pub fn run_while(
+        &mut self,
+        updates: u64,
+        out: &mut Vec<Record>,
+        mut go_on: impl FnMut() -> bool,
+    ) -> Result<()> {
         if !self.initial_recorded {
             self.initial_recorded = true;
             out.push(self.record()?);
         }
-        for _ in 0..updates {
+        for i in 0..updates {
+            if i > 0 && !go_on() {
+                break;
+            }
             self.step()?;
             if self.iter.is_multiple_of(self.cfg.every) {
                 out.push(self.record()?);
@@ -393,17 +495,25 @@ impl Lane {
         Ok(())
     }
 
+    /// Takes the exact log Z of the current model, computed elsewhere (the page's evaluation
+    /// pool, for a lane whose exact curve is deferred): the next [`Lane::view`] at this update
+    /// shows the model distribution without enumerating again.
+    pub fn take_log_z(&mut self, log_z: f64) {
+        self.recorded_log_z = Some((self.iter, log_z));
+    }
+
     /// What the panels show now: the weights, the model distribution over the data's distinct
     /// patterns (when the visible layer can be enumerated; right after a record, or after a
     /// failure, it reuses that record's exact log Z), the first `max_chains` chains and the
     /// reconstructions of the first training rows.
     pub fn view(&self, max_chains: usize) -> View {
         let model = self.model();
-        let dist = if model.m() <= exact::MAX_DIST_BITS && self.exact {
-            let z = match self.recorded_log_z {
-                Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
-                _ => exact::log_z(model).ok(),
-            };
+        let recorded = match self.recorded_log_z {
+            Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
+            _ => None,
+        };
+        let dist = if model.m() <= exact::MAX_DIST_BITS && (self.exact || recorded.is_some()) {
+            let z = recorded.or_else(|| exact::log_z(model).ok());
             z.map(|z| distribution(model, &self.data, z))
         } else {
             None
@@ -428,6 +538,7 @@ impl Lane {
             chains,
             originals,
             reconstructions,
+            taus: self.stopping_times().map(<[u32]>::to_vec),
         }
     }
 }

@@ -16,7 +16,9 @@ pub mod lane;
 pub mod mfcd;
 pub mod optimizer;
 pub mod pcd;
+pub mod resume;
 pub mod sdcp;
+pub mod trace;
 pub mod ucd;
 
 pub use centered::Centered;
@@ -116,6 +118,16 @@ pub trait Algorithm: Send {
 
     /// The chains' current visible states (`chains × m`), if the algorithm keeps any, for display.
     fn chain_states(&self) -> Option<&[f32]> {
+        None
+    }
+
+    /// The lane's base learning rate η changed while it runs ([`Lane::set_live`]): an
+    /// algorithm that derives a rate of its own from η (FPCD's default η_F) follows it.
+    fn base_lr_changed(&mut self, _lr: f64) {}
+    /// The stopping times τ of the latest update's chains as counts by τ (`counts[t]` chains
+    /// stopped at τ = t), for algorithms whose chains stop at a random time (UCD: Qiu, Zhang &
+    /// Wang 2020, §3.3).
+    fn stopping_times(&self) -> Option<&[u32]> {
         None
     }
 }

@@ -25,6 +25,20 @@ impl Optimizer {
         }
     }
 
+    /// New coefficients for the next [`Optimizer::step`] (a live edit of a running lane).
+    /// Momentum switched on starts from zero velocity, as a lane built with it does; switched
+    /// off, the velocity is dropped.
+    pub fn set_coefficients(&mut self, weight_decay: f32, momentum: f32) {
+        self.weight_decay = weight_decay;
+        self.momentum = momentum;
+        if momentum == 0.0 {
+            self.velocity = None;
+        } else if self.velocity.is_none() {
+            let (m, n) = (self.grad.b.len(), self.grad.c.len());
+            self.velocity = Some(Params::zeros(m, n));
+        }
+    }
+
     /// The gradient estimate g = mean(pos) − mean(neg) − λ·W of the last [`Optimizer::step`].
     pub fn grad(&self) -> &Params<f32> {
         &self.grad

@@ -141,6 +141,9 @@ pub struct Ucd {
     row_t: Vec<f32>,
     /// The last ξ visible state of every chain (`chains × m`), for display.
     states: Vec<f32>,
+    /// The chains' stopping times τ of the latest update, as counts: `taus[t]` chains met at
+    /// τ = t (index 0 unused; τ ≤ T_max), for the page's τ histogram.
+    taus: Vec<u32>,
 }
 
 /// Most chain pairs run in lockstep at once: the chains of an update run in blocks of this
@@ -216,6 +219,7 @@ impl Ucd {
             row_p: Vec::new(),
             row_t: Vec::new(),
             states,
+            taus: Vec::new(),
         })
     }
 
@@ -406,6 +410,7 @@ impl Algorithm for Ucd {
         self.neg.clear();
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
+        self.taus.clear();
         for c0 in (0..self.chains).step_by(BLOCK) {
             let len = BLOCK.min(self.chains - c0);
             self.rngs.clear();
@@ -497,6 +502,10 @@ impl Algorithm for Ucd {
             }
             for p in &self.pairs[..len] {
                 let run = &p.run;
+                if self.taus.len() <= run.tau {
+                    self.taus.resize(run.tau + 1, 0);
+                }
+                self.taus[run.tau] += 1;
                 tau_sum += run.tau as u64;
                 tau_max = tau_max.max(run.tau);
                 rejections += run.rejections;
@@ -523,5 +532,9 @@ impl Algorithm for Ucd {
 
     fn chain_states(&self) -> Option<&[f32]> {
         Some(&self.states)
+    }
+
+    fn stopping_times(&self) -> Option<&[u32]> {
+        Some(&self.taus)
     }
 }

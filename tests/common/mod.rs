@@ -4,9 +4,32 @@
 //! comparison uses the bits, so JSON float parsing cannot blur it).
 #![allow(dead_code)]
 
-use rbm_core::train::Record;
+use rbm_core::data::Dataset;
+use rbm_core::model::Init;
+use rbm_core::train::{LaneConfig, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Bars & Stripes 4×4, the lane tests' data.
+pub fn bas4() -> Arc<Dataset> {
+    Arc::new(Dataset::builtin("bas4").unwrap())
+}
+
+/// A small lane of `algo` in the UCD paper's set-up (16 hidden units, its initialisation,
+/// η = 0.1) with 100 chains, seed 3, evaluated every `every` updates.
+pub fn small_lane(algo: &str, every: u64) -> LaneConfig {
+    LaneConfig {
+        algo: algo.into(),
+        hidden: 16,
+        lr: 0.1,
+        chains: Some(100),
+        seed: Some(3),
+        every,
+        init: Init::Ucd,
+        ..Default::default()
+    }
+}
 
 /// The committed golden file.
 pub const GOLDEN_PATH: &str = "tests/golden/runs.json";

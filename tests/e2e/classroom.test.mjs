@@ -5,49 +5,31 @@
 //
 // Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/classroom.test.mjs
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
 import { serve } from './server.mjs';
+import { openPage, SETTLED, startServer } from './setup.mjs';
 
-const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
 let server;
 let browser;
+let close;
 
 before(async () => {
-  assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
-  server = await serve(dist, '/course/rbm/');
-  browser = await launch();
+  ({ server, browser, close } = await startServer('/course/rbm/'));
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await close?.();
 });
 
 /** Every lane has its configuration built (and is at update 0 unless it trains). */
 const SETTLED_OR_RUNNING = () => window.__rbm.lanes().every((l) => !l.pending && l.atll.length >= 1);
-const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
 
 /** A fresh page at `url` with its console errors and every request it makes collected. */
-async function open(url = server.url, viewport = null) {
-  const page = await browser.context.newPage();
-  if (viewport) await page.setViewportSize(viewport);
-  const errors = [];
-  const requests = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(r.url()));
-  await page.goto(url);
-  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
-  await page.waitForFunction(SETTLED, null, { timeout: 20_000 });
-  return { page, errors, requests };
-}
+const open = (url = server.url, viewport = null) => openPage(browser, url, viewport);
 
 /** Every request went to `origins` (or stayed in the page: data:, blob:). */
 function assertOwnOrigin(requests, origins) {
@@ -62,6 +44,13 @@ const usableControls = (page) =>
     '#controls input, #controls select, #controls button, .lane input, .lane select, .lane button:not(.tip):not(.term), .tools button:not(#glossary-button)',
     (els) => els.filter((e) => e.checkVisibility() && !e.disabled).map((e) => e.id || e.closest('[data-part]')?.dataset.part || e.className),
   );
+
+/** Opens guided tour `id` from the header's menu (one entry per file in www/tours). */
+async function startTour(page, id) {
+  await page.click('#tour-button');
+  await page.click(`#tour-menu button[data-tour="${id}"]`);
+  await page.waitForSelector('#tour:not([hidden])');
+}
 
 test('a link hides the controls and panels it names, and they stay hidden after a reload', { timeout: 120_000 }, async () => {
   const origin = new URL(server.url).origin;
@@ -227,6 +216,10 @@ test('the first screen explains itself before anything runs; tips open on a tap;
 test("the UCD paper's guided tour runs to its end: each step sets the page up and outlines what it talks about", { timeout: 240_000 }, async () => {
   const { page, errors } = await open();
   await page.click('#tour-button');
+  // One tour per paper, listed by their titles.
+  const listed = await page.$$eval('#tour-menu button', (bs) => bs.map((b) => b.dataset.tour).sort());
+  assert.deepEqual(listed, ['pcd-mnist-25', 'rates-fpcd-samplers', 'sdcp-shifting-bar', 'ucd-bas4']);
+  await page.click('#tour-menu button[data-tour="ucd-bas4"]');
   await page.waitForSelector('#tour:not([hidden])');
   const step = async () => ({
     count: await page.textContent('#tour-count'),
@@ -292,8 +285,7 @@ test('on a phone (390×844) nothing scrolls sideways, and a student follows the 
   const { page, errors } = await open(server.url, { width: 390, height: 844 });
   const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(await sideways(), 0, 'the first screen');
-  await page.click('#tour-button');
-  await page.waitForSelector('#tour:not([hidden])');
+  await startTour(page, 'ucd-bas4');
   const total = Number((await page.textContent('#tour-count')).match(/of (\d+)/)[1]);
   for (let i = 1; i <= total; i++) {
     assert.equal(await page.textContent('#tour-count'), `Step ${i} of ${total}`);
@@ -401,6 +393,9 @@ test('an automated accessibility check (axe-core) finds no serious violation: fi
     await page.click(`${dialog} .close`);
   }
   await page.click('#tour-button');
+  assert.deepEqual(await seriousViolations(page), [], 'the tours menu');
+  await page.click('#tour-menu button[data-tour="ucd-bas4"]');
+  await page.waitForSelector('#tour:not([hidden])');
   assert.deepEqual(await seriousViolations(page), [], 'the tour');
   const { page: embed } = await open(`${server.url}#embed=1`, { width: 800, height: 500 });
   assert.deepEqual(await seriousViolations(embed), [], 'the embed');

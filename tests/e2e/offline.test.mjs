@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
+import { dist, newPage as openNewPage } from './setup.mjs';
 
-const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
 const offline = pathToFileURL(`${dist}/rbm-playground.html`).href;
 let browser;
 
@@ -24,18 +24,7 @@ after(async () => {
 });
 
 /** A page with its errors and every request (of the page and its workers) collected. */
-async function newPage() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  const requests = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(m.text())));
-  return { page, errors, requests };
-}
+const newPage = () => openNewPage(browser);
 
 test('the offline file is one self-contained file that trains from file:// with no request leaving it', { timeout: 180_000 }, async () => {
   const size = statSync(`${dist}/rbm-playground.html`).size;

@@ -26,8 +26,9 @@ import type { Catalog, DataSetEntry, LaneBand, Verdict } from './generated/core'
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
-import { batchRows, type StopUnit, stopInUpdates, updatesPerEpoch } from './progress';
+import { batchRows, type StopUnit, stopInUpdates, stuckAtStop, updatesPerEpoch } from './progress';
 import type { DataSource, FromWorker } from './protocol';
+import { isLive, longRuns, wipeQuestion } from './rebuild';
 import { type OptionValue, optionSpec, parseOption } from './schema';
 import {
   cloneState,
@@ -65,6 +66,10 @@ export interface AppOptions {
   evalWorkers: number;
   /** Workers of a study's trial pool (trialPool.ts, trialWorkers). */
   trialWorkers: number;
+  /** Makes the lanes' workers (e.g. watched by workerHealth.ts); none: the app's factory. */
+  laneWorkers?: WorkerFactory;
+  /** Asks the user a yes/no question (before an edit wipes a long run); default: yes. */
+  confirm(question: string): boolean;
   /** The core's verdicts on a preset's claims (wasm `evaluateClaims`); none: not checked. */
   evaluateClaims?: (preset: string, lr: number, bands: LaneBand[], end: number, bound: number | null) => Verdict[];
 }
@@ -79,6 +84,8 @@ export interface UserFile {
 export class App {
   data = '';
   shared: Record<string, OptionValue> = {};
+  /** The lane panels' exact-view options (scope `view`), by key. */
+  views: Record<string, OptionValue> = {};
   axis: Axis = 'iter';
   stop: number | null = null;
   stopUnit: StopUnit = 'updates';
@@ -92,6 +99,8 @@ export class App {
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
   studyMessage: string | null = null;
+  /** Why Start moved nothing, when it was pressed (every lane at "stop at"; null: it did). */
+  runMessage: string | null = null;
   private verdictCache: { version: number; key: string; verdicts: Verdict[] } | null = null;
   lanes: LaneHandle[] = [];
   /** Messages for settings inputs whose text the page could not read ('data', 'stop' or a shared key). */
@@ -124,13 +133,14 @@ export class App {
     private readonly events: AppEvents,
     options: Partial<AppOptions> = {},
   ) {
-    this.options = { assetUrl: assetPath, release: () => undefined, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
+    this.options = { assetUrl: assetPath, release: () => undefined, confirm: () => true, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => this.events.changed(),
-      model: (lane, json) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${lane.iter}.json`, json),
+      model: (lane, json, iter) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${iter}.json`, json),
       exact: (lane, request) => this.evaluate(lane, request),
       exactStale: (lane) => this.dropTicket(lane),
+      refused: (lane, error) => this.keepUsed(lane, error.key),
     };
   }
 
@@ -188,6 +198,7 @@ export class App {
       rate: this.rate,
       trials: this.trials,
       wide: this.wide,
+      views: this.views,
     });
   }
 
@@ -210,6 +221,7 @@ export class App {
     this.rate = s.rate;
     this.trials = s.trials;
     this.wide = s.wide;
+    this.views = s.views;
     this.settingErrors = {};
     const preset = this.catalog.presets.find((p) => p.name === s.preset);
     this.missing = (preset?.lanes ?? []).filter((l) => !this.catalog.algorithms.some((a) => a.name === l.algo)).map((l) => ({ label: l.label, algo: l.algo }));
@@ -247,7 +259,7 @@ export class App {
   }
 
   private spawn(state: PageState['lanes'][number]): LaneHandle {
-    const lane = new LaneHandle(state, this.factory, this.laneEvents);
+    const lane = new LaneHandle(state, this.options.laneWorkers ?? this.factory, this.laneEvents);
     this.lanes.push(lane);
     lane.limit(this.untilOf(lane));
     this.configure(lane);
@@ -325,7 +337,9 @@ export class App {
       this.startStudy();
       return;
     }
+    this.runMessage = stuckAtStop(this.lanes.map((l) => ({ iter: l.iter, until: l.limitAt })));
     for (const lane of this.lanes) lane.start();
+    this.events.changed();
   }
 
   pause(): void {
@@ -341,6 +355,7 @@ export class App {
   /** Every lane back to update 0, paused (same seed: the same curves again); a study's
    * results are dropped. */
   reset(): void {
+    this.runMessage = null;
     this.dropStudy();
     for (const lane of this.lanes) {
       lane.pause();
@@ -357,21 +372,41 @@ export class App {
     lane.exportModel();
   }
 
+  /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says (rebuild.ts). */
+  mayWipe(what: string, lanes: LaneHandle[]): boolean {
+    const q = wipeQuestion(what, longRuns(lanes));
+    return q === null || this.options.confirm(q);
+  }
+
   // ---- settings ----------------------------------------------------------------------------
 
-  /** A shared option's input changed. */
-  setShared(key: string, text: string): void {
+  /** A shared option's input changed. False when the user declined to wipe the runs it rebuilds
+   * (the input then shows the value in use again). */
+  setShared(key: string, text: string): boolean {
     const spec = optionSpec(this.catalog, key);
-    if (!spec) return;
+    if (!spec) return true;
     const p = parseOption(spec, text);
     if (!p.ok) {
       this.settingErrors[key] = p.message;
       this.events.changed();
-      return;
+      return true;
     }
+    if (p.value !== this.shared[key] && !this.mayWipe(`Changing ${spec.label}`, this.lanes)) return false;
     delete this.settingErrors[key];
     this.shared[key] = p.value;
     this.configureAll();
+    return true;
+  }
+
+  /** A lane panel's view option changed (one value for the page; no lane is rebuilt). */
+  setView(key: string, text: string): void {
+    const spec = optionSpec(this.catalog, key);
+    if (spec?.scope !== 'view') return;
+    const p = parseOption(spec, text);
+    if (p.ok) delete this.settingErrors[key];
+    else this.settingErrors[key] = p.message;
+    if (p.ok) this.views[key] = p.value;
+    this.events.changed();
   }
 
   /**
@@ -406,6 +441,7 @@ export class App {
       return;
     }
     delete this.settingErrors.stop;
+    this.runMessage = null;
     const prev = this.untils();
     this.stop = t === '' ? null : n;
     this.dropStudy();
@@ -534,6 +570,27 @@ export class App {
     this.events.changed();
   }
 
+  /** Settings whose input must show the value in use again (the core refused the text). */
+  readonly reverted = new Set<string>();
+
+  /** The core refused option `key` of `lane`'s latest configuration: the input goes back to
+   * the value the lane still trains with (the refusal stays under it), and lanes sent the
+   * refused shared value go back to it too. */
+  private keepUsed(lane: LaneHandle, key: string | null): void {
+    const used = lane.accepted;
+    if (key === null || used === null) return;
+    const value = used[key] ?? null;
+    if (key in lane.options) {
+      lane.options[key] = value;
+      lane.reverted.add(key);
+    } else if (key in this.shared) {
+      this.reverted.add(key);
+      if (this.shared[key] === value) return;
+      this.shared[key] = value;
+      for (const l of this.lanes) if (l !== lane && l.latest && (l.latest[key] ?? null) !== value) this.configure(l);
+    }
+  }
+
   /** The message under a settings input: the page's own, else a lane's refusal of that key. */
   settingError(key: string): string {
     if (this.settingErrors[key]) return this.settingErrors[key];
@@ -565,16 +622,30 @@ export class App {
     this.events.changed();
   }
 
-  /** A lane option's input changed. */
-  setLaneOption(lane: LaneHandle, key: string, text: string): void {
+  /**
+   * A lane option's input changed. A live option (the schema's `live`: η, its decay, weight
+   * decay, momentum) reaches the built lane at its next update, keeping its curve; any other
+   * rebuilds it, after asking when that wipes a long run. False when the user declined (the
+   * input then shows the value in use again).
+   */
+  setLaneOption(lane: LaneHandle, key: string, text: string): boolean {
     const spec = optionSpec(this.catalog, key);
-    if (!spec || !(key in lane.options)) return;
+    if (!spec || !(key in lane.options)) return true;
     const p = parseOption(spec, text);
     if (!p.ok) {
       lane.inputErrors[key] = p.message;
       this.events.changed();
-      return;
+      return true;
     }
+    if (p.value === lane.options[key] && !lane.inputErrors[key]) return true;
+    if (isLive(spec) && lane.built) {
+      delete lane.inputErrors[key];
+      this.dropStudy();
+      lane.setLive(key, p.value);
+      this.events.changed();
+      return true;
+    }
+    if (!this.mayWipe(`Changing ${spec.label}`, [lane])) return false;
     delete lane.inputErrors[key];
     const prev = this.untils();
     lane.options[key] = p.value;
@@ -582,6 +653,7 @@ export class App {
     this.follow(prev);
     this.configure(lane);
     this.events.changed();
+    return true;
   }
 
   /** The message under a lane's option input: the page's own, else the core's refusal. */

@@ -3,9 +3,10 @@
 // trials, all on one shared x column) and a readout of every lane's value at the cursor.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { AXIS_LABEL, type Axis } from './chartData';
-import { type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
+import { AXIS_LABEL, type Axis, swatchBackground } from './chartData';
+import { belowChart, belowText, type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
+import { pngButton } from './png';
 
 /** How a chart looks. */
 export interface ChartSettings {
@@ -17,6 +18,8 @@ export interface ChartSettings {
   minWidth: number;
   minHeight: number;
   maxHeight: number;
+  /** The name of the chart's PNG file (none: no PNG button). */
+  pngName?: () => string;
 }
 
 export const LIKELIHOOD_CHART: ChartSettings = {
@@ -33,9 +36,15 @@ export class LikelihoodChart {
   private model: ChartModel | null = null;
   private axis: Axis = 'iter';
   private cursor: number | null = null;
+  private zoomAxis: Axis = 'iter';
   private yLabel = '';
   private readonly box: HTMLElement;
   private readonly readoutEl: HTMLElement;
+  private readonly belowEl: HTMLElement;
+  /** The x range the user zoomed to (null: all): kept while the lanes train and redraw. */
+  private zoom: [number, number] | null = null;
+  private readonly zoomBar: HTMLElement;
+  private readonly unzoom: HTMLButtonElement;
 
   constructor(
     private readonly root: HTMLElement,
@@ -44,7 +53,31 @@ export class LikelihoodChart {
     this.box = el('div', { className: 'plot' });
     this.readoutEl = el('div', { className: 'readout', id: `${root.id || 'chart'}-readout` });
     this.readoutEl.setAttribute('aria-live', 'off');
-    root.append(this.box, this.readoutEl);
+    this.belowEl = el('p', { className: 'below-chart', hidden: true });
+    this.unzoom = el('button', { type: 'button', className: 'unzoom', hidden: true, textContent: 'Show all' });
+    this.unzoom.addEventListener('click', () => this.setZoom(null));
+    this.zoomBar = el(
+      'p',
+      { className: 'zoom-hint' },
+      el('span', {}, 'Drag across the chart to zoom in; double-click or "Show all" to zoom out. Hover (or tap) for every lane’s value.'),
+      ' ',
+      this.unzoom,
+    );
+    root.append(this.zoomBar, this.box, this.belowEl, this.readoutEl);
+    if (settings.pngName) root.append(el('div', { className: 'mini-tools' }, pngButton(this.box, settings.pngName, 'the chart')));
+    this.box.addEventListener('dblclick', () => this.setZoom(null));
+    // A tap (or a finger moving) on a phone moves the cursor, as hovering does with a mouse.
+    const touch = (e: TouchEvent) => {
+      const t = e.touches[0];
+      const plot = this.plot;
+      if (!t || !plot) return;
+      const r = plot.over.getBoundingClientRect();
+      const left = t.clientX - r.left;
+      if (left < 0 || left > r.width) return;
+      plot.setCursor({ left, top: Math.min(r.height, Math.max(0, t.clientY - r.top)) });
+    };
+    this.box.addEventListener('touchstart', touch, { passive: true });
+    this.box.addEventListener('touchmove', touch, { passive: true });
   }
 
   /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */
@@ -58,18 +91,46 @@ export class LikelihoodChart {
       this.plot?.destroy();
       this.key = key;
       this.cursor = null;
+      // Another axis is another zoom.
+      if (axis !== this.zoomAxis) this.zoom = null;
+      this.zoomAxis = axis;
       this.plot = new uPlot(this.options(model, axis), data, this.box);
       const range = modelRange(model);
-      if (range) this.plot.setScale('y', { min: range[0], max: range[1] });
+      const plot = this.plot;
+      plot.batch(() => {
+        if (range) plot.setScale('y', { min: range[0], max: range[1] });
+        if (this.zoom) plot.setScale('x', { min: this.zoom[0], max: this.zoom[1] });
+      });
     } else {
       const range = modelRange(model);
       const plot = this.plot;
       plot.batch(() => {
-        plot.setData(data, true);
+        // A zoomed chart keeps its x range while new points come in.
+        plot.setData(data, this.zoom === null);
         if (range) plot.setScale('y', { min: range[0], max: range[1] });
+        if (this.zoom) plot.setScale('x', { min: this.zoom[0], max: this.zoom[1] });
       });
     }
+    this.unzoom.hidden = this.zoom === null;
     this.showReadout();
+    const range = modelRange(model);
+    const text = range ? belowText(belowChart(model, range)) : '';
+    if (this.belowEl.textContent !== text) this.belowEl.textContent = text;
+    this.belowEl.hidden = text === '';
+  }
+
+  /** Zooms the x axis to `range` (null: everything), kept until the user changes it. */
+  private setZoom(range: [number, number] | null): void {
+    this.zoom = range;
+    this.unzoom.hidden = range === null;
+    if (range) this.root.dataset.zoom = range.join(',');
+    else delete this.root.dataset.zoom;
+    const plot = this.plot;
+    if (!plot) return;
+    if (range) plot.setScale('x', { min: range[0], max: range[1] });
+    else plot.setData(plot.data, true);
+    const y = this.model && modelRange(this.model);
+    if (y) plot.setScale('y', { min: y[0], max: y[1] });
   }
 
   resize(): void {
@@ -96,7 +157,7 @@ export class LikelihoodChart {
       el('span', { className: 'readout-x' }, head),
       ...r.rows.map((row) => {
         const sw = el('span', { className: 'swatch' });
-        sw.style.background = row.colour;
+        sw.style.background = swatchBackground(row.colour, row.dash);
         return el('span', { className: 'readout-row' }, sw, `${row.label}: ${row.text}`);
       }),
     );
@@ -126,8 +187,18 @@ export class LikelihoodChart {
         { label: this.size().height < 300 ? (this.settings.shortLabel ?? this.yLabel) : this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],
       legend: { show: false },
-      cursor: { drag: { x: true, y: false } },
+      // A drag selects an x range; the chart zooms to it itself (setSelect) and keeps it.
+      cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
+        setSelect: [
+          (u) => {
+            if (u.select.width < 2) return;
+            const a = u.posToVal(u.select.left, 'x');
+            const b = u.posToVal(u.select.left + u.select.width, 'x');
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            if (b > a) this.setZoom([a, b]);
+          },
+        ],
         setCursor: [
           (u) => {
             const idx = u.cursor.idx ?? null;

@@ -52,10 +52,28 @@ export function yRange(cols: ChartColumns): [number, number] | null {
   return [lo - pad, hi + pad];
 }
 
-/** Colours of the lanes (colour-blind-safe Okabe–Ito order) and of the bound. */
-export const LANE_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
-export const BOUND_COLOUR = '#777777';
+/**
+ * Colours of the lanes: six hues, each with a contrast of at least 4.5:1 on the page's white and
+ * #fafafa (WCAG AA), chosen to stay apart under protanopia, deuteranopia and tritanopia as well
+ * (CIELAB ΔE ≥ 30 between any two, simulated; chartData.test.ts checks both). Lanes 6–11 repeat
+ * them dashed, so up to 12 lanes differ in colour or line; 12 on repeat the pattern.
+ */
+export const LANE_COLOURS = ['#0072B2', '#BB5511', '#9900FF', '#555544', '#000000', '#550055'];
+/** The bound's colour (drawn dashed, thinner). */
+export const BOUND_COLOUR = '#707070';
+/** The line of lanes 6–11 (solid before). */
+export const LANE_DASH = [8, 4];
 
 export function laneColour(index: number): string {
   return LANE_COLOURS[index % LANE_COLOURS.length];
+}
+
+/** The dash pattern of lane `index`'s curve (undefined: solid). */
+export function laneDash(index: number): number[] | undefined {
+  return Math.floor(index / LANE_COLOURS.length) % 2 === 1 ? LANE_DASH : undefined;
+}
+
+/** A swatch's CSS background for a colour and dash: dashed lanes get a dashed swatch. */
+export function swatchBackground(colour: string, dash?: number[]): string {
+  return dash ? `repeating-linear-gradient(90deg, ${colour} 0 ${dash[0]}px, transparent ${dash[0]}px ${dash[0] + dash[1]}px)` : colour;
 }

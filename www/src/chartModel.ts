@@ -37,6 +37,8 @@ export interface ChartModel {
 export interface ChartLaneStyle {
   label: string;
   colour: string;
+  /** The curve's dash pattern (chartData.ts, laneDash; none: solid). */
+  dash?: number[];
 }
 
 /** The values of a series given at increasing `xs`, linearly interpolated at each x of the
@@ -104,7 +106,7 @@ function build(raws: Raw[], bound: number | null, bands: [SeriesRole, SeriesRole
 /** One curve per lane (single runs). */
 export function curvesModel(lanes: (ChartLaneStyle & { curve: Curve })[], axis: Axis, bound: number | null): ChartModel {
   const raws: Raw[] = lanes.map((l, i) => ({
-    spec: { label: l.label, colour: l.colour, role: 'curve', lane: i, width: 2, alpha: 1 },
+    spec: { label: l.label, colour: l.colour, role: 'curve', lane: i, width: 2, alpha: 1, ...(l.dash ? { dash: l.dash } : {}) },
     xs: l.curve[axis],
     ys: l.curve.atll,
   }));
@@ -202,6 +204,8 @@ export function formatAtll(v: number | null): string {
 export interface ReadoutRow {
   label: string;
   colour: string;
+  /** A dashed lane's dash (its swatch is dashed too). */
+  dash?: number[];
   /** The value (a study: the median, then the band). */
   text: string;
 }
@@ -222,13 +226,33 @@ export function readout(model: ChartModel, idx: number | null, axis: Axis): { x:
       const hi = model.series.findIndex((t) => t.role === 'q90' && t.lane === s.lane);
       if (lo >= 0 && hi >= 0 && at(model.ys[i]) !== null) text += ` (q10–q90 ${formatAtll(at(model.ys[lo]))} … ${formatAtll(at(model.ys[hi]))})`;
     }
-    rows.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, text });
+    const dash = s.role === 'curve' && s.dash ? { dash: s.dash } : {};
+    rows.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, ...dash, text });
   });
   const x = idx !== null ? (model.x[idx] ?? null) : null;
   return { x: formatX(x, axis), rows };
 }
 
-/** The y range to show: every drawn point, with a little room. */
+/** How far below the lanes' starting points the y axis reaches, in multiples of their rise
+ * above it: a lane that diverges (η = 10⁹ sent one to −3.7·10⁹) runs off the chart instead of
+ * flattening every other curve; a fall like CD-1's (−5 back to −18 on Bars & Stripes) stays. */
+export const FALL_SPANS = 4;
+
+/** The lowest value the y axis shows (null: no clip): FALL_SPANS rises below the lowest first
+ * point of a lane's curve or median. */
+function floorOf(model: ChartModel, hi: number): number | null {
+  let base = Infinity;
+  model.ys.forEach((col, i) => {
+    const role = model.series[i].role;
+    if (role !== 'curve' && role !== 'median') return;
+    const first = col.find((v) => v !== null && Number.isFinite(v));
+    if (first !== undefined && first !== null) base = Math.min(base, first);
+  });
+  return Number.isFinite(base) ? base - FALL_SPANS * Math.max(hi - base, 1) : null;
+}
+
+/** The y range to show: every drawn point (down to the floor of floorOf: a diverging lane runs
+ * off the bottom), with a little room. */
 export function modelRange(model: ChartModel): [number, number] | null {
   let lo = Infinity;
   let hi = -Infinity;
@@ -241,6 +265,38 @@ export function modelRange(model: ChartModel): [number, number] | null {
     }
   });
   if (!(hi >= lo)) return null;
+  const floor = floorOf(model, hi);
+  if (floor !== null && lo < floor) lo = floor;
   const pad = Math.max(0.05 * (hi - lo), 0.1);
   return [lo - pad, hi + pad];
+}
+
+/** A value for people at any size: −3.700 as formatAtll, −3.7·10⁹ beyond ±10⁵. */
+export function formatValue(v: number): string {
+  if (!Number.isFinite(v) || Math.abs(v) < 1e5) return formatAtll(v);
+  const e = Math.floor(Math.log10(Math.abs(v)));
+  const sup = String(e).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);
+  const m = (Math.abs(v) / 10 ** e).toFixed(1);
+  return `${v < 0 ? '−' : ''}${m}·10${sup}`;
+}
+
+/** What the chart says under the plot about the lanes below its range ('' for none). */
+export function belowText(below: { label: string; min: number }[]): string {
+  if (!below.length) return '';
+  const each = below.map((b) => `${b.label} (down to ${formatValue(b.min)})`).join(', ');
+  return `▼ Below the chart: ${each}. The axis stops at ${FALL_SPANS}× the lanes' rise below their start, so the others stay readable.`;
+}
+
+/** The lanes (curves or medians) that run below the chart's range, with their lowest value:
+ * the chart marks them, since the axis no longer reaches them. */
+export function belowChart(model: ChartModel, range: [number, number]): { label: string; colour: string; min: number }[] {
+  const out: { label: string; colour: string; min: number }[] = [];
+  model.ys.forEach((col, i) => {
+    const s = model.series[i];
+    if (s.role !== 'curve' && s.role !== 'median') return;
+    let min = Infinity;
+    for (const v of col) if (v !== null && Number.isFinite(v)) min = Math.min(min, v);
+    if (min < range[0]) out.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, min });
+  });
+  return out;
 }

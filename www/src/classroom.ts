@@ -10,7 +10,7 @@
 //   embed=1                the compact layout: a small header, chart, lanes, Start/Pause/Reset
 //   tour=ucd-bas4          opens that guided tour
 import type { Catalog } from './generated/core';
-import { laneOptions, sharedOptions } from './schema';
+import { laneOptions, sharedOptions, viewOptions } from './schema';
 
 /** How a link shows the page (beside the experiment's state). */
 export interface ViewFlags {
@@ -89,7 +89,9 @@ export function parts(catalog: Catalog, panels: readonly PanelName[]): Part[] {
   const panelParts = panels
     .filter((p) => p.name !== OPTIONS_PANEL)
     .map((p): Part => ({ key: panelPart(catalog, p.name), label: capital(p.title ?? p.name), group: 'panels' }));
-  const all = [...RUN_PARTS, ...PAGE_CONTROLS, ...shared, ...LATE_CONTROLS, ...lane, ...panelParts, ...PAGE_SECTIONS];
+  // The panels' view options (e.g. the gradient error's interval) with the panels.
+  const views = viewOptions(catalog).map((o): Part => ({ key: o.key, label: capital(o.label), group: 'panels' }));
+  const all = [...RUN_PARTS, ...PAGE_CONTROLS, ...shared, ...LATE_CONTROLS, ...lane, ...panelParts, ...views, ...PAGE_SECTIONS];
   return all.filter((p) => PART_NAME.test(p.key));
 }
 
@@ -98,15 +100,17 @@ function capital(s: string): string {
   return /^[a-z]/.test(s) ? s.charAt(0).toUpperCase() + s.slice(1) : s;
 }
 
-/** Lane panels that are tools rather than views: an embed leaves them out. */
-const EMBED_TOOLS = ['ais', 'download'];
+/** Lane panels that are tools rather than views (students change something with them, or they
+ * compute on request or every so often): an embed leaves them out, and the Share dialog counts
+ * them among the controls. */
+export const TOOL_PANELS = ['ais', 'download', 'slowmo', 'chain-time', 'grad-error'];
 
 /**
  * What `embed=1` hides when the link does not list its parts: every control but Start, Pause
  * and Reset (settings, lane options, the page's tools and texts) and the panels that are tools.
  */
 export function embedHidden(catalog: Catalog, panels: readonly PanelName[]): string[] {
-  const tools = new Set(EMBED_TOOLS.map((n) => panelPart(catalog, n)));
+  const tools = new Set(TOOL_PANELS.map((n) => panelPart(catalog, n)));
   return parts(catalog, panels)
     .filter((p) => (p.group === 'panels' ? tools.has(p.key) : p.key !== 'run' && p.key !== 'reset'))
     .map((p) => p.key);

@@ -156,7 +156,8 @@ export class Controls {
       // A classroom link that hides a button takes its key away too.
       const shown = (b: HTMLElement) => b.checkVisibility?.() ?? true;
       if (e.key === 's' && shown(this.run)) app.toggle();
-      else if (e.key === 'r' && shown($('#reset'))) app.reset();
+      // A stray key must not wipe a long run unasked.
+      else if (e.key === 'r' && shown($('#reset')) && app.mayWipe('Reset', app.lanes)) app.reset();
     });
   }
 
@@ -168,12 +169,15 @@ export class Controls {
     input: HTMLInputElement | HTMLSelectElement,
     help: string,
     value: () => string,
-    onChange: (text: string) => void,
+    onChange: (text: string) => unknown,
   ): HTMLElement {
     const error = el('p', { className: 'field-error', id: `err-${key}`, role: 'alert' });
     input.title = help;
     input.setAttribute('aria-describedby', `err-${key}`);
-    input.addEventListener('change', () => onChange(input.value));
+    // A declined rebuild (app.ts, mayWipe) leaves the value in use: show it again.
+    input.addEventListener('change', () => {
+      if (onChange(input.value) === false) input.value = value();
+    });
     const term = TERM_OF_KEY[key];
     const div = el(
       'div',
@@ -281,6 +285,10 @@ export class Controls {
       termLink(axis === 'sweeps' ? 'gibbs-sweep' : 'update', AXIS_LABEL[axis]),
       '.',
     );
+    // The chart's accessible name says what it plots, on the axis shown; the line above is its description.
+    const chart = $('#chart');
+    chart.setAttribute('aria-label', `Average log-likelihood of each lane against ${AXIS_LABEL[axis]}`);
+    chart.setAttribute('aria-describedby', 'chart-axes');
   }
 
   update(): void {
@@ -288,8 +296,9 @@ export class Controls {
     this.syncDataSets();
     for (const f of this.fields) {
       const text = f.value();
-      // Only a new value replaces the text: refused text stays in its input, with its message.
-      if (text !== f.shown) {
+      // Only a new value replaces the text: refused text stays in its input, with its message
+      // (text the core refused goes back to the value in use).
+      if (text !== f.shown || app.reverted.delete(f.key)) {
         f.input.value = text;
         f.shown = text;
       }
@@ -316,7 +325,8 @@ export class Controls {
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
-    setText($('#chart-note'), ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '');
+    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
+    setText($('#chart-note'), [app.runMessage ?? '', exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;

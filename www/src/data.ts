@@ -71,13 +71,16 @@ export type ChosenFiles<T> = { ok: true; images: T; labels: T | null } | { ok: f
 /**
  * Sorts one or two chosen files into images and labels by their names (`idx3`/`idx1`,
  * "images"/"labels"); with two files that the names do not tell apart, the larger holds the
- * images. Anything else gets one clear message.
+ * images. Anything else (also a file larger than `MAX_DATA_BYTES`) gets one clear message.
  */
 export function sortIdxFiles<T extends { name: string; size: number }>(files: readonly T[]): ChosenFiles<T> {
   if (files.length === 0) return { ok: false, message: 'choose an IDX images file (idx3-ubyte, optionally gzipped)' };
   if (files.length > 2) {
     return { ok: false, message: `choose one IDX images file (idx3-ubyte) and at most one labels file (idx1-ubyte), not ${files.length} files` };
   }
+  // Checked before any byte is read (the worker's read is bounded too, for gzipped files).
+  const big = files.find((f) => f.size > MAX_DATA_BYTES);
+  if (big) return { ok: false, message: `'${big.name}' is ${formatBytes(big.size)}, larger than ${formatBytes(MAX_DATA_BYTES)}, the most the page reads` };
   if (files.length === 1) {
     const [f] = files;
     if (/idx1/i.test(f.name)) return { ok: false, message: `'${f.name}' is an IDX labels file (idx1-ubyte): choose its images file (idx3-ubyte) with it` };

@@ -43,9 +43,17 @@ function thumbnail(g: CanvasRenderingContext2D, p: ArrayLike<number>, shape: [nu
   g.strokeRect(x0, y0, w * cell, h * cell);
 }
 
-/** The bar heights' scale: the largest probability shown (model or data), at least 1e-9. */
+/** How much taller than the data's largest frequency the bars' scale is: the data outlines
+ * always fill at least this share of the bar height. */
+export const DATA_SHARE = 2 / 3;
+
+/** The bar heights' scale: the largest probability shown, but never so far above the data's
+ * largest frequency that the outlines shrink below DATA_SHARE of the height (a model that piles
+ * its mass on one pattern is clipped there, marked, instead of flattening every outline). */
 export function barScale(dist: Distribution): number {
-  return Math.max(1e-9, ...dist.model, ...dist.data);
+  const data = Math.max(0, ...dist.data);
+  const all = Math.max(1e-9, ...dist.model, data);
+  return data > 0 ? Math.min(all, data / DATA_SHARE) : all;
 }
 
 /** Patterns per row of the distribution plot. */
@@ -87,6 +95,11 @@ export function drawDistribution(
     const hModel = Math.min(barH, (dist.model[k] / top) * barH);
     g.fillStyle = colour;
     g.fillRect(x + 1, y0 + barH - hModel, bw - 2, hModel);
+    if (dist.model[k] > top) {
+      // Clipped: a white notch across the top says the bar goes on.
+      g.fillStyle = '#fff';
+      g.fillRect(x + 1, y0 + 4, bw - 2, 2);
+    }
     const hData = (dist.data[k] / top) * barH;
     g.strokeStyle = '#111';
     g.lineWidth = 1;

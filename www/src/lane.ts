@@ -6,10 +6,11 @@
 // reply is taken only if it answers the latest generation sent; `progress` and `status` only if
 // they describe the lane the handle shows (`gen`); `loading` (data on its way for a
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
+import { type AnalysisKind, type AnalysisReport, type AnalysisRequest, startingAnalysis } from './analysis';
 import { appendPoints, type Curve, emptyCurve } from './curve';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from './estimate';
-import type { ErrorInfo } from './generated/core';
-import type { DataSource, FromWorker, LaneConfig, LaneStatus, LaneView, ToWorker } from './protocol';
+import type { ErrorInfo, Trace } from './generated/core';
+import { type DataSource, epochNow, type FromWorker, type LaneConfig, type LaneStatus, type LaneView, type LoadedModel, type ToWorker } from './protocol';
 import type { OptionValue } from './schema';
 import type { LaneState } from './state';
 
@@ -28,12 +29,14 @@ export type WorkerFactory = (name: string) => WorkerLike;
 export interface LaneEvents {
   /** Something shown changed. */
   changed(lane: LaneHandle): void;
-  /** The model file the page asked for. */
-  model(lane: LaneHandle, json: string): void;
+  /** The model file the page asked for, of update `iter` (a diverged lane's: its last record's). */
+  model(lane: LaneHandle, json: string, iter: number): void;
   /** The lane waits for the exact evaluation of its record (the page's evaluation pool). */
   exact?(lane: LaneHandle, request: ExactRequest): void;
   /** The lane's pending exact evaluation is of no use any more (a new lane, a new worker, gone). */
   exactStale?(lane: LaneHandle): void;
+  /** The core refused the latest configuration; the lane keeps training on `accepted`. */
+  refused?(lane: LaneHandle, error: ErrorInfo): void;
 }
 
 /** A lane's request for the exact evaluation of its record at update `iter`. */
@@ -83,8 +86,22 @@ export class LaneHandle implements LaneState {
   estimate: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
+  /** How long the worker took to answer the latest Pause of a running lane: from the page's
+   * message to the worker's status reply, by their clocks (ms; null: none measured). */
+  pauseReply: number | null = null;
+  private pauseSent: number | null = null;
+  /** The phases of the lane's latest slow-motion update (null: none since it was built). */
+  trace: Trace | null = null;
+  /** The model file the lane continues, or is loading, or the last one refused (null: none
+   * since the latest configuration). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
+  /** The latest exact view of each kind (analysis.ts), under way or finished. */
+  analyses: Partial<Record<AnalysisKind, AnalysisReport>> = {};
+  /** The id of the latest analysis of each kind asked for (ids are shared by the kinds). */
+  private analysisIds: Partial<Record<AnalysisKind, number>> = {};
+  private analysisSeq = 0;
   /** The generation of the lane shown (its accepted configuration); 0: none yet. */
   gen = 0;
   /** The latest generation sent. */
@@ -93,6 +110,10 @@ export class LaneHandle implements LaneState {
   answered = 0;
   private worker: WorkerLike;
   private config: LaneConfig | null = null;
+  /** Options whose input must show the value in use again (the core refused the text). */
+  readonly reverted = new Set<string>();
+  /** The configuration the worker's lane was built with (null: none accepted yet). */
+  accepted: LaneConfig | null = null;
   /** The generation of the latest `configure` (a `reset` keeps the configuration, and so its refusal). */
   private configureGen = 0;
   private dataset = '';
@@ -140,16 +161,29 @@ export class LaneHandle implements LaneState {
     return this.sent;
   }
 
+  /** The latest configuration sent (null: none yet). */
+  get latest(): LaneConfig | null {
+    return this.config;
+  }
+
+  /** Whether the worker holds the lane of the latest configuration, accepted and usable (a
+   * live edit can reach it). */
+  get built(): boolean {
+    return this.gen > 0 && this.answered === this.sent && this.rejection === null && this.status !== 'failed' && this.status !== 'fatal';
+  }
+
   /** The update at which the lane stops for good (null: never). */
   get limitAt(): number | null {
     return this.until;
   }
 
   start(): void {
+    this.pauseSent = null;
     this.post({ type: 'start' });
   }
 
   pause(): void {
+    if (this.status === 'running') this.pauseSent = epochNow();
     this.post({ type: 'pause' });
   }
 
@@ -167,6 +201,47 @@ export class LaneHandle implements LaneState {
 
   exportModel(): void {
     this.post({ type: 'export' });
+  }
+
+  /** Continue from a model file (its bytes and name): the worker checks it with the core; a bad
+   * file leaves the lane as it is, with a message. False when there is no lane to load into. */
+  loadModel(bytes: ArrayBuffer, name: string): boolean {
+    if (!this.config || this.gen === 0) return false;
+    this.sent += 1;
+    this.post({ type: 'loadModel', gen: this.sent, config: this.config, dataset: this.dataset, bytes, name });
+    this.modelFile = { name, state: 'loading', message: null };
+    this.events.changed(this);
+    return true;
+  }
+
+  /** A model file the page refused before sending it (modelFile.ts: its size). */
+  refuseModel(name: string, message: string): void {
+    this.modelFile = { name, state: 'refused', message };
+    this.events.changed(this);
+  }
+
+  /** Option `key` (live in the schema) takes `value` from the lane's next update on: the lane
+   * keeps its model and its curve. */
+  setLive(key: string, value: OptionValue): void {
+    this.liveBefore[key] = this.options[key] ?? null;
+    this.setOption(key, value);
+    this.post({ type: 'live', key, value });
+  }
+
+  /** The values live edits replaced, until the worker refuses one (`liveRefused`). */
+  private liveBefore: Record<string, OptionValue> = {};
+
+  /** Option `key` is `value` in the settings, the configuration and the accepted one. */
+  private setOption(key: string, value: OptionValue): void {
+    this.options[key] = value;
+    const set = (c: LaneConfig): LaneConfig => {
+      const config = { ...c };
+      if (value === null) delete config[key];
+      else config[key] = value;
+      return config;
+    };
+    if (this.config) this.config = set(this.config);
+    if (this.accepted) this.accepted = set(this.accepted);
   }
 
   private modelWaiters: ((json: string) => void)[] = [];
@@ -199,6 +274,28 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
+  /** Asks the worker for an exact view of the lane's current model (analysis.ts), between its
+   * training slices. False when there is no lane yet. */
+  analyze(request: AnalysisRequest): boolean {
+    if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal') return false;
+    this.analysisSeq += 1;
+    this.analysisIds[request.kind] = this.analysisSeq;
+    this.post({ type: 'analysis', gen: this.gen, id: this.analysisSeq, request });
+    this.analyses[request.kind] = startingAnalysis(request.kind);
+    this.events.changed(this);
+    return true;
+  }
+
+  /** Stops the analysis of `kind` under way. */
+  cancelAnalysis(kind: AnalysisKind): void {
+    const r = this.analyses[kind];
+    const id = this.analysisIds[kind];
+    if (r?.state !== 'running' || id === undefined) return;
+    this.post({ type: 'cancelAnalysis', id });
+    this.analyses[kind] = { ...r, state: 'cancelled' };
+    this.events.changed(this);
+  }
+
   /** The pool's partial sums of exact evaluation `id`: the lane makes its point and trains on. */
   exactParts(gen: number, id: number, parts: Float64Array): void {
     if (this.exact?.id !== id || this.exact.gen !== gen) return;
@@ -216,12 +313,25 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
+  /** One update in slow motion (a running lane pauses first); its phases come back as `trace`. */
+  traceStep(): boolean {
+    if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal' || this.status === 'failed') return false;
+    this.post({ type: 'trace', gen: this.gen });
+    return true;
+  }
+
   /** Test hook: make the lane's wasm core panic. */
   crash(): void {
     this.post({ type: 'crash' });
   }
 
-  /** A fresh worker with the latest configuration (after a fatal error). */
+  /** Test hook: the lane's worker ends itself silently (as a killed worker would). */
+  exitWorker(): void {
+    this.post({ type: 'exit' });
+  }
+
+  /** A fresh worker with the latest configuration (after a fatal error): the lane starts again
+   * at update 0 (its curve so far is cleared). */
   restart(): void {
     this.detach();
     this.dropExact();
@@ -263,6 +373,23 @@ export class LaneHandle implements LaneState {
     this.stats = {};
     this.view = null;
     this.estimate = null;
+    this.analyses = {};
+  }
+
+  /** The lane continues a model file: its options become the ones it runs with (the file's
+   * recorded per-lane options), so the inputs, the link and a restart follow. */
+  private takeLoaded(loaded: LoadedModel): void {
+    this.modelFile = { name: loaded.name, state: 'loaded', message: null };
+    const config: LaneConfig = { ...(this.config ?? {}) };
+    for (const key of Object.keys(this.options)) {
+      if (!(key in loaded.config)) continue;
+      const v = loaded.config[key];
+      this.options[key] = v;
+      delete this.inputErrors[key];
+      if (v === null) delete config[key];
+      else config[key] = v;
+    }
+    this.config = config;
   }
 
   /** Takes one message of the worker (public for the tests). */
@@ -279,18 +406,46 @@ export class LaneHandle implements LaneState {
         this.every = msg.every;
         this.notice = msg.notice ?? null;
         if (msg.gen === this.configureGen) this.rejection = null;
+        this.trace = null;
+        if (msg.loaded) this.takeLoaded(msg.loaded);
+        else this.modelFile = null;
+        if (msg.gen === this.configureGen) this.accepted = this.config;
+        break;
+      case 'modelRefused':
+        if (msg.gen !== this.sent) return;
+        this.answered = msg.gen;
+        this.modelFile = { name: this.modelFile?.name ?? '', state: 'refused', message: msg.message };
+        break;
+      case 'trace':
+        if (msg.gen !== this.gen) return;
+        this.trace = msg.trace;
+        break;
+      case 'liveRefused':
+        if (msg.gen !== this.gen) return;
+        // The lane keeps its value: so do the settings (a refused value is never kept).
+        if (msg.key in this.liveBefore) this.setOption(msg.key, this.liveBefore[msg.key]);
+        this.inputErrors[msg.key] = `${msg.message} (not applied)`;
         break;
       case 'rejected':
         if (msg.gen !== this.sent) return;
         this.answered = msg.gen;
         this.dataLoad = null;
         this.rejection = msg.error;
+        if (msg.gen === this.configureGen && this.accepted) {
+          // The worker keeps training on the accepted configuration: so does a restart.
+          this.config = this.accepted;
+          this.events.refused?.(this, msg.error);
+        }
         // The worker keeps a lane whose `configured` reply was dropped as stale: the page's
         // curve is not that lane's, so start that lane again under a generation it takes.
         if (msg.kept !== this.gen) this.reset();
         break;
       case 'status':
         if (msg.gen !== this.gen && msg.status !== 'fatal') return;
+        if (this.pauseSent !== null && msg.status !== 'running' && msg.at !== undefined) {
+          this.pauseReply = msg.at - this.pauseSent;
+          this.pauseSent = null;
+        }
         this.status = msg.status;
         this.message = msg.message;
         break;
@@ -306,7 +461,7 @@ export class LaneHandle implements LaneState {
       case 'model': {
         const waiter = this.modelWaiters.shift();
         if (waiter) waiter(msg.json);
-        else this.events.model(this, msg.json);
+        else this.events.model(this, msg.json, msg.iter);
         return;
       }
       case 'loading':
@@ -320,6 +475,12 @@ export class LaneHandle implements LaneState {
         if (msg.gen !== this.gen || msg.id !== this.estimateId || this.estimate?.state !== 'running') return;
         this.estimate = msg.report;
         break;
+      case 'analysis': {
+        const kind = msg.report.kind;
+        if (msg.gen !== this.gen || msg.id !== this.analysisIds[kind] || this.analyses[kind]?.state !== 'running') return;
+        this.analyses[kind] = msg.report;
+        break;
+      }
       case 'exact':
         if (msg.gen !== this.gen) return;
         this.exact = { id: msg.id, gen: msg.gen, iter: msg.iter, done: 0, total: msg.blocks, started: performance.now(), state: 'running', message: null };
@@ -331,6 +492,8 @@ export class LaneHandle implements LaneState {
       case 'trialPoints':
       case 'trialDone':
         return; // for the trial pool, not a lane
+      case 'pong':
+        return; // for the health check (workerHealth.ts)
     }
     this.events.changed(this);
   }

@@ -3,18 +3,20 @@
 // curve), message (with "Restart lane" when its worker broke), then every panel of the
 // registry (panels/index.ts).
 import type { App } from './app';
-import { laneColour } from './chartData';
+import { laneColour, laneDash, swatchBackground } from './chartData';
 import { panelPart } from './classroom';
 import { sweepsPerUpdate } from './curve';
 import { formatProgress } from './data';
 import { $, el, setAttr, setText } from './dom';
 import { formatStat } from './format';
 import type { LaneHandle } from './lane';
+import { loadModelInto } from './modelFile';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
+import { slug } from './png';
 import { epochsDone, paceParts } from './progress';
 import type { LaneStatus } from './protocol';
-import { algoEntry } from './schema';
+import { algoEntry, type OptionValue } from './schema';
 import { laneStudyLine } from './study';
 import { tip } from './tips';
 
@@ -27,6 +29,16 @@ const WORDS: Record<LaneStatus, string> = {
   failed: 'stopped',
   fatal: 'broken',
 };
+
+/** What a lane whose configuration is not answered yet is doing: reading a model file, or
+ * building the lane and computing the exact log Z of its first point (2^bits states). */
+export function busyWord(lane: Pick<LaneHandle, 'modelFile'>, visible: number, shared: Record<string, OptionValue>): string {
+  if (lane.modelFile?.state === 'loading') return 'loading the model file…';
+  const hidden = typeof shared.hidden === 'number' ? shared.hidden : 0;
+  const limit = typeof shared.exact_bits === 'number' ? shared.exact_bits : 0;
+  const bits = Math.min(visible, hidden);
+  return bits > 0 && bits <= limit ? `building… computing exact log Z (2^${bits} states)…` : 'building…';
+}
 
 /** The lane's name: the paper's label when a preset made it, else the algorithm's title. */
 export function laneName(app: App, lane: LaneHandle): string {
@@ -55,7 +67,7 @@ export class LaneCard {
     const pid = `lane-${lane.id}`;
     const sub = lane.label ? `${info?.title ?? lane.algo} — ${info?.paper ?? ''}` : (info?.paper ?? '');
     const swatch = el('span', { className: 'swatch', ariaHidden: 'true' });
-    swatch.style.background = laneColour(lane.id);
+    swatch.style.background = swatchBackground(laneColour(lane.id), laneDash(lane.id));
     const remove = el('button', { className: 'remove', type: 'button', title: 'Remove this lane', textContent: '✕' });
     remove.setAttribute('aria-label', `Remove lane ${laneName(app, lane)}`);
     remove.addEventListener('click', onRemove);
@@ -88,10 +100,17 @@ export class LaneCard {
       width: () => Math.max(200, this.el.clientWidth - 32),
       inputError: (key) => app.laneInputError(lane, key),
       setOption: (key, text) => app.setLaneOption(lane, key, text),
+      viewOption: (key) => app.views[key] ?? null,
+      viewError: (key) => app.settingErrors[key] ?? '',
+      setViewOption: (key, text) => app.setView(key, text),
       exportModel: () => app.exportModel(lane),
+      loadModel: (file) => void loadModelInto(lane, file),
+      traceStep: () => lane.traceStep(),
+      resume: () => lane.start(),
       cancelExact: () => app.cancelExact(lane),
       evalWorkers: app.evalWorkers,
       refresh,
+      fileStem: () => slug(`${app.preset ?? app.data} ${lane.label ?? lane.algo}`),
       visible: () => this.onScreen,
     };
     if (typeof IntersectionObserver !== 'undefined') {
@@ -125,6 +144,9 @@ export class LaneCard {
     if (last !== null) setAttr(this.el, 'data-atll', String(last));
     const load = lane.dataLoad;
     let word = lane.status === 'loading' && load ? `loading data… ${load.label}, ${formatProgress(load.received, load.total)}` : WORDS[lane.status];
+    // A configuration (or model file) the worker has not answered: it is building the lane and
+    // evaluating its first point, which takes a while for large models.
+    if (lane.answered < lane.sent && !load && lane.status !== 'fatal') word = busyWord(lane, this.app.dataset()?.m ?? 0, this.app.shared);
     if (lane.exact?.state === 'running' && (lane.status === 'running' || lane.status === 'ready')) word += ', waiting for its exact point';
     const parts = [word, `update ${lane.iter.toLocaleString('en')}`];
     const ds = this.app.dataset();

@@ -21,6 +21,7 @@ import { readTours, TOUR_TARGETS } from './tour';
 import { TourView } from './tourView';
 import { trialWorkers } from './trialPool';
 import { decodeState, decodeView } from './urlState';
+import { watched } from './workerHealth';
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: name.endsWith('.csv') ? 'text/csv' : 'application/json' }));
@@ -47,8 +48,10 @@ async function boot(): Promise<void> {
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
       evalWorkers: poolSize(navigator.hardwareConcurrency),
       trialWorkers: trialWorkers(navigator.hardwareConcurrency),
+      laneWorkers: watched(newWorker),
       evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),
+      confirm: (question) => window.confirm(question),
     },
   );
   page = new Page(app);

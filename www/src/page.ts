@@ -2,14 +2,15 @@
 // at most once per frame after any change; every draw also writes the page's state into its
 // URL hash (history.replaceState: no history entry per change).
 import type { App } from './app';
-import { LikelihoodChart } from './chart';
-import { laneColour } from './chartData';
+import { LIKELIHOOD_CHART, LikelihoodChart } from './chart';
+import { laneColour, laneDash } from './chartData';
 import { curvesModel, studyModel } from './chartModel';
 import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
 import { $ } from './dom';
 import type { LaneHandle } from './lane';
 import { LaneCard, laneName } from './laneCard';
+import { pngName } from './png';
 import { StudyView } from './studyView';
 import { encodeState } from './urlState';
 
@@ -17,7 +18,10 @@ export class Page {
   private readonly controls: Controls;
   private readonly studyView: StudyView;
   readonly classroom: ClassroomView;
-  private readonly chart = new LikelihoodChart($('#chart'));
+  private readonly chart = new LikelihoodChart($('#chart'), {
+    ...LIKELIHOOD_CHART,
+    pngName: () => pngName(this.app.preset ?? this.app.data, this.app.studyMode() ? 'trials' : '', 'log-likelihood'),
+  });
   private readonly lanesEl = $('#lanes');
   private readonly cards = new Map<LaneHandle, LaneCard>();
   private frame = 0;
@@ -57,7 +61,7 @@ export class Page {
       const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id) }));
       this.chart.update(studyModel(run.study, lanes, app.axis, app.wide, bound), app.axis);
     } else {
-      const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), curve: l.curve }));
+      const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), dash: laneDash(l.id), curve: l.curve }));
       this.chart.update(curvesModel(lanes, app.axis, bound), app.axis);
     }
     this.studyView.update();

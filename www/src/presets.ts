@@ -4,7 +4,7 @@
 // does not register is left out with a note (it appears by itself once the core registers it).
 import type { Catalog, PresetEntry } from './generated/core';
 import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from './schema';
-import type { LaneState, PageState } from './state';
+import { type LaneState, type PageState, viewState } from './state';
 
 /** What the page becomes when a preset is chosen. */
 export interface PresetPlan {
@@ -59,6 +59,7 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
       rate: r,
       trials: small > 0 ? p.trials : null,
       wide: false,
+      views: viewState(catalog),
     },
     missing,
     lr,

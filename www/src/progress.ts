@@ -91,3 +91,10 @@ export function paceParts(p: Pace): string[] {
   if (eta !== null) parts.push(`ETA ${formatDuration(eta)}`);
   return parts;
 }
+
+/** Why Start moves nothing (null: some lane can train): every lane stands at its end point. */
+export function stuckAtStop(lanes: { iter: number; until: number | null }[]): string | null {
+  if (!lanes.length || !lanes.every((l) => l.until !== null && l.iter >= l.until)) return null;
+  const at = [...new Set(lanes.map((l) => l.iter.toLocaleString('en')))].join(', ');
+  return `Nothing moves: every lane has reached "stop at" (update ${at}). Raise or clear "stop at" to train on, or Reset to start again.`;
+}

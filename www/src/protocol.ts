@@ -9,8 +9,9 @@
 // Why not Comlink: a lane is a stream (the worker pushes progress while it trains), not a
 // request/response API, and this small union keeps every message visible, typed, transferable
 // (weights travel as transferred Float32Arrays) and unit-testable without a worker.
+import type { AnalysisReport, AnalysisRequest } from './analysis';
 import type { EstimateReport, EstimateSettings } from './estimate';
-import type { CoreRecord, ErrorInfo, LoadedSet, View } from './generated/core';
+import type { CoreRecord, ErrorInfo, LoadedSet, Trace, View } from './generated/core';
 
 /** A lane configuration as the core reads it: option keys of the schema plus `algo` and `lane`. */
 export type LaneConfig = Record<string, number | string>;
@@ -64,8 +65,23 @@ export type ToWorker =
   /** Stop for good at update `until` (null: run on); the lane itself is kept. */
   | { type: 'limit'; until: number | null }
   | { type: 'export' }
+  /** Continue from a model file (the download format; `name` is the file's): the lane is
+   * rebuilt from it with `config` and the per-lane options the file recorded, at its saved
+   * update. A bad file is refused (`modelRefused`) and the lane stays as it was. Until the next
+   * `configure`, `reset` goes back to the loaded model. */
+  | { type: 'loadModel'; gen: number; config: LaneConfig; dataset: string; bytes: ArrayBuffer; name: string }
+  /** Set option `key` (one the schema marks `live`) of the running lane from its next update
+   * on, without rebuilding it; a refusal comes back as `liveRefused`. */
+  | { type: 'live'; key: string; value: number | string | null }
+  /** One update of lane `gen` in slow motion (a running lane pauses first): the reply is
+   * `trace`, with the update's records as `progress`. */
+  | { type: 'trace'; gen: number }
   /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
   | { type: 'crash' }
+  /** The page's health check (workerHealth.ts): answer `pong` with the same id at once. */
+  | { type: 'ping'; id: number }
+  /** Test hook: the worker ends itself (`close()`), silently, as a killed worker does. */
+  | { type: 'exit' }
   /** Load `source` (if not loaded yet) and say what it holds: the page checks a user's file
    * this way before offering it. Not tied to a lane: the reply carries `id`. */
   | { type: 'probe'; id: number; source: DataSource }
@@ -74,6 +90,12 @@ export type ToWorker =
   | { type: 'estimate'; gen: number; id: number; dataset: string; settings: EstimateSettings }
   /** Drop estimate `id` (if it is still under way). */
   | { type: 'cancelEstimate'; id: number }
+  /** An exact view of lane `gen`'s current model (analysis.ts: the chain's law after k sweeps,
+   * or the gradient estimate's error), in this worker between training slices; replaces one
+   * of the same kind under way. */
+  | { type: 'analysis'; gen: number; id: number; request: AnalysisRequest }
+  /** Drop analysis `id` (if it is still under way). */
+  | { type: 'cancelAnalysis'; id: number }
   /** Evaluation worker: the partial sums of blocks `from`..`to` of the exact log Z of `model`
    * (the core's binary model bytes); the reply is `logzParts` (or `logzFailed`) with `id`. */
   | { type: 'logz'; id: number; model: ArrayBuffer; from: number; to: number }
@@ -92,6 +114,13 @@ export type ToWorker =
   /** Trial worker: hold (or resume) the trial under way. */
   | { type: 'trialPause'; paused: boolean };
 
+/** What a lane continued from a model file: the file's name, and the configuration it runs
+ * with (the recorded per-lane options included). */
+export interface LoadedModel {
+  name: string;
+  config: Record<string, number | string | null>;
+}
+
 /** One point of a curve, as sent to the page. */
 export interface CurvePoint {
   iter: number;
@@ -106,11 +135,19 @@ export type LaneView = View & { weights: Float32Array };
 export type FromWorker =
   /** The lane was (re)built from configuration `gen`; the page starts a new curve. `notice`
    * says why it has no exact curve when the page's budget dropped it. */
-  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string }
+  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string; loaded?: LoadedModel }
   /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */
   | { type: 'rejected'; gen: number; error: ErrorInfo; kept: number }
   /** The worker's status changed; `message` says why a lane failed or the worker broke. */
-  | { type: 'status'; gen: number; status: LaneStatus; message: string | null }
+  | {
+      type: 'status';
+      gen: number;
+      status: LaneStatus;
+      message: string | null;
+      /** When the worker sent it (ms since the epoch: timeOrigin + now), for the page's
+       * measure of how fast a lane answers Pause. */
+      at?: number;
+    }
   | {
       type: 'progress';
       gen: number;
@@ -124,13 +161,21 @@ export type FromWorker =
       stats: CoreRecord['stats'] | null;
       view: LaneView | null;
     }
-  | { type: 'model'; gen: number; json: string }
+  | { type: 'model'; gen: number; iter: number; json: string }
+  /** Model file `gen` (`loadModel`) was refused: `message` says why; the lane is unchanged. */
+  | { type: 'modelRefused'; gen: number; message: string }
+  /** The phases of one update of lane `gen` (`trace`). */
+  | { type: 'trace'; gen: number; trace: Trace }
+  /** The live edit of `key` was refused (the lane keeps its value). */
+  | { type: 'liveRefused'; gen: number; key: string; message: string }
   /** Loading the data of configuration `gen`: bytes received so far, of `total` when known. */
   | { type: 'loading'; gen: number; label: string; received: number; total: number | null }
   /** The answer to `probe` `id`: the data sets it made available, or why it could not. */
   | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null }
   /** Progress or the end of estimate `id`, asked for lane `gen`. */
   | { type: 'estimate'; gen: number; id: number; report: EstimateReport }
+  /** Progress or the end of analysis `id`, asked for lane `gen`. */
+  | { type: 'analysis'; gen: number; id: number; report: AnalysisReport }
   /** Lane `gen` made a record at update `iter` whose exact ATLL is deferred to the page's
    * evaluation pool (a smaller layer above 20 units): the log Z of `model` (binary model
    * bytes) over its `blocks` blocks. The lane waits for `exactParts` or `exactSkip` `id`. */
@@ -141,10 +186,18 @@ export type FromWorker =
   | { type: 'logzFailed'; id: number; message: string }
   /** Trial worker: records of trial `id` (each with its statistics; `ms`: training
    * milliseconds spent on the trial when it was made). */
-  | { type: 'trialPoints'; id: number; points: TrialRecord[] }
+  | { type: 'trialPoints'; id: number; points: TrialRecord[]; taus?: TrialTaus }
   /** Trial worker: trial `id` ended (at its last update, or earlier because its model
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
-  | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean };
+  | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean }
+  /** The answer to `ping` (any worker, even before its core loads). */
+  | { type: 'pong'; id: number };
+
+/** The stopping times τ of a trial's latest update `iter`, as counts by τ (UCD's trials). */
+export interface TrialTaus {
+  iter: number;
+  counts: number[];
+}
 
 /** One record of a trial, as a trial worker sends it. */
 export interface TrialRecord {
@@ -160,6 +213,12 @@ export const SLICE_MS = 40;
 
 /** Minimum time between two views of the model for the panels. */
 export const VIEW_MS = 250;
+
+/** The time of this context in ms since the epoch, comparable between the page and its
+ * workers (each `performance.now()` counts from its own origin). */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 /** Largest number of updates in one slice. */
 export const MAX_CHUNK = 100_000;

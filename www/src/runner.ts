@@ -10,9 +10,10 @@
 // evaluation pool sent the partial sums back (`exactParts`, or `exactSkip` if cancelled). The
 // same runner serves the pool's evaluation workers: `logz` asks for the partial sums of a run
 // of blocks of a model's enumeration.
+import { AnalysisJobs, type AnalysisLane } from './analysisJobs';
 import { dataError } from './data';
 import { type EstimateReport, type EstimateSettings, startingReport } from './estimate';
-import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult } from './generated/core';
+import type { AisEstimate, AisProgress, ErrorInfo, ExactResult, LoadedSet, SliceResult, TracedSlice } from './generated/core';
 import {
   addToRate,
   type CurvePoint,
@@ -22,9 +23,11 @@ import {
   type LaneConfig,
   type LaneStatus,
   type LaneView,
+  type LoadedModel,
   nextChunk,
   perSecond,
   type Rate,
+  SLICE_MS,
   type ToWorker,
   toNextRecord,
   VIEW_MS,
@@ -43,15 +46,21 @@ export interface CoreEstimate {
 }
 
 /** The part of `WasmLane` the runner uses. */
-export interface CoreLane {
-  step(updates: number, view: boolean): Slice;
+export interface CoreLane extends AnalysisLane {
+  /** Up to `updates` updates; with `withinMs`, fewer once that much wall time has passed. */
+  step(updates: number, view: boolean, withinMs?: number): Slice;
   exportModel(): string;
+  /** The update the exported model is of (after a divergence: the last record's). */
+  readonly modelIter: number;
   /** AIS (or RAISE when `reverse`) of `dataset` under a copy of the current model. Throws ErrorInfo. */
   ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
   /** Exact ATLL of `dataset`, or undefined/null when the model is too large to enumerate. */
   exactAtll(dataset: string): number | null | undefined;
   /** Blocks of the lane's deferred exact evaluation (0: none; the records carry their ATLL). */
   readonly exactBlocks: number;
+  /** Whether the view's model distribution needs the deferred record's log Z (so the view
+   * waits for it; undefined: false). */
+  readonly viewAfterExact?: boolean;
   /** The model's binary bytes (for the evaluation pool). */
   exportModelBinary(): Uint8Array;
   /** The deferred record's exact ATLL from every block's partial sums, in order. Throws ErrorInfo. */
@@ -61,12 +70,21 @@ export interface CoreLane {
   readonly every: number;
   /** Why the lane has no exact curve (its evaluation exceeds the page's budget), if so. */
   readonly notice?: string | null;
+  /** The lane's configuration (after `resumeLane`: the options it continues with). */
+  readonly config: Record<string, number | string | null>;
+  /** One update in slow motion, showing its first `show` batch rows and chains. */
+  stepTraced(show: number): TracedSlice;
+  /** Sets a live option from the next update on. Throws ErrorInfo. */
+  setLive(key: string, value: number | string | null): void;
   free(): void;
 }
 
 /** The wasm module, as the runner needs it. `newLane` throws the core's ErrorInfo. */
 export interface Core {
   newLane(config: LaneConfig, dataset: string): CoreLane;
+  /** A lane continuing model file `bytes` (with the file's per-lane options when `recorded`).
+   * Throws the core's ErrorInfo saying what is wrong with the file. */
+  resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean): CoreLane;
   /** The message of the panic that stopped the module, if one did. */
   lastPanic(): string | undefined;
   panicForTest(): void;
@@ -79,6 +97,9 @@ export interface Core {
    * model given as binary bytes. Throws ErrorInfo. */
   logZBlocks(model: Uint8Array, from: number, to: number): Float64Array;
 }
+
+/** Batch rows and chains a slow-motion trace shows. */
+export const SLOW_MOTION_ROWS = 8;
 
 /** Least time between two `loading` messages of one load. */
 export const LOADING_MS = 100;
@@ -153,12 +174,23 @@ export class LaneRunner {
   private job: EstimateJob | null = null;
   /** The deferred exact evaluation the lane waits for (it trains on once it is back). */
   private exactWait: { id: number; iter: number; sweeps: number } | null = null;
+  /** A view is due once the awaited exact evaluation is in (see `viewAfterExact`). */
+  private viewAfterExact = false;
   private exactSeq = 0;
+  /** The model file the lane continues (until the next `configure`): `reset` returns to it. */
+  private file: { bytes: Uint8Array; name: string } | null = null;
+  /** The exact views of the lane's model under way (analysis.ts), interleaved like the estimate. */
+  private readonly analyses: AnalysisJobs;
 
   constructor(
     private readonly core: Core,
     private readonly host: Host,
-  ) {}
+  ) {
+    this.analyses = new AnalysisJobs(
+      (msg) => host.post(msg),
+      () => host.now(),
+    );
+  }
 
   /** Handles one message from the page. */
   handle(msg: ToWorker): void {
@@ -173,6 +205,8 @@ export class LaneRunner {
     this.guard(() => {
       this.slice();
       this.estimateSlice();
+      this.analyses.slice();
+      this.kick();
     });
   }
 
@@ -184,7 +218,9 @@ export class LaneRunner {
       // A panic (RuntimeError) or a bug: the module must not be used again.
       this.lane = null;
       this.job = null;
+      this.analyses.drop();
       this.exactWait = null;
+      this.viewAfterExact = false;
       this.setStatus('fatal', fatalMessage(e, this.core));
     }
   }
@@ -192,13 +228,25 @@ export class LaneRunner {
   private dispatch(msg: ToWorker): void {
     switch (msg.type) {
       case 'configure':
+        this.file = null;
         if (msg.source && !this.core.hasData(msg.source.key)) this.load(msg.gen, msg.config, msg.dataset, msg.source);
         else this.build(msg.gen, msg.config, msg.dataset);
         break;
       case 'reset':
         // While data loads, the lane it is for will be fresh anyway: it takes the new generation.
         if (this.waiting) this.waiting.gen = msg.gen;
+        else if (this.config && this.file) this.continueFrom(msg.gen, this.config, this.dataset, this.file, false);
         else if (this.config) this.build(msg.gen, this.config, this.dataset);
+        break;
+      case 'loadModel':
+        if (this.waiting) this.host.post({ type: 'modelRefused', gen: msg.gen, message: 'the lane is loading its data: load the model once it is ready' });
+        else this.continueFrom(msg.gen, msg.config, msg.dataset, { bytes: new Uint8Array(msg.bytes), name: msg.name }, true);
+        break;
+      case 'live':
+        this.live(msg.key, msg.value);
+        break;
+      case 'trace':
+        this.traced(msg.gen);
         break;
       case 'start':
         if (this.waiting) {
@@ -216,9 +264,12 @@ export class LaneRunner {
         if (this.waiting) {
           this.resume = false;
         } else if (this.status === 'running' && this.lane) {
-          // The final position first: once the page sees "paused", nothing moves any more.
-          this.publish(this.lane.step(0, true));
+          // The answer first (every slice already told the page its position), then the panels'
+          // view of that position, which may enumerate log Z (tens of ms, more on a loaded
+          // machine); a distribution that waits for the pool's log Z comes with it.
           this.setStatus('paused');
+          this.publish(this.lane.step(0, true));
+          if (this.exactWait && this.lane.viewAfterExact === true) this.viewAfterExact = true;
         }
         break;
       case 'limit':
@@ -229,7 +280,7 @@ export class LaneRunner {
         }
         break;
       case 'export':
-        if (this.lane) this.host.post({ type: 'model', gen: this.gen, json: this.lane.exportModel() });
+        if (this.lane) this.host.post({ type: 'model', gen: this.gen, iter: this.lane.modelIter, json: this.lane.exportModel() });
         break;
       case 'crash':
         this.core.panicForTest();
@@ -243,6 +294,13 @@ export class LaneRunner {
       case 'cancelEstimate':
         if (this.job?.id === msg.id) this.endEstimate('cancelled');
         break;
+      case 'analysis':
+        this.analyses.start(this.lane && msg.gen === this.gen && !this.waiting ? this.lane : null, this.dataset, msg.gen, msg.id, msg.request);
+        this.kick();
+        break;
+      case 'cancelAnalysis':
+        this.analyses.cancel(msg.id);
+        break;
       case 'logz':
         this.logz(msg.id, msg.model, msg.from, msg.to);
         break;
@@ -252,6 +310,7 @@ export class LaneRunner {
       case 'exactSkip':
         if (msg.gen === this.gen && this.exactWait?.id === msg.id) {
           this.exactWait = null;
+          this.viewAfterExact = false;
           this.kick();
         }
         break;
@@ -287,16 +346,22 @@ export class LaneRunner {
     if (!w || !lane || gen !== this.gen || w.id !== id) return;
     this.exactWait = null;
     const r = lane.finishExact(parts); // a mismatch is a bug: fatal
-    this.host.post({
-      type: 'progress',
-      gen: this.gen,
-      points: [{ iter: w.iter, sweeps: w.sweeps, atll: r.atll }],
-      iter: lane.iter,
-      rate: perSecond(this.rate),
-      elapsed: this.busy,
-      stats: null,
-      view: null,
-    });
+    const view = this.viewAfterExact ? lane.step(0, true).view : null;
+    this.viewAfterExact = false;
+    if (view) this.lastView = this.host.now();
+    this.host.post(
+      {
+        type: 'progress',
+        gen: this.gen,
+        points: [{ iter: w.iter, sweeps: w.sweeps, atll: r.atll }],
+        iter: lane.iter,
+        rate: perSecond(this.rate),
+        elapsed: this.busy,
+        stats: null,
+        view,
+      },
+      view ? [view.weights.buffer as ArrayBuffer] : [],
+    );
     this.kick();
   }
 
@@ -461,6 +526,53 @@ export class LaneRunner {
       );
   }
 
+  /** One update in slow motion: a running lane pauses first; the update's records, its view
+   * and its phases go to the page; the lane then waits (paused) for Start. */
+  private traced(gen: number): void {
+    const lane = this.lane;
+    if (!lane || gen !== this.gen || this.waiting || this.exactWait || this.status === 'failed' || this.reached()) return;
+    const r = lane.stepTraced(SLOW_MOTION_ROWS);
+    this.publish({ records: r.records, iter: r.iter, error: r.error, failed: r.error !== null, view: null });
+    if (r.error) {
+      this.setStatus('failed', r.error.message);
+      return;
+    }
+    this.lastView = this.host.now();
+    this.publish(lane.step(0, true));
+    if (r.trace) this.host.post({ type: 'trace', gen, trace: r.trace });
+    this.setStatus(this.reached() ? 'done' : 'paused');
+  }
+
+  /** A live edit: the lane takes `value` from its next update on (and a reset keeps it). */
+  private live(key: string, value: number | string | null): void {
+    const lane = this.lane;
+    if (!lane || !this.config) return;
+    try {
+      lane.setLive(key, value);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e;
+      this.host.post({ type: 'liveRefused', gen: this.gen, key, message: e.message });
+      return;
+    }
+    this.config = { ...this.config, [key]: value as number | string };
+  }
+
+  /** The lane continues a model file; a refused file leaves everything as it was. */
+  private continueFrom(gen: number, config: LaneConfig, dataset: string, file: { bytes: Uint8Array; name: string }, recorded: boolean): void {
+    let lane: CoreLane;
+    try {
+      lane = this.core.resumeLane(config, dataset, file.bytes, recorded);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e; // a panic while reading: fatal
+      this.host.post({ type: 'modelRefused', gen, message: `'${file.name}' was not loaded: ${e.message}` });
+      return;
+    }
+    this.file = file;
+    const merged: LaneConfig = {};
+    for (const [k, v] of Object.entries(lane.config)) if (v !== null) merged[k] = v;
+    this.install(gen, lane, merged, dataset, this.status === 'running', { name: file.name, config: lane.config });
+  }
+
   private build(gen: number, config: LaneConfig, dataset: string): void {
     // Waiting for data, the lane runs afterwards if it ran before or `start` came meanwhile.
     const waited = this.waiting !== null;
@@ -475,11 +587,18 @@ export class LaneRunner {
       if (waited) this.restore(run);
       return;
     }
+    this.install(gen, lane, config, dataset, run);
+  }
+
+  /** Takes a newly built lane as the worker's lane of generation `gen`. */
+  private install(gen: number, lane: CoreLane, config: LaneConfig, dataset: string, run: boolean, loaded?: LoadedModel): void {
     this.lane?.free();
     // An estimate is of the lane it was asked for: a new lane ends it (and any wait for the
     // old lane's exact evaluation).
     this.endEstimate('cancelled');
+    this.analyses.cancelAll();
     this.exactWait = null;
+    this.viewAfterExact = false;
     this.lane = lane;
     this.config = config;
     this.dataset = dataset;
@@ -489,7 +608,7 @@ export class LaneRunner {
     this.busy = 0;
     this.every = Math.max(1, lane.every);
     const notice = lane.notice;
-    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every, ...(notice ? { notice } : {}) });
+    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every, ...(notice ? { notice } : {}), ...(loaded ? { loaded } : {}) });
     // The initial record (update 0) and the first view.
     this.lastView = this.host.now();
     this.publish(lane.step(0, true));
@@ -511,7 +630,7 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if ((this.status === 'running' || this.job) && !this.pending) {
+    if ((this.status === 'running' || this.job || this.analyses.busy) && !this.pending) {
       this.pending = true;
       this.host.schedule(() => this.tick());
     }
@@ -544,11 +663,19 @@ export class LaneRunner {
     const end = iter + n;
     // The last slice before the limit always shows the final position.
     const view = end === this.until || (since >= VIEW_MS && (end % this.every === 0 || since >= 4 * VIEW_MS));
-    const r = lane.step(n, view);
+    // A view whose distribution needs a record's log Z is made at a record, once the pool's
+    // answer is in (elsewhere only the final position's).
+    const afterExact = lane.viewAfterExact === true;
+    const atRecord = end % this.every === 0;
+    if (afterExact && view && atRecord) this.viewAfterExact = true;
+    // Sized for SLICE_MS, the slice still ends at twice that when the machine gives the worker
+    // less of a core than it had (then fewer updates are done).
+    const r = lane.step(n, afterExact ? view && !atRecord && end === this.until : view, 2 * SLICE_MS);
     const elapsed = this.host.now() - t0;
-    if (n > 0) this.rate = addToRate(this.rate, n, elapsed);
+    const done = Math.max(0, r.iter - iter);
+    if (done > 0) this.rate = addToRate(this.rate, done, elapsed);
     this.busy += Math.max(0, elapsed);
-    if (n === this.chunk || elapsed > 0) this.chunk = nextChunk(n, elapsed);
+    if (done === this.chunk || done < n || elapsed > 0) this.chunk = nextChunk(Math.max(1, done), elapsed);
     if (r.view) this.lastView = this.host.now();
     this.publish(r);
     if (r.error) {

@@ -12,6 +12,12 @@ export function sharedOptions(catalog: Catalog): OptionEntry[] {
   return catalog.options.filter((o) => o.scope === 'shared');
 }
 
+/** The options of the page's exact views of a lane's model (scope `view`: one value for the
+ * page, never part of a lane's configuration), in the schema's order. */
+export function viewOptions(catalog: Catalog): OptionEntry[] {
+  return catalog.options.filter((o) => o.scope === 'view');
+}
+
 export function optionSpec(catalog: Catalog, key: string): OptionEntry | undefined {
   return catalog.options.find((o) => o.key === key);
 }

@@ -2,10 +2,10 @@
 // may change), the compact layout, a tour to open; then the link and the `<iframe>` snippet,
 // each with a Copy button. It starts from what the page shows now.
 import type { App } from './app';
-import { type Part, type PartGroup, parts } from './classroom';
+import { type Part, type PartGroup, panelPart, parts, TOOL_PANELS } from './classroom';
 import { $, el } from './dom';
 import { PANELS } from './panels';
-import { laneOptionKeys } from './schema';
+import { laneOptionKeys, viewOptions } from './schema';
 import { type ShareChoice, shareLinks } from './share';
 
 const GROUPS: Record<PartGroup, string> = {
@@ -111,6 +111,9 @@ export class ShareView {
 
   /** Every control students could change something with (the views and texts stay). */
   private controlKeys(): string[] {
+    // The tool panels, and the options of the panels that compute on request, are controls too.
+    const tools = new Set(TOOL_PANELS.map((n) => panelPart(this.app.catalog, n)));
+    const views = new Set(viewOptions(this.app.catalog).map((o) => o.key));
     return this.parts()
       .filter(
         (p) =>
@@ -119,8 +122,8 @@ export class ShareView {
           p.group === 'lane options' ||
           p.key === 'share' ||
           p.key === 'tours' ||
-          p.key === 'ais' ||
-          p.key === 'download',
+          tools.has(p.key) ||
+          views.has(p.key),
       )
       .map((p) => p.key);
   }

@@ -4,7 +4,7 @@ import type { Axis } from './chartData';
 import type { Catalog, DataSetEntry } from './generated/core';
 import { type StopUnit, updatesPerEpoch } from './progress';
 import type { LaneConfig } from './protocol';
-import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from './schema';
+import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from './schema';
 
 /** One lane: its algorithm, the paper's label (when a preset made it) and its options. */
 export interface LaneState {
@@ -37,6 +37,8 @@ export interface PageState {
   trials: number | null;
   /** Whether the chart also draws the q2.5–q97.5 band of a study. */
   wide: boolean;
+  /** Every option of the lane panels' exact views (scope `view`: chain_k, grad_every, …). */
+  views: Record<string, OptionValue>;
 }
 
 /** Most trials per lane the page runs. */
@@ -134,6 +136,13 @@ export function sharedState(catalog: Catalog, over: Record<string, OptionValue>)
   return shared;
 }
 
+/** Every view option at its schema default, then `over`. */
+export function viewState(catalog: Catalog, over: Record<string, OptionValue> = {}): Record<string, OptionValue> {
+  const views: Record<string, OptionValue> = {};
+  for (const spec of viewOptions(catalog)) views[spec.key] = spec.key in over ? over[spec.key] : defaultValue(spec);
+  return views;
+}
+
 /** The first screen's state (algorithms the core does not register are left out). */
 export function firstScreen(catalog: Catalog): PageState {
   const algos = FIRST_SCREEN.algos.filter((a) => catalog.algorithms.some((x) => x.name === a));
@@ -148,6 +157,7 @@ export function firstScreen(catalog: Catalog): PageState {
     rate: 0,
     trials: null,
     wide: false,
+    views: viewState(catalog),
   };
 }
 
@@ -160,5 +170,5 @@ export function laneConfig(shared: Record<string, OptionValue>, lane: LaneState)
 
 /** A deep copy of a state. */
 export function cloneState(s: PageState): PageState {
-  return { ...s, shared: { ...s.shared }, lanes: s.lanes.map((l) => ({ ...l, options: { ...l.options } })) };
+  return { ...s, shared: { ...s.shared }, views: { ...s.views }, lanes: s.lanes.map((l) => ({ ...l, options: { ...l.options } })) };
 }

@@ -11,6 +11,7 @@
 // trial-major, the lanes interleaved (trial 0 of every lane, then trial 1 of every lane, …),
 // so every lane's band grows together.
 import type { Aggregate, BandPoint, LaneBand, StatSpec } from './generated/core';
+import type { TrialTaus } from './protocol';
 
 /** One record of a trial: its update, Gibbs sweeps, exact ATLL, statistics, and the
  * milliseconds its worker had spent training it by then. */
@@ -35,6 +36,8 @@ export interface Trial {
   message: string | null;
   /** Milliseconds its worker spent on it so far. */
   ms: number;
+  /** UCD's stopping times at its latest update (the τ histogram), if its algorithm has them. */
+  taus?: TrialTaus;
 }
 
 /** One lane of a study. */
@@ -468,4 +471,15 @@ export function studyJson(study: Study, url: string): string {
     null,
     1,
   );
+}
+
+/** The τ histogram of lane `lane` across its trials: each trial's stopping times at its latest
+ * update, summed (counts by τ), with the trials that have them and the range of their updates;
+ * null when no trial has any (the lane's algorithm has no stopping times, or nothing ran yet). */
+export function studyTaus(study: Pick<Study, 'trials'>, lane: number): { counts: number[]; trials: number; from: number; to: number } | null {
+  const have = (study.trials[lane] ?? []).map((t) => t.taus).filter((t): t is TrialTaus => t !== undefined);
+  if (!have.length) return null;
+  const counts = new Array(Math.max(...have.map((t) => t.counts.length))).fill(0);
+  for (const t of have) for (const [i, c] of t.counts.entries()) counts[i] += c;
+  return { counts, trials: have.length, from: Math.min(...have.map((t) => t.iter)), to: Math.max(...have.map((t) => t.iter)) };
 }

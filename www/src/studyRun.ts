@@ -32,8 +32,9 @@ export class StudyRun {
         const t = this.study.next();
         return t ? { trial: t, ...job(t) } : null;
       },
-      points: (trial, points) => {
+      points: (trial, points, taus) => {
         this.study.add(trial, points, points[points.length - 1]?.ms ?? 0);
+        if (taus) trial.taus = taus;
         this.bump();
       },
       done: (trial, ms, error) => {

@@ -8,7 +8,9 @@ import { statModel } from './chartModel';
 import { claimRows, claimsNote } from './claims';
 import { $, el, setText } from './dom';
 import type { StatSpec } from './generated/core';
-import { progressText } from './study';
+import { tauCaption, tauChart, tauColumns } from './panels/tauHistogram';
+import { pngName } from './png';
+import { progressText, studyTaus } from './study';
 
 /** The statistics a study's lanes report, each once (by key), with the lanes reporting it. */
 export function studyStats(lanes: { label: string; stats: StatSpec[] }[]): { spec: StatSpec; lanes: string[] }[] {
@@ -39,10 +41,20 @@ export class StudyView {
   private readonly statsSection = $('#stats-section');
   private readonly statPick = $<HTMLSelectElement>('#stat-pick');
   private readonly statNote = $('#stat-note');
-  private readonly statChart = new LikelihoodChart($('#stat-chart'), { yLabel: '', minWidth: 280, minHeight: 180, maxHeight: 260 });
+  private readonly statChart = new LikelihoodChart($('#stat-chart'), {
+    yLabel: '',
+    minWidth: 280,
+    minHeight: 180,
+    maxHeight: 260,
+    pngName: () => pngName(this.app.preset ?? this.app.data, this.statPick.value, 'across-trials'),
+  });
   private statOptions = '';
 
   private readonly exportBox = $('#study-export');
+  private readonly tauBox = $('#tau-study');
+  private readonly tauNote = $('#tau-study-note');
+  private tauLane = '';
+  private readonly tauChart = tauChart(laneColour(0), () => pngName(this.app.preset ?? this.app.data, this.tauLane, 'tau-histogram'));
 
   constructor(private readonly app: App) {
     this.wide.addEventListener('change', () => app.setWide(this.wide.checked));
@@ -50,6 +62,7 @@ export class StudyView {
     $('#export-json').addEventListener('click', () => app.exportStudy('json', window.location.href));
     this.statPick.addEventListener('change', () => this.update());
     window.addEventListener('resize', () => this.statChart.resize());
+    $('#tau-study-chart').append(this.tauChart.el);
   }
 
   /** The statistics chart: one statistic of the lanes that report it, median and band. */
@@ -72,6 +85,26 @@ export class StudyView {
     );
     const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id) }));
     this.statChart.update(statModel(run.study, lanes, chosen.spec.key, this.app.axis), this.app.axis, statLabel(chosen.spec));
+    this.updateTaus();
+  }
+
+  /** The τ histogram of the first lane with stopping times (UCD), summed over its trials'
+   * latest updates. */
+  private updateTaus(): void {
+    const run = this.app.study;
+    const lanes = run?.study.plan.lanes ?? [];
+    const i = lanes.findIndex((_, j) => run && studyTaus(run.study, j) !== null);
+    const t = run && i >= 0 ? studyTaus(run.study, i) : null;
+    this.tauBox.hidden = !t;
+    if (!t) return;
+    const lane = lanes[i];
+    this.tauLane = lane.label;
+    const c = tauColumns(t.counts);
+    const at = t.from === t.to ? `update ${t.to.toLocaleString('en')}` : `updates ${t.from.toLocaleString('en')}–${t.to.toLocaleString('en')}`;
+    const note = `${lane.label}: ${tauCaption(c, t.to, `chains of ${t.trials} trial${t.trials === 1 ? '' : 's'}`).replace(/ of update [\d,]+:/, ` at ${at} (each trial's latest):`)}`;
+    setText(this.tauNote, note);
+    this.tauBox.dataset.counts = t.counts.join(',');
+    this.tauChart.set(c.x, [c.share], Math.max(280, this.tauBox.clientWidth || 600));
   }
 
   update(): void {

@@ -7,6 +7,7 @@ import { epochsDone, rowsPerSecond } from './progress';
 import type { LaneStatus } from './protocol';
 import type { OptionValue } from './schema';
 import type { PageState } from './state';
+import type { Band } from './study';
 
 export interface LaneSnapshot {
   id: number;
@@ -27,6 +28,8 @@ export interface LaneSnapshot {
   rowsPerSecond: number;
   /** Milliseconds spent training. */
   elapsed: number;
+  /** How long the lane's worker took to answer the latest Pause (ms, by the worker's clock). */
+  pauseReply: number | null;
   /** The lane's end point in updates (null: none). */
   until: number | null;
   /** Data on its way to the worker (null: none). */
@@ -40,6 +43,10 @@ export interface LaneSnapshot {
   stats: Record<string, number>;
   /** The exact evaluation the lane waits for (the evaluation pool), or the last that failed. */
   exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
+  /** The update of the lane's latest slow-motion trace (null: none). */
+  traced: number | null;
+  /** The model file the lane continues or last refused (null: none). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null;
 }
 
 /** A study as the tests read it: every trial's records and every band. */
@@ -54,18 +61,7 @@ export interface StudySnapshot {
     id: number;
     label: string;
     trials: { index: number; state: string; diverged: boolean; iters: number[]; sweeps: number[]; atll: number[]; stats: Record<string, number>[] }[];
-    bands: ({
-      iter: number;
-      median: number;
-      q025: number;
-      q10: number;
-      q90: number;
-      q975: number;
-      mean: number;
-      sweeps: number;
-      trials: number;
-      stats: Record<string, number>;
-    } | null)[];
+    bands: (Pick<Band, 'iter' | 'median' | 'q025' | 'q10' | 'q90' | 'q975' | 'mean' | 'sweeps' | 'trials' | 'stats'> | null)[];
   }[];
   progress: { done: number; running: number; failed: number; total: number; fraction: number; etaMs: number | null };
   elapsedMs: number;
@@ -88,6 +84,8 @@ export interface TestHook {
   notices(): string[];
   /** Makes lane `id`'s wasm core panic (as a bug would). */
   crash(id: number): void;
+  /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
+  exitWorker(id: number): void;
   /** The data sets the picker offers (names). */
   dataSets(): string[];
 }
@@ -157,6 +155,7 @@ export function installTestHook(app: App): TestHook {
           epoch: epochsDone(l.iter, batch, rows),
           rowsPerSecond: rowsPerSecond(l.rate, batch),
           elapsed: l.elapsed,
+          pauseReply: l.pauseReply,
           until: l.limitAt,
           dataLoad: l.dataLoad && { ...l.dataLoad },
           options: { ...l.options },
@@ -167,6 +166,8 @@ export function installTestHook(app: App): TestHook {
           atll: [...l.curve.atll],
           stats: { ...l.stats },
           exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
+          modelFile: l.modelFile && { ...l.modelFile },
+          traced: l.trace?.iter ?? null,
         };
       }),
     running: () => app.running(),
@@ -176,6 +177,7 @@ export function installTestHook(app: App): TestHook {
     state: () => app.state(),
     notices: () => [...app.notices],
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
+    exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
     dataSets: () => app.dataSets.map((d) => d.name),
   };
   (window as unknown as { __rbm: TestHook }).__rbm = hook;

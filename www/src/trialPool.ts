@@ -5,7 +5,7 @@
 // worker's trial where it is; a worker that breaks (a panic of its core) is replaced and its
 // trial reported failed. DOM-free: the unit tests drive it with fake workers.
 import type { WorkerFactory, WorkerLike } from './lane';
-import type { DataSource, FromWorker, LaneConfig, TrialRecord } from './protocol';
+import type { DataSource, FromWorker, LaneConfig, TrialRecord, TrialTaus } from './protocol';
 import type { Trial } from './study';
 
 /** One trial to run. */
@@ -23,7 +23,7 @@ export interface TrialJob {
 export interface TrialPoolEvents {
   /** The next trial to run, or null when none is left. */
   next(): TrialJob | null;
-  points(trial: Trial, points: TrialRecord[]): void;
+  points(trial: Trial, points: TrialRecord[], taus?: TrialTaus): void;
   /** The trial ended (`error`: it failed). */
   done(trial: Trial, ms: number, error: string | null): void;
 }
@@ -123,7 +123,7 @@ export class TrialPool {
     const job = slot.job;
     if (!job) return;
     if (msg.type === 'trialPoints' && msg.id === job.id) {
-      this.events.points(job.trial, msg.points);
+      this.events.points(job.trial, msg.points, msg.taus);
     } else if (msg.type === 'trialDone' && msg.id === job.id) {
       slot.job = null;
       if (msg.fatal) {

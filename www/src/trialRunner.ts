@@ -18,6 +18,8 @@ export interface TrialLane {
   step(updates: number, view: boolean): Slice;
   record(): CoreRecord;
   readonly iter: number;
+  /** UCD's stopping times of the latest update (counts by τ); undefined for other algorithms. */
+  readonly taus?: Uint32Array | null;
   free(): void;
 }
 
@@ -171,7 +173,10 @@ export class TrialRunner {
         job.last = p.iter;
       }
     }
-    if (points.length) this.post({ type: 'trialPoints', id: job.id, points });
+    if (points.length) {
+      const taus = job.lane.taus;
+      this.post({ type: 'trialPoints', id: job.id, points, ...(taus ? { taus: { iter: job.lane.iter, counts: [...taus] } } : {}) });
+    }
     if (!ended) {
       this.kick();
       return;

@@ -11,7 +11,9 @@
 // - every shared option of the schema, by its key (empty: the core derives it, e.g. a drawn seed);
 // - one `lane=ALGO:OPTIONS` per lane, in order (`lanes=0`: no lane). OPTIONS are `key=value`
 //   pairs: `id` (when it is not the lane's position), `label` (a preset's), every main option
-//   the algorithm reads that has a value, and each "more options" value away from its default.
+//   the algorithm reads that has a value, and each "more options" value away from its default;
+// - each option of the lane panels' exact views (scope `view`, e.g. `grad_every=500`) away from
+//   its default, after the lanes.
 //
 // - how the page is shown (classroom.ts, read by `decodeView`, ignored by `decodeState`):
 //   `hide=` (parts hidden, comma-separated; TF Playground's `KEY_hide=true` is read too),
@@ -24,13 +26,28 @@ import type { Axis } from './chartData';
 import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
 import type { Catalog, OptionEntry } from './generated/core';
 import { STOP_UNITS, type StopUnit } from './progress';
-import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions } from './schema';
+import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions, viewOptions } from './schema';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState } from './state';
 
 const AXES: Axis[] = ['iter', 'sweeps'];
 const MAX_LABEL = 200;
 const MAX_LANES = 64;
 const MAX_ID = 1_000_000;
+/** The longest hash the page reads (characters): 64 lanes with long labels fit well below it;
+ * anything past it is cut at the last whole part before it, with a notice. */
+export const MAX_HASH = 32_768;
+
+/** The hash without its '#', cut to at most `MAX_HASH` characters at a part boundary ('&'),
+ * and the notice that says so (null: not cut). */
+function bounded(hash: string): { text: string; notice: string | null } {
+  const text = hash.replace(/^#/, '');
+  if (text.length <= MAX_HASH) return { text, notice: null };
+  const cut = text.lastIndexOf('&', MAX_HASH);
+  return {
+    text: cut < 0 ? '' : text.slice(0, cut),
+    notice: `The link is ${text.length} characters long, more than the ${MAX_HASH} the page reads: the part after the first ${cut < 0 ? 0 : cut} characters was ignored.`,
+  };
+}
 
 const enc = encodeURIComponent;
 
@@ -65,6 +82,11 @@ export function encodeState(catalog: Catalog, s: PageState, view: ViewFlags = NO
   s.lanes.forEach((lane, i) => {
     parts.push(`lane=${encodeLane(catalog, lane, i)}`);
   });
+  // The lane panels' view options, when away from their defaults.
+  for (const spec of viewOptions(catalog)) {
+    const v = s.views[spec.key] ?? null;
+    if (v !== defaultValue(spec)) parts.push(`${spec.key}=${enc(formatValue(v))}`);
+  }
   if (view.hide !== null) parts.push(`hide=${view.hide.map(enc).join(',')}`);
   if (view.embed) parts.push('embed=1');
   if (view.tour !== null) parts.push(`tour=${enc(view.tour)}`);
@@ -86,7 +108,8 @@ export function decodeView(hash: string, known: ReadonlySet<string>, tours: read
   const hide = (keys: string[]) => {
     view.hide = [...(view.hide ?? []), ...keys.filter((k) => !view.hide?.includes(k))];
   };
-  for (const part of hash.replace(/^#/, '').split('&')) {
+  // decodeState gives the notice of a cut hash.
+  for (const part of bounded(hash).text.split('&')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     const key = decodeAtom(part.slice(0, eq));
@@ -179,8 +202,8 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
 /** The state a hash describes (with or without its '#'), and a notice per ignored value. */
 export function decodeState(catalog: Catalog, hash: string): Decoded {
   const state = firstScreen(catalog);
-  const notices: string[] = [];
-  const text = hash.replace(/^#/, '');
+  const { text, notice } = bounded(hash);
+  const notices: string[] = notice === null ? [] : [notice];
   if (text === '') return { state, notices };
   const lanes: LaneState[] = [];
   let noLanes = false;
@@ -259,13 +282,14 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
         break;
       default: {
         const spec = optionSpec(catalog, key);
-        if (spec?.scope !== 'shared') {
+        if (spec?.scope !== 'shared' && spec?.scope !== 'view') {
           bad('the page has no such setting');
           break;
         }
         const p = parseOption(spec, value);
-        if (p.ok) state.shared[key] = p.value;
-        else bad(p.message);
+        if (!p.ok) bad(p.message);
+        else if (spec.scope === 'view') state.views[key] = p.value;
+        else state.shared[key] = p.value;
       }
     }
   }

@@ -6,7 +6,7 @@
 import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../pkg/rbm_playground.js';
 import { type DataCore, loadSource } from './data';
 import type { LoadedSet } from './generated/core';
-import type { FromWorker, ToWorker } from './protocol';
+import { epochNow, type FromWorker, type ToWorker } from './protocol';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
 import { type TrialCore, type TrialLane, TrialRunner } from './trialRunner';
 import { zeroDelayScheduler } from './yieldNow';
@@ -14,10 +14,11 @@ import { zeroDelayScheduler } from './yieldNow';
 const ctx = self as unknown as {
   postMessage(msg: FromWorker, transfer: Transferable[]): void;
   onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
+  close(): void;
 };
 
 const host: Host = {
-  post: (msg, transfer = []) => ctx.postMessage(msg, transfer),
+  post: (msg, transfer = []) => ctx.postMessage(msg.type === 'status' ? { ...msg, at: epochNow() } : msg, transfer),
   now: () => performance.now(),
   schedule: zeroDelayScheduler(),
 };
@@ -34,6 +35,7 @@ const loaded = new Set<string>();
 
 const core: Core = {
   newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
+  resumeLane: (config, dataset, bytes, recorded) => WasmLane.resume(config, dataset, bytes, recorded) as unknown as CoreLane,
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
   hasData: (key) => loaded.has(key),
@@ -64,7 +66,14 @@ const early: ToWorker[] = [];
 const handle = (msg: ToWorker) => {
   if (!trials?.handle(msg)) runner?.handle(msg);
 };
-ctx.onmessage = (e) => (runner ? handle(e.data) : early.push(e.data));
+ctx.onmessage = (e) => {
+  const msg = e.data;
+  // The page's health check and its test hook, answered before (and without) the core.
+  if (msg.type === 'ping') host.post({ type: 'pong', id: msg.id });
+  else if (msg.type === 'exit') ctx.close();
+  else if (runner) handle(msg);
+  else early.push(msg);
+};
 
 init()
   .then(() => {

@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
+import { App, type AppOptions } from '../src/app';
+import { busyWord } from '../src/laneCard';
+import { loadModelInto } from '../src/modelFile';
 import { presetPlan } from '../src/presets';
 import { firstScreen } from '../src/state';
 import { decodeState, encodeState } from '../src/urlState';
@@ -23,12 +25,10 @@ function accept(id: number, status: 'ready' | 'running' = 'ready'): void {
   w.reply({ type: 'status', gen, status, message: null });
 }
 
-beforeEach(() => {
+/** A fresh controller on the first screen, its workers fakes collected in `workers`. */
+function makeApp(options: Partial<AppOptions>): App {
   workers = [];
-  changes = 0;
-  downloads = [];
-  released = [];
-  app = new App(
+  const a = new App(
     catalog,
     (name) => {
       const w = new FakeWorker(name);
@@ -36,9 +36,17 @@ beforeEach(() => {
       return w;
     },
     { changed: () => changes++, download: (name, text) => downloads.push([name, text]) },
-    { assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) },
+    options,
   );
-  app.load(firstScreen(catalog));
+  a.load(firstScreen(catalog));
+  return a;
+}
+
+beforeEach(() => {
+  changes = 0;
+  downloads = [];
+  released = [];
+  app = makeApp({ assetUrl: (asset) => `https://example.org/rbm/assets/generated/${asset}.bin.gz`, release: (url) => released.push(url) });
 });
 
 describe('App', () => {
@@ -137,6 +145,36 @@ describe('App', () => {
     expect(app.settingError('hidden')).toBe('');
   });
 
+  it('a value the core refuses never stays in the settings: the input shows the value the lanes use, with the message', () => {
+    accept(0, 'running');
+    accept(1, 'running');
+    const [cd, pcd] = app.lanes;
+    app.setShared('hidden', '1000000');
+    const refusal = { kind: 'invalid_option', key: 'hidden', message: 'hidden units 1000000: each exact evaluation would take about 6 minutes' };
+    // Lane 0 refuses; lane 1 has not answered yet.
+    worker(0).reply({ type: 'rejected', gen: 2, error: refusal, kept: 1 });
+    expect(app.shared.hidden).toBe(16);
+    expect(decodeState(catalog, encodeState(catalog, app.state())).state.shared.hidden).toBe(16);
+    expect(app.settingError('hidden')).toBe(`${refusal.message} (not applied)`);
+    // Lane 1 was sent the refused value: it goes back to the one shown (its old reply is stale).
+    expect(worker(1).last('configure')).toMatchObject({ gen: 3, config: { hidden: 16 } });
+    worker(1).reply({ type: 'configured', gen: 2, seed: '1', every: 100 });
+    expect(pcd.gen).toBe(1);
+    expect(worker(0).posted.filter((m) => m.type === 'configure')).toHaveLength(2);
+    // A later edit is sent with the value in use, so it is not refused for the old one.
+    app.setShared('seed', '5');
+    expect(worker(0).last('configure')).toMatchObject({ config: { hidden: 16, seed: 5 } });
+    worker(0).reply({ type: 'configured', gen: 3, seed: '5', every: 100 });
+    expect(app.settingError('hidden')).toBe('');
+    // The same for a lane's own option.
+    app.setLaneOption(cd, 'chains', '4194304');
+    const gen = worker(0).last('configure')!.gen;
+    worker(0).reply({ type: 'rejected', gen, error: { kind: 'invalid_option', key: 'chains', message: 'chains: too many' }, kept: 3 });
+    expect(cd.options.chains).toBe(1000);
+    expect(app.laneInputError(cd, 'chains')).toBe('chains: too many (not applied)');
+    expect(app.state().lanes[0].options.chains).toBe(1000);
+  });
+
   it('reset pauses every lane and rebuilds it; restart gives a broken lane a new worker', () => {
     app.reset();
     expect(worker(0).posted.slice(-2)).toEqual([{ type: 'pause' }, { type: 'reset', gen: 2 }]);
@@ -179,8 +217,12 @@ describe('App', () => {
     accept(0);
     app.exportModel(app.lanes[0]);
     expect(worker(0).posted.at(-1)).toEqual({ type: 'export' });
-    worker(0).reply({ type: 'model', gen: 1, json: '{"visible":16}' });
+    worker(0).reply({ type: 'model', gen: 1, iter: 0, json: '{"visible":16}' });
     expect(downloads).toEqual([['rbm-cd-seed1-update0.json', '{"visible":16}']]);
+    // A diverged lane's model is its last record's: the name says that update, not the lane's.
+    worker(0).reply({ type: 'progress', gen: 1, points: [], iter: 37, rate: 0, elapsed: 1, stats: null, view: null });
+    worker(0).reply({ type: 'model', gen: 1, iter: 30, json: '{"visible":16}' });
+    expect(downloads.at(-1)).toEqual(['rbm-cd-seed1-update30.json', '{"visible":16}']);
     expect(changes).toBeGreaterThan(0);
   });
 });
@@ -385,5 +427,123 @@ describe('App: MNIST and the user’s data', () => {
     expect(await app.addFiles([files[0]])).toBe(false);
     expect(app.settingError('data')).toMatch(/labels file \(idx1-ubyte\): choose its images file/);
     expect(workers.some((w) => w.name === 'data check')).toBe(false);
+  });
+});
+
+describe('App: live edits, rebuilds and model files (issue 10)', () => {
+  let questions: string[];
+  let answer: boolean;
+
+  beforeEach(() => {
+    questions = [];
+    answer = false;
+    app = makeApp({
+      confirm: (q) => {
+        questions.push(q);
+        return answer;
+      },
+    });
+    accept(0);
+    accept(1);
+  });
+
+  /** Lane `id` has trained `iter` updates for `ms` milliseconds. */
+  const trained = (id: number, iter: number, ms: number) =>
+    worker(id).reply({ type: 'progress', gen: app.lanes[id].gen, points: [], iter, rate: 100, elapsed: ms, stats: null, view: null });
+
+  it('a live option (the schema says which) reaches the built lane without a rebuild, and the link follows', () => {
+    const live = catalog.options.filter((o) => o.live).map((o) => o.key);
+    expect(live).toEqual(['lr', 'lr_decay_iters', 'weight_decay', 'momentum']);
+    trained(1, 5000, 60_000);
+    const before = worker(1).posted.length;
+    expect(app.setLaneOption(app.lanes[1], 'lr', '0.02')).toBe(true);
+    expect(worker(1).posted.slice(before)).toEqual([{ type: 'live', key: 'lr', value: 0.02 }]);
+    expect(questions).toEqual([]);
+    expect(app.lanes[1].options.lr).toBe(0.02);
+    expect(app.lanes[1].iter).toBe(5000);
+    expect(decodeState(catalog, encodeState(catalog, app.state())).state.lanes[1].options.lr).toBe(0.02);
+    // A restarted worker gets the edited value in its configuration.
+    app.restart(app.lanes[1]);
+    expect(worker(1).last('configure')?.config.lr).toBe(0.02);
+  });
+
+  it('an edit that needs a rebuild asks first on a long run; declined, nothing changes', () => {
+    trained(1, 5000, 60_000);
+    const before = worker(1).posted.length;
+    expect(app.setLaneOption(app.lanes[1], 'k', '3')).toBe(false);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/^Changing Gibbs sweeps k rebuilds lane 1 \(pcd\) \(5,000 updates\): its curve starts again from update 0\. Continue\?$/);
+    expect(worker(1).posted.length).toBe(before);
+    expect(app.lanes[1].options.k).toBe(1);
+    answer = true;
+    expect(app.setLaneOption(app.lanes[1], 'k', '3')).toBe(true);
+    expect(worker(1).last('configure')?.config.k).toBe(3);
+    accept(1);
+    // A shared option asks about every long run it wipes; a short run is not worth a question.
+    questions = [];
+    trained(0, 10, 200);
+    answer = false;
+    expect(app.setShared('hidden', '12')).toBe(true);
+    expect(questions).toEqual([]); // lane 1 was rebuilt: no long run left
+    accept(0);
+    accept(1);
+    trained(0, 9000, 30_000);
+    expect(app.setShared('hidden', '10')).toBe(false);
+    expect(questions[0]).toMatch(/^Changing hidden units rebuilds lane 0 \(cd\) \(9,000 updates\)/);
+    expect(app.shared.hidden).toBe(12);
+  });
+
+  it('loads a model file into a lane: the worker continues it with the recorded options; a refusal keeps the lane', async () => {
+    const lane = app.lanes[1];
+    const file = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      return { name: 'rbm-pcd.json', size: bytes.length, arrayBuffer: async () => bytes.buffer as ArrayBuffer };
+    };
+    expect(await loadModelInto(lane, file('{"visible":16}'))).toBe(true);
+    const msg = worker(1).last('loadModel');
+    expect(msg?.gen).toBe(2);
+    expect(msg?.name).toBe('rbm-pcd.json');
+    expect(new TextDecoder().decode(msg?.bytes)).toBe('{"visible":16}');
+    expect(lane.modelFile?.state).toBe('loading');
+    worker(1).reply({ type: 'configured', gen: 2, seed: '1', every: 100, loaded: { name: 'rbm-pcd.json', config: { ...msg?.config, k: 4, lr: 0.05 } } });
+    expect(lane.gen).toBe(2);
+    expect(lane.modelFile).toEqual({ name: 'rbm-pcd.json', state: 'loaded', message: null });
+    expect([lane.options.k, lane.options.lr]).toEqual([4, 0.05]);
+    // A refused file: the message, and the lane shown stays the one it was.
+    expect(await loadModelInto(lane, file('nonsense'))).toBe(true);
+    worker(1).reply({ type: 'modelRefused', gen: 3, message: "'rbm-pcd.json' was not loaded: malformed input: model file: expected value at line 1 column 1" });
+    expect(lane.gen).toBe(2);
+    expect(lane.modelFile?.state).toBe('refused');
+    expect(lane.modelFile?.message).toMatch(/was not loaded: malformed input/);
+    // Too large or empty: refused by the page, never read nor sent.
+    const sentBefore = worker(1).posted.length;
+    const huge = { name: 'big.json', size: 65 * 2 ** 20, arrayBuffer: async () => Promise.reject(new Error('read')) };
+    expect(await loadModelInto(lane, huge)).toBe(false);
+    expect(lane.modelFile?.message).toMatch(/^'big\.json' has 68\.2 MB, more than the 64 MB a model file may have/);
+    expect(await loadModelInto(lane, { ...huge, size: 0 })).toBe(false);
+    expect(lane.modelFile?.message).toMatch(/is empty/);
+    expect(worker(1).posted.length).toBe(sentBefore);
+  });
+});
+
+describe('App: busy feedback', () => {
+  it('says why Start moves nothing when every lane stands at "stop at", until the end point or a reset changes', () => {
+    accept(0);
+    accept(1);
+    app.setStop('300');
+    for (const id of [0, 1])
+      worker(id).reply({ type: 'progress', gen: app.lanes[id].gen, points: [], iter: 300, rate: 100, elapsed: 10, stats: null, view: null });
+    app.start();
+    expect(app.runMessage).toMatch(/^Nothing moves: every lane has reached "stop at" \(update 300\)/);
+    app.setStop('400');
+    expect(app.runMessage).toBeNull();
+    app.start();
+    expect(app.runMessage).toBeNull();
+  });
+
+  it("a lane waiting for its worker's answer says what it computes", () => {
+    expect(busyWord({ modelFile: null }, 16, { hidden: 16, exact_bits: 20 })).toBe('building… computing exact log Z (2^16 states)…');
+    expect(busyWord({ modelFile: null }, 784, { hidden: 500, exact_bits: 20 })).toBe('building…');
+    expect(busyWord({ modelFile: { name: 'a.json', state: 'loading', message: null } }, 16, { hidden: 16, exact_bits: 20 })).toBe('loading the model file…');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartColumns, laneColour, yRange } from '../src/chartData';
+import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, yRange } from '../src/chartData';
 
 const a = { iter: [0, 10, 20], sweeps: [0, 10, 20], atll: [-11, -9, -8] };
 const b = { iter: [0, 20], sweeps: [0, 60], atll: [-11, -7] };
@@ -41,6 +41,79 @@ describe('yRange', () => {
   });
 });
 
-it('gives lanes distinct colours', () => {
-  expect(new Set([0, 1, 2, 3, 4, 5, 6].map(laneColour)).size).toBe(7);
+// WCAG 2 relative luminance and contrast ratio.
+const channel = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+const linear = (hex: string) => [1, 3, 5].map((i) => channel(Number.parseInt(hex.slice(i, i + 2), 16) / 255));
+const luminance = (hex: string) => {
+  const [r, g, b] = linear(hex);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const contrast = (a: string, b: string) => {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+};
+// Colour-vision deficiencies simulated in linear RGB (Machado, Oliveira & Fernandes 2009,
+// severity 1), compared in CIELAB (D65).
+const CVD: Record<string, number[][] | null> = {
+  normal: null,
+  protanopia: [
+    [0.152286, 1.052583, -0.204868],
+    [0.114503, 0.786281, 0.099216],
+    [-0.003882, -0.048116, 1.051998],
+  ],
+  deuteranopia: [
+    [0.367322, 0.860646, -0.227968],
+    [0.280085, 0.672501, 0.047413],
+    [-0.01182, 0.04294, 0.968881],
+  ],
+  tritanopia: [
+    [1.255528, -0.076749, -0.178779],
+    [-0.078411, 0.930809, 0.147602],
+    [0.004733, 0.691367, 0.3039],
+  ],
+};
+const lab = (hex: string, m: number[][] | null) => {
+  const v = linear(hex);
+  const [r, g, b] = m ? m.map((row) => Math.min(1, Math.max(0, row[0] * v[0] + row[1] * v[1] + row[2] * v[2]))) : v;
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+  const [x, y, z] = [
+    (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+    0.2126 * r + 0.7152 * g + 0.0722 * b,
+    (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+  ].map(f);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+};
+
+describe('lane colours', () => {
+  const lanes = Array.from({ length: 12 }, (_, i) => i);
+
+  it('have a contrast of at least 4.5:1 (WCAG AA) on the white cards and the page, as has the bound', () => {
+    expect(contrast('#000000', '#ffffff')).toBeCloseTo(21, 6);
+    for (const c of [...lanes.map(laneColour), BOUND_COLOUR]) {
+      expect(contrast(c, '#ffffff'), c).toBeGreaterThanOrEqual(4.5);
+      expect(contrast(c, '#fafafa'), c).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
+  it('tell 12 lanes apart by colour or line, and the colours stay apart under each colour-vision deficiency', () => {
+    const looks = lanes.map((i) => `${laneColour(i)} ${laneDash(i)?.join(',') ?? 'solid'}`);
+    expect(new Set(looks).size).toBe(12);
+    expect(new Set(LANE_COLOURS).size).toBe(6);
+    for (const [vision, m] of Object.entries(CVD)) {
+      for (let i = 0; i < LANE_COLOURS.length; i++) {
+        for (let j = i + 1; j < LANE_COLOURS.length; j++) {
+          const [a, b] = [lab(LANE_COLOURS[i], m), lab(LANE_COLOURS[j], m)];
+          const dE = Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+          expect(dE, `${vision}: ${LANE_COLOURS[i]} vs ${LANE_COLOURS[j]}`).toBeGreaterThanOrEqual(30);
+        }
+      }
+    }
+    // The simulation does merge what it should: red and green under deuteranopia are far
+    // closer than in normal vision.
+    const d = (x: string, y: string, m: number[][] | null) => {
+      const [a, b] = [lab(x, m), lab(y, m)];
+      return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+    };
+    expect(d('#ff0000', '#00aa00', CVD.deuteranopia)).toBeLessThan(d('#ff0000', '#00aa00', null) / 2);
+  });
 });

@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { curvesModel, formatAtll, formatX, interpolate, modelRange, readout, statModel, studyModel, withAlpha } from '../src/chartModel';
+import {
+  belowChart,
+  belowText,
+  curvesModel,
+  FALL_SPANS,
+  formatAtll,
+  formatValue,
+  formatX,
+  interpolate,
+  modelRange,
+  readout,
+  statModel,
+  studyModel,
+  withAlpha,
+} from '../src/chartModel';
 import { Study, type TrialPoint } from '../src/study';
 import { statLabel, studyStats } from '../src/studyView';
 
@@ -32,6 +46,42 @@ describe('curvesModel', () => {
     expect(r.rows.map((row) => row.text)).toEqual(['−9.000', '−10.333', '−3.000']);
     expect(readout(m, null, 'sweeps').rows[0].text).toBe('−8.000');
     expect(modelRange(m)![0]).toBeLessThan(-11);
+  });
+});
+
+describe('the y axis when a lane explodes', () => {
+  const lane = (label: string, atll: number[]) => ({
+    label,
+    colour: '#0072B2',
+    curve: { iter: atll.map((_, i) => 10 * i), sweeps: atll.map((_, i) => 10 * i), atll },
+  });
+
+  it('stops FALL_SPANS rises below the lanes’ start: the diverged lane runs off the chart, marked, and the others stay readable', () => {
+    const m = curvesModel([lane('CD-1', [-11, -6, -4]), lane('PCD (lane 1)', [-11, -9, -3.7e9])], 'iter', -3.379);
+    const [lo, hi] = modelRange(m)!;
+    const floor = -11 - FALL_SPANS * (-3.379 - -11);
+    expect(lo).toBeLessThan(floor);
+    expect(lo).toBeGreaterThan(floor - 0.1 * (hi - floor));
+    expect(hi).toBeGreaterThan(-3.379);
+    const below = belowChart(m, [lo, hi]);
+    expect(below).toEqual([{ label: 'PCD (lane 1)', colour: '#0072B2', min: -3.7e9 }]);
+    expect(belowText(below)).toBe(
+      "▼ Below the chart: PCD (lane 1) (down to −3.7·10⁹). The axis stops at 4× the lanes' rise below their start, so the others stay readable.",
+    );
+  });
+
+  it('keeps a real fall in range (CD-1 back from −5 to −18) and marks nothing', () => {
+    const m = curvesModel([lane('CD-1', [-11, -5, -18])], 'iter', -3.379);
+    const r = modelRange(m)!;
+    expect(r[0]).toBeLessThan(-18);
+    expect(belowChart(m, r)).toEqual([]);
+    expect(belowText([])).toBe('');
+  });
+
+  it('formats values of any size for people', () => {
+    expect(formatValue(-3.7e9)).toBe('−3.7·10⁹');
+    expect(formatValue(-123456)).toBe('−1.2·10⁵');
+    expect(formatValue(-4.25)).toBe('−4.250');
   });
 });
 

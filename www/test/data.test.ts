@@ -9,6 +9,7 @@ import {
   idxDataName,
   isGzip,
   loadSource,
+  MAX_DATA_BYTES,
   sortIdxFiles,
   userDataEntry,
 } from '../src/data';
@@ -64,6 +65,15 @@ describe('names and sizes', () => {
     expect(sortIdxFiles([lab])).toEqual({ ok: false, message: expect.stringMatching(/labels file \(idx1-ubyte\): choose its images file/) });
     expect(sortIdxFiles([])).toMatchObject({ ok: false });
     expect(sortIdxFiles([img, lab, a])).toEqual({ ok: false, message: expect.stringMatching(/not 3 files/) });
+    // A file over the page's bound is refused by its size, before it is read.
+    const huge = { name: 'huge-images-idx3-ubyte', size: 300_000_000 };
+    expect(sortIdxFiles([huge])).toEqual({ ok: false, message: `'huge-images-idx3-ubyte' is 300.0 MB, larger than 268.4 MB, the most the page reads` });
+    expect(sortIdxFiles([{ ...huge, size: MAX_DATA_BYTES + 1 }])).toMatchObject({ ok: false });
+    expect(sortIdxFiles([img, { ...huge, name: 'x-labels-idx1-ubyte' }])).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^'x-labels-idx1-ubyte' is .* the most the page reads$/),
+    });
+    expect(sortIdxFiles([{ ...img, size: MAX_DATA_BYTES }])).toMatchObject({ ok: true });
   });
   it('writes sizes and download progress', () => {
     expect(formatBytes(812)).toBe('812 bytes');

@@ -36,5 +36,10 @@ describe('layout helpers', () => {
     expect(absMax(new Float32Array([0.5, -2, 1]))).toBe(2);
     expect(absMax([])).toBeGreaterThan(0);
     expect(barScale({ model: [0.1, 0.2], data: [0.5, 0.5], on: 0.3, off: 0.7, log_z: 0 })).toBe(0.5);
+    // A model piling its mass on one pattern: the scale stops at 1.5× the data's largest
+    // frequency, so the data outlines keep two thirds of the height (the tall bar is clipped).
+    expect(barScale({ model: [0.9, 0.01], data: [0.1, 0.1], on: 0.91, off: 0.09, log_z: 0 })).toBeCloseTo(0.15, 12);
+    expect(barScale({ model: [0.12, 0.01], data: [0.1, 0.1], on: 0.13, off: 0.87, log_z: 0 })).toBe(0.12);
+    expect(barScale({ model: [0, 0], data: [0, 0], on: 0, off: 1, log_z: 0 })).toBe(1e-9);
   });
 });

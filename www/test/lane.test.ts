@@ -149,7 +149,7 @@ describe('LaneHandle', () => {
     lane.exportModel();
     lane.crash();
     expect(w().posted.map((m) => m.type)).toEqual(['start', 'pause', 'reset', 'export', 'crash']);
-    w().reply({ type: 'model', gen: 0, json: '{}' });
+    w().reply({ type: 'model', gen: 0, iter: 0, json: '{}' });
     expect(models).toEqual(['{}']);
     lane.dispose();
     expect(w().terminated).toBe(true);

@@ -9,6 +9,7 @@ import {
   paceParts,
   rowsPerSecond,
   stopInUpdates,
+  stuckAtStop,
   updatesPerEpoch,
 } from '../src/progress';
 
@@ -74,5 +75,24 @@ describe('pace and time left', () => {
     expect(paceParts({ ...pace, until: null })).toEqual(['epoch 2.50', '100 updates/s', '10.0k rows/s', 'elapsed 2.0 s']);
     expect(paceParts({ ...pace, running: false })).toEqual(['epoch 2.50', '100 updates/s', '10.0k rows/s', 'elapsed 2.0 s']);
     expect(paceParts({ iter: 0, rate: 0, elapsed: 0, batch: 100, rows: 8000, until: 800, running: false })).toEqual(['epoch 0.00']);
+  });
+});
+
+describe('stuckAtStop', () => {
+  it('explains a Start that moves nothing: every lane stands at its end point', () => {
+    expect(stuckAtStop([])).toBeNull();
+    expect(
+      stuckAtStop([
+        { iter: 200, until: 200 },
+        { iter: 100, until: 200 },
+      ]),
+    ).toBeNull();
+    expect(stuckAtStop([{ iter: 5, until: null }])).toBeNull();
+    expect(
+      stuckAtStop([
+        { iter: 2000, until: 2000 },
+        { iter: 2000, until: 2000 },
+      ]),
+    ).toBe('Nothing moves: every lane has reached "stop at" (update 2,000). Raise or clear "stop at" to train on, or Reset to start again.');
   });
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AisEstimate, AisProgress, CoreRecord, ErrorInfo, ExactResult, LoadedSet } from '../src/generated/core';
+import type { CoreStepped } from '../src/analysisJobs';
+import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
 
@@ -56,6 +57,31 @@ class FakeEstimate implements CoreEstimate {
   }
 }
 
+/** A fake chain walk or gradient estimate: `total` steps, 0.02 ms each; its result names the
+ * update it was taken at. */
+class FakeStepped<R> implements CoreStepped<R> {
+  done = 0;
+  freed = false;
+  constructor(
+    readonly total: number,
+    private readonly make: (done: number) => R,
+  ) {}
+  step(maxSteps: number): AisProgress {
+    if (this.freed) throw new Error('used after free');
+    const n = Math.min(Math.max(1, maxSteps), this.total - this.done);
+    this.done += n;
+    clock += 0.02 * n;
+    trace.push('analysis');
+    return { done: this.done === this.total, doneSteps: this.done, totalSteps: this.total };
+  }
+  result(): R {
+    return this.make(this.done);
+  }
+  free() {
+    this.freed = true;
+  }
+}
+
 /** A fake lane: ATLL rises by 0.01 per update; diverges at `divergeAt` if set; panics at
  * `panicAt`; with `exactBlocks` > 0 its exact curve is deferred (records without ATLL). */
 class FakeLane implements CoreLane {
@@ -65,8 +91,19 @@ class FakeLane implements CoreLane {
   calls: { updates: number; view: boolean }[] = [];
   readonly m = 4;
   readonly n = 2;
+  /** Whether the view's distribution waits for the deferred record's log Z. */
+  viewAfterExact = false;
   /** Set, like the core's, when the page's budget dropped the exact curve. */
   notice: string | undefined = undefined;
+  config: Record<string, number | string | null> = {};
+  /** The live edits it took, in order. */
+  live: [string, number | string | null][] = [];
+  setLive(key: string, value: number | string | null): void {
+    if (key === 'k')
+      throw { kind: 'invalid_option', key, message: 'Gibbs sweeps k cannot change while the lane trains: the lane must be rebuilt' } satisfies ErrorInfo;
+    this.live.push([key, value]);
+    this.config = { ...this.config, [key]: value };
+  }
   constructor(
     readonly seed: string,
     readonly every: number,
@@ -74,7 +111,14 @@ class FakeLane implements CoreLane {
     private readonly panicAt: number | null,
     readonly exactBlocks = 0,
   ) {}
+  /** The update of the last record: a diverged lane's model is that one. */
+  private recorded = 0;
+  private diverged = false;
+  get modelIter(): number {
+    return this.diverged ? this.recorded : this.iter;
+  }
   private record(): CoreRecord {
+    this.recorded = this.iter;
     const atll = this.exactBlocks > 0 ? null : -10 + 0.01 * this.iter;
     return { iter: this.iter, sweeps: this.iter, vh_steps: this.iter, atll, log_z: atll === null ? null : 1, stats: { mean_tau: 2.5 } };
   }
@@ -96,13 +140,36 @@ class FakeLane implements CoreLane {
     this.estimates.push(e);
     return e;
   }
+  analyses: FakeStepped<ChainResult | GradResult>[] = [];
+  chain(dataset: string, start: string, kMax: number): CoreStepped<ChainResult> {
+    if (start !== 'data' && start !== 'uniform')
+      throw { kind: 'invalid_option', key: 'start', message: `the chain starts at data or uniform (got '${start}')` };
+    if (dataset !== 'bas4') throw { kind: 'invalid_option', key: 'data', message: `unknown data set '${dataset}'` };
+    const iter = this.iter;
+    const s = new FakeStepped<ChainResult>(kMax, (done) => ({
+      iter,
+      points: Array.from({ length: done + 1 }, (_, k) => ({ k, tv_model: 1 / (k + 1), kl_model: 0, tv_data: 0 })),
+    }));
+    this.analyses.push(s);
+    return s;
+  }
+  grad(_dataset: string, reps: number, seed: number): CoreStepped<GradResult> {
+    if (reps < 2) throw { kind: 'invalid_option', key: 'reps', message: 'repetitions: a whole number from 2 to 10000 (got 1)' };
+    const iter = this.iter;
+    const summary = { bias_norm: 0.5, cosine: 0.9, std_err_norm: 0.1, exact_norm: 2 };
+    const s = new FakeStepped<GradResult>(reps, () => ({ iter, seed, summary, estimate: { algo: 'cd', chains: 10, reps, blocks: [] } }));
+    this.analyses.push(s);
+    return s;
+  }
   exactAtll(_dataset: string): number | null {
     return this.n <= 20 ? -5 : null;
   }
-  step(updates: number, view: boolean): Slice {
+  /** Milliseconds of the fake clock per update (a loaded machine: more). */
+  msPerUpdate = 0.05;
+  step(updates: number, view: boolean, withinMs?: number): Slice {
     this.calls.push({ updates, view });
     trace.push('train');
-    clock += 0.05 * updates; // 50 µs per update
+    const t0 = clock;
     if (this.panicAt !== null && this.iter + updates >= this.panicAt) {
       core.panicked = 'internal error at src/train/lane.rs:1: index out of bounds (please report this)';
       throw new WebAssembly.RuntimeError('unreachable');
@@ -114,8 +181,11 @@ class FakeLane implements CoreLane {
     }
     let error: ErrorInfo | null = null;
     for (let i = 0; i < updates; i++) {
+      if (i > 0 && withinMs !== undefined && clock - t0 >= withinMs) break;
+      clock += this.msPerUpdate;
       if (this.divergeAt !== null && this.iter + 1 >= this.divergeAt) {
         error = { kind: 'diverged', key: null, message: `training diverged at update ${this.iter + 1}` };
+        this.diverged = true;
         break;
       }
       this.iter++;
@@ -130,13 +200,35 @@ class FakeLane implements CoreLane {
           chains: [1, 0, 1, 0, 0, 1, 0, 1],
           originals: [],
           reconstructions: [],
+          taus: null,
           weights: new Float32Array(this.m * this.n).fill(this.iter),
         }
       : null;
     return { records, iter: this.iter, error, failed: error !== null, view: v };
   }
   exportModel() {
-    return `{"iter":${this.iter}}`;
+    return `{"iter":${this.modelIter}}`;
+  }
+  /** One update (as `step(1)`), with a trace that says which update it was. */
+  stepTraced(show: number): TracedSlice {
+    const s = this.step(1, false);
+    const trace = s.error
+      ? null
+      : {
+          iter: this.iter,
+          m: this.m,
+          n: this.n,
+          lr: 0.1,
+          rows: show,
+          batch: [],
+          hidden_probs: [],
+          chains: 0,
+          sweeps: [],
+          positive: [],
+          negative: [],
+          delta_w: [],
+        };
+    return { trace, records: s.records, iter: s.iter, error: s.error };
   }
   free() {
     this.freed = true;
@@ -188,7 +280,22 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
       typeof config.deferBlocks === 'number' ? config.deferBlocks : 0,
     );
     if (typeof config.hidden === 'number' && config.hidden > 1000) lane.notice = 'No exact curve for this lane: …';
+    if (config.viewAfterExact === 1) lane.viewAfterExact = true;
+    lane.config = { ...config };
     this.lanes.push(lane);
+    return lane;
+  },
+  /** A fake model file is the JSON `{"iter": N, "k": K}`: the lane continues at update N, with
+   * k = K when `recorded`; anything else is refused as the core refuses it. */
+  resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean) {
+    let file: { iter: number; k?: number };
+    try {
+      file = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      throw { kind: 'parse', key: null, message: 'malformed input: model file: neither JSON nor the binary format' } satisfies ErrorInfo;
+    }
+    const lane = core.newLane(recorded && file.k ? { ...config, k: file.k } : config, dataset) as unknown as FakeLane;
+    lane.iter = file.iter;
     return lane;
   },
   lastPanic() {
@@ -321,8 +428,10 @@ describe('LaneRunner: running', () => {
     expect(last.stats).toEqual({ mean_tau: 2.5 });
     runner.handle({ type: 'pause' });
     const at = lane.iter;
-    // The last word before "paused" is the final position, with a view.
-    expect(sent.slice(-2).map((m) => m.type)).toEqual(['progress', 'status']);
+    // "paused" at once (the page knows the position from the last slice), then the view of
+    // that position, which may have to enumerate log Z.
+    expect(sent.slice(-3).map((m) => m.type)).toEqual(['progress', 'status', 'progress']);
+    expect(sent.at(-3)).toMatchObject({ type: 'progress', iter: at });
     expect(of('progress').at(-1)!.iter).toBe(at);
     expect(of('progress').at(-1)!.view).not.toBeNull();
     expect(statuses().at(-1)).toBe('paused');
@@ -351,6 +460,21 @@ describe('LaneRunner: running', () => {
     expect(core.lanes[0].iter).toBeGreaterThanOrEqual(2 ** 8 - 1);
   });
 
+  it('ends a slice at twice its time when the machine slows the worker down, and sizes the next by it', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 1_000_000 }));
+    runner.handle({ type: 'start' });
+    runTasks(30);
+    const lane = core.lanes[0];
+    const chunk = lane.calls.at(-1)!.updates;
+    expect(chunk).toBeGreaterThan(200);
+    lane.msPerUpdate = 30; // the worker now gets a small share of a core
+    const before = lane.iter;
+    runTasks(1);
+    expect(lane.iter - before).toBe(3); // 30, 60, 90 ms: over 2 × 40 ms after the third
+    runTasks(1);
+    expect(lane.calls.at(-1)!.updates).toBeLessThanOrEqual(3);
+  });
+
   it('reports a divergence as failed with its message, keeps the points before it and stops', () => {
     runner.handle(configure({ lr: 1e39, seed: 1, every: 2 }));
     runner.handle({ type: 'start' });
@@ -361,6 +485,15 @@ describe('LaneRunner: running', () => {
     runner.handle({ type: 'start' });
     expect(statuses().at(-1)).toBe('failed');
     expect(tasks).toHaveLength(0);
+  });
+
+  it("exports a diverged lane's last finite model with the update it is of", () => {
+    runner.handle(configure({ lr: 1e39, seed: 1, every: 4 }));
+    runner.handle({ type: 'start' });
+    runTasks(50);
+    expect(of('status').at(-1)?.message).toBe('training diverged at update 7');
+    runner.handle({ type: 'export' });
+    expect(of('model')).toEqual([{ type: 'model', gen: 1, iter: 4, json: '{"iter":4}' }]);
   });
 
   it('resets to a fresh lane of a new generation with the same configuration, and exports the model', () => {
@@ -377,7 +510,7 @@ describe('LaneRunner: running', () => {
     ]);
     expect(statuses().at(-1)).toBe('ready');
     runner.handle({ type: 'export' });
-    expect(of('model')).toEqual([{ type: 'model', gen: 5, json: '{"iter":0}' }]);
+    expect(of('model')).toEqual([{ type: 'model', gen: 5, iter: 0, json: '{"iter":0}' }]);
   });
 
   it('stops for good at its limit, on the exact update, and a later limit lets it go on', () => {
@@ -672,6 +805,76 @@ describe('LaneRunner: log-likelihood estimates (AIS, then RAISE)', () => {
   });
 });
 
+describe("LaneRunner: exact views of the lane's model (chain walk, gradient error)", () => {
+  const reports = () => of('analysis');
+  const chain = (g: number, id: number, kMax = 500): ToWorker => ({
+    type: 'analysis',
+    gen: g,
+    id,
+    request: { kind: 'chain', start: 'data', kMax },
+  });
+  const grad = (g: number, id: number, reps = 300): ToWorker => ({ type: 'analysis', gen: g, id, request: { kind: 'grad', reps, seed: 4 } });
+
+  it('runs a chain walk and a gradient estimate side by side between training slices, each to its result', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    const at = core.lanes[0].iter;
+    runner.handle(chain(1, 1));
+    runner.handle(grad(1, 2));
+    trace = [];
+    runTasks(10_000);
+    const done = reports().filter((m) => m.report.state === 'done');
+    expect(done.map((m) => [m.id, m.report.kind])).toEqual(
+      expect.arrayContaining([
+        [1, 'chain'],
+        [2, 'grad'],
+      ]),
+    );
+    const c = done.find((m) => m.id === 1)!.report;
+    expect([c.iter, c.done, c.total, c.chain?.iter, c.chain?.points.length]).toEqual([at, 500, 500, at, 501]);
+    const g = done.find((m) => m.id === 2)!.report;
+    expect([g.grad?.iter, g.grad?.seed, g.grad?.summary.bias_norm]).toEqual([at, 4, 0.5]);
+    expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
+    expect(trace.filter((t) => t === 'analysis').length).toBeLessThan(60); // chunks grow to fill a slice
+    expect(core.lanes[0].iter).toBeGreaterThan(at); // training went on
+    expect(reports().length).toBeLessThan(60);
+  });
+
+  it('runs on a paused lane, and stops: cancel, a new request of the same kind, a new lane', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(chain(1, 1));
+    runTasks(1);
+    runner.handle({ type: 'cancelAnalysis', id: 1 });
+    expect(reports().at(-1)!.report.state).toBe('cancelled');
+    runTasks(100);
+    expect(tasks).toHaveLength(0);
+    runner.handle(chain(1, 2));
+    runner.handle(chain(1, 3, 20));
+    expect(
+      reports()
+        .filter((m) => m.id === 2)
+        .at(-1)!.report.state,
+    ).toBe('cancelled');
+    runTasks(10_000);
+    expect(reports().at(-1)).toMatchObject({ id: 3, report: { state: 'done', done: 20 } });
+    expect(core.lanes[0].iter).toBe(0);
+    runner.handle(grad(1, 4));
+    runner.handle(configure({ lr: 0.1, seed: 2, every: 10 }));
+    expect(reports().at(-1)).toMatchObject({ id: 4, report: { state: 'cancelled' } });
+    expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
+  });
+
+  it("refuses a stale lane's request and reports the core's refusal as failed", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle(chain(9, 1));
+    expect(reports().at(-1)).toMatchObject({ gen: 9, report: { state: 'failed', error: expect.stringContaining('lane changed') } });
+    runner.handle(grad(1, 2, 1));
+    expect(reports().at(-1)).toMatchObject({ id: 2, report: { state: 'failed', error: expect.stringContaining('repetitions') } });
+    expect(tasks).toHaveLength(0);
+  });
+});
+
 describe("LaneRunner: exact curves computed by the page's evaluation pool", () => {
   const exactOf = () => of('exact');
   const points = () => of('progress').flatMap((m) => m.points);
@@ -711,6 +914,23 @@ describe("LaneRunner: exact curves computed by the page's evaluation pool", () =
     expect(exactOf().at(-1)!.iter).toBe(20);
   });
 
+  it("a deferred lane whose view needs the record's log Z gets its view with the pool's answer", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, deferBlocks: 2, viewAfterExact: 1 }));
+    runner.handle({ type: 'exactParts', gen: 1, id: 1, parts: new Float64Array(4) });
+    clock += 1000; // a view is due
+    runner.handle({ type: 'start' });
+    runTasks(50);
+    const lane = core.lanes[0];
+    expect(lane.iter).toBe(10);
+    // The slice ending on the record made no view; the pool's answer brings it.
+    expect(lane.calls.filter((c) => c.updates > 0).every((c) => !c.view)).toBe(true);
+    expect(of('progress').filter((m) => m.view !== null)).toHaveLength(1); // the build's, at update 0
+    runner.handle({ type: 'exactParts', gen: 1, id: 2, parts: new Float64Array(4) });
+    const last = of('progress').at(-1)!;
+    expect([last.points.map((p) => p.iter), last.view?.iter]).toEqual([[10], 10]);
+    expect(lane.calls.at(-1)).toEqual({ updates: 0, view: true });
+  });
+
   it('forgets the wait when the lane is rebuilt, and a lane that enumerates itself never waits', () => {
     runner.handle(configure({ lr: 0.1, seed: 1, every: 10, deferBlocks: 2 }));
     runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
@@ -729,5 +949,102 @@ describe("LaneRunner: exact curves computed by the page's evaluation pool", () =
     runner.handle({ type: 'logz', id: 4, model, from: 99, to: 100 });
     expect(of('logzFailed')).toEqual([{ type: 'logzFailed', id: 4, message: 'blocks 99..100 do not exist' }]);
     expect(statuses()).toEqual([]);
+  });
+});
+
+describe('LaneRunner: model files and live edits', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
+  const load = (text: string, config: LaneConfig = { lr: 0.1, seed: 3, every: 10, k: 1 }): ToWorker => ({
+    type: 'loadModel',
+    gen: ++gen,
+    config,
+    dataset: 'bas4',
+    bytes: bytes(text),
+    name: 'm.json',
+  });
+
+  it('continues a model file at its saved update with its recorded options; reset returns to it, a new configuration forgets it', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10, k: 1 }));
+    runner.handle({ type: 'start' });
+    sent = [];
+    runner.handle(load('{"iter":50,"k":3}'));
+    const c = of('configured');
+    expect(c).toHaveLength(1);
+    expect(c[0].gen).toBe(2);
+    expect(c[0].loaded?.name).toBe('m.json');
+    expect(c[0].loaded?.config.k).toBe(3);
+    expect(of('progress')[0].points).toEqual([{ iter: 50, sweeps: 50, atll: -9.5 }]);
+    expect(statuses()).toEqual(['running']); // a running lane runs on from the file
+    runner.handle({ type: 'pause' });
+    sent = [];
+    runner.handle({ type: 'reset', gen: ++gen });
+    expect(of('configured')[0].loaded?.config.k).toBe(3);
+    expect(of('progress')[0].points[0].iter).toBe(50);
+    sent = [];
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10, k: 1 }));
+    runner.handle({ type: 'reset', gen: ++gen });
+    expect(of('configured').every((m) => m.loaded === undefined)).toBe(true);
+    expect(of('progress').at(-1)?.points[0].iter).toBe(0);
+  });
+
+  it('refuses a bad file with its message and leaves the lane as it was, running on', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    const lane = core.lanes[0];
+    const iter = lane.iter;
+    sent = [];
+    runner.handle(load('not a model'));
+    expect(of('modelRefused')).toEqual([
+      { type: 'modelRefused', gen: 2, message: "'m.json' was not loaded: malformed input: model file: neither JSON nor the binary format" },
+    ]);
+    expect(of('configured')).toEqual([]);
+    expect(lane.freed).toBe(false);
+    runTasks(1);
+    expect(lane.iter).toBeGreaterThan(iter);
+    expect(of('progress').every((m) => m.gen === 1)).toBe(true);
+  });
+
+  it('applies a live edit to the running lane without a rebuild, keeps it through a reset, and says when the core refuses one', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(2);
+    const lane = core.lanes[0];
+    sent = [];
+    runner.handle({ type: 'live', key: 'lr', value: 0.02 });
+    expect(lane.live).toEqual([['lr', 0.02]]);
+    expect(of('configured')).toEqual([]);
+    runTasks(1);
+    expect(core.lanes).toHaveLength(1);
+    runner.handle({ type: 'live', key: 'k', value: 3 });
+    expect(of('liveRefused')).toEqual([
+      { type: 'liveRefused', gen: 1, key: 'k', message: 'Gibbs sweeps k cannot change while the lane trains: the lane must be rebuilt' },
+    ]);
+    runner.handle({ type: 'reset', gen: ++gen });
+    expect(core.lanes.at(-1)?.config.lr).toBe(0.02);
+  });
+});
+
+describe('LaneRunner: slow motion', () => {
+  it('pauses a running lane, makes one traced update with its records and view, and sends its phases', () => {
+    runner.handle(configure({ lr: 0.1, seed: 3, every: 1 }));
+    runner.handle({ type: 'start' });
+    runTasks(2);
+    const lane = core.lanes[0];
+    const iter = lane.iter;
+    sent = [];
+    runner.handle({ type: 'trace', gen: 1 });
+    expect(lane.iter).toBe(iter + 1);
+    expect(of('trace').map((m) => [m.gen, m.trace.iter])).toEqual([[1, iter + 1]]);
+    expect(of('progress')[0].points.map((p) => p.iter)).toEqual([iter + 1]);
+    expect(of('progress').some((m) => m.view !== null)).toBe(true);
+    expect(statuses().at(-1)).toBe('paused');
+    // Paused, it stays: the next slice trains nothing until Start.
+    expect(runTasks(5)).toBeLessThanOrEqual(1);
+    expect(lane.iter).toBe(iter + 1);
+    // A trace of a lane the page no longer shows is ignored.
+    sent = [];
+    runner.handle({ type: 'trace', gen: 7 });
+    expect(sent).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { App } from '../src/app';
 import { claimRows, claimsNote } from '../src/claims';
 import type { CoreRecord, Verdict } from '../src/generated/core';
 import { presetPlan } from '../src/presets';
-import type { FromWorker, ToWorker } from '../src/protocol';
+import type { FromWorker, ToWorker, TrialTaus } from '../src/protocol';
 import type { Slice } from '../src/runner';
 import { Study, type Trial } from '../src/study';
 import { TrialPool, trialWorkers } from '../src/trialPool';
@@ -24,10 +24,12 @@ describe('TrialPool', () => {
   let study: Study;
   let pool: TrialPool;
   let ended: [number, number, string | null][];
+  let seenTaus: (TrialTaus | undefined)[];
   const trialMsgs = (w: FakeWorker) => w.posted.filter((m): m is Extract<ToWorker, { type: 'trial' }> => m.type === 'trial');
   beforeEach(() => {
     workers = [];
     ended = [];
+    seenTaus = [];
     study = new Study({ lanes: [0, 1].map((id) => ({ id, label: `L${id}`, claimLabel: null, stats: [] })), runs: 2, until: 10, every: 10, seed: 7 });
     pool = new TrialPool(
       (name) => {
@@ -41,7 +43,10 @@ describe('TrialPool', () => {
           const t = study.next();
           return t && { trial: t, config: { algo: 'cd', lane: t.lane }, dataset: 'bas4', source: null, seed: 7, until: 10 };
         },
-        points: (t, pts) => study.add(t, pts, 0),
+        points: (t, pts, taus) => {
+          study.add(t, pts, 0);
+          seenTaus.push(taus);
+        },
         done: (t, ms, error) => {
           study.finish(t, ms, error);
           ended.push([t.lane, t.index, error]);
@@ -57,8 +62,9 @@ describe('TrialPool', () => {
     const [a, b] = workers.map((w) => trialMsgs(w)[0]);
     expect([a.config.lane, a.trial, b.config.lane, b.trial]).toEqual([0, 0, 1, 0]);
     expect([a.seed, a.until, a.dataset]).toEqual([7, 10, 'bas4']);
-    workers[1].reply({ type: 'trialPoints', id: b.id, points: [{ iter: 0, sweeps: 0, atll: -5, stats: {}, ms: 0 }] });
+    workers[1].reply({ type: 'trialPoints', id: b.id, points: [{ iter: 0, sweeps: 0, atll: -5, stats: {}, ms: 0 }], taus: { iter: 0, counts: [0, 2] } });
     expect(study.trials[1][0].points).toHaveLength(1);
+    expect(seenTaus).toEqual([{ iter: 0, counts: [0, 2] }]);
     workers[1].reply({ type: 'trialDone', id: b.id, ms: 3, error: null, fatal: false });
     expect(ended).toEqual([[1, 0, null]]);
     expect(trialMsgs(workers[1])[1]).toMatchObject({ trial: 1, config: { lane: 0 } });
@@ -114,6 +120,13 @@ class FakeLane implements TrialLane {
   record(): CoreRecord {
     return this.rec(this.iter);
   }
+  /** UCD's stopping times of the latest update: counts by τ (τ = 1 + iter mod 3 for all 4 chains). */
+  get taus(): Uint32Array | null {
+    if (this.config.algo !== 'ucd') return null;
+    const c = new Uint32Array(4);
+    c[1 + (this.iter % 3)] = 4;
+    return c;
+  }
   free(): void {}
 }
 
@@ -164,6 +177,23 @@ describe('TrialRunner', () => {
     const pts = posted.flatMap((m) => (m.type === 'trialPoints' ? m.points.map((p) => p.iter) : []));
     expect(pts).toEqual([0, 10, 20, 25]);
     expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null, fatal: false });
+  });
+
+  it("sends UCD's stopping times of the trial's latest update with its records, none for CD", () => {
+    runner.handle(trial(1, 25, 'ucd'));
+    run();
+    const msgs = posted.filter((m) => m.type === 'trialPoints');
+    expect(msgs.length).toBeGreaterThan(0);
+    for (const m of msgs) {
+      // The counts are of the lane's latest update (at or after its last record).
+      const t = m.taus!;
+      expect(t.iter).toBeGreaterThanOrEqual(m.points.at(-1)!.iter);
+      expect(t.counts).toEqual([0, 1, 2, 3].map((i) => (i === 1 + (t.iter % 3) ? 4 : 0)));
+    }
+    posted = [];
+    runner.handle(trial(2, 25));
+    run();
+    expect(posted.filter((m) => m.type === 'trialPoints').every((m) => m.taus === undefined)).toBe(true);
   });
 
   it('ends a diverging trial with the records made so far (no error); a refused configuration fails the trial', () => {

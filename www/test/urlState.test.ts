@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OptionEntry } from '../src/generated/core';
-import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from '../src/schema';
+import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from '../src/schema';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/state';
-import { decodeState, encodeState } from '../src/urlState';
+import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/urlState';
 import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
 
 /** Any valid value of an option (its default often, null where the core may derive it). */
@@ -41,6 +41,7 @@ const stateArb: fc.Arbitrary<PageState> = fc
     preset: fc.option(fc.constantFrom(...catalog.presets), { nil: null }),
     trials: fc.option(fc.integer({ min: 1, max: MAX_TRIALS }), { nil: null }),
     wide: fc.boolean(),
+    views: recordOf(viewOptions(catalog)),
   })
   .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })));
 
@@ -61,6 +62,19 @@ describe('the URL codec', () => {
     expect(encodeState(catalog, firstScreen(catalog))).toBe(
       'data=bas4&hidden=16&init=ucd&seed=1&every=100&exact_bits=20&binarize=sample&axis=iter&lane=cd:lr=0.1,k=1,chains=1000&lane=pcd:lr=0.1,k=1,chains=1000',
     );
+  });
+
+  it("carries the lane panels' view options after the lanes, only away from their defaults", () => {
+    expect(viewOptions(catalog).map((o) => o.key)).toEqual(['chain_start', 'chain_k', 'grad_every', 'grad_reps']);
+    const s = firstScreen(catalog);
+    s.views.grad_every = 2000;
+    s.views.chain_start = 'uniform';
+    const hash = encodeState(catalog, s);
+    expect(hash).toMatch(/&lane=pcd:lr=0\.1,k=1,chains=1000&chain_start=uniform&grad_every=2000$/);
+    expect(decodeState(catalog, `#${hash}`).state.views).toEqual({ chain_start: 'uniform', chain_k: 50, grad_every: 2000, grad_reps: 50 });
+    const bad = decodeState(catalog, '#grad_reps=1&chain_k=abc');
+    expect(bad.state.views).toEqual(firstScreen(catalog).views);
+    expect(bad.notices.join(' ')).toMatch(/repetitions must be a whole number from 2 to 10000/);
   });
 
   it('carries every option of every algorithm, and every shared option', () => {
@@ -155,5 +169,145 @@ describe('malformed and unknown values', () => {
   it('reads a label as text, however it looks', () => {
     const { state } = decode('#lane=cd:label=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
     expect(state.lanes[0].label).toBe('<img src=x onerror=alert(1)>');
+  });
+});
+
+/** Throws (with the reason) unless `s` is a state the page can show: every value one the
+ * schema accepts, lanes of known algorithms with distinct ids. */
+function assertValid(s: PageState): void {
+  const fail = (why: string) => {
+    throw new Error(`invalid state: ${why}`);
+  };
+  if (!catalog.data_sets.some((d) => d.name === s.data)) fail(`data ${s.data}`);
+  for (const spec of sharedOptions(catalog)) if (!isValid(spec, s.shared[spec.key] ?? null)) fail(`shared ${spec.key}=${s.shared[spec.key]}`);
+  for (const key of Object.keys(s.shared)) if (optionSpec(catalog, key)?.scope !== 'shared') fail(`shared key ${key}`);
+  if (s.lanes.length > 64) fail(`${s.lanes.length} lanes`);
+  if (new Set(s.lanes.map((l) => l.id)).size !== s.lanes.length) fail('repeated lane ids');
+  for (const lane of s.lanes) {
+    if (!catalog.algorithms.some((a) => a.name === lane.algo)) fail(`algo ${lane.algo}`);
+    if (!Number.isInteger(lane.id) || lane.id < 0 || lane.id > 1_000_000) fail(`lane id ${lane.id}`);
+    if (lane.label !== null && (typeof lane.label !== 'string' || lane.label.length > 200)) fail('label');
+    const keys = laneOptionKeys(catalog, lane.algo);
+    for (const [key, v] of Object.entries(lane.options)) {
+      if (!keys.includes(key)) fail(`${lane.algo} has no option ${key}`);
+      if (!isValid(optionSpec(catalog, key)!, v)) fail(`${lane.algo} ${key}=${v}`);
+    }
+  }
+  if (s.axis !== 'iter' && s.axis !== 'sweeps') fail(`axis ${s.axis}`);
+  if (s.stop !== null && !(Number.isInteger(s.stop) && s.stop >= 1 && s.stop <= MAX_STOP)) fail(`stop ${s.stop}`);
+  if (s.stopUnit !== 'updates' && s.stopUnit !== 'epochs') fail(`stop unit ${s.stopUnit}`);
+  const preset = catalog.presets.find((p) => p.name === s.preset);
+  if (s.preset !== null && !preset) fail(`preset ${s.preset}`);
+  if (!(Number.isInteger(s.rate) && s.rate >= 0 && s.rate < (preset?.rates.length ?? 1))) fail(`rate ${s.rate}`);
+  if (s.trials !== null && !(Number.isInteger(s.trials) && s.trials >= 1 && s.trials <= MAX_TRIALS)) fail(`trials ${s.trials}`);
+  if (typeof s.wide !== 'boolean') fail('wide');
+}
+
+/** Decodes `hash` as the page does (state and view); returns the notices. Throws only if the
+ * decoder throws or gives an invalid state. */
+function decodeChecked(hash: string): string[] {
+  const { state, notices } = decodeState(catalog, hash);
+  assertValid(state);
+  const view = decodeView(hash, new Set(['chart', 'controls']), ['intro']);
+  expect(Array.isArray(view.notices)).toBe(true);
+  for (const n of notices) expect(typeof n).toBe('string');
+  return notices;
+}
+
+/** Pieces a hash is made of, so that random hashes reach deep into the decoder. */
+const atomArb = fc.oneof(
+  fc.constantFrom(
+    '&',
+    '=',
+    ':',
+    ',',
+    '%',
+    '%2',
+    '%ZZ',
+    '%E0%A4%A',
+    '#',
+    'lane',
+    'lanes',
+    'data',
+    'preset',
+    'rate',
+    'stop',
+    'stop_unit',
+    'trials',
+    'band',
+    'axis',
+    'id',
+    'label',
+    'hide',
+    'embed',
+    'tour',
+    '_hide',
+  ),
+  fc.constantFrom(...catalog.algorithms.map((a) => a.name), ...catalog.data_sets.map((d) => d.name), ...catalog.options.map((o) => o.key)),
+  fc.constantFrom('0', '-1', '1e39', 'NaN', 'Infinity', '1e308', '9007199254740993', '0x10', ' 1', '', '1.5', '-0'),
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+);
+const hashArb = fc.array(atomArb, { maxLength: 60 }).map((xs) => xs.join(''));
+
+/** A mutation of a text: cut, insert, replace or repeat a piece. */
+const mutationArb = fc.tuple(fc.nat(), fc.nat(), fc.constantFrom('cut', 'insert', 'replace', 'repeat'), atomArb);
+function mutate(text: string, [i, j, how, piece]: [number, number, string, string]): string {
+  const a = text.length ? i % text.length : 0;
+  const b = Math.min(text.length, a + (j % 40));
+  if (how === 'cut') return text.slice(0, a) + text.slice(b);
+  if (how === 'insert') return text.slice(0, a) + piece + text.slice(a);
+  if (how === 'replace') return text.slice(0, a) + piece + text.slice(b);
+  return text.slice(0, b) + text.slice(a, b) + text.slice(b);
+}
+
+describe('the URL parser under arbitrary input (property tests)', () => {
+  it('arbitrary hashes decode to a valid state with notices, never an exception', () => {
+    fc.assert(
+      fc.property(hashArb, (hash) => {
+        decodeChecked(hash);
+        decodeChecked(`#${hash}`);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('mutated valid hashes decode to a valid state, never an exception', () => {
+    fc.assert(
+      fc.property(stateArb, fc.array(mutationArb, { minLength: 1, maxLength: 6 }), (s, mutations) => {
+        const hash = mutations.reduce(mutate, encodeState(catalog, s));
+        decodeChecked(hash);
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('a valid state decodes to itself; its decoded state encodes again to the same hash', () => {
+    fc.assert(
+      fc.property(stateArb, (s) => {
+        assertValid(s);
+        const hash = encodeState(catalog, s);
+        const back = decodeState(catalog, hash).state;
+        expect(back).toEqual(s);
+        expect(encodeState(catalog, back)).toBe(hash);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it(`a hash past ${MAX_HASH} characters is cut at a whole part with a notice, keeping what came before`, () => {
+    const head = '#hidden=20&seed=7&lane=pcd:k=3';
+    const filler = Array.from({ length: 4000 }, (_, i) => `lane=cd:label=${'x'.repeat(10)}${i}`).join('&');
+    const hash = `${head}&${filler}`;
+    expect(hash.length).toBeGreaterThan(MAX_HASH);
+    const notices = decodeChecked(hash);
+    expect(notices[0]).toMatch(new RegExp(`The link is ${hash.length - 1} characters long, more than the ${MAX_HASH} the page reads`));
+    const { state } = decodeState(catalog, hash);
+    expect([state.shared.hidden, state.shared.seed, state.lanes[0].algo, state.lanes[0].options.k]).toEqual([20, 7, 'pcd', 3]);
+    expect(state.lanes).toHaveLength(64); // the first lanes, up to the page's most
+    // One part longer than the bound: nothing of it is read, the first screen shows.
+    const huge = `#lane=cd:label=${'y'.repeat(MAX_HASH + 10)}`;
+    expect(decodeChecked(huge)).toHaveLength(1);
+    expect(decodeState(catalog, huge).state).toEqual(firstScreen(catalog));
   });
 });

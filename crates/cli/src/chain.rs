@@ -24,10 +24,14 @@ pub struct ChainCmd {
 
 /// Runs `rbm chain`.
 pub fn run(a: ChainCmd, out: &mut Out) -> CliResult {
-    let start = match a.start.as_str() {
-        "data" => Start::Data,
-        "uniform" => Start::Uniform,
-        s => return fail(format!("--start must be data or uniform (got '{s}')")),
+    let start = match Start::parse(&a.start) {
+        Ok(s) => s,
+        Err(_) => {
+            return fail(format!(
+                "--start must be data or uniform (got '{}')",
+                a.start
+            ))
+        }
     };
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;

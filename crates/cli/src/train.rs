@@ -6,6 +6,7 @@ use super::common::{
 use clap::Args;
 use rbm_core::train::{Lane, LaneConfig};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Options of `rbm train`.
@@ -53,6 +54,11 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     let seed = cfg.seed.unwrap_or_else(entropy_seed);
     cfg.seed = Some(seed);
     let mut lane = Lane::new(cfg.clone(), data.clone())?;
+    // Installed before the first line, so that a caller who saw it can interrupt safely.
+    let interrupted = match &a.save_model {
+        Some(_) => on_interrupt()?,
+        None => Arc::new(AtomicBool::new(false)),
+    };
     let batch = cfg.batch.unwrap_or(data.rows()) as u64;
     let iters = match (a.epochs, a.iters) {
         (Some(e), _) => e
@@ -74,6 +80,9 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     })?;
     out.line(&lane.record()?)?;
     for _ in 0..iters {
+        if interrupted.load(Ordering::SeqCst) {
+            return save_interrupted(&mut lane, &a, cfg.every, out);
+        }
         if let Err(e) = lane.step() {
             // The lane keeps its last finite model (the one at the last record).
             if let Some(path) = &a.save_model {
@@ -94,4 +103,33 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
         save_model(path, lane.model())?;
     }
     Ok(())
+}
+
+/// With `--save-model`, Ctrl-C (SIGINT) sets the returned flag; the loop checks it between
+/// updates and saves the model it holds. A second Ctrl-C ends the process at once.
+fn on_interrupt() -> CliResult<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    ctrlc::set_handler(move || {
+        if set.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| Failure::Msg(format!("cannot catch Ctrl-C: {e}")))?;
+    Ok(flag)
+}
+
+/// After Ctrl-C: prints the record of the last update done (unless already printed), saves
+/// that model and ends with an error line naming the update count.
+fn save_interrupted(lane: &mut Lane, a: &TrainCmd, every: u64, out: &mut Out) -> CliResult {
+    if !lane.iter().is_multiple_of(every) {
+        out.line(&lane.record()?)?;
+    }
+    let path = a.save_model.as_deref().unwrap_or_default();
+    save_model(path, lane.model())?;
+    Err(Failure::Msg(format!(
+        "interrupted after {} updates; the model at update {} is saved to '{path}'",
+        lane.iter(),
+        lane.iter()
+    )))
 }

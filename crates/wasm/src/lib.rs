@@ -22,7 +22,8 @@ use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
 use rbm_core::eval::exact;
 use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
-use rbm_core::train::{Lane, LaneConfig, Record, View};
+use rbm_core::train::trace::Trace;
+use rbm_core::train::{resume, Lane, LaneConfig, Record, View};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -227,6 +228,21 @@ pub struct SliceResult {
     pub view: Option<View>,
 }
 
+/// One update in slow motion ([`WasmLane::step_traced`]).
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TracedSlice {
+    /// The update's phases (None when it failed).
+    pub trace: Option<Trace>,
+    /// The records it made (the initial one first, when not made yet; one at an evaluation).
+    pub records: Vec<Record>,
+    /// Updates done.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// Why it failed (a divergence), if it did.
+    pub error: Option<ErrorInfo>,
+}
+
 /// How many chains a view carries.
 pub const VIEW_CHAINS: usize = 24;
 
@@ -262,6 +278,12 @@ pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
 /// worker sends the model to the page's pool of evaluation workers ([`log_z_blocks`]), and
 /// [`WasmLane::finish_exact`] turns their partial sums into the record's ATLL.
 pub const INLINE_EXACT_BITS: usize = 20;
+
+/// The longest log Z a lane enumerates inside its own `step`, estimated at the page's speeds
+/// (seconds): a slower one (e.g. 16×1000 on `bas4`, ≈ 0.1 s estimated; 16×16 is 0.04 s) is
+/// deferred to the evaluation pool too, so that the lane's worker answers Pause within 200 ms
+/// meanwhile, even when a loaded machine gives it a fraction of a core.
+pub const INLINE_EXACT_SECS: f64 = 0.05;
 
 /// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
 /// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
@@ -301,15 +323,66 @@ impl WasmLane {
     /// budget ([`page_lane`]). Throws `{kind, key, message}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, dataset: &str) -> Result<WasmLane, JsValue> {
-        let mut cfg = lane_config(config).map_err(js_err)?;
+        let cfg = lane_config(config).map_err(js_err)?;
         let data = self::dataset(dataset).map_err(js_err)?;
+        WasmLane::make(cfg, data, None).map_err(js_err)
+    }
+
+    /// A lane that continues the model file `bytes` (JSON or binary, at most
+    /// [`resume::MAX_MODEL_FILE_BYTES`]) on `dataset`, from the saved update ([`Lane::resume`]),
+    /// with the configuration `config` — and, when `recorded`, the per-lane options the file
+    /// recorded ([`resume::resume_config`]). Throws `{kind, key, message}` saying what is wrong
+    /// with the file.
+    pub fn resume(
+        config: JsValue,
+        dataset: &str,
+        bytes: &[u8],
+        recorded: bool,
+    ) -> Result<WasmLane, JsValue> {
+        let current = lane_config(config).map_err(js_err)?;
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let (model, training) = resume::read_model_file(bytes).map_err(js_err)?;
+        let from = training.as_ref().filter(|_| recorded);
+        let cfg = resume::resume_config(&current, from, &model);
+        WasmLane::make(cfg, data, Some((model, training))).map_err(js_err)
+    }
+
+    /// The lane's configuration object (after [`WasmLane::resume`]: the options it continues
+    /// with).
+    #[wasm_bindgen(getter)]
+    pub fn config(&self) -> Result<JsValue, JsValue> {
+        to_js(self.lane.config())
+    }
+
+    /// Sets option `key` to `value` from the next update on, without rebuilding the lane
+    /// ([`Lane::set_live`]: options the schema marks `live`). Throws `{kind, key, message}`.
+    #[wasm_bindgen(js_name = setLive)]
+    pub fn set_live(&mut self, key: &str, value: JsValue) -> Result<(), JsValue> {
+        let v: serde_json::Value = serde_wasm_bindgen::from_value(value)
+            .map_err(|e| js_err(Error::option(key, format!("{key}: {e}"))))?;
+        self.lane.set_live(key, v).map_err(js_err)
+    }
+}
+
+impl WasmLane {
+    /// A lane within the page's budget ([`page_lane`]), fresh or continuing a loaded model.
+    fn make(
+        mut cfg: LaneConfig,
+        data: Arc<Dataset>,
+        loaded: Option<(Rbm, Option<resume::Training>)>,
+    ) -> Result<WasmLane, Error> {
         // The configuration as given (its exact limit included) against the page's budget; a
         // curve deferred to the evaluation pool is not computed in this worker, so the lane is
         // then built with the inline limit.
-        cfg.validate_for(&data, &cost::PAGE).map_err(js_err)?;
+        cfg.validate_for(&data, &cost::PAGE)?;
         let bits = data.m.min(cfg.hidden);
-        let deferred = if bits > INLINE_EXACT_BITS && bits <= cfg.exact_bits {
-            cfg.exact_bits = INLINE_EXACT_BITS;
+        let wide = bits > INLINE_EXACT_BITS;
+        // Within the budget, but too slow for the lane's own slices.
+        let slow = cost::log_z_secs(data.m, cfg.hidden, &cost::PAGE.speed) > INLINE_EXACT_SECS
+            && cost::exact_secs(data.m, cfg.hidden, data.rows(), &cost::PAGE.speed)
+                <= cost::PAGE.eval_secs;
+        let deferred = if bits <= cfg.exact_bits && (wide || slow) {
+            cfg.exact_bits = bits.min(INLINE_EXACT_BITS + 1) - 1;
             let rows = if data.is_binary() {
                 data.clone()
             } else {
@@ -322,12 +395,16 @@ impl WasmLane {
         } else {
             None
         };
-        Ok(WasmLane {
-            lane: page_lane(cfg, data).map_err(js_err)?,
-            deferred,
-        })
+        let lane = match loaded {
+            None => page_lane(cfg, data)?,
+            Some((model, t)) => Lane::resume(cfg, data, model, t.as_ref(), &cost::PAGE)?,
+        };
+        Ok(WasmLane { lane, deferred })
     }
+}
 
+#[wasm_bindgen]
+impl WasmLane {
     /// Why the lane trains without the exact curve its size would allow (its exact evaluation
     /// exceeds the page's budget), or undefined.
     #[wasm_bindgen(getter)]
@@ -343,12 +420,20 @@ impl WasmLane {
         self.deferred.as_ref().map_or(0, |d| d.blocks as u32)
     }
 
+    /// Whether the panels' model distribution of a deferred lane waits for the record's log Z
+    /// from the pool (the visible layer is small enough for it): the worker then asks for the
+    /// view after [`WasmLane::finish_exact`] rather than at the record.
+    #[wasm_bindgen(getter, js_name = viewAfterExact)]
+    pub fn view_after_exact(&self) -> bool {
+        self.deferred.is_some() && self.lane.model().m() <= exact::MAX_DIST_BITS
+    }
+
     /// The exact ATLL of the lane's training data (thresholded at 0.5 when grey) under its
     /// current model, from `parts`, the partial sums of every block of the enumeration in
     /// block order as [`log_z_blocks`] gives them: `{atll, logZ}`, with the bits of the core's
     /// one-thread evaluation whatever the split over workers. Throws `{kind, key, message}`.
     #[wasm_bindgen(js_name = finishExact)]
-    pub fn finish_exact(&self, parts: &[f64]) -> Result<JsValue, JsValue> {
+    pub fn finish_exact(&mut self, parts: &[f64]) -> Result<JsValue, JsValue> {
         let d = self.deferred.as_ref().ok_or_else(|| {
             js_err(Error::Invalid(
                 "this lane computes its exact curve itself".into(),
@@ -366,17 +451,29 @@ impl WasmLane {
             .collect();
         let log_z = exact::merge_blocks(rbm, &sums).map_err(js_err)?;
         let atll = exact::average_log_likelihood(rbm, &d.data, log_z).map_err(js_err)?;
+        // The next view at this update shows the model distribution from it.
+        self.lane.take_log_z(log_z);
         to_js(&ExactResult { atll, log_z })
     }
 
     /// One slice of work: `updates` updates, the records they made and, if `view`, the
     /// panels' view — one call per slice. A failure (divergence) is reported in `error`
     /// with the records made before it.
-    pub fn step(&mut self, updates: u32, view: bool) -> Result<JsValue, JsValue> {
+    pub fn step(
+        &mut self,
+        updates: u32,
+        view: bool,
+        within_ms: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
         let mut records = Vec::new();
+        // A slice sized for its time can take far longer when the machine gives the worker
+        // less of a core than before: with `within_ms`, it ends between updates once that much
+        // wall time has passed, so the worker reads Pause soon whatever the load.
+        let t0 = js_sys::Date::now();
+        let go_on = || within_ms.is_none_or(|ms| js_sys::Date::now() - t0 < ms);
         let error = self
             .lane
-            .run_into(updates as u64, &mut records)
+            .run_while(updates as u64, &mut records, go_on)
             .err()
             .map(|e| e.info());
         let view = view.then(|| self.lane.view(VIEW_CHAINS));
@@ -397,16 +494,34 @@ impl WasmLane {
         Ok(out)
     }
 
+    /// One update in slow motion ([`Lane::step_traced`]: the ordinary update, bit for bit),
+    /// showing its first `show` batch rows and chains.
+    #[wasm_bindgen(js_name = stepTraced)]
+    pub fn step_traced(&mut self, show: u32) -> Result<JsValue, JsValue> {
+        let mut records = Vec::new();
+        let (trace, error) = match self.lane.step_traced(show as usize, &mut records) {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(e.info())),
+        };
+        to_js(&TracedSlice {
+            trace,
+            records,
+            iter: self.lane.iter(),
+            error,
+        })
+    }
+
     /// The record of the lane as it is now (the last checkpoint of a trial whose length is not a
     /// multiple of `every`, as `rbm reproduce` records it). Throws `{kind, key, message}`.
     pub fn record(&mut self) -> Result<JsValue, JsValue> {
         to_js(&self.lane.record().map_err(js_err)?)
     }
 
-    /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n]}`.
+    /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n], "training":
+    /// …}` with the lane's training recorded ([`Lane::model_file`]).
     #[wasm_bindgen(js_name = exportModel)]
     pub fn export_model(&self) -> String {
-        self.lane.model().to_json()
+        self.lane.model_file()
     }
 
     /// The model in the compact binary format (`RBMM`, f32 parameters, checksummed): about a
@@ -416,10 +531,23 @@ impl WasmLane {
         self.lane.model().to_bytes()
     }
 
+    /// The stopping times τ of the latest update's chains as counts by τ (`taus[t]` chains
+    /// stopped at τ = t; UCD only, else undefined): the page's τ histogram across trials.
+    #[wasm_bindgen(getter)]
+    pub fn taus(&self) -> Option<Vec<u32>> {
+        self.lane.stopping_times().map(<[u32]>::to_vec)
+    }
+
     /// Updates done so far.
     #[wasm_bindgen(getter)]
     pub fn iter(&self) -> f64 {
         self.lane.iter() as f64
+    }
+
+    /// The update the exported model is of (after a divergence: the last record's).
+    #[wasm_bindgen(getter, js_name = modelIter)]
+    pub fn model_iter(&self) -> f64 {
+        self.lane.model_iter() as f64
     }
 
     /// The seed in use, as a decimal string.
@@ -459,7 +587,7 @@ impl WasmLane {
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
     /// exact curve) under the lane's current model, or null when the lane computes no exact
-    /// curve itself (the smaller layer has more than the lane's `exact_bits` units or than
+    /// curve (the smaller layer has more than the lane's `exact_bits` units or than
     /// [`INLINE_EXACT_BITS`], or the page's budget dropped it) or this data set's evaluation
     /// exceeds the page's budget for one. One call: at 20 units it enumerates 2^20 states.
     #[wasm_bindgen(js_name = exactAtll)]
@@ -468,7 +596,9 @@ impl WasmLane {
         let data = self::dataset(dataset).map_err(js_err)?;
         let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &cost::PAGE.speed);
         let bits = rbm.m().min(rbm.n());
-        if !self.lane.exact() || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
+        // A curve deferred for its time (not its width) is still one the page may compute.
+        let curve = self.lane.exact() || self.deferred.is_some();
+        if !curve || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
             return Ok(None);
         }
         let data = if data.is_binary() {
@@ -480,6 +610,213 @@ impl WasmLane {
         rbm_core::eval::exact::average_log_likelihood(rbm, &data, log_z)
             .map(Some)
             .map_err(js_err)
+    }
+
+    /// The exact law p_k = p_0 Tᵏ of a Gibbs chain of the lane's current model after k sweeps,
+    /// k = 0..=`k_max`, started at `start` (`data`: the data set `dataset`'s rows, CD's start;
+    /// `uniform`), to walk sweep by sweep ([`WasmChain::step`]): `rbm chain`'s computation
+    /// (docs/algorithms.md §7). Throws `{kind, key, message}` (a model over 2^24 joint states).
+    pub fn chain(&self, dataset: &str, start: &str, k_max: u32) -> Result<WasmChain, JsValue> {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let start = rbm_core::eval::chain::Start::parse(start).map_err(js_err)?;
+        let walk =
+            rbm_core::eval::chain::ChainWalk::new(self.lane.model(), &data, start, k_max as usize)
+                .map_err(js_err)?;
+        Ok(WasmChain {
+            walk,
+            k_max,
+            iter: self.lane.iter(),
+        })
+    }
+
+    /// The lane's algorithm's gradient estimate at its current model over `reps` repetitions
+    /// seeded `seed`, against the exact gradient on `dataset` (`rbm grad`'s computation,
+    /// [`rbm_core::diagnostics::grad`]), to run a few repetitions per call ([`WasmGrad::step`]).
+    /// Throws `{kind, key, message}`: no exact gradient (the smaller layer is too large), or it
+    /// would hold the worker longer than the page's budget for one evaluation.
+    pub fn grad(&self, dataset: &str, reps: u32, seed: f64) -> Result<WasmGrad, JsValue> {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let model = self.lane.model().clone();
+        let cfg = grad_config(self.lane.config(), &model, reps as usize, seed).map_err(js_err)?;
+        check_grad_in_page(&model, &data).map_err(js_err)?;
+        let exact = rbm_core::diagnostics::grad::exact_gradient(&model, &data)
+            .map_err(js_err)?
+            .ok_or_else(|| js_err(Error::Invalid("no exact gradient for this model".into())))?;
+        Ok(WasmGrad {
+            acc: rbm_core::diagnostics::grad::Accumulator::new(model.m(), model.n()),
+            model,
+            data,
+            cfg,
+            exact,
+            reps: reps as usize,
+            iter: self.lane.iter(),
+        })
+    }
+}
+
+/// The configuration of `rbm grad` for a lane's algorithm: the lane's options, seeded `seed`,
+/// that never evaluates (its repetitions are single updates at the model).
+pub fn grad_config(
+    lane: &LaneConfig,
+    model: &Rbm,
+    reps: usize,
+    seed: f64,
+) -> Result<LaneConfig, Error> {
+    let spec = &rbm_core::schema::views::GRAD_REPS;
+    spec.parse(&reps.to_string())?;
+    let seed = rbm_core::train::config::SEED
+        .parse(&format!("{seed}"))?
+        .as_u64()
+        .unwrap_or(1);
+    Ok(LaneConfig {
+        seed: Some(seed),
+        hidden: model.n(),
+        exact_bits: 0,
+        ..lane.clone()
+    })
+}
+
+/// The longest the live gradient panel's exact gradient may hold a lane's worker (estimated by
+/// the cost model): its one call is not split, and the lane must still answer Pause within
+/// 200 ms (BAS 4×4 with 16 hidden units: about 0.1 s estimated; with 1 000: several seconds).
+pub const GRAD_IN_LANE_SECS: f64 = 0.15;
+
+/// Refuses the exact gradient of `model` on `data` when its one call (it is not split) would
+/// hold the lane's worker longer than [`GRAD_IN_LANE_SECS`], or when the smaller layer is too
+/// large to enumerate ([`exact::MAX_DIST_BITS`]).
+pub fn check_grad_in_page(model: &Rbm, data: &Dataset) -> Result<(), Error> {
+    let (m, n) = (model.m(), model.n());
+    if m.min(n) > exact::MAX_DIST_BITS {
+        return Err(Error::TooLarge(format!(
+            "the exact gradient enumerates 2^{} states: at most 2^{} (fewer hidden units)",
+            m.min(n),
+            exact::MAX_DIST_BITS
+        )));
+    }
+    let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &cost::PAGE.speed);
+    let budget = cost::Budget {
+        job_secs: GRAD_IN_LANE_SECS,
+        place: "a lane's worker (so that it answers Pause at once)",
+        ..cost::PAGE
+    };
+    cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &budget).map(|_| ())
+}
+
+/// What [`WasmChain::result`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ChainResult {
+    /// The lane's update at which the model was taken.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// One point per k = 0..=k_max.
+    pub points: Vec<rbm_core::eval::chain::ChainPoint>,
+}
+
+/// An exact chain walk ([`rbm_core::eval::chain::ChainWalk`]) on a copy of a lane's model.
+#[wasm_bindgen]
+pub struct WasmChain {
+    walk: rbm_core::eval::chain::ChainWalk,
+    k_max: u32,
+    iter: u64,
+}
+
+#[wasm_bindgen]
+impl WasmChain {
+    /// Walks up to `max_steps` more sweeps: `{done, doneSteps, totalSteps}` (sweeps).
+    pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
+        let done = self.walk.advance(max_steps as usize);
+        to_js(&AisProgress {
+            done,
+            done_steps: self.walk.sweeps() as f64,
+            total_steps: self.k_max as f64,
+        })
+    }
+
+    /// The points walked so far ([`ChainResult`]).
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        to_js(&ChainResult {
+            iter: self.iter,
+            points: self.walk.points().to_vec(),
+        })
+    }
+}
+
+/// What [`WasmGrad::result`] returns.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct GradResult {
+    /// The lane's update at which the model was taken.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// The seed of the repetitions (`rbm grad --seed`).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub seed: u64,
+    /// Over all parameters.
+    pub summary: rbm_core::diagnostics::grad::GradSummary,
+    /// Per block, as `rbm grad` prints it.
+    pub estimate: rbm_core::diagnostics::grad::GradEstimate,
+}
+
+/// A gradient estimate of a lane's algorithm at a copy of its model, a few repetitions per call:
+/// the repetitions are added in order, so the result is `rbm grad`'s with the same seed.
+#[wasm_bindgen]
+pub struct WasmGrad {
+    acc: rbm_core::diagnostics::grad::Accumulator,
+    model: Rbm,
+    data: Arc<Dataset>,
+    cfg: LaneConfig,
+    exact: rbm_core::model::Params<f64>,
+    reps: usize,
+    iter: u64,
+}
+
+#[wasm_bindgen]
+impl WasmGrad {
+    /// Runs up to `max_steps` more repetitions: `{done, doneSteps, totalSteps}` (repetitions).
+    /// Throws `{kind, key, message}` (a non-finite estimate).
+    pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
+        for _ in 0..max_steps.max(1) {
+            if self.acc.reps() >= self.reps {
+                break;
+            }
+            let g = rbm_core::diagnostics::grad::repetition(
+                &self.model,
+                self.data.clone(),
+                &self.cfg,
+                self.acc.reps(),
+            )
+            .map_err(js_err)?;
+            self.acc.add(&g);
+        }
+        to_js(&AisProgress {
+            done: self.acc.reps() >= self.reps,
+            done_steps: self.acc.reps() as f64,
+            total_steps: self.reps as f64,
+        })
+    }
+
+    /// The estimate ([`GradResult`]) once `step` said done; throws before.
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        if self.acc.reps() < self.reps {
+            return Err(js_err(Error::Invalid(
+                "the gradient estimate has not finished".into(),
+            )));
+        }
+        let chains = self
+            .cfg
+            .chains
+            .unwrap_or(self.cfg.batch.unwrap_or(self.data.rows()));
+        let estimate = self
+            .acc
+            .finish(&self.cfg.algo, chains, Some(&self.exact))
+            .map_err(js_err)?;
+        to_js(&GradResult {
+            iter: self.iter,
+            seed: self.cfg.seed.unwrap_or(0),
+            summary: estimate.summary(),
+            estimate,
+        })
     }
 }
 

@@ -7,7 +7,7 @@
 use rbm_core::data::Dataset;
 use rbm_core::model::Rbm;
 use rbm_core::train::{Lane, LaneConfig};
-use rbm_playground::{check_ais_in_page, page_lane};
+use rbm_playground::{check_ais_in_page, check_grad_in_page, grad_config, page_lane};
 use std::sync::Arc;
 
 fn cfg(json: &str) -> LaneConfig {
@@ -67,4 +67,34 @@ fn ais_in_the_page_is_held_to_the_page_budget() {
     // Out of range: the range's message, not the budget's.
     let e = check_ais_in_page(&model, &ais(1, 1000)).unwrap_err();
     assert!(e.to_string().contains("between 2 and"), "{e}");
+}
+
+/// The live gradient panel's exact gradient runs in one call in the lane's worker: it is held to
+/// what keeps the lane answering Pause; its repetitions are `rbm grad`'s configuration.
+#[test]
+fn the_exact_gradient_in_the_page_is_held_to_the_page_budget() {
+    let small = Rbm::random(16, 16, 0.1, 1).unwrap();
+    check_grad_in_page(&small, &bas4()).unwrap();
+    // 16 × 1000 on bas4 is within the page's 2 s for an evaluation, not within a lane's slice.
+    let wide = Rbm::random(16, 1000, 0.1, 1).unwrap();
+    let e = check_grad_in_page(&wide, &bas4()).unwrap_err();
+    assert!(e.to_string().contains("answers Pause"), "{e}");
+    let digits = Arc::new(Dataset::parse("d", &"01".repeat(392)).unwrap());
+    for n in [20, 25] {
+        let big = Rbm::random(784, n, 0.01, 1).unwrap();
+        let e = check_grad_in_page(&big, &digits).unwrap_err();
+        assert!(e.to_string().contains("exact gradient"), "{e}");
+    }
+    let lane = cfg(r#"{"seed": 9, "algo": "cd", "k": 3, "chains": 50, "lr": 0.3}"#);
+    let g = grad_config(&lane, &small, 100, 4.0).unwrap();
+    assert_eq!(
+        (g.seed, g.k, g.chains, g.exact_bits, g.hidden),
+        (Some(4), 3, Some(50), 0, 16)
+    );
+    for reps in [1, 10_001] {
+        assert_eq!(
+            grad_config(&lane, &small, reps, 4.0).unwrap_err().key(),
+            Some("grad_reps")
+        );
+    }
 }

@@ -7,7 +7,9 @@
 use rbm_core::catalog::{
     AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry,
 };
+use rbm_core::diagnostics::grad::{BlockEstimate, GradEstimate, GradSummary};
 use rbm_core::error::ErrorInfo;
+use rbm_core::eval::chain::ChainPoint;
 use rbm_core::eval::distribution::Distribution;
 use rbm_core::eval::isl::IslPoint;
 use rbm_core::eval::mixing::Mixing;
@@ -17,8 +19,12 @@ use rbm_core::sampler::drift::{DriftPoint, SelfTest};
 use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
+use rbm_core::train::trace::Trace;
 use rbm_core::train::{Record, View};
-use rbm_playground::{AisEstimate, AisProgress, ExactResult, LoadedSet, SamplerSlice, SliceResult};
+use rbm_playground::{
+    AisEstimate, AisProgress, ChainResult, ExactResult, GradResult, LoadedSet, SamplerSlice,
+    SliceResult, TracedSlice,
+};
 use ts_rs::{Config, TS};
 
 fn decl<T: TS>(cfg: &Config) -> String {
@@ -56,6 +62,8 @@ fn generated() -> String {
         decl::<Distribution>(&cfg),
         decl::<ErrorInfo>(&cfg),
         decl::<SliceResult>(&cfg),
+        decl::<TracedSlice>(&cfg),
+        decl::<Trace>(&cfg),
         decl::<LoadedSet>(&cfg),
         decl::<AisProgress>(&cfg),
         decl::<AisEstimate>(&cfg),
@@ -67,6 +75,12 @@ fn generated() -> String {
         decl::<Mixing>(&cfg),
         decl::<DriftPoint>(&cfg),
         decl::<SelfTest>(&cfg),
+        decl::<ChainPoint>(&cfg),
+        decl::<ChainResult>(&cfg),
+        decl::<GradSummary>(&cfg),
+        decl::<BlockEstimate>(&cfg),
+        decl::<GradEstimate>(&cfg),
+        decl::<GradResult>(&cfg),
     ] {
         out.push_str(&d);
     }

@@ -50,7 +50,7 @@ struct SliceResult {
 }
 
 fn step(lane: &mut WasmLane, updates: u32) -> SliceResult {
-    serde_wasm_bindgen::from_value(lane.step(updates, false).unwrap()).unwrap()
+    serde_wasm_bindgen::from_value(lane.step(updates, false, None).unwrap()).unwrap()
 }
 
 fn error(e: JsValue) -> ErrorInfo {
@@ -199,7 +199,7 @@ fn a_diverging_lane_reports_it_and_keeps_its_last_finite_model() {
     assert_eq!(again.error, Some(e));
     assert!(again.records.is_empty());
     // The view and export still work on the kept model.
-    let v = lane.step(0, true).unwrap();
+    let v = lane.step(0, true, None).unwrap();
     let d = get(&get(&v, "view"), "dist");
     assert!(get(&d, "log_z").as_f64().unwrap().is_finite());
     assert!(lane
@@ -225,9 +225,10 @@ fn the_catalog_and_views_describe_the_lane() {
         "{names:?}"
     );
     let options = js_sys::Array::from(&get(&cat, "options"));
+    // The lanes' options, then the page's views' (scope "view").
     assert_eq!(
         options.length() as usize,
-        rbm_core::train::config::options().len()
+        rbm_core::train::config::options().len() + rbm_core::schema::views::VIEW_OPTIONS.len()
     );
     let sets = js_sys::Array::from(&get(&cat, "data_sets"));
     let bas4 = sets
@@ -243,7 +244,7 @@ fn the_catalog_and_views_describe_the_lane() {
     )
     .unwrap();
     // One call per slice: records and, when asked, the view (log Z reused from the record).
-    let r = lane.step(20, true).unwrap();
+    let r = lane.step(20, true, None).unwrap();
     let recs: Vec<Record> = serde_wasm_bindgen::from_value(get(&r, "records")).unwrap();
     assert_eq!(recs.iter().map(|r| r.iter).collect::<Vec<_>>(), [0, 10, 20]);
     let v = get(&r, "view");
@@ -257,9 +258,21 @@ fn the_catalog_and_views_describe_the_lane() {
     assert_eq!(w.to_vec(), model(&lane).w());
     let chains: Vec<u8> = serde_wasm_bindgen::from_value(get(&v, "chains")).unwrap();
     assert_eq!(chains.len(), 24 * 16);
-    assert!(lane.step(3, false).is_ok());
-    assert!(get(&lane.step(0, false).unwrap(), "view").is_null());
+    assert!(lane.step(3, false, None).is_ok());
+    assert!(get(&lane.step(0, false, None).unwrap(), "view").is_null());
     assert_eq!(lane.iter(), 23.0);
+    // A slice whose time is up ends after its first update: 7 such calls are 7 updates, the
+    // same model as one call of 7.
+    let mut timed =
+        WasmLane::new(js(r#"{"algo": "pcd", "seed": 2, "chains": 64}"#), "bas4").unwrap();
+    let mut once =
+        WasmLane::new(js(r#"{"algo": "pcd", "seed": 2, "chains": 64}"#), "bas4").unwrap();
+    for i in 1..=7 {
+        let r = timed.step(1000, false, Some(0.0)).unwrap();
+        assert_eq!(get(&r, "iter").as_f64(), Some(i as f64));
+    }
+    once.step(7, false, None).unwrap();
+    assert_eq!(model(&timed).to_json(), model(&once).to_json());
 }
 
 /// MNIST-shaped stand-ins loaded as the page loads its asset: 2 200 grey 28×28 digits of a few
@@ -437,14 +450,46 @@ fn deferred_exact_curves_merge_the_pools_blocks_to_the_core_bits() {
     );
     // Missing blocks, or a lane that enumerates inside its step, are refused.
     assert!(lane.finish_exact(&parts[..62]).is_err());
-    let inline = WasmLane::new(
-        js(r#"{"hidden": 20, "batch": 20, "seed": 1}"#),
-        "mnist-test",
-    )
-    .unwrap();
+    let mut inline =
+        WasmLane::new(js(r#"{"hidden": 8, "batch": 20, "seed": 1}"#), "mnist-test").unwrap();
     assert_eq!(inline.exact_blocks(), 0);
     assert!(inline.finish_exact(&parts).is_err());
     assert!(rbm_playground::log_z_blocks(&bytes, 30, 33).is_err());
+}
+
+/// A log Z within the page's budget but too slow for a lane's own slices (16×2000 on `bas4`:
+/// 2^16 states × 2000 units, ≈ 0.18 s estimated) is deferred to the pool as well, so the lane's worker answers
+/// Pause meanwhile: the pool's blocks give the bits of the core's in-lane evaluation, and the
+/// view after `finishExact` shows the model distribution from that log Z.
+#[wasm_bindgen_test]
+fn a_slow_exact_evaluation_of_a_narrow_lane_is_deferred_with_the_same_bits() {
+    use rbm_core::data::Dataset;
+    use rbm_core::eval::exact;
+    let cfg = r#"{"algo": "cd", "hidden": 2000, "seed": 4, "every": 3, "chains": 64}"#;
+    let mut lane = WasmLane::new(js(cfg), "bas4").unwrap();
+    assert_eq!(lane.exact_blocks(), 1);
+    assert!(lane.view_after_exact());
+    let r = step(&mut lane, 3);
+    assert_eq!(r.records.len(), 2);
+    assert!(r.records.iter().all(|x| x.atll.is_none()));
+    let bytes = lane.export_model_binary();
+    let parts = rbm_playground::log_z_blocks(&bytes, 0, 1).unwrap();
+    let got = lane.finish_exact(&parts).unwrap();
+    let want = exact::evaluate(&model(&lane), &Dataset::builtin("bas4").unwrap()).unwrap();
+    assert_eq!(
+        get(&got, "atll").as_f64().map(f64::to_bits),
+        Some(want.atll.to_bits())
+    );
+    let view = get(&lane.step(0, true, None).unwrap(), "view");
+    let dist = get(&view, "dist");
+    assert_eq!(
+        get(&dist, "log_z").as_f64().map(f64::to_bits),
+        Some(want.log_z.to_bits())
+    );
+    // A fast one stays inside the lane.
+    let small = WasmLane::new(js(r#"{"hidden": 16, "seed": 4}"#), "bas4").unwrap();
+    assert_eq!(small.exact_blocks(), 0);
+    assert!(!small.view_after_exact());
 }
 
 #[wasm_bindgen_test]

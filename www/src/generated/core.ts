@@ -7,7 +7,8 @@ export type Catalog = {
  */
 algorithms: Array<AlgoEntry>, 
 /**
- * Every option: the general ones, then the algorithms' own.
+ * Every option: the general ones, the algorithms' own, then the page's views' (scope
+ * `view`: not part of a lane's configuration).
  */
 options: Array<OptionEntry>, 
 /**
@@ -76,7 +77,13 @@ advanced: boolean,
 /**
  * Who sets it in the page.
  */
-scope: Scope, };
+scope: Scope, 
+/**
+ * Whether a running lane takes a new value at its next update without being rebuilt
+ * ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+ * which no algorithm's state depends on (docs/algorithms.md §4).
+ */
+live: boolean, };
 export type OptionSpec = { 
 /**
  * Key in [`crate::train::LaneConfig`], the page's URL and the wasm API; the CLI flag is
@@ -106,7 +113,13 @@ advanced: boolean,
 /**
  * Who sets it in the page.
  */
-scope: Scope, };
+scope: Scope, 
+/**
+ * Whether a running lane takes a new value at its next update without being rebuilt
+ * ([`crate::train::Lane::set_live`]): the step size and the optimizer's coefficients,
+ * which no algorithm's state depends on (docs/algorithms.md §4).
+ */
+live: boolean, };
 export type Kind = { "type": "int", 
 /**
  * Smallest valid value.
@@ -133,7 +146,7 @@ max_open: boolean, } | { "type": "choice",
  */
 choices: Array<string>, };
 export type Default = { "type": "int", "value": number } | { "type": "float", "value": number } | { "type": "name", "value": string } | { "type": "derived", "value": string };
-export type Scope = "shared" | "lane";
+export type Scope = "shared" | "lane" | "view";
 export type StatSpec = { 
 /**
  * Key in [`crate::train::Record::stats`].
@@ -507,7 +520,12 @@ originals: Array<number>,
 /**
  * … and their reconstructions E[v | E[h|v]] under the model (`count × m`).
  */
-reconstructions: Array<number>, };
+reconstructions: Array<number>, 
+/**
+ * The stopping times τ of the latest update's chains, as counts by τ (`taus[t]` chains
+ * stopped at τ = t), when the algorithm's chains stop at a random time (UCD).
+ */
+taus: Array<number> | null, };
 export type Distribution = { 
 /**
  * p_model(v) of each distinct pattern, in the order of [`Dataset::distinct`].
@@ -564,6 +582,73 @@ failed: boolean,
  * The panels' view, when asked for.
  */
 view: View | null, };
+export type TracedSlice = { 
+/**
+ * The update's phases (None when it failed).
+ */
+trace: Trace | null, 
+/**
+ * The records it made (the initial one first, when not made yet; one at an evaluation).
+ */
+records: Array<CoreRecord>, 
+/**
+ * Updates done.
+ */
+iter: number, 
+/**
+ * Why it failed (a divergence), if it did.
+ */
+error: ErrorInfo | null, };
+export type Trace = { 
+/**
+ * The update this trace made (updates done after it).
+ */
+iter: number, 
+/**
+ * Visible units m.
+ */
+m: number, 
+/**
+ * Hidden units n.
+ */
+n: number, 
+/**
+ * The learning rate η of the update.
+ */
+lr: number, 
+/**
+ * Rows of the mini-batch shown (the first ones) …
+ */
+rows: number, 
+/**
+ * … their visible values, `rows × m` (after binarisation) …
+ */
+batch: Array<number>, 
+/**
+ * … and E[h|v] under the model before the update, `rows × n` (the positive phase).
+ */
+hidden_probs: Array<number>, 
+/**
+ * Chains shown (the first ones).
+ */
+chains: number, 
+/**
+ * Their visible states at the start of the negative phase and after each Gibbs sweep,
+ * `chains × m` each (empty when the algorithm's sampler is not traced sweep by sweep).
+ */
+sweeps: Array<Array<number>>, 
+/**
+ * The positive statistics ⟨v_i h_j⟩ over the whole batch (E[h|v] for h).
+ */
+positive: Array<number>, 
+/**
+ * The negative statistics the gradient implies: positive − g (− λ·W for weight decay).
+ */
+negative: Array<number>, 
+/**
+ * ΔW = W after − W before.
+ */
+delta_w: Array<number>, };
 export type LoadedSet = { 
 /**
  * The name lanes use.
@@ -809,3 +894,109 @@ points: Array<DriftPoint>,
  * Whether every distance is within 4 standard deviations of the floor.
  */
 at_floor: boolean, };
+export type ChainPoint = { 
+/**
+ * Sweeps.
+ */
+k: number, 
+/**
+ * TV(p_k, p_model).
+ */
+tv_model: number, 
+/**
+ * KL(p_k ‖ p_model) in nats.
+ */
+kl_model: number, 
+/**
+ * TV(p_k, p_data).
+ */
+tv_data: number, };
+export type ChainResult = { 
+/**
+ * The lane's update at which the model was taken.
+ */
+iter: number, 
+/**
+ * One point per k = 0..=k_max.
+ */
+points: Array<ChainPoint>, };
+export type GradSummary = { 
+/**
+ * ‖mean − exact‖₂ over all parameters (when exact is known).
+ */
+bias_norm: number | null, 
+/**
+ * cos∠(mean, exact) (when exact is known and both are non-zero).
+ */
+cosine: number | null, 
+/**
+ * √(Σ std_err²): the size of the mean's standard error over all parameters.
+ */
+std_err_norm: number, 
+/**
+ * ‖exact‖₂ (when known).
+ */
+exact_norm: number | null, };
+export type BlockEstimate = { 
+/**
+ * "W", "b" or "c".
+ */
+block: string, 
+/**
+ * Exact gradient E_data[s] − E_model[s] (when enumerable).
+ */
+exact: Array<number> | null, 
+/**
+ * Mean of the estimates over the repetitions.
+ */
+mean: Array<number>, 
+/**
+ * Standard error of each mean entry (sample s.d. / √R).
+ */
+std_err: Array<number>, 
+/**
+ * ‖mean − exact‖₂ (when exact is known).
+ */
+bias_norm: number | null, 
+/**
+ * Largest |mean − exact| / std_err over the entries (when exact is known).
+ */
+max_z: number | null, 
+/**
+ * V = E‖f̂ − E f̂‖²_F across repetitions (UCD paper, Appendix C).
+ */
+variance: number, };
+export type GradEstimate = { 
+/**
+ * Algorithm name.
+ */
+algo: string, 
+/**
+ * Chains per repetition.
+ */
+chains: number, 
+/**
+ * Repetitions.
+ */
+reps: number, 
+/**
+ * Per block.
+ */
+blocks: Array<BlockEstimate>, };
+export type GradResult = { 
+/**
+ * The lane's update at which the model was taken.
+ */
+iter: number, 
+/**
+ * The seed of the repetitions (`rbm grad --seed`).
+ */
+seed: number, 
+/**
+ * Over all parameters.
+ */
+summary: GradSummary, 
+/**
+ * Per block, as `rbm grad` prints it.
+ */
+estimate: GradEstimate, };

@@ -27,7 +27,7 @@ class DistributionPanel implements LanePanel {
     this.figure.hidden = !dist || ds.patterns.length !== dist.model.length;
     if (!dist || this.figure.hidden) return;
     drawDistribution(this.canvas, dist, ds.patterns, ds.shape, ctx.colour, width);
-    const text = `Model probability p(v) of the ${ds.patterns.length} distinct training patterns (filled bars; outlines: their frequency in the data). Mass on the data ${(100 * dist.on).toFixed(1)}%, off it ${(100 * dist.off).toFixed(1)}%.`;
+    const text = `Model probability p(v) of the ${ds.patterns.length} distinct training patterns (filled bars, a white notch where one is cut off; outlines: their frequency in the data). Mass on the data ${(100 * dist.on).toFixed(1)}%, off it ${(100 * dist.off).toFixed(1)}%.`;
     this.canvas.setAttribute('aria-label', text);
     setText(this.caption, text);
   }

@@ -40,10 +40,16 @@ class OptionsPanel implements LanePanel {
     const id = `${ctx.idPrefix}-${spec.key}`;
     const input = optionInput(spec, id);
     input.setAttribute('aria-describedby', `${id}-help ${id}-err`);
-    input.addEventListener('change', () => ctx.setOption(spec.key, input.value));
     const error = el('p', { className: 'field-error', id: `${id}-err`, role: 'alert' });
-    this.fields.set(spec.key, { input, error, shown: '\u0000' });
+    const field: Field = { input, error, shown: '\u0000' };
+    this.fields.set(spec.key, field);
+    input.addEventListener('change', () => {
+      if (ctx.setOption(spec.key, input.value)) return;
+      field.shown = '\u0000'; // declined: the next draw writes the value in use back
+      ctx.refresh();
+    });
     const help = el('span', { className: 'help', id: `${id}-help` }, spec.help);
+    if (spec.live) help.append(' ', el('em', { className: 'live-note' }, '(applies at once, keeping the curve)'));
     const term = TERM_OF_KEY[spec.key];
     if (term) help.append(' ', termLink(term, '(glossary)'));
     const row = [el('label', { htmlFor: id }, spec.label), input, help, error];
@@ -55,8 +61,9 @@ class OptionsPanel implements LanePanel {
   update(lane: LaneHandle, ctx: PanelContext): void {
     for (const [key, f] of this.fields) {
       const text = formatValue(lane.options[key] ?? null);
-      // Only a new value replaces the text: refused text stays in its input, with its message.
-      if (text !== f.shown) {
+      // Only a new value replaces the text: refused text stays in its input, with its message
+      // (text the core refused goes back to the value in use).
+      if (text !== f.shown || lane.reverted.delete(key)) {
         f.input.value = text;
         f.shown = text;
       }

@@ -2,6 +2,7 @@
 // up to date on every draw (`update`). A new panel is one file plus one line in index.ts.
 import type { AlgoEntry, Catalog, DataSetEntry } from '../generated/core';
 import type { LaneHandle } from '../lane';
+import type { OptionValue } from '../schema';
 
 /** What a panel may know and do, for its lane. */
 export interface PanelContext {
@@ -18,8 +19,21 @@ export interface PanelContext {
   width(): number;
   /** The message under the lane's option input `key` ('' for none). */
   inputError(key: string): string;
-  /** The text of the lane's option input `key` changed. */
-  setOption(key: string, text: string): void;
+  /** The text of the lane's option input `key` changed; false when the user declined the
+   * rebuild it needs (the input shows the value in use again). */
+  setOption(key: string, text: string): boolean;
+  /** Pause the lane and make one update in slow motion (its phases come back as lane.trace). */
+  traceStep(): void;
+  /** Start the lane again (after slow motion). */
+  resume(): void;
+  /** Continue the lane from a model file the user chose or dropped (modelFile.ts). */
+  loadModel(file: File): void;
+  /** The page's value of view option `key` (scope `view`: one for every lane's panels). */
+  viewOption(key: string): OptionValue;
+  /** The message under view option `key`'s inputs ('' for none). */
+  viewError(key: string): string;
+  /** The text of a view option's input changed. */
+  setViewOption(key: string, text: string): void;
   /** Ask the lane's worker for its model file. */
   exportModel(): void;
   /** Skip the exact evaluation the lane waits for (it trains on without that point). */
@@ -28,6 +42,9 @@ export interface PanelContext {
   readonly evalWorkers: number;
   /** Draw again soon (e.g. a panel was opened). */
   refresh(): void;
+  /** What a file of this lane is named after: the preset (or data set) and the lane's label,
+   * e.g. "ucd-bas4-cd-1" (png.ts). */
+  fileStem(): string;
   /** Whether the lane's card is on screen (drawings off screen wait until it is). */
   visible(): boolean;
 }

@@ -1,0 +1,131 @@
+//! A lane's model file with its training recorded, and a lane continued from one: the page's
+//! "Download model" writes [`Lane::model_file`], its "Load model…" reads it back with
+//! [`read_model_file`] and [`Lane::resume`] goes on from the saved update with the recorded
+//! settings. The file stays a plain model file for every other reader (the CLI's `--model`).
+
+use super::config::option;
+use super::{Lane, LaneConfig};
+use crate::cost::Budget;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::model::Rbm;
+use crate::schema::Scope;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The largest model file a shell reads (a 784×500 model is about 8 MB of JSON, 1.6 MB binary).
+pub const MAX_MODEL_FILE_BYTES: usize = 64 << 20;
+
+/// How a lane trained the model of its file: its configuration, the data set and its counters
+/// when saved.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Training {
+    /// The lane's configuration (every option, `algo` and `lane`).
+    pub config: LaneConfig,
+    /// The data set's name.
+    pub data: String,
+    /// Updates done.
+    pub iter: u64,
+    /// Gibbs sweeps per chain spent.
+    pub sweeps: f64,
+    /// v|h half-steps per chain spent.
+    pub vh_steps: f64,
+}
+
+/// A model file's model and, when a lane saved it, its training record — checked: the size
+/// (at most [`MAX_MODEL_FILE_BYTES`]), the format, the parameters, and every recorded option
+/// against the schema. Errors say what is wrong with the file.
+pub fn read_model_file(bytes: &[u8]) -> Result<(Rbm, Option<Training>)> {
+    if bytes.len() > MAX_MODEL_FILE_BYTES {
+        return Err(Error::TooLarge(format!(
+            "model file: {} bytes, more than the {} MB a model file may have",
+            bytes.len(),
+            MAX_MODEL_FILE_BYTES >> 20
+        )));
+    }
+    let (rbm, training) = Rbm::from_file_bytes_with(bytes)?;
+    let Some(t) = training else {
+        return Ok((rbm, None));
+    };
+    let bad = |m: String| Error::Parse(format!("model file: its training record: {m}"));
+    let obj = t.as_object().ok_or_else(|| bad("not an object".into()))?;
+    let mut t: Training = serde_json::from_value(serde_json::Value::Object(obj.clone()))
+        .map_err(|e| bad(e.to_string()))?;
+    // Through the schema's checks, as any configuration the page sends.
+    let cfg = obj
+        .get("config")
+        .and_then(|c| c.as_object())
+        .ok_or_else(|| bad("no configuration".into()))?;
+    t.config = LaneConfig::from_object(cfg).map_err(|e| bad(e.to_string()))?;
+    if !(t.sweeps.is_finite() && t.sweeps >= 0.0 && t.vh_steps.is_finite() && t.vh_steps >= 0.0) {
+        return Err(bad("negative or non-finite counters".into()));
+    }
+    if t.config.hidden != rbm.n() {
+        return Err(bad(format!(
+            "it records {} hidden units, the model has {}",
+            t.config.hidden,
+            rbm.n()
+        )));
+    }
+    Ok((rbm, Some(t)))
+}
+
+/// The configuration a lane continues with from a file: the lane's own (`current`: its shared
+/// options, index and seed are the page's), with every per-lane option the file recorded when
+/// it was trained by the same algorithm (another algorithm's options may not mean the same), and
+/// the model's hidden units.
+pub fn resume_config(current: &LaneConfig, recorded: Option<&Training>, model: &Rbm) -> LaneConfig {
+    let mut cfg = current.clone();
+    if let Some(t) = recorded.filter(|t| t.config.algo == current.algo) {
+        for key in super::find(&current.algo)
+            .map(|a| a.options)
+            .unwrap_or(&[])
+            .iter()
+            .chain(super::config::GENERAL)
+            .map(|o| o.key)
+        {
+            let lane_scope = option(key).is_some_and(|o| o.scope == Scope::Lane);
+            if let (true, Ok(v)) = (lane_scope, t.config.get(key)) {
+                // Checked when the file was read: the value is valid.
+                let _ = cfg.set(key, v);
+            }
+        }
+    }
+    cfg.hidden = model.n();
+    cfg
+}
+
+impl Lane {
+    /// The model file of the lane's current model ([`Rbm::to_json`]) with its [`Training`]
+    /// record: configuration, data set and counters.
+    pub fn model_file(&self) -> String {
+        let t = Training {
+            config: self.config().clone(),
+            data: self.data().name.clone(),
+            iter: self.iter(),
+            sweeps: self.sweeps(),
+            vh_steps: self.vh_steps(),
+        };
+        self.model()
+            .to_json_with(serde_json::to_value(t).expect("a configuration serialises"))
+    }
+
+    /// A lane that continues the model of a file within `budget`: configuration `cfg` (see
+    /// [`resume_config`]), its counters from the file's record (update 0 without one), fresh
+    /// chains and random streams from the seed. Its first record is that of the loaded model
+    /// at the saved update, with the same exact log-likelihood the saving lane had there.
+    pub fn resume(
+        cfg: LaneConfig,
+        data: Arc<Dataset>,
+        model: Rbm,
+        recorded: Option<&Training>,
+        budget: &Budget,
+    ) -> Result<Lane> {
+        let mut lane = Lane::build_from(cfg, data, model, budget)?;
+        if let Some(t) = recorded {
+            lane.set_counters(t.iter, t.sweeps, t.vh_steps);
+        }
+        Ok(lane)
+    }
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { FromWorker } from '../src/protocol';
+import { type Clock, WatchedWorker } from '../src/workerHealth';
+import { FakeWorker } from './fakeWorker';
+
+/** A clock the test moves by hand: `advance` runs the ticks that fall due. */
+class ManualClock implements Clock {
+  t = 0;
+  private ticks: { ms: number; next: number; tick: () => void }[] = [];
+  now(): number {
+    return this.t;
+  }
+  every(ms: number, tick: () => void): () => void {
+    const entry = { ms, next: this.t + ms, tick };
+    this.ticks.push(entry);
+    return () => {
+      this.ticks = this.ticks.filter((e) => e !== entry);
+    };
+  }
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      const due = this.ticks.filter((e) => e.next <= end).sort((a, b) => a.next - b.next)[0];
+      if (!due) break;
+      this.t = due.next;
+      due.next += due.ms;
+      due.tick();
+    }
+    this.t = end;
+  }
+  /** The tab is frozen for `ms`: no tick runs; each runs once, late, after it. */
+  freeze(ms: number): void {
+    this.t += ms;
+    for (const e of this.ticks) e.next = this.t + e.ms;
+  }
+}
+
+function setup() {
+  const clock = new ManualClock();
+  const inner = new FakeWorker('lane 0');
+  const w = new WatchedWorker(inner, { interval: 1000, timeout: 5000 }, clock);
+  const errors: string[] = [];
+  const got: FromWorker[] = [];
+  w.onerror = (e) => errors.push(e.message);
+  w.onmessage = (e) => got.push(e.data);
+  /** The worker answers every ping posted so far. */
+  const answer = () => {
+    for (const m of inner.posted.splice(0)) if (m.type === 'ping') inner.reply({ type: 'pong', id: m.id });
+  };
+  return { clock, inner, w, errors, got, answer };
+}
+
+describe("a lane's watched worker", () => {
+  it('stays quiet while the worker answers its pings, and keeps the pongs to itself', () => {
+    const { clock, inner, errors, got, answer } = setup();
+    for (let i = 0; i < 60; i++) {
+      clock.advance(1000);
+      answer();
+    }
+    expect(errors).toEqual([]);
+    expect(inner.terminated).toBe(false);
+    expect(got).toEqual([]);
+    inner.reply({ type: 'status', gen: 1, status: 'running', message: null });
+    expect(got).toEqual([{ type: 'status', gen: 1, status: 'running', message: null }]);
+  });
+
+  it('a late answer within the timeout is no death; a silent worker is ended and reported once', () => {
+    const { clock, inner, errors, answer } = setup();
+    clock.advance(4000); // four pings unanswered, the first for 3 s
+    answer();
+    clock.advance(5000);
+    answer(); // t = 9 s: everything answered
+    expect(errors).toEqual([]);
+    // The worker dies: ping 10 (t = 10 s) is the first never answered.
+    clock.advance(6000);
+    expect(errors).toEqual([]); // t = 15 s: the ping is 5 s old, not more
+    clock.advance(1000);
+    expect(errors).toEqual(['it stopped answering (no reply in 5 s): it was ended or is stuck']);
+    expect(inner.terminated).toBe(true);
+    clock.advance(60_000);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('a throttled timer (one tick after a long pause) is not taken for a death', () => {
+    const { clock, errors, answer, inner } = setup();
+    clock.advance(1000); // ping 1
+    // The tab was frozen for a minute: the next tick comes late, the worker answers then.
+    clock.freeze(60_000);
+    clock.advance(1000);
+    expect(errors).toEqual([]);
+    answer();
+    clock.advance(1000);
+    expect(errors).toEqual([]);
+    expect(inner.terminated).toBe(false);
+  });
+
+  it('an error event passes through; terminate stops the pings', () => {
+    const { clock, inner, w, errors } = setup();
+    inner.onerror?.({ message: 'boom' } as ErrorEvent);
+    expect(errors).toEqual(['boom']);
+    w.terminate();
+    expect(inner.terminated).toBe(true);
+    const n = inner.posted.length;
+    clock.advance(20_000);
+    expect(inner.posted.length).toBe(n);
+    expect(errors).toEqual(['boom']);
+  });
+});
