@@ -25,6 +25,7 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
+use crate::kernels::row_mask;
 use crate::math::one_plus_exp_neg;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
@@ -107,25 +108,23 @@ pub struct Ucd {
     h: Vec<f32>,
     v_eta: Vec<f32>,
     h_eta: Vec<f32>,
-    /// E[h|v] of the current ξ and η states (`pairs × n`).
+    /// E[h|v] of ξ_1 (`pairs × n`), for f(ξ_1) when k = 1.
     mean: Vec<f32>,
-    mean_eta: Vec<f32>,
     /// Per pair of the block: its stream, its step t, whether it has met and what it did.
     rngs: Vec<Rng>,
     pairs: Vec<Pair>,
     /// The pairs still running.
     active: Vec<usize>,
-    /// Gathered states of the active pairs and their pre-activations (rows in `active` order;
-    /// the `_eta` ones only for coupled pairs whose ξ and η states differ).
-    rows_x: Vec<f32>,
-    rows_x_eta: Vec<f32>,
-    pre: Vec<f32>,
-    pre_eta: Vec<f32>,
-    /// Row of `pre_eta` of each active pair, if any.
-    eta_row: Vec<Option<usize>>,
-    /// Scratch uniforms and thresholds (length max(m, n)).
+    /// The hidden patterns met in the update with their visible pre-activations and thresholds,
+    /// and the visible patterns with their hidden ones.
+    vis: Patterns,
+    hid: Patterns,
+    /// The pattern of each active pair's ξ row in the current layer (in `active` order), and
+    /// its η row's when the pair is coupled and the two differ.
+    xi_at: Vec<usize>,
+    eta_at: Vec<Option<usize>>,
+    /// Scratch uniforms (length max(m, n)).
     z: Vec<f32>,
-    thr: Vec<f32>,
     neg: Stats,
     /// The terms of a round: ξ rows (v, E[h|v]) whose s(·) enters the estimate with + and η
     /// rows with −, summed by the batch kernel of [`Stats::add`] once per round.
@@ -198,17 +197,14 @@ impl Ucd {
             v_eta: vec![0.0; c * m],
             h_eta: vec![0.0; c * n],
             mean: vec![0.0; c * n],
-            mean_eta: vec![0.0; c * n],
             rngs: Vec::with_capacity(c),
             pairs: vec![Pair::default(); c],
             active: Vec::with_capacity(c),
-            rows_x: Vec::new(),
-            rows_x_eta: Vec::new(),
-            pre: Vec::new(),
-            pre_eta: Vec::new(),
-            eta_row: vec![None; c],
+            vis: Patterns::new(m, n, true),
+            hid: Patterns::new(m, n, false),
+            xi_at: Vec::with_capacity(c),
+            eta_at: Vec::with_capacity(c),
             z: vec![0.0; m.max(n)],
-            thr: vec![0.0; m.max(n)],
             neg: Stats::new(m, n),
             xi_v: Vec::new(),
             xi_p: Vec::new(),
@@ -227,7 +223,7 @@ impl Ucd {
     /// with h_0 ~ p(h|v_r) from the row's thresholds, then ξ_1 by one sweep of all of them at
     /// once.
     fn start(&mut self, model: &Rbm, batch: &[f32]) {
-        let (m, n, chains) = (model.m(), model.n(), self.rngs.len());
+        let (m, n) = (model.m(), model.n());
         let rows = batch.len() / m;
         let Ucd {
             rngs,
@@ -236,38 +232,42 @@ impl Ucd {
             v_eta,
             h_eta,
             mean,
-            pre,
+            vis,
+            hid,
+            xi_at,
             z,
-            thr,
             row_t,
             ..
         } = self;
         for (c, rng) in rngs.iter_mut().enumerate() {
             let r = index(rng, rows);
             v_eta[c * m..(c + 1) * m].copy_from_slice(&batch[r * m..(r + 1) * m]);
-            let z = &mut z[..n];
-            fill_uniform(rng, z);
             let t0 = &row_t[r * n..(r + 1) * n];
-            for ((h, &t), &z) in h_eta[c * n..(c + 1) * n].iter_mut().zip(t0).zip(z.iter()) {
-                *h = if z * t < 1.0 { 1.0 } else { 0.0 };
-            }
+            sample_from_thresholds(rng, t0, &mut h_eta[c * n..(c + 1) * n], z);
         }
         // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1), E[h|v_1].
-        pre.resize(chains * m.max(n), 0.0);
-        model.visible_pre(&h_eta[..chains * n], &mut pre[..chains * m]);
-        for (c, rng) in rngs.iter_mut().enumerate() {
-            let (a, x) = (&pre[c * m..(c + 1) * m], &mut v[c * m..(c + 1) * m]);
-            sample_from_pre(rng, a, x, None, z, thr);
+        xi_at.clear();
+        xi_at.extend(h_eta.chunks_exact(n).take(rngs.len()).map(|r| vis.find(r)));
+        vis.compute(model);
+        for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(v.chunks_exact_mut(m)) {
+            sample_from_thresholds(rng, vis.thr(e), x, z);
         }
-        model.hidden_pre(&v[..chains * m], &mut pre[..chains * n]);
-        for (c, rng) in rngs.iter_mut().enumerate() {
-            let (g, x) = (&pre[c * n..(c + 1) * n], &mut h[c * n..(c + 1) * n]);
-            sample_from_pre(rng, g, x, Some(&mut mean[c * n..(c + 1) * n]), z, thr);
+        xi_at.clear();
+        xi_at.extend(v.chunks_exact(m).take(rngs.len()).map(|r| hid.find(r)));
+        hid.compute(model);
+        for (c, (rng, &e)) in rngs.iter_mut().zip(xi_at.iter()).enumerate() {
+            let t = hid.thr(e);
+            sample_from_thresholds(rng, t, &mut h[c * n..(c + 1) * n], z);
+            mean[c * n..(c + 1) * n]
+                .iter_mut()
+                .zip(t)
+                .for_each(|(p, &t)| *p = 1.0 / t);
         }
     }
 
     /// One round: every active pair advances one step — ξ alone (met before step k) or the
-    /// coupled step of Algorithm 3 — with the pre-activations of all of them computed together.
+    /// coupled step of Algorithm 3 — with the pre-activations and thresholds of the patterns
+    /// not met before in this update computed together.
     fn round(&mut self, model: &Rbm) {
         let (m, n) = (model.m(), model.n());
         let Ucd {
@@ -279,39 +279,30 @@ impl Ucd {
             rngs,
             pairs,
             active,
-            rows_x,
-            rows_x_eta,
-            pre,
-            pre_eta,
-            eta_row,
+            vis,
+            hid,
+            xi_at,
+            eta_at,
             z,
-            thr,
-            mean,
-            mean_eta,
             ..
         } = self;
-        let len = active.len();
         // Visible layer: a = W h_t + b for every active pair, a′ = W h′_{t−1} + b for the
         // coupled pairs whose hidden states differ.
-        gather(active, h, n, rows_x);
-        let k_eta = gather_differing(active, pairs, (h, h_eta), n, rows_x_eta, eta_row);
-        pre.resize(len * m.max(n), 0.0);
-        pre_eta.resize(k_eta * m.max(n), 0.0);
-        model.visible_pre(rows_x, &mut pre[..len * m]);
-        model.visible_pre(rows_x_eta, &mut pre_eta[..k_eta * m]);
-        for (i, &c) in active.iter().enumerate() {
+        locate(active, pairs, (h, h_eta), n, vis, (xi_at, eta_at));
+        vis.compute(model);
+        for ((&c, &e), &e_eta) in active.iter().zip(xi_at.iter()).zip(eta_at.iter()) {
             let (rng, pair) = (&mut rngs[c], &mut pairs[c]);
-            let a = &pre[i * m..(i + 1) * m];
             let x = &mut v[c * m..(c + 1) * m];
             if pair.met {
-                sample_from_pre(rng, a, x, None, z, thr);
+                sample_from_thresholds(rng, vis.thr(e), x, z);
                 pair.run.sweeps += 1;
                 pair.run.vh_steps += 1;
                 continue;
             }
-            let a_eta = eta_row[c].map(|j| &pre_eta[j * m..(j + 1) * m]);
-            let info =
-                coupling.step_visible_from_pre(rng, a, a_eta, x, &mut v_eta[c * m..(c + 1) * m]);
+            let xi = (vis.pre(e), vis.thr(e));
+            let eta = e_eta.map(|j| (vis.pre(j), vis.thr(j)));
+            let v_eta = &mut v_eta[c * m..(c + 1) * m];
+            let info = coupling.step_visible_from_thresholds(rng, xi, eta, x, v_eta);
             pair.run.sweeps += 2;
             pair.run.vh_steps += info.proposals as u64;
             pair.run.rejections += info.rejections as u64;
@@ -319,83 +310,185 @@ impl Ucd {
         }
         // Hidden layer: g = Wᵀv_{t+1} + c for every active pair, g′ = Wᵀv′_t + c for the
         // coupled pairs whose visible states differ.
-        gather(active, v, m, rows_x);
-        let k_eta = gather_differing(active, pairs, (v, v_eta), m, rows_x_eta, eta_row);
-        pre_eta.resize(k_eta * m.max(n), 0.0);
-        model.hidden_pre(rows_x, &mut pre[..len * n]);
-        model.hidden_pre(rows_x_eta, &mut pre_eta[..k_eta * n]);
-        for (i, &c) in active.iter().enumerate() {
-            let rng = &mut rngs[c];
-            let g = &pre[i * n..(i + 1) * n];
+        locate(active, pairs, (v, v_eta), m, hid, (xi_at, eta_at));
+        hid.compute(model);
+        for ((&c, &e), &e_eta) in active.iter().zip(xi_at.iter()).zip(eta_at.iter()) {
+            let (rng, t) = (&mut rngs[c], hid.thr(e));
             let x = &mut h[c * n..(c + 1) * n];
             if pairs[c].met {
-                sample_from_pre(rng, g, x, Some(&mut mean[c * n..(c + 1) * n]), z, thr);
+                sample_from_thresholds(rng, t, x, z);
                 continue;
             }
-            let g_eta = eta_row[c].map(|j| &pre_eta[j * n..(j + 1) * n]);
-            coupling.step_hidden_from_pre(rng, g, g_eta, x, &mut h_eta[c * n..(c + 1) * n]);
-            coupling.hidden_means(
-                &mut mean[c * n..(c + 1) * n],
-                &mut mean_eta[c * n..(c + 1) * n],
-            );
+            let t_eta = e_eta.map_or(t, |j| hid.thr(j));
+            coupling.step_hidden_from_thresholds(rng, t, t_eta, x, &mut h_eta[c * n..(c + 1) * n]);
         }
     }
 }
 
-/// Copies rows `idx` (of `width` values each) of `src` into `dst`, in order.
-fn gather(idx: &[usize], src: &[f32], width: usize, dst: &mut Vec<f32>) {
-    dst.clear();
-    for &c in idx {
-        dst.extend_from_slice(&src[c * width..(c + 1) * width]);
-    }
-}
-
-/// Copies the η rows (of `width` values) of the active pairs that are coupled and whose ξ and
-/// η rows differ into `dst`, noting each pair's row of `dst` in `eta_row` (`None` for the
-/// others); returns how many.
-fn gather_differing(
+/// The pattern of the ξ row of every active pair and, for the coupled pairs whose η row
+/// differs, of the η row (`width` values each) in `patterns`, in `active` order.
+fn locate(
     active: &[usize],
     pairs: &[Pair],
     (xi, eta): (&[f32], &[f32]),
     width: usize,
-    dst: &mut Vec<f32>,
-    eta_row: &mut [Option<usize>],
-) -> usize {
-    dst.clear();
-    let mut rows = 0;
+    patterns: &mut Patterns,
+    (xi_at, eta_at): (&mut Vec<usize>, &mut Vec<Option<usize>>),
+) {
+    xi_at.clear();
+    eta_at.clear();
     for &c in active {
-        let (x, e) = (
-            &xi[c * width..(c + 1) * width],
-            &eta[c * width..(c + 1) * width],
-        );
-        eta_row[c] = (!pairs[c].met && x != e).then(|| {
-            dst.extend_from_slice(e);
-            rows += 1;
-            rows - 1
-        });
+        let e = patterns.find(&xi[c * width..(c + 1) * width]);
+        xi_at.push(e);
+        let e_eta = (!pairs[c].met)
+            .then(|| patterns.find(&eta[c * width..(c + 1) * width]))
+            .filter(|&j| j != e);
+        eta_at.push(e_eta);
     }
-    rows
 }
 
-/// `x ~ Bernoulli(σ(a))` unit by unit (one uniform each from [`fill_uniform`], the test
-/// `u·t < 1` with t = 1 + e^{−a}, as `Rbm::sample_hidden`), and E[x] = 1/t into `mean`.
-#[inline]
-fn sample_from_pre(
-    rng: &mut Rng,
-    a: &[f32],
-    x: &mut [f32],
-    mean: Option<&mut [f32]>,
-    z: &mut [f32],
-    thr: &mut [f32],
-) {
-    let (z, t) = (&mut z[..a.len()], &mut thr[..a.len()]);
-    one_plus_exp_neg(a, t);
-    fill_uniform(rng, z);
-    for ((x, &t), &u) in x.iter_mut().zip(t.iter()).zip(z.iter()) {
-        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
+/// The first slot to probe for `key` in a table of `mask + 1` slots (a multiplicative hash).
+#[inline(always)]
+fn slot_of(key: &[u64], mask: usize) -> usize {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let h = key
+        .iter()
+        .fold(0u64, |h, &w| (h.rotate_left(29) ^ w).wrapping_mul(K));
+    (h >> 32) as usize & mask
+}
+
+/// The 0/1 patterns of one layer met in an update, each with the other layer's pre-activations
+/// and Bernoulli thresholds 1 + e^{−pre} computed once: the parameters do not change within an
+/// update, and UCD's chains revisit few patterns (on BAS 4×4, over the ucd-bas4 preset's 10 000
+/// updates, about one row in five is a pattern not met before in its update). Same bits as
+/// computing every row: a row's pre-activations do not depend on the other rows of the batch.
+struct Patterns {
+    /// Whether the patterns are hidden ones (entries hold visible values) or visible ones.
+    hidden_keys: bool,
+    /// u64 words per key (`⌈k/64⌉` for k units) and values per entry (the other layer's units).
+    words: usize,
+    width: usize,
+    /// The patterns as bitsets (`entries × words`) and an open-addressing table of entry + 1
+    /// (0 = empty; a power of two, at most half full).
+    keys: Vec<u64>,
+    slots: Vec<u32>,
+    /// Pre-activations and thresholds (`entries × width`) of the entries computed so far.
+    pre: Vec<f32>,
+    thr: Vec<f32>,
+    /// The rows of the entries found since the last [`Patterns::compute`].
+    pending: Vec<f32>,
+    /// Scratch key.
+    key: Vec<u64>,
+}
+
+impl Patterns {
+    /// An empty set of hidden patterns (`hidden_keys`) or visible ones, for an m×n model.
+    fn new(m: usize, n: usize, hidden_keys: bool) -> Patterns {
+        let (k, width) = if hidden_keys { (n, m) } else { (m, n) };
+        let words = k.div_ceil(64).max(1);
+        Patterns {
+            hidden_keys,
+            words,
+            width,
+            keys: Vec::new(),
+            slots: vec![0; 1024],
+            pre: Vec::new(),
+            thr: Vec::new(),
+            pending: Vec::new(),
+            key: vec![0; words],
+        }
     }
-    if let Some(p) = mean {
-        p.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
+
+    /// Forgets every pattern (the parameters changed).
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.slots.fill(0);
+        self.pre.clear();
+        self.thr.clear();
+        self.pending.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len() / self.words
+    }
+
+    /// The entry of the 0/1 row `x`, added (its values pending) if not met before.
+    #[inline]
+    fn find(&mut self, x: &[f32]) -> usize {
+        let binary = row_mask(x, &mut self.key);
+        debug_assert!(binary, "chain states are 0/1");
+        let words = self.words;
+        let mask = self.slots.len() - 1;
+        let mut i = slot_of(&self.key, mask);
+        loop {
+            let e = match self.slots[i] {
+                0 => break,
+                e => e as usize - 1,
+            };
+            // Not `==` on the slices: that calls memcmp, slower for a word or two.
+            let key = &self.keys[e * words..(e + 1) * words];
+            if key.iter().zip(&self.key).all(|(a, b)| a == b) {
+                return e;
+            }
+            i = (i + 1) & mask;
+        }
+        let e = self.len();
+        self.keys.extend_from_slice(&self.key);
+        self.pending.extend_from_slice(x);
+        self.slots[i] = e as u32 + 1;
+        if 2 * (e + 1) > self.slots.len() {
+            self.grow();
+        }
+        e
+    }
+
+    /// Doubles the table and re-inserts every entry.
+    fn grow(&mut self) {
+        self.slots = vec![0; 2 * self.slots.len()];
+        let mask = self.slots.len() - 1;
+        for (e, key) in self.keys.chunks_exact(self.words).enumerate() {
+            let mut i = slot_of(key, mask);
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = e as u32 + 1;
+        }
+    }
+
+    /// Computes the values of the pending entries, all in one batch product of `model`: the
+    /// visible pre-activations W h + b of hidden patterns or the hidden ones Wᵀv + c of visible
+    /// patterns, as the entries' width says.
+    fn compute(&mut self, model: &Rbm) {
+        let (done, width) = (self.pre.len(), self.width);
+        let len = self.len() * width;
+        self.pre.resize(len, 0.0);
+        self.thr.resize(len, 0.0);
+        if self.hidden_keys {
+            model.visible_pre(&self.pending, &mut self.pre[done..]);
+        } else {
+            model.hidden_pre(&self.pending, &mut self.pre[done..]);
+        }
+        one_plus_exp_neg(&self.pre[done..], &mut self.thr[done..]);
+        self.pending.clear();
+    }
+
+    fn pre(&self, e: usize) -> &[f32] {
+        &self.pre[e * self.width..(e + 1) * self.width]
+    }
+
+    fn thr(&self, e: usize) -> &[f32] {
+        &self.thr[e * self.width..(e + 1) * self.width]
+    }
+}
+
+/// `x ~ Bernoulli(σ(a))` unit by unit from the thresholds t = 1 + e^{−a}: one uniform each
+/// from [`fill_uniform`], unit on iff `u·t < 1` (as `Rbm::sample_hidden`).
+#[inline]
+fn sample_from_thresholds(rng: &mut Rng, t: &[f32], x: &mut [f32], z: &mut [f32]) {
+    let z = &mut z[..t.len()];
+    fill_uniform(rng, z);
+    for ((x, &t), &u) in x.iter_mut().zip(t).zip(z.iter()) {
+        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
     }
 }
 
@@ -411,6 +504,9 @@ impl Algorithm for Ucd {
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
         self.taus.clear();
+        // The parameters are fixed for the whole update: patterns are kept across its blocks.
+        self.vis.clear();
+        self.hid.clear();
         for c0 in (0..self.chains).step_by(BLOCK) {
             let len = BLOCK.min(self.chains - c0);
             self.rngs.clear();
@@ -461,11 +557,11 @@ impl Algorithm for Ucd {
                 self.xi_p.clear();
                 self.eta_v.clear();
                 self.eta_p.clear();
-                for &c in &self.active {
+                for (i, &c) in self.active.iter().enumerate() {
                     let p = &mut self.pairs[c];
                     let was_met = p.met;
                     p.t += 1;
-                    let (vc, hc) = (&self.v[c * m..(c + 1) * m], &self.mean[c * n..(c + 1) * n]);
+                    let vc = &self.v[c * m..(c + 1) * m];
                     let ve = &self.v_eta[c * m..(c + 1) * m];
                     let met_now = !was_met && vc == ve;
                     if met_now {
@@ -474,14 +570,18 @@ impl Algorithm for Ucd {
                     }
                     // f(ξ_k) (ξ alone or coupled), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero
                     // once the chains have met).
+                    // E[h|v] = 1/t from the round's hidden thresholds.
                     if p.t == k || (p.t > k && !was_met && !met_now) {
                         self.xi_v.extend_from_slice(vc);
-                        self.xi_p.extend_from_slice(hc);
+                        let t = self.hid.thr(self.xi_at[i]);
+                        self.xi_p.extend(t.iter().map(|&t| 1.0 / t));
                     }
                     if p.t > k && !was_met && !met_now {
                         self.eta_v.extend_from_slice(ve);
-                        self.eta_p
-                            .extend_from_slice(&self.mean_eta[c * n..(c + 1) * n]);
+                        // Unmet with v_{t+1} ≠ v′_t: η has its own row.
+                        let j = self.eta_at[i].expect("an η row");
+                        let t = self.hid.thr(j);
+                        self.eta_p.extend(t.iter().map(|&t| 1.0 / t));
                     }
                 }
                 if !self.xi_v.is_empty() {
