@@ -25,7 +25,7 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::kernels::row_mask;
+use crate::kernels::{row_mask, set_bits};
 use crate::math::one_plus_exp_neg;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
@@ -108,8 +108,6 @@ pub struct Ucd {
     h: Vec<f32>,
     v_eta: Vec<f32>,
     h_eta: Vec<f32>,
-    /// E[h|v] of ξ_1 (`pairs × n`), for f(ξ_1) when k = 1.
-    mean: Vec<f32>,
     /// Per pair of the block: its stream, its step t, whether it has met and what it did.
     rngs: Vec<Rng>,
     pairs: Vec<Pair>,
@@ -126,14 +124,9 @@ pub struct Ucd {
     /// Scratch uniforms (length max(m, n)).
     z: Vec<f32>,
     neg: Stats,
-    /// The terms of a round: ξ rows (v, E[h|v]) whose s(·) enters the estimate with + and η
-    /// rows with −, summed by the batch kernel of [`Stats::add`] once per round.
-    xi_v: Vec<f32>,
-    xi_p: Vec<f32>,
-    eta_v: Vec<f32>,
-    eta_p: Vec<f32>,
-    plus: Stats,
-    minus: Stats,
+    /// The update's estimate as signed counts of visible patterns (entries of `hid`): f depends
+    /// on v alone, so Σ ±f(v) over the chains' terms is Σ_e counts[e]·f(v_e).
+    counts: Vec<i32>,
     /// Positive-phase E[h|v] and hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows
     /// (`rows × n`): every chain starts at one of them.
     row_p: Vec<f32>,
@@ -196,7 +189,6 @@ impl Ucd {
             h: vec![0.0; c * n],
             v_eta: vec![0.0; c * m],
             h_eta: vec![0.0; c * n],
-            mean: vec![0.0; c * n],
             rngs: Vec::with_capacity(c),
             pairs: vec![Pair::default(); c],
             active: Vec::with_capacity(c),
@@ -206,12 +198,7 @@ impl Ucd {
             eta_at: Vec::with_capacity(c),
             z: vec![0.0; m.max(n)],
             neg: Stats::new(m, n),
-            xi_v: Vec::new(),
-            xi_p: Vec::new(),
-            eta_v: Vec::new(),
-            eta_p: Vec::new(),
-            plus: Stats::new(m, n),
-            minus: Stats::new(m, n),
+            counts: Vec::new(),
             row_p: Vec::new(),
             row_t: Vec::new(),
             states,
@@ -231,7 +218,6 @@ impl Ucd {
             h,
             v_eta,
             h_eta,
-            mean,
             vis,
             hid,
             xi_at,
@@ -245,7 +231,7 @@ impl Ucd {
             let t0 = &row_t[r * n..(r + 1) * n];
             sample_from_thresholds(rng, t0, &mut h_eta[c * n..(c + 1) * n], z);
         }
-        // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1), E[h|v_1].
+        // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1); `xi_at` keeps the patterns of the v_1 rows.
         xi_at.clear();
         xi_at.extend(h_eta.chunks_exact(n).take(rngs.len()).map(|r| vis.find(r)));
         vis.compute(model);
@@ -255,13 +241,8 @@ impl Ucd {
         xi_at.clear();
         xi_at.extend(v.chunks_exact(m).take(rngs.len()).map(|r| hid.find(r)));
         hid.compute(model);
-        for (c, (rng, &e)) in rngs.iter_mut().zip(xi_at.iter()).enumerate() {
-            let t = hid.thr(e);
-            sample_from_thresholds(rng, t, &mut h[c * n..(c + 1) * n], z);
-            mean[c * n..(c + 1) * n]
-                .iter_mut()
-                .zip(t)
-                .for_each(|(p, &t)| *p = 1.0 / t);
+        for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(h.chunks_exact_mut(n)) {
+            sample_from_thresholds(rng, hid.thr(e), x, z);
         }
     }
 
@@ -476,8 +457,44 @@ impl Patterns {
         &self.pre[e * self.width..(e + 1) * self.width]
     }
 
+    /// The pattern of entry `e`, as a bitset.
+    fn key(&self, e: usize) -> &[u64] {
+        &self.keys[e * self.words..(e + 1) * self.words]
+    }
+
     fn thr(&self, e: usize) -> &[f32] {
         &self.thr[e * self.width..(e + 1) * self.width]
+    }
+}
+
+/// Adds `by` to the count of pattern `e`.
+#[inline]
+fn count(counts: &mut Vec<i32>, e: usize, by: i32) {
+    if counts.len() <= e {
+        counts.resize(e + 1, 0);
+    }
+    counts[e] += by;
+}
+
+/// Adds Σ_e counts[e]·s(v_e) to `neg` with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) (docs/algorithms.md
+/// §1) and E[h|v] = 1/t from the pattern's hidden thresholds, patterns in the order they were
+/// met (the row count is left alone).
+fn add_counted(neg: &mut Stats, hid: &Patterns, counts: &[i32]) {
+    let n = hid.width;
+    let mut p = vec![0.0f32; n];
+    for (e, &k) in counts.iter().enumerate().filter(|(_, &k)| k != 0) {
+        let w = k as f32;
+        p.iter_mut()
+            .zip(hid.thr(e))
+            .for_each(|(p, &t)| *p = w * (1.0 / t));
+        for i in set_bits(hid.key(e)) {
+            neg.sum.w[i * n..(i + 1) * n]
+                .iter_mut()
+                .zip(&p)
+                .for_each(|(g, &p)| *g += p);
+            neg.sum.b[i] += w;
+        }
+        neg.sum.c.iter_mut().zip(&p).for_each(|(g, &p)| *g += p);
     }
 }
 
@@ -507,6 +524,7 @@ impl Algorithm for Ucd {
         // The parameters are fixed for the whole update: patterns are kept across its blocks.
         self.vis.clear();
         self.hid.clear();
+        self.counts.clear();
         for c0 in (0..self.chains).step_by(BLOCK) {
             let len = BLOCK.min(self.chains - c0);
             self.rngs.clear();
@@ -531,8 +549,10 @@ impl Algorithm for Ucd {
                 self.active.push(c);
             }
             if k == 1 {
-                // f(ξ_1) of every pair, in one pass (the count is set below).
-                self.neg.add(&self.v[..len * m], &self.mean[..len * n]);
+                // f(ξ_1) of every pair (`xi_at` holds the patterns of the v_1 rows).
+                for &e in &self.xi_at {
+                    count(&mut self.counts, e, 1);
+                }
             }
             loop {
                 // Pairs done before this round drop out; a pair that has not met by step
@@ -553,50 +573,23 @@ impl Algorithm for Ucd {
                     break;
                 }
                 self.round(model);
-                self.xi_v.clear();
-                self.xi_p.clear();
-                self.eta_v.clear();
-                self.eta_p.clear();
+                // `xi_at` and `eta_at` now hold the patterns of v_{t+1} and, if it differs, v′_t.
                 for (i, &c) in self.active.iter().enumerate() {
                     let p = &mut self.pairs[c];
                     let was_met = p.met;
                     p.t += 1;
-                    let vc = &self.v[c * m..(c + 1) * m];
-                    let ve = &self.v_eta[c * m..(c + 1) * m];
-                    let met_now = !was_met && vc == ve;
+                    let met_now = !was_met && self.eta_at[i].is_none();
                     if met_now {
                         p.met = true;
                         p.run.tau = p.t;
                     }
                     // f(ξ_k) (ξ alone or coupled), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero
                     // once the chains have met).
-                    // E[h|v] = 1/t from the round's hidden thresholds.
                     if p.t == k || (p.t > k && !was_met && !met_now) {
-                        self.xi_v.extend_from_slice(vc);
-                        let t = self.hid.thr(self.xi_at[i]);
-                        self.xi_p.extend(t.iter().map(|&t| 1.0 / t));
+                        count(&mut self.counts, self.xi_at[i], 1);
                     }
                     if p.t > k && !was_met && !met_now {
-                        self.eta_v.extend_from_slice(ve);
-                        // Unmet with v_{t+1} ≠ v′_t: η has its own row.
-                        let j = self.eta_at[i].expect("an η row");
-                        let t = self.hid.thr(j);
-                        self.eta_p.extend(t.iter().map(|&t| 1.0 / t));
-                    }
-                }
-                if !self.xi_v.is_empty() {
-                    self.plus.clear();
-                    self.plus.add(&self.xi_v, &self.xi_p);
-                    self.minus.clear();
-                    self.minus.add(&self.eta_v, &self.eta_p);
-                    let (plus, minus) = (self.plus.sum.blocks(), self.minus.sum.blocks());
-                    for ((g, (_, p)), (_, q)) in
-                        self.neg.sum.blocks_mut().into_iter().zip(plus).zip(minus)
-                    {
-                        g.iter_mut()
-                            .zip(p)
-                            .zip(q)
-                            .for_each(|((g, &p), &q)| *g += p - q);
+                        count(&mut self.counts, self.eta_at[i].expect("an η row"), -1);
                     }
                 }
             }
@@ -615,6 +608,7 @@ impl Algorithm for Ucd {
             }
             self.states[c0 * m..(c0 + len) * m].copy_from_slice(&self.v[..len * m]);
         }
+        add_counted(&mut self.neg, &self.hid, &self.counts);
         self.neg.count = self.chains as f32;
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let c = self.chains as f64;
