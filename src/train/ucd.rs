@@ -142,6 +142,9 @@ pub struct Ucd {
 /// many, which bounds the memory (a pair's numbers do not depend on its block).
 const BLOCK: usize = 1024;
 
+/// Most patterns a table of [`Patterns`] keeps before it is emptied between rounds.
+const MAX_PATTERNS: usize = 2 * BLOCK;
+
 /// What one chain pair did.
 #[derive(Clone, Copy, Default)]
 struct ChainRun {
@@ -243,6 +246,19 @@ impl Ucd {
         hid.compute(model);
         for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(h.chunks_exact_mut(n)) {
             sample_from_thresholds(rng, hid.thr(e), x, z);
+        }
+    }
+
+    /// Keeps the pattern tables of the update within [`MAX_PATTERNS`] entries between rounds:
+    /// past it, the counted terms are added to the estimate and both tables start afresh (a
+    /// round or a block start adds at most 2·[`BLOCK`] entries more), so memory stays
+    /// O(`BLOCK` × (m + n)) whatever the number of chains.
+    fn bound_patterns(&mut self) {
+        if self.vis.len().max(self.hid.len()) > MAX_PATTERNS {
+            add_counted(&mut self.neg, &self.hid, &self.counts);
+            self.counts.clear();
+            self.vis.clear();
+            self.hid.clear();
         }
     }
 
@@ -530,6 +546,7 @@ impl Algorithm for Ucd {
             self.rngs.clear();
             self.rngs
                 .extend((c0..c0 + len).map(|c| stream(seed, c as u64, Purpose::Sampling)));
+            self.bound_patterns();
             self.start(model, cx.batch);
             self.active.clear();
             for c in 0..len {
@@ -572,6 +589,7 @@ impl Algorithm for Ucd {
                 if self.active.is_empty() {
                     break;
                 }
+                self.bound_patterns();
                 self.round(model);
                 // `xi_at` and `eta_at` now hold the patterns of v_{t+1} and, if it differs, v′_t.
                 for (i, &c) in self.active.iter().enumerate() {
