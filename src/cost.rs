@@ -129,7 +129,7 @@ pub const CLI: Budget = Budget {
 pub enum ChainKind {
     /// `chains` Gibbs chains held as v, h and E[h|v] (chains × (m + 2n) values).
     Full,
-    /// `chains` chains run one at a time; only their visible states are kept (chains × m).
+    /// `chains` chains run in small blocks; only their visible states are kept (chains × m).
     Visible,
     /// No chains: the negative phase runs on the mini-batch rows.
     Batch,

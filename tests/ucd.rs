@@ -398,6 +398,30 @@ fn the_cap_forces_the_meeting_and_counts_truncated_chains() {
     assert!(err.to_string().contains("T_max"), "{err}");
 }
 
+/// The chain pairs of an update run in lockstep, each on its own stream: a pair's states do
+/// not depend on how many other pairs run beside it.
+#[test]
+fn a_chain_pair_does_not_depend_on_the_other_pairs() {
+    let model = random_model(6, 4, 5);
+    let run = |chains: usize| {
+        let cfg = LaneConfig {
+            algo: "ucd".into(),
+            chains: Some(chains),
+            seed: Some(11),
+            max_steps: 50,
+            ..Default::default()
+        };
+        let mut lane = Lane::with_model(cfg, tiny_data(), model.clone()).unwrap();
+        lane.step().unwrap();
+        lane.chain_states().unwrap()[..3 * 6].to_vec()
+    };
+    let few = run(3);
+    assert_eq!(few, run(200));
+    assert_eq!(few, run(7));
+    // Beyond one block of pairs run at once.
+    assert_eq!(few, run(1500));
+}
+
 fn bas4_cfg(seed: u64) -> LaneConfig {
     LaneConfig {
         algo: "ucd".into(),

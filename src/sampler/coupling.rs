@@ -53,8 +53,6 @@ pub struct Coupling {
     t_eta: Vec<f32>,
     /// δ_i = a′_i − a_i (exact in f64).
     delta: Vec<f64>,
-    /// K = Σ_i softplus(a′_i) − softplus(a_i) of the current step.
-    log_norm: f64,
     /// Common uniforms (Z₁ and Z₂ for the visible layer, Z₃ for the hidden layer).
     z: Vec<f32>,
     zh: Vec<f32>,
@@ -119,6 +117,129 @@ fn propose(z: &[f32], t: &[f32], x: &mut [f32]) {
     }
 }
 
+/// K = Σ_i ln t′_i − ln t_i + δ_i for the pre-activations a (ξ) and b (η) and their thresholds
+/// t and t′ of the current step, with δ = b − a written into `delta`, so that
+/// L(v) = Σ_i v_i δ_i − K. Four independent lanes (unit i in lane i mod 4) keep the loop
+/// branch-free and vectorisable in a fixed order of operations.
+#[inline]
+fn prepare_log_ratio(
+    (a, t): (&[f32], &[f32]),
+    (b, t_eta): (&[f32], &[f32]),
+    delta: &mut [f64],
+) -> f64 {
+    let m = a.len();
+    let (b, t, t_eta, delta) = (&b[..m], &t[..m], &t_eta[..m], &mut delta[..m]);
+    // Per lane: Σ δ_i (with ln t = −a folded in for extreme units) and Π t_i, Π t′_i.
+    let (mut sum, mut prod, mut prod_eta) = ([0.0f64; 4], [1.0f64; 4], [1.0f64; 4]);
+    let (mut exp, mut exp_eta) = (0i64, 0i64);
+    let mut unit =
+        |i: usize, k: usize, sum: &mut [f64; 4], prod: &mut [f64; 4], prod_eta: &mut [f64; 4]| {
+            let (ai, bi) = (a[i] as f64, b[i] as f64);
+            let (xa, xb) = (a[i] < EXTREME, b[i] < EXTREME);
+            delta[i] = bi - ai;
+            sum[k] += (bi - ai) + if xa { ai } else { 0.0 } - if xb { bi } else { 0.0 };
+            prod[k] *= if xa { 1.0 } else { t[i] as f64 };
+            prod_eta[k] *= if xb { 1.0 } else { t_eta[i] as f64 };
+        };
+    let full = m / 4 * 4;
+    for c in (0..full).step_by(4) {
+        for k in 0..4 {
+            unit(c + k, k, &mut sum, &mut prod, &mut prod_eta);
+        }
+        // Each threshold is below 2^116, so eight per lane stay below f64's 2^1024.
+        if c % 32 == 28 {
+            for k in 0..4 {
+                prod[k] = renormalise(prod[k], &mut exp);
+                prod_eta[k] = renormalise(prod_eta[k], &mut exp_eta);
+            }
+        }
+    }
+    for i in full..m {
+        unit(i, i - full, &mut sum, &mut prod, &mut prod_eta);
+    }
+    let (mut p, mut p_eta) = (1.0f64, 1.0f64);
+    for k in 0..4 {
+        p *= renormalise(prod[k], &mut exp);
+        p_eta *= renormalise(prod_eta[k], &mut exp_eta);
+    }
+    ((sum[0] + sum[1]) + (sum[2] + sum[3]))
+        + libm::log(p_eta / p)
+        + (exp_eta - exp) as f64 * std::f64::consts::LN_2
+}
+
+/// L(v) = log T_v(v|h′) − log T_v(v|h)
+/// = Σ_i v_i (a′_i − a_i) − Σ_i [softplus(a′_i) − softplus(a_i)], from δ and K of
+/// [`prepare_log_ratio`].
+#[inline(always)]
+fn log_ratio(v: &[f32], delta: &[f64], log_norm: f64) -> f64 {
+    dot4(v, delta) - log_norm
+}
+
+/// Lines 1–14 of Algorithm 3 from the pre-activations and thresholds of ξ (`xi`: a = W h_t + b
+/// and 1 + e^{−a}) and, unless h_t = h′_{t−1} (`None`), of η; `z` and `delta` are scratch.
+/// Random numbers, in order: Z₁ (m), then unless h = h′: U₁, then per rejection round Z₂ (m),
+/// U₂, U₂′.
+fn coupled_visible(
+    (z, delta): (&mut [f32], &mut [f64]),
+    rng: &mut Rng,
+    xi: (&[f32], &[f32]),
+    eta: Option<(&[f32], &[f32])>,
+    v: &mut [f32],
+    v_eta: &mut [f32],
+) -> StepInfo {
+    let t = xi.1;
+    // Line 1: v_{t+1} = 1{Z₁ ≤ σ(W h_t + b)}.
+    fill_uniform(rng, z);
+    propose(z, t, v);
+    let Some(eta) = eta else {
+        // Equal conditionals: the ratio of line 2 is 1 and the proposal is always shared.
+        v_eta.copy_from_slice(v);
+        return StepInfo {
+            met: true,
+            rejections: 0,
+            proposals: 1,
+        };
+    };
+    let t_eta = eta.1;
+    let log_norm = prepare_log_ratio(xi, eta, delta);
+    // Lines 2–3: share the proposal with probability min(1, T_v(v|h′)/T_v(v|h)).
+    let u1 = uniform(rng);
+    if below(u1, log_ratio(v, delta, log_norm)) {
+        v_eta.copy_from_slice(v);
+        return StepInfo {
+            met: true,
+            rejections: 0,
+            proposals: 1,
+        };
+    }
+    // Lines 5–13: draw both from their residual laws, with common uniforms Z₂.
+    let mut proposals = 1;
+    let (mut xi_done, mut eta_done) = (false, false);
+    let mut rounds = 0;
+    while !(xi_done && eta_done) && rounds < MAX_ROUNDS {
+        rounds += 1;
+        fill_uniform(rng, z);
+        let (u2, u2_eta) = (uniform(rng), uniform(rng));
+        if !xi_done {
+            propose(z, t, v);
+            proposals += 1;
+            // Accept if U₂ > T_v(v|h′)/T_v(v|h).
+            xi_done = !below(u2, log_ratio(v, delta, log_norm));
+        }
+        if !eta_done {
+            propose(z, t_eta, v_eta);
+            proposals += 1;
+            // Accept if U₂′ > T_v(v′|h)/T_v(v′|h′).
+            eta_done = !below(u2_eta, -log_ratio(v_eta, delta, log_norm));
+        }
+    }
+    StepInfo {
+        met: v == v_eta,
+        rejections: rounds - 1,
+        proposals,
+    }
+}
+
 impl Coupling {
     /// Scratch space for an m×n model.
     pub fn new(m: usize, n: usize) -> Coupling {
@@ -128,68 +249,11 @@ impl Coupling {
             t: vec![0.0; m],
             t_eta: vec![0.0; m],
             delta: vec![0.0; m],
-            log_norm: 0.0,
             z: vec![0.0; m],
             zh: vec![0.0; n],
             g: vec![0.0; n],
             g_eta: vec![0.0; n],
         }
-    }
-
-    /// Prepares L(·) for the pre-activations and thresholds of the current step: δ and K.
-    /// Four independent lanes (unit i in lane i mod 4) keep the loop branch-free and
-    /// vectorisable in a fixed order of operations.
-    #[inline]
-    fn prepare_log_ratio(&mut self) {
-        let m = self.a.len();
-        let (a, b) = (&self.a[..m], &self.a_eta[..m]);
-        let (t, t_eta, delta) = (&self.t[..m], &self.t_eta[..m], &mut self.delta[..m]);
-        // Per lane: Σ δ_i (with ln t = −a folded in for extreme units) and Π t_i, Π t′_i.
-        let (mut sum, mut prod, mut prod_eta) = ([0.0f64; 4], [1.0f64; 4], [1.0f64; 4]);
-        let (mut exp, mut exp_eta) = (0i64, 0i64);
-        let mut unit = |i: usize,
-                        k: usize,
-                        sum: &mut [f64; 4],
-                        prod: &mut [f64; 4],
-                        prod_eta: &mut [f64; 4]| {
-            let (ai, bi) = (a[i] as f64, b[i] as f64);
-            let (xa, xb) = (a[i] < EXTREME, b[i] < EXTREME);
-            delta[i] = bi - ai;
-            sum[k] += (bi - ai) + if xa { ai } else { 0.0 } - if xb { bi } else { 0.0 };
-            prod[k] *= if xa { 1.0 } else { t[i] as f64 };
-            prod_eta[k] *= if xb { 1.0 } else { t_eta[i] as f64 };
-        };
-        let full = m / 4 * 4;
-        for c in (0..full).step_by(4) {
-            for k in 0..4 {
-                unit(c + k, k, &mut sum, &mut prod, &mut prod_eta);
-            }
-            // Each threshold is below 2^116, so eight per lane stay below f64's 2^1024.
-            if c % 32 == 28 {
-                for k in 0..4 {
-                    prod[k] = renormalise(prod[k], &mut exp);
-                    prod_eta[k] = renormalise(prod_eta[k], &mut exp_eta);
-                }
-            }
-        }
-        for i in full..m {
-            unit(i, i - full, &mut sum, &mut prod, &mut prod_eta);
-        }
-        let (mut p, mut p_eta) = (1.0f64, 1.0f64);
-        for k in 0..4 {
-            p *= renormalise(prod[k], &mut exp);
-            p_eta *= renormalise(prod_eta[k], &mut exp_eta);
-        }
-        self.log_norm = ((sum[0] + sum[1]) + (sum[2] + sum[3]))
-            + libm::log(p_eta / p)
-            + (exp_eta - exp) as f64 * std::f64::consts::LN_2;
-    }
-
-    /// L(v) = log T_v(v|h′) − log T_v(v|h)
-    /// = Σ_i v_i (a′_i − a_i) − Σ_i [softplus(a′_i) − softplus(a_i)].
-    #[inline]
-    fn log_ratio(&self, v: &[f32]) -> f64 {
-        dot4(v, &self.delta) - self.log_norm
     }
 
     /// Lines 1–14 of Algorithm 3: the coupled visible update. `h` is h_t (the ξ chain), `h_eta`
@@ -207,57 +271,37 @@ impl Coupling {
     ) -> StepInfo {
         model.visible_pre(h, &mut self.a);
         to_thresholds(&self.a, &mut self.t);
-        // Line 1: v_{t+1} = 1{Z₁ ≤ σ(W h_t + b)}.
-        fill_uniform(rng, &mut self.z);
-        propose(&self.z, &self.t, v);
-        if h == h_eta {
-            // Equal conditionals: the ratio of line 2 is 1 and the proposal is always shared.
-            v_eta.copy_from_slice(v);
-            return StepInfo {
-                met: true,
-                rejections: 0,
-                proposals: 1,
-            };
+        let same = h == h_eta;
+        if !same {
+            model.visible_pre(h_eta, &mut self.a_eta);
+            to_thresholds(&self.a_eta, &mut self.t_eta);
         }
-        model.visible_pre(h_eta, &mut self.a_eta);
-        to_thresholds(&self.a_eta, &mut self.t_eta);
-        self.prepare_log_ratio();
-        // Lines 2–3: share the proposal with probability min(1, T_v(v|h′)/T_v(v|h)).
-        let u1 = uniform(rng);
-        if below(u1, self.log_ratio(v)) {
-            v_eta.copy_from_slice(v);
-            return StepInfo {
-                met: true,
-                rejections: 0,
-                proposals: 1,
-            };
-        }
-        // Lines 5–13: draw both from their residual laws, with common uniforms Z₂.
-        let mut proposals = 1;
-        let (mut xi_done, mut eta_done) = (false, false);
-        let mut rounds = 0;
-        while !(xi_done && eta_done) && rounds < MAX_ROUNDS {
-            rounds += 1;
-            fill_uniform(rng, &mut self.z);
-            let (u2, u2_eta) = (uniform(rng), uniform(rng));
-            if !xi_done {
-                propose(&self.z, &self.t, v);
-                proposals += 1;
-                // Accept if U₂ > T_v(v|h′)/T_v(v|h).
-                xi_done = !below(u2, self.log_ratio(v));
-            }
-            if !eta_done {
-                propose(&self.z, &self.t_eta, v_eta);
-                proposals += 1;
-                // Accept if U₂′ > T_v(v′|h)/T_v(v′|h′).
-                eta_done = !below(u2_eta, -self.log_ratio(v_eta));
-            }
-        }
-        StepInfo {
-            met: v == v_eta,
-            rejections: rounds - 1,
-            proposals,
-        }
+        let Coupling {
+            a,
+            a_eta,
+            t,
+            t_eta,
+            delta,
+            z,
+            ..
+        } = self;
+        let eta = (!same).then_some((&a_eta[..], &t_eta[..]));
+        coupled_visible((z, delta), rng, (a, t), eta, v, v_eta)
+    }
+
+    /// [`Coupling::step_visible`] from the visible pre-activations a = W h_t + b and thresholds
+    /// 1 + e^{−a} of ξ (`xi`) and, unless h_t = h′_{t−1} (`None`), those of η — for chains run
+    /// in lockstep, whose pre-activations and thresholds are computed for a whole block of
+    /// chains at once. The same random numbers and the same decisions.
+    pub fn step_visible_from_thresholds(
+        &mut self,
+        rng: &mut Rng,
+        xi: (&[f32], &[f32]),
+        eta: Option<(&[f32], &[f32])>,
+        v: &mut [f32],
+        v_eta: &mut [f32],
+    ) -> StepInfo {
+        coupled_visible((&mut self.z, &mut self.delta), rng, xi, eta, v, v_eta)
     }
 
     /// Lines 15–16 of Algorithm 3: h_{t+1} = 1{Z₃ ≤ σ(Wᵀv_{t+1} + c)} and
@@ -284,6 +328,22 @@ impl Coupling {
         propose(&self.zh, &self.g_eta, h_eta);
     }
 
+    /// [`Coupling::step_hidden`] from the hidden thresholds 1 + e^{−g} of g = Wᵀv_{t+1} + c
+    /// (`t`) and g′ = Wᵀv′_t + c (`t_eta`; the same slice when v_{t+1} = v′_t), computed for a
+    /// block of chains at once. The same random numbers and the same states.
+    pub fn step_hidden_from_thresholds(
+        &mut self,
+        rng: &mut Rng,
+        t: &[f32],
+        t_eta: &[f32],
+        h: &mut [f32],
+        h_eta: &mut [f32],
+    ) {
+        fill_uniform(rng, &mut self.zh);
+        propose(&self.zh, t, h);
+        propose(&self.zh, t_eta, h_eta);
+    }
+
     /// One full coupled step (ξ_t, η_{t−1}) → (ξ_{t+1}, η_t) of Algorithm 3, in place:
     /// [`Coupling::step_visible`] then [`Coupling::step_hidden`]. Once the chains have met
     /// (equal states) they stay equal.
@@ -297,15 +357,6 @@ impl Coupling {
         let info = self.step_visible(model, rng, h, h_eta, v, v_eta);
         self.step_hidden(model, rng, v, v_eta, h, h_eta);
         info
-    }
-
-    /// E[h|v_{t+1}] and E[h|v′_t] of the last [`Coupling::step_hidden`] (σ = 1/threshold, the
-    /// same bits as `math::sigmoid`).
-    pub fn hidden_means(&self, xi: &mut [f32], eta: &mut [f32]) {
-        xi.iter_mut().zip(&self.g).for_each(|(p, &t)| *p = 1.0 / t);
-        eta.iter_mut()
-            .zip(&self.g_eta)
-            .for_each(|(p, &t)| *p = 1.0 / t);
     }
 }
 
@@ -332,7 +383,7 @@ mod tests {
             }
             to_thresholds(&cp.a, &mut cp.t);
             to_thresholds(&cp.a_eta, &mut cp.t_eta);
-            cp.prepare_log_ratio();
+            let log_norm = prepare_log_ratio((&cp.a, &cp.t), (&cp.a_eta, &cp.t_eta), &mut cp.delta);
             for _ in 0..10 {
                 let v: Vec<f32> = (0..12)
                     .map(|_| f32::from(u8::from(uniform(&mut r) < 0.5)))
@@ -349,7 +400,7 @@ mod tests {
                         }
                     })
                     .sum();
-                let got = cp.log_ratio(&v);
+                let got = log_ratio(&v, &cp.delta, log_norm);
                 // f32 thresholds carry a relative error of ~10⁻⁷ each.
                 assert!(
                     (got - want).abs() < 1e-5 * (1.0 + want.abs()),

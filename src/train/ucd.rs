@@ -25,12 +25,13 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::math::fast_exp;
+use crate::kernels::{row_mask, set_bits};
+use crate::math::one_plus_exp_neg;
 use crate::model::{Rbm, Stats};
-use crate::rng::fill_uniform;
-use crate::rng::{index, Rng};
+use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
 use crate::sampler::Coupling;
 use crate::schema::{Aggregate, StatSpec};
+use rand::Rng as _;
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -90,25 +91,45 @@ pub const INFO: AlgoInfo = AlgoInfo {
 
 /// Unbiased contrastive divergence with k = `cfg.k`, cap T_max = `cfg.max_steps` and
 /// `s.chains` coupled chain pairs per update.
+///
+/// The chain pairs of an update run in lockstep, in blocks of at most [`BLOCK`] pairs: each
+/// round advances every pair of the block that has not finished by one step, and the
+/// pre-activations of all of them are computed together by the batch kernels
+/// (`Rbm::visible_pre`, `Rbm::hidden_pre`); pairs that are done drop out. Each pair draws from
+/// its own stream, derived from one number of the lane's stream per update, so its law and its
+/// numbers do not depend on the other pairs or on the order of the batch.
 pub struct Ucd {
     k: usize,
     max_steps: usize,
     chains: usize,
     coupling: Coupling,
-    /// ξ_t = (v, h) and η_{t−1} = (v_eta, h_eta) of the chain being run.
+    /// ξ_t = (v, h) and η_{t−1} = (v_eta, h_eta) of the block's pairs (`pairs × m`, `pairs × n`).
     v: Vec<f32>,
     h: Vec<f32>,
     v_eta: Vec<f32>,
     h_eta: Vec<f32>,
-    /// E[h|v] of the current ξ and η states.
-    mean: Vec<f32>,
-    mean_eta: Vec<f32>,
-    /// Scratch: pre-activations and uniforms (length max(m, n)).
-    pre: Vec<f32>,
+    /// Per pair of the block: its stream, its step t, whether it has met and what it did.
+    rngs: Vec<Rng>,
+    pairs: Vec<Pair>,
+    /// The pairs still running.
+    active: Vec<usize>,
+    /// The hidden patterns met in the update with their visible pre-activations and thresholds,
+    /// and the visible patterns with their hidden ones.
+    vis: Patterns,
+    hid: Patterns,
+    /// The pattern of each active pair's ξ row in the current layer (in `active` order), and
+    /// its η row's when the pair is coupled and the two differ.
+    xi_at: Vec<usize>,
+    eta_at: Vec<Option<usize>>,
+    /// Scratch uniforms (length max(m, n)).
     z: Vec<f32>,
     neg: Stats,
-    /// Hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows (`rows × n`): every chain
-    /// starts at one of them.
+    /// The update's estimate as signed counts of visible patterns (entries of `hid`): f depends
+    /// on v alone, so Σ ±f(v) over the chains' terms is Σ_e counts[e]·f(v_e).
+    counts: Vec<i32>,
+    /// Positive-phase E[h|v] and hidden thresholds 1 + e^{−(c + Wᵀv)} of the mini-batch rows
+    /// (`rows × n`): every chain starts at one of them.
+    row_p: Vec<f32>,
     row_t: Vec<f32>,
     /// The last ξ visible state of every chain (`chains × m`), for display.
     states: Vec<f32>,
@@ -117,8 +138,15 @@ pub struct Ucd {
     taus: Vec<u32>,
 }
 
+/// Most chain pairs run in lockstep at once: the chains of an update run in blocks of this
+/// many, which bounds the memory (a pair's numbers do not depend on its block).
+const BLOCK: usize = 1024;
+
+/// Most patterns a table of [`Patterns`] keeps before it is emptied between rounds.
+const MAX_PATTERNS: usize = 2 * BLOCK;
+
 /// What one chain pair did.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct ChainRun {
     tau: usize,
     rejections: u64,
@@ -127,41 +155,13 @@ struct ChainRun {
     vh_steps: u64,
 }
 
-/// Adds s(v) − s(v′) with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) to `neg` in one pass (what
-/// `add_weighted(v, mean, 1)` then `add_weighted(v′, mean′, −1)` would add): the W rows of units
-/// on in both chains get E[h|v] − E[h|v′] once. `diff` is scratch of length ≥ n.
-#[inline]
-fn add_difference(
-    neg: &mut Stats,
-    (v, mean): (&[f32], &[f32]),
-    (v_eta, mean_eta): (&[f32], &[f32]),
-    diff: &mut [f32],
-) {
-    let n = mean.len();
-    let diff = &mut diff[..n];
-    diff.iter_mut()
-        .zip(mean.iter().zip(mean_eta))
-        .for_each(|(d, (&p, &q))| *d = p - q);
-    let sum = &mut neg.sum;
-    for (i, (&x, &y)) in v.iter().zip(v_eta).enumerate() {
-        let row = &mut sum.w[i * n..(i + 1) * n];
-        match (x != 0.0, y != 0.0) {
-            (true, true) => row.iter_mut().zip(diff.iter()).for_each(|(g, &d)| *g += d),
-            (true, false) => {
-                row.iter_mut().zip(mean).for_each(|(g, &p)| *g += p);
-                sum.b[i] += 1.0;
-            }
-            (false, true) => {
-                row.iter_mut().zip(mean_eta).for_each(|(g, &q)| *g -= q);
-                sum.b[i] -= 1.0;
-            }
-            (false, false) => {}
-        }
-    }
-    sum.c
-        .iter_mut()
-        .zip(diff.iter())
-        .for_each(|(g, &d)| *g += d);
+/// A chain pair in its update: step t of ξ, whether ξ and η have met, and its record.
+#[derive(Clone, Copy, Default)]
+struct Pair {
+    t: usize,
+    met: bool,
+    done: bool,
+    run: ChainRun,
 }
 
 impl Ucd {
@@ -182,142 +182,451 @@ impl Ucd {
             let r = i % rows;
             st.copy_from_slice(&s.data.values[r * m..(r + 1) * m]);
         }
+        let c = s.chains.min(BLOCK);
         Ok(Ucd {
             k,
             max_steps,
             chains: s.chains,
             coupling: Coupling::new(m, n),
-            v: vec![0.0; m],
-            h: vec![0.0; n],
-            v_eta: vec![0.0; m],
-            h_eta: vec![0.0; n],
-            mean: vec![0.0; n],
-            mean_eta: vec![0.0; n],
-            pre: vec![0.0; m.max(n)],
+            v: vec![0.0; c * m],
+            h: vec![0.0; c * n],
+            v_eta: vec![0.0; c * m],
+            h_eta: vec![0.0; c * n],
+            rngs: Vec::with_capacity(c),
+            pairs: vec![Pair::default(); c],
+            active: Vec::with_capacity(c),
+            vis: Patterns::new(m, n, true),
+            hid: Patterns::new(m, n, false),
+            xi_at: Vec::with_capacity(c),
+            eta_at: Vec::with_capacity(c),
             z: vec![0.0; m.max(n)],
             neg: Stats::new(m, n),
+            counts: Vec::new(),
+            row_p: Vec::new(),
             row_t: Vec::new(),
             states,
             taus: Vec::new(),
         })
     }
 
-    /// Runs one chain pair from mini-batch row `r` (`v0`), adding its estimate to `self.neg`.
-    fn run_chain(&mut self, model: &Rbm, rng: &mut Rng, v0: &[f32], r: usize) -> ChainRun {
-        let (k, cap, n) = (self.k, self.max_steps, self.h.len());
-        // ξ_0 = η_0 = (v0, h0), h0 ~ p(h|v0).
-        self.v_eta.copy_from_slice(v0);
-        let z = &mut self.z[..n];
-        fill_uniform(rng, z);
-        let t0 = &self.row_t[r * n..(r + 1) * n];
-        for ((h, &t), &z) in self.h_eta.iter_mut().zip(t0).zip(z.iter()) {
-            *h = if z * t < 1.0 { 1.0 } else { 0.0 };
+    /// Starts every pair of the block: a row r of the mini-batch (Algorithm 2, line 2), ξ_0 = η_0 = (v_r, h_0)
+    /// with h_0 ~ p(h|v_r) from the row's thresholds, then ξ_1 by one sweep of all of them at
+    /// once.
+    fn start(&mut self, model: &Rbm, batch: &[f32]) {
+        let (m, n) = (model.m(), model.n());
+        let rows = batch.len() / m;
+        let Ucd {
+            rngs,
+            v,
+            h,
+            v_eta,
+            h_eta,
+            vis,
+            hid,
+            xi_at,
+            z,
+            row_t,
+            ..
+        } = self;
+        for (c, rng) in rngs.iter_mut().enumerate() {
+            let r = index(rng, rows);
+            v_eta[c * m..(c + 1) * m].copy_from_slice(&batch[r * m..(r + 1) * m]);
+            let t0 = &row_t[r * n..(r + 1) * n];
+            sample_from_thresholds(rng, t0, &mut h_eta[c * n..(c + 1) * n], z);
         }
-        // ξ_1 by one sweep.
-        model.sample_visible(&self.h_eta, &mut self.v, rng);
-        model.sample_hidden_with_probs(&self.v, &mut self.h, &mut self.mean, rng);
-        let mut run = ChainRun {
-            sweeps: 1,
-            vh_steps: 1,
-            ..Default::default()
-        };
-        let mut t = 1;
-        let mut met = self.v == self.v_eta && self.h == self.h_eta;
-        if met {
-            run.tau = 1;
+        // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1); `xi_at` keeps the patterns of the v_1 rows.
+        xi_at.clear();
+        xi_at.extend(h_eta.chunks_exact(n).take(rngs.len()).map(|r| vis.find(r)));
+        vis.compute(model);
+        for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(v.chunks_exact_mut(m)) {
+            sample_from_thresholds(rng, vis.thr(e), x, z);
         }
-        if k == 1 {
-            self.neg.add_weighted(&self.v, &self.mean, 1.0);
+        xi_at.clear();
+        xi_at.extend(v.chunks_exact(m).take(rngs.len()).map(|r| hid.find(r)));
+        hid.compute(model);
+        for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(h.chunks_exact_mut(n)) {
+            sample_from_thresholds(rng, hid.thr(e), x, z);
         }
+    }
+
+    /// Keeps the pattern tables of the update within [`MAX_PATTERNS`] entries between rounds:
+    /// past it, the counted terms are added to the estimate and both tables start afresh (a
+    /// round or a block start adds at most 2·[`BLOCK`] entries more), so memory stays
+    /// O(`BLOCK` × (m + n)) whatever the number of chains.
+    fn bound_patterns(&mut self) {
+        if self.vis.len().max(self.hid.len()) > MAX_PATTERNS {
+            add_counted(&mut self.neg, &self.hid, &self.counts);
+            self.counts.clear();
+            self.vis.clear();
+            self.hid.clear();
+        }
+    }
+
+    /// One round: every active pair advances one step — ξ alone (met before step k) or the
+    /// coupled step of Algorithm 3 — with the pre-activations and thresholds of the patterns
+    /// not met before in this update computed together.
+    fn round(&mut self, model: &Rbm) {
+        let (m, n) = (model.m(), model.n());
+        let Ucd {
+            coupling,
+            v,
+            h,
+            v_eta,
+            h_eta,
+            rngs,
+            pairs,
+            active,
+            vis,
+            hid,
+            xi_at,
+            eta_at,
+            z,
+            ..
+        } = self;
+        // Visible layer: a = W h_t + b for every active pair, a′ = W h′_{t−1} + b for the
+        // coupled pairs whose hidden states differ.
+        locate(active, pairs, (h, h_eta), n, vis, (xi_at, eta_at));
+        vis.compute(model);
+        for ((&c, &e), &e_eta) in active.iter().zip(xi_at.iter()).zip(eta_at.iter()) {
+            let (rng, pair) = (&mut rngs[c], &mut pairs[c]);
+            let x = &mut v[c * m..(c + 1) * m];
+            if pair.met {
+                sample_from_thresholds(rng, vis.thr(e), x, z);
+                pair.run.sweeps += 1;
+                pair.run.vh_steps += 1;
+                continue;
+            }
+            let xi = (vis.pre(e), vis.thr(e));
+            let eta = e_eta.map(|j| (vis.pre(j), vis.thr(j)));
+            let v_eta = &mut v_eta[c * m..(c + 1) * m];
+            let info = coupling.step_visible_from_thresholds(rng, xi, eta, x, v_eta);
+            pair.run.sweeps += 2;
+            pair.run.vh_steps += info.proposals as u64;
+            pair.run.rejections += info.rejections as u64;
+            // Whether the chains meet now is read from the new states below.
+        }
+        // Hidden layer: g = Wᵀv_{t+1} + c for every active pair, g′ = Wᵀv′_t + c for the
+        // coupled pairs whose visible states differ.
+        locate(active, pairs, (v, v_eta), m, hid, (xi_at, eta_at));
+        hid.compute(model);
+        for ((&c, &e), &e_eta) in active.iter().zip(xi_at.iter()).zip(eta_at.iter()) {
+            let (rng, t) = (&mut rngs[c], hid.thr(e));
+            let x = &mut h[c * n..(c + 1) * n];
+            if pairs[c].met {
+                sample_from_thresholds(rng, t, x, z);
+                continue;
+            }
+            let t_eta = e_eta.map_or(t, |j| hid.thr(j));
+            coupling.step_hidden_from_thresholds(rng, t, t_eta, x, &mut h_eta[c * n..(c + 1) * n]);
+        }
+    }
+}
+
+/// The pattern of the ξ row of every active pair and, for the coupled pairs whose η row
+/// differs, of the η row (`width` values each) in `patterns`, in `active` order.
+fn locate(
+    active: &[usize],
+    pairs: &[Pair],
+    (xi, eta): (&[f32], &[f32]),
+    width: usize,
+    patterns: &mut Patterns,
+    (xi_at, eta_at): (&mut Vec<usize>, &mut Vec<Option<usize>>),
+) {
+    xi_at.clear();
+    eta_at.clear();
+    for &c in active {
+        let e = patterns.find(&xi[c * width..(c + 1) * width]);
+        xi_at.push(e);
+        let e_eta = (!pairs[c].met)
+            .then(|| patterns.find(&eta[c * width..(c + 1) * width]))
+            .filter(|&j| j != e);
+        eta_at.push(e_eta);
+    }
+}
+
+/// The first slot to probe for `key` in a table of `mask + 1` slots (a multiplicative hash).
+#[inline(always)]
+fn slot_of(key: &[u64], mask: usize) -> usize {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let h = key
+        .iter()
+        .fold(0u64, |h, &w| (h.rotate_left(29) ^ w).wrapping_mul(K));
+    (h >> 32) as usize & mask
+}
+
+/// The 0/1 patterns of one layer met in an update, each with the other layer's pre-activations
+/// and Bernoulli thresholds 1 + e^{−pre} computed once: the parameters do not change within an
+/// update, and UCD's chains revisit few patterns (on BAS 4×4, over the ucd-bas4 preset's 10 000
+/// updates, about one row in five is a pattern not met before in its update). Same bits as
+/// computing every row: a row's pre-activations do not depend on the other rows of the batch.
+struct Patterns {
+    /// Whether the patterns are hidden ones (entries hold visible values) or visible ones.
+    hidden_keys: bool,
+    /// u64 words per key (`⌈k/64⌉` for k units) and values per entry (the other layer's units).
+    words: usize,
+    width: usize,
+    /// The patterns as bitsets (`entries × words`) and an open-addressing table of entry + 1
+    /// (0 = empty; a power of two, at most half full).
+    keys: Vec<u64>,
+    slots: Vec<u32>,
+    /// Pre-activations and thresholds (`entries × width`) of the entries computed so far.
+    pre: Vec<f32>,
+    thr: Vec<f32>,
+    /// The rows of the entries found since the last [`Patterns::compute`].
+    pending: Vec<f32>,
+    /// Scratch key.
+    key: Vec<u64>,
+}
+
+impl Patterns {
+    /// An empty set of hidden patterns (`hidden_keys`) or visible ones, for an m×n model.
+    fn new(m: usize, n: usize, hidden_keys: bool) -> Patterns {
+        let (k, width) = if hidden_keys { (n, m) } else { (m, n) };
+        let words = k.div_ceil(64).max(1);
+        Patterns {
+            hidden_keys,
+            words,
+            width,
+            keys: Vec::new(),
+            slots: vec![0; 1024],
+            pre: Vec::new(),
+            thr: Vec::new(),
+            pending: Vec::new(),
+            key: vec![0; words],
+        }
+    }
+
+    /// Forgets every pattern (the parameters changed).
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.slots.fill(0);
+        self.pre.clear();
+        self.thr.clear();
+        self.pending.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len() / self.words
+    }
+
+    /// The entry of the 0/1 row `x`, added (its values pending) if not met before.
+    #[inline]
+    fn find(&mut self, x: &[f32]) -> usize {
+        let binary = row_mask(x, &mut self.key);
+        debug_assert!(binary, "chain states are 0/1");
+        let words = self.words;
+        let mask = self.slots.len() - 1;
+        let mut i = slot_of(&self.key, mask);
         loop {
-            if met && t >= k {
-                return run;
+            let e = match self.slots[i] {
+                0 => break,
+                e => e as usize - 1,
+            };
+            // Not `==` on the slices: that calls memcmp, slower for a word or two.
+            let key = &self.keys[e * words..(e + 1) * words];
+            if key.iter().zip(&self.key).all(|(a, b)| a == b) {
+                return e;
             }
-            if !met && t + 1 >= cap {
-                // Algorithm 1, line 4: η_t is set to ξ_{t+1} at t + 1 = T_max, whose term is 0.
-                // As cap > k, t ≥ k here and the chain is done.
-                met = true;
-                run.tau = t + 1;
-                run.truncated = true;
-                continue;
-            }
-            if met {
-                // Met before step k: η_{t−1} = ξ_t from now on, so ξ runs alone up to ξ_k.
-                model.sample_visible(&self.h, &mut self.v, rng);
-                model.sample_hidden_with_probs(&self.v, &mut self.h, &mut self.mean, rng);
-                t += 1;
-                run.sweeps += 1;
-                run.vh_steps += 1;
-                if t == k {
-                    self.neg.add_weighted(&self.v, &self.mean, 1.0);
-                }
-                continue;
-            }
-            let info = self.coupling.step(
-                model,
-                rng,
-                (&mut self.v, &mut self.h),
-                (&mut self.v_eta, &mut self.h_eta),
-            );
-            t += 1;
-            run.sweeps += 2;
-            run.vh_steps += info.proposals as u64;
-            run.rejections += info.rejections as u64;
-            if info.met {
-                met = true;
-                run.tau = t;
-            }
-            // f(ξ_k), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero once the chains have met).
-            if t == k || (t > k && !info.met) {
-                self.coupling
-                    .hidden_means(&mut self.mean, &mut self.mean_eta);
-                if t > k {
-                    add_difference(
-                        &mut self.neg,
-                        (&self.v, &self.mean),
-                        (&self.v_eta, &self.mean_eta),
-                        &mut self.pre,
-                    );
-                } else {
-                    self.neg.add_weighted(&self.v, &self.mean, 1.0);
-                }
-            }
+            i = (i + 1) & mask;
         }
+        let e = self.len();
+        self.keys.extend_from_slice(&self.key);
+        self.pending.extend_from_slice(x);
+        self.slots[i] = e as u32 + 1;
+        if 2 * (e + 1) > self.slots.len() {
+            self.grow();
+        }
+        e
+    }
+
+    /// Doubles the table and re-inserts every entry.
+    fn grow(&mut self) {
+        self.slots = vec![0; 2 * self.slots.len()];
+        let mask = self.slots.len() - 1;
+        for (e, key) in self.keys.chunks_exact(self.words).enumerate() {
+            let mut i = slot_of(key, mask);
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = e as u32 + 1;
+        }
+    }
+
+    /// Computes the values of the pending entries, all in one batch product of `model`: the
+    /// visible pre-activations W h + b of hidden patterns or the hidden ones Wᵀv + c of visible
+    /// patterns, as the entries' width says.
+    fn compute(&mut self, model: &Rbm) {
+        let (done, width) = (self.pre.len(), self.width);
+        let len = self.len() * width;
+        self.pre.resize(len, 0.0);
+        self.thr.resize(len, 0.0);
+        if self.hidden_keys {
+            model.visible_pre(&self.pending, &mut self.pre[done..]);
+        } else {
+            model.hidden_pre(&self.pending, &mut self.pre[done..]);
+        }
+        one_plus_exp_neg(&self.pre[done..], &mut self.thr[done..]);
+        self.pending.clear();
+    }
+
+    fn pre(&self, e: usize) -> &[f32] {
+        &self.pre[e * self.width..(e + 1) * self.width]
+    }
+
+    /// The pattern of entry `e`, as a bitset.
+    fn key(&self, e: usize) -> &[u64] {
+        &self.keys[e * self.words..(e + 1) * self.words]
+    }
+
+    fn thr(&self, e: usize) -> &[f32] {
+        &self.thr[e * self.width..(e + 1) * self.width]
+    }
+}
+
+/// Adds `by` to the count of pattern `e`.
+#[inline]
+fn count(counts: &mut Vec<i32>, e: usize, by: i32) {
+    if counts.len() <= e {
+        counts.resize(e + 1, 0);
+    }
+    counts[e] += by;
+}
+
+/// Adds Σ_e counts[e]·s(v_e) to `neg` with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) (docs/algorithms.md
+/// §1) and E[h|v] = 1/t from the pattern's hidden thresholds, patterns in the order they were
+/// met (the row count is left alone).
+fn add_counted(neg: &mut Stats, hid: &Patterns, counts: &[i32]) {
+    let n = hid.width;
+    let mut p = vec![0.0f32; n];
+    for (e, &k) in counts.iter().enumerate().filter(|(_, &k)| k != 0) {
+        let w = k as f32;
+        p.iter_mut()
+            .zip(hid.thr(e))
+            .for_each(|(p, &t)| *p = w * (1.0 / t));
+        for i in set_bits(hid.key(e)) {
+            neg.sum.w[i * n..(i + 1) * n]
+                .iter_mut()
+                .zip(&p)
+                .for_each(|(g, &p)| *g += p);
+            neg.sum.b[i] += w;
+        }
+        neg.sum.c.iter_mut().zip(&p).for_each(|(g, &p)| *g += p);
+    }
+}
+
+/// `x ~ Bernoulli(σ(a))` unit by unit from the thresholds t = 1 + e^{−a}: one uniform each
+/// from [`fill_uniform`], unit on iff `u·t < 1` (as `Rbm::sample_hidden`).
+#[inline]
+fn sample_from_thresholds(rng: &mut Rng, t: &[f32], x: &mut [f32], z: &mut [f32]) {
+    let z = &mut z[..t.len()];
+    fill_uniform(rng, z);
+    for ((x, &t), &u) in x.iter_mut().zip(t).zip(z.iter()) {
+        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
     }
 }
 
 impl Algorithm for Ucd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase();
-        let m = cx.model.m();
-        let rows = cx.rows();
+        cx.positive_phase_thresholds(&mut self.row_p, &mut self.row_t);
         let model: &Rbm = cx.model;
-        let n = model.n();
-        self.row_t.resize(rows * n, 0.0);
-        for (v, t) in cx.batch.chunks_exact(m).zip(self.row_t.chunks_exact_mut(n)) {
-            model.hidden_pre(v, t);
-            t.iter_mut().for_each(|x| *x = 1.0 + fast_exp(-*x));
-        }
+        let (m, n) = (model.m(), model.n());
+        let (k, cap) = (self.k, self.max_steps);
+        // One stream per pair, from one number of the lane's stream.
+        let seed = cx.rng.next_u64();
         self.neg.clear();
         let (mut tau_sum, mut tau_max, mut rejections, mut truncated, mut sweeps, mut vh_steps) =
             (0u64, 0usize, 0u64, 0u64, 0u64, 0u64);
         self.taus.clear();
-        for c in 0..self.chains {
-            // Algorithm 2, line 2: a data point drawn at random.
-            let r = index(cx.rng, rows);
-            let run = self.run_chain(model, cx.rng, &cx.batch[r * m..(r + 1) * m], r);
-            self.states[c * m..(c + 1) * m].copy_from_slice(&self.v);
-            if self.taus.len() <= run.tau {
-                self.taus.resize(run.tau + 1, 0);
+        // The parameters are fixed for the whole update: patterns are kept across its blocks.
+        self.vis.clear();
+        self.hid.clear();
+        self.counts.clear();
+        for c0 in (0..self.chains).step_by(BLOCK) {
+            let len = BLOCK.min(self.chains - c0);
+            self.rngs.clear();
+            self.rngs
+                .extend((c0..c0 + len).map(|c| stream(seed, c as u64, Purpose::Sampling)));
+            self.bound_patterns();
+            self.start(model, cx.batch);
+            self.active.clear();
+            for c in 0..len {
+                let met = self.v[c * m..(c + 1) * m] == self.v_eta[c * m..(c + 1) * m]
+                    && self.h[c * n..(c + 1) * n] == self.h_eta[c * n..(c + 1) * n];
+                self.pairs[c] = Pair {
+                    t: 1,
+                    met,
+                    done: false,
+                    run: ChainRun {
+                        tau: usize::from(met),
+                        sweeps: 1,
+                        vh_steps: 1,
+                        ..Default::default()
+                    },
+                };
+                self.active.push(c);
             }
-            self.taus[run.tau] += 1;
-            tau_sum += run.tau as u64;
-            tau_max = tau_max.max(run.tau);
-            rejections += run.rejections;
-            truncated += u64::from(run.truncated);
-            sweeps += run.sweeps;
-            vh_steps += run.vh_steps;
+            if k == 1 {
+                // f(ξ_1) of every pair (`xi_at` holds the patterns of the v_1 rows).
+                for &e in &self.xi_at {
+                    count(&mut self.counts, e, 1);
+                }
+            }
+            loop {
+                // Pairs done before this round drop out; a pair that has not met by step
+                // T_max − 1 is met by force at τ = T_max (Algorithm 1, line 4: η_t is set to
+                // ξ_{t+1}, whose term is 0); as T_max > k, it is done.
+                let pairs = &mut self.pairs;
+                self.active.retain(|&c| {
+                    let p = &mut pairs[c];
+                    if !p.met && p.t + 1 >= cap {
+                        p.met = true;
+                        p.run.tau = p.t + 1;
+                        p.run.truncated = true;
+                    }
+                    p.done = p.met && p.t >= k;
+                    !p.done
+                });
+                if self.active.is_empty() {
+                    break;
+                }
+                self.bound_patterns();
+                self.round(model);
+                // `xi_at` and `eta_at` now hold the patterns of v_{t+1} and, if it differs, v′_t.
+                for (i, &c) in self.active.iter().enumerate() {
+                    let p = &mut self.pairs[c];
+                    let was_met = p.met;
+                    p.t += 1;
+                    let met_now = !was_met && self.eta_at[i].is_none();
+                    if met_now {
+                        p.met = true;
+                        p.run.tau = p.t;
+                    }
+                    // f(ξ_k) (ξ alone or coupled), then f(ξ_t) − f(η_{t−1}) for k < t < τ (zero
+                    // once the chains have met).
+                    if p.t == k || (p.t > k && !was_met && !met_now) {
+                        count(&mut self.counts, self.xi_at[i], 1);
+                    }
+                    if p.t > k && !was_met && !met_now {
+                        count(&mut self.counts, self.eta_at[i].expect("an η row"), -1);
+                    }
+                }
+            }
+            for p in &self.pairs[..len] {
+                let run = &p.run;
+                if self.taus.len() <= run.tau {
+                    self.taus.resize(run.tau + 1, 0);
+                }
+                self.taus[run.tau] += 1;
+                tau_sum += run.tau as u64;
+                tau_max = tau_max.max(run.tau);
+                rejections += run.rejections;
+                truncated += u64::from(run.truncated);
+                sweeps += run.sweeps;
+                vh_steps += run.vh_steps;
+            }
+            self.states[c0 * m..(c0 + len) * m].copy_from_slice(&self.v[..len * m]);
         }
+        add_counted(&mut self.neg, &self.hid, &self.counts);
         self.neg.count = self.chains as f32;
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let c = self.chains as f64;
