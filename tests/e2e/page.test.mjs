@@ -79,6 +79,8 @@ test('the first screen trains CD-1 and PCD, both curves rise, pause holds, reset
   // Pause: nothing moves any more.
   await page.click('#run');
   await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'));
+  // The button is redrawn with the next frame after the last lane's reply.
+  await page.waitForFunction(() => document.querySelector('#run')?.textContent === 'Start', null, { timeout: 5000 });
   assert.equal(await page.textContent('#run'), 'Start');
   const paused = (await lanes(page)).map((l) => l.iter);
   await page.waitForTimeout(800);
