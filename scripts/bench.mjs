@@ -73,17 +73,19 @@ try {
         ? 'ms'
         : r.name === 'ucd_bas4_preset_ucd_over_cd'
           ? "× CD-1's time"
-          : r.name.endsWith('_updates')
-            ? 'updates/s'
-            : r.name.endsWith('_rows')
-              ? 'rows/s'
-              : r.name.startsWith('gibbs')
-                ? 'sweeps/s'
-                : r.name.endsWith('_samples')
-                  ? 'samples/s'
-                  : r.name.endsWith('_evals')
-                    ? 'evaluations/s'
-                    : 's';
+          : r.name === 'ucd_bas4_preset_sweeps_ucd_over_cd'
+            ? "× CD-1's sweeps"
+            : r.name.endsWith('_updates')
+              ? 'updates/s'
+              : r.name.endsWith('_rows')
+                ? 'rows/s'
+                : r.name.startsWith('gibbs')
+                  ? 'sweeps/s'
+                  : r.name.endsWith('_samples')
+                    ? 'samples/s'
+                    : r.name.endsWith('_evals')
+                      ? 'evaluations/s'
+                      : 's';
     console.log(
       JSON.stringify(
         r.error ? { target: 'wasm', bench: r.name, error: r.error } : { target: 'wasm', bench: r.name, value: Math.round(r.value * 1000) / 1000, unit },
