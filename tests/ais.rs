@@ -308,7 +308,7 @@ fn the_bracket_holds_on_average_over_seeds() {
         ("random 784x10", &r784, &d784),
     ] {
         let ex = exact::evaluate(rbm, data).unwrap().atll;
-        let seeds = 0..100;
+        let seeds = 0..400;
         let ais: Vec<f64> = seeds
             .clone()
             .map(|s| ais_evaluate(rbm, data, cfg(2, 10, s)).unwrap().atll)
