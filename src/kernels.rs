@@ -32,6 +32,46 @@ pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
     !other
 }
 
+/// `dst.copy_from_slice(src)` for one row of a layer: rows of 4, 8, 16 or 32 values copy as
+/// fixed-size arrays. A copy of run-time length is a call — in wasm a `memory.copy`, whose fixed
+/// cost is that of copying several rows of 16 — and the Gibbs kernels copy rows one at a time.
+///
+/// # Panics
+/// If the lengths differ.
+#[inline(always)]
+pub fn copy_row(dst: &mut [f32], src: &[f32]) {
+    #[inline(always)]
+    fn fixed<const W: usize>(dst: &mut [f32], src: &[f32]) {
+        let d: &mut [f32; W] = dst.try_into().expect("a row of W values");
+        *d = *<&[f32; W]>::try_from(src).expect("a row of W values");
+    }
+    assert_eq!(dst.len(), src.len(), "rows of the same width");
+    match src.len() {
+        4 => fixed::<4>(dst, src),
+        8 => fixed::<8>(dst, src),
+        16 => fixed::<16>(dst, src),
+        32 => fixed::<32>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// `dst.extend_from_slice(src)` for one row of a layer, without a call for rows of 4, 8, 16 or
+/// 32 values ([`copy_row`]).
+#[inline(always)]
+pub fn push_row(dst: &mut Vec<f32>, src: &[f32]) {
+    #[inline(always)]
+    fn fixed<const W: usize>(dst: &mut Vec<f32>, src: &[f32]) {
+        dst.extend_from_slice(<&[f32; W]>::try_from(src).expect("a row of W values"));
+    }
+    match src.len() {
+        4 => fixed::<4>(dst, src),
+        8 => fixed::<8>(dst, src),
+        16 => fixed::<16>(dst, src),
+        32 => fixed::<32>(dst, src),
+        _ => dst.extend_from_slice(src),
+    }
+}
+
 /// Returns `init + Σ_{i ∈ bits} blk[i·W .. i·W+W]` over the set bits of `bits` (bit j of word
 /// w is row 64·(`word0` + w) + j of `blk`), in increasing row order; W = 4·`Q` columns.
 ///

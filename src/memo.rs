@@ -14,7 +14,7 @@
 //! used in turn), keyed by the weights' generation number (new on every edit of W) and a
 //! bitwise copy of the bias, so any edit of W, b or c starts one afresh.
 
-use crate::kernels::row_mask;
+use crate::kernels::{push_row, row_mask};
 use crate::math::one_plus_exp_neg;
 use std::cell::{Cell, RefCell};
 
@@ -87,13 +87,6 @@ impl Memo {
         &self.t[s..s + self.width]
     }
 
-    /// Entry `slot`'s pre-activations.
-    #[inline(always)]
-    pub fn pre_of(&self, slot: u32) -> &[f32] {
-        let s = slot as usize * self.width;
-        &self.pre[s..s + self.width]
-    }
-
     fn clear_entries(&mut self) {
         for &i in &self.used {
             self.keys[i as usize] = EMPTY;
@@ -104,18 +97,16 @@ impl Memo {
         self.p.clear();
     }
 
-    /// Makes the means of every slot available ([`Memo::p_of`]).
+    /// Makes the means of every slot available ([`Memo::means`]).
     fn fill_means(&mut self) {
         let start = self.p.len();
         self.p.extend(self.t[start..].iter().map(|&t| 1.0 / t));
     }
 
-    /// Entry `slot`'s means 1/t = σ(pre) (bit for bit: `sigmoid` is 1/(1 + e^{−a})); only
-    /// inside [`with`] called with `means`.
-    #[inline(always)]
-    pub fn p_of(&self, slot: u32) -> &[f32] {
-        let s = slot as usize * self.width;
-        &self.p[s..s + self.width]
+    /// The means 1/t = σ(pre) of every slot, slot-major (bit for bit: `sigmoid` is
+    /// 1/(1 + e^{−a})); only inside [`with`] called with `means`.
+    pub fn means(&self) -> &[f32] {
+        &self.p
     }
 
     /// Whether the memo is for these parameters.
@@ -161,7 +152,7 @@ impl Memo {
                         self.keys[i] = key;
                         self.vals[i] = s;
                         self.used.push(i as u32);
-                        self.miss.extend_from_slice(&x[r * k..(r + 1) * k]);
+                        push_row(&mut self.miss, &x[r * k..(r + 1) * k]);
                         break s;
                     }
                     kk if kk == key => break self.vals[i],
@@ -218,7 +209,7 @@ pub(crate) struct Conditional<'a> {
 
 /// Runs `f` on the memo of `c.side` after making sure it holds every row of `x` (rows of
 /// `c.k` 0/1 values; `f` reads row r's entry through `memo.slots[r]`); with `means`, `f` may
-/// read [`Memo::p_of`]. `compute(rows, out)` writes the pre-activations of `rows` into `out`
+/// read [`Memo::means`]. `compute(rows, out)` writes the pre-activations of `rows` into `out`
 /// (rows × `c.width`), one row independently of the others. Returns `None`, having done
 /// nothing, when the memo does not apply: rows that are not 0/1, a conditioning layer over 63
 /// units, a model over 8 192 weights, fewer than 8 rows or more than the memo holds, or a memo

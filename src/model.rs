@@ -8,7 +8,7 @@
 use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
 use crate::kernels::by_unit::{rows_mask, sum_selected_bits2, transpose_bits};
-use crate::kernels::{row_mask, sum_selected_bits};
+use crate::kernels::{copy_row, row_mask, sum_selected_bits};
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
 use crate::memo::{self, Conditional, Memo, Side};
 use crate::rng::{fill_uniform, normal, Rng};
@@ -365,7 +365,7 @@ impl Rbm {
     }
 
     /// Runs `f` on the memo of `side` holding every row of `x` ([`crate::memo`]), if it applies.
-    /// With `means`, `f` may read the means ([`Memo::p_of`]).
+    /// With `means`, `f` may read the means ([`Memo::means`]).
     fn memo<R>(&self, side: Side, x: &[f32], means: bool, f: impl FnOnce(&Memo) -> R) -> Option<R> {
         let (bias, packed, width) = self.side(side);
         let c = Conditional {
@@ -382,9 +382,7 @@ impl Rbm {
 
     fn pre(&self, side: Side, x: &[f32], out: &mut [f32]) {
         let copied = self.memo(side, x, false, |m| {
-            for (o, &s) in out.chunks_exact_mut(m.width()).zip(&m.slots) {
-                o.copy_from_slice(m.pre_of(s));
-            }
+            gather_rows(out, m.width(), &m.slots, &m.pre)
         });
         if copied.is_none() {
             self.pre_direct(side, x, out);
@@ -645,8 +643,14 @@ impl Rbm {
 
 /// E[x] for every row of the memo's current call (called with `means`).
 fn copy_means(m: &Memo, p: &mut [f32]) {
-    for (p, &slot) in p.chunks_exact_mut(m.width()).zip(&m.slots) {
-        p.copy_from_slice(m.p_of(slot));
+    gather_rows(p, m.width(), &m.slots, m.means());
+}
+
+/// Row r of `out` (rows of `width`) ← row `slots[r]` of `table`.
+fn gather_rows(out: &mut [f32], width: usize, slots: &[u32], table: &[f32]) {
+    for (o, &s) in out.chunks_exact_mut(width).zip(slots) {
+        let s = s as usize * width;
+        copy_row(o, &table[s..s + width]);
     }
 }
 

@@ -25,7 +25,7 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::kernels::{row_mask, set_bits};
+use crate::kernels::{push_row, row_mask, set_bits};
 use crate::math::one_plus_exp_neg;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
@@ -431,7 +431,7 @@ impl Patterns {
         }
         let e = self.len();
         self.keys.extend_from_slice(&self.key);
-        self.pending.extend_from_slice(x);
+        push_row(&mut self.pending, x);
         self.slots[i] = e as u32 + 1;
         if 2 * (e + 1) > self.slots.len() {
             self.grow();
