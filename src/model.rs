@@ -8,7 +8,7 @@
 use crate::data::Dataset;
 use crate::error::{ensure, Error, Result};
 use crate::kernels::by_unit::{rows_mask, sum_selected_bits2, transpose_bits};
-use crate::kernels::{copy_row, row_mask, sum_selected_bits};
+use crate::kernels::{bernoulli_row, copy_row, row_mask, sum_selected_bits};
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
 use crate::memo::{self, Conditional, Memo, Side};
 use crate::rng::{fill_uniform, normal, Rng};
@@ -417,9 +417,7 @@ impl Rbm {
                     .zip(s.u.chunks_exact(w))
                     .zip(&m.slots)
                 {
-                    for ((o, &u), &t) in o.iter_mut().zip(u).zip(m.t_of(slot)) {
-                        *o = if u * t < 1.0 { 1.0 } else { 0.0 };
-                    }
+                    bernoulli_row(o, u, m.t_of(slot));
                 }
             });
             if let Some(p) = probs.as_deref_mut() {
@@ -668,9 +666,7 @@ pub(crate) fn sample_in_place(a: &mut [f32], probs: Option<&mut [f32]>, rng: &mu
         s.u.resize(a.len(), 0.0);
         one_plus_exp_neg(a, &mut s.t);
         fill_uniform(rng, &mut s.u);
-        for ((x, &t), &u) in a.iter_mut().zip(&s.t).zip(&s.u) {
-            *x = if u * t < 1.0 { 1.0 } else { 0.0 };
-        }
+        bernoulli_row(a, &s.u, &s.t);
         if let Some(p) = probs {
             p.iter_mut().zip(&s.t).for_each(|(p, &t)| *p = 1.0 / t);
         }

@@ -60,6 +60,7 @@
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::kernels::bernoulli_row;
 use crate::math::{exp_nonpos, one_plus_exp_neg, softplus, softplus_sum};
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, shuffle, stream, Purpose, Rng};
@@ -790,9 +791,7 @@ impl Block {
             .for_each(|(h, &a)| *h = bt * a);
         one_plus_exp_neg(&self.h, &mut self.t[..hn]);
         fill_uniform(&mut self.rng, &mut self.u[..hn]);
-        for ((h, &t), &u) in self.h.iter_mut().zip(&self.t).zip(&self.u) {
-            *h = if u * t < 1.0 { 1.0 } else { 0.0 };
-        }
+        bernoulli_row(&mut self.h, &self.u[..hn], &self.t[..hn]);
         self.plan.rbm.visible_pre(&self.h, &mut self.x);
         let base = &self.plan.base_b;
         for row in self.x.chunks_exact_mut(base.len()) {
@@ -809,9 +808,7 @@ impl Block {
         let vm = self.v.len();
         one_plus_exp_neg(&self.x, &mut self.t[..vm]);
         fill_uniform(&mut self.rng, &mut self.u[..vm]);
-        for ((v, &t), &u) in self.v.iter_mut().zip(&self.t).zip(&self.u) {
-            *v = if u * t < 1.0 { 1.0 } else { 0.0 };
-        }
+        bernoulli_row(&mut self.v, &self.u[..vm], &self.t[..vm]);
     }
 
     /// Recomputes `a = c + vᵀW` and `(b − b_A)ᵀv` for the current states.

@@ -17,6 +17,7 @@
 //! plain f32/f64 arithmetic, [`fast_exp`] and `libm` — no `exp`/`ln` from std — so a seed gives
 //! the same chains natively and in wasm.
 
+use crate::kernels::bernoulli_row;
 use crate::math::fast_exp;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, uniform, Rng};
@@ -111,10 +112,7 @@ fn to_thresholds(a: &[f32], t: &mut [f32]) {
 #[inline]
 fn propose(z: &[f32], t: &[f32], x: &mut [f32]) {
     let n = x.len();
-    let (z, t) = (&z[..n], &t[..n]);
-    for i in 0..n {
-        x[i] = if z[i] * t[i] < 1.0 { 1.0 } else { 0.0 };
-    }
+    bernoulli_row(x, &z[..n], &t[..n]);
 }
 
 /// K = Σ_i ln t′_i − ln t_i + δ_i for the pre-activations a (ξ) and b (η) and their thresholds

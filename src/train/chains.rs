@@ -1,5 +1,6 @@
 //! A set of Gibbs chains (docs/algorithms.md §1): visible states, hidden states and E[h|v].
 
+use crate::kernels::bernoulli_row;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, Rng};
 use std::cell::RefCell;
@@ -81,10 +82,7 @@ impl Chains {
             .zip(self.u.chunks_exact(n))
             .enumerate()
         {
-            let tr = &t[(i % rows) * n..(i % rows + 1) * n];
-            for ((h, &u), &t) in h.iter_mut().zip(u).zip(tr) {
-                *h = if u * t < 1.0 { 1.0 } else { 0.0 };
-            }
+            bernoulli_row(h, u, &t[(i % rows) * n..(i % rows + 1) * n]);
         }
     }
 

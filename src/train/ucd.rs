@@ -25,7 +25,7 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::kernels::{push_row, row_mask, set_bits};
+use crate::kernels::{bernoulli_row, push_row, row_mask, set_bits};
 use crate::math::one_plus_exp_neg;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
@@ -520,9 +520,7 @@ fn add_counted(neg: &mut Stats, hid: &Patterns, counts: &[i32]) {
 fn sample_from_thresholds(rng: &mut Rng, t: &[f32], x: &mut [f32], z: &mut [f32]) {
     let z = &mut z[..t.len()];
     fill_uniform(rng, z);
-    for ((x, &t), &u) in x.iter_mut().zip(t).zip(z.iter()) {
-        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
-    }
+    bernoulli_row(x, z, t);
 }
 
 impl Algorithm for Ucd {
