@@ -218,8 +218,6 @@ export class Study {
   readonly checkpoints: number[];
   /** Bands per lane, recomputed when points arrive (`bands(lane)`). */
   private cache = new Map<number, (Band | null)[]>();
-  /** The next task to hand out (an index into the trial-major order). */
-  private cursor = 0;
 
   constructor(readonly plan: StudyPlan) {
     this.trials = plan.lanes.map((_, lane) =>
@@ -228,24 +226,26 @@ export class Study {
     this.checkpoints = schedule(plan.until, plan.every);
   }
 
-  /** The trial-major order: trial 0 of every lane, then trial 1 of every lane, … */
-  private task(i: number): Trial | null {
-    const l = this.plan.lanes.length;
-    if (l === 0 || i >= l * this.plan.runs) return null;
-    return this.trials[i % l][Math.floor(i / l)];
-  }
-
-  /** The next trial to run (marked running), or null when every trial is handed out. */
+  /** The next trial to run (marked running), or null when every trial is handed out. Trial-major
+   * (every lane's trial k before any lane's trial k + 1), so every band grows together; within a
+   * round the lane that costs most per update so far goes first (lanes not measured yet first of
+   * all, in plan order), so a study's last trials are its cheapest and the workers finish
+   * together instead of one running the last long trial alone. A requeued trial is handed out
+   * again before any later round. */
   next(): Trial | null {
-    for (;;) {
-      const t = this.task(this.cursor);
-      if (!t) return null;
-      this.cursor += 1;
-      if (t.state === 'queued') {
-        t.state = 'running';
-        return t;
+    const cost = this.plan.lanes.map((_, lane) => this.msPerUpdate(lane) ?? Number.POSITIVE_INFINITY);
+    for (let index = 0; index < this.plan.runs; index++) {
+      let best: Trial | null = null;
+      for (const ts of this.trials) {
+        const t = ts[index];
+        if (t.state === 'queued' && (best === null || cost[t.lane] > cost[best.lane])) best = t;
+      }
+      if (best) {
+        best.state = 'running';
+        return best;
       }
     }
+    return null;
   }
 
   /** A running trial goes back to the queue (its worker was stopped): it starts again. */
@@ -255,17 +255,20 @@ export class Study {
     t.points = [];
     t.ms = 0;
     this.cache.delete(t.lane);
-    const at = this.order().indexOf(t);
-    if (at >= 0 && at < this.cursor) this.cursor = at;
   }
 
-  private order(): Trial[] {
-    const out: Trial[] = [];
-    for (let i = 0; ; i++) {
-      const t = this.task(i);
-      if (!t) return out;
-      out.push(t);
+  /** The lane's measured milliseconds per update over its trials so far, or null before any. */
+  private msPerUpdate(lane: number): number | null {
+    let ms = 0;
+    let updates = 0;
+    for (const t of this.trials[lane]) {
+      const last = t.points[t.points.length - 1];
+      if (last && last.iter > 0) {
+        ms += t.ms;
+        updates += last.iter;
+      }
     }
+    return updates > 0 ? ms / updates : null;
   }
 
   /** Points of a running trial, in update order (each checkpoint once). */
@@ -319,18 +322,8 @@ export class Study {
     let msLeft = 0;
     let measured = true;
     const until = Math.max(1, this.plan.until);
-    for (const ts of this.trials) {
-      // The lane's cost per update, from its trials so far.
-      let ms = 0;
-      let updates = 0;
-      for (const t of ts) {
-        const last = t.points[t.points.length - 1];
-        if (last && last.iter > 0) {
-          ms += t.ms;
-          updates += last.iter;
-        }
-      }
-      const perUpdate = updates > 0 ? ms / updates : null;
+    for (const [lane, ts] of this.trials.entries()) {
+      const perUpdate = this.msPerUpdate(lane);
       if (perUpdate === null) measured = false;
       for (const t of ts) {
         total += 1;

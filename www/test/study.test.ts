@@ -93,6 +93,41 @@ describe('Study', () => {
       [2, 1],
     ]);
   });
+  it('starts each round with the lane that costs most per update, so the last trials are the cheapest', () => {
+    const s = new Study(plan(3, 3));
+    const msPerUpdate = [1, 9, 3];
+    const order: [number, number][] = [];
+    for (let t = s.next(); t; t = s.next()) {
+      order.push([t.lane, t.index]);
+      const ms = msPerUpdate[t.lane] * 20;
+      s.add(t, [point(0, -5, {}, 0), point(10, -4, {}, ms / 2), point(20, -3, {}, ms)], ms);
+      s.finish(t, ms);
+    }
+    // Round 0 in plan order (nothing measured yet), then lane 1 (9 ms), lane 2 (3 ms), lane 0.
+    expect(order).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [1, 1],
+      [2, 1],
+      [0, 1],
+      [1, 2],
+      [2, 2],
+      [0, 2],
+    ]);
+  });
+  it('hands an unmeasured lane out before measured ones in a round, and a requeued trial before later rounds', () => {
+    const s = new Study(plan(2, 2));
+    const a = s.next()!; // lane 0, measured below
+    s.add(a, [point(0, -5, {}, 0), point(10, -4, {}, 50)], 50);
+    const b = s.next()!; // lane 1, still unmeasured
+    expect([b.lane, b.index]).toEqual([1, 0]);
+    s.finish(a, 100);
+    s.requeue(b);
+    expect(s.next()).toBe(b);
+    const c = s.next()!;
+    expect([c.lane, c.index]).toEqual([1, 1]);
+  });
   it('takes each checkpoint once, ends trials (diverged when short), requeues a stopped trial first', () => {
     const s = new Study(plan(2, 1));
     const a = s.next()!;
