@@ -158,7 +158,7 @@ fn lane_updates(cfg: LaneConfig, data: &str, now: &dyn Fn() -> f64, min_secs: f6
 /// use (the PCD paper's MNIST set-up) on synthetic digit-like grey data (19% of pixels grey, 13%
 /// ink on average), evaluation excluded — the same workload natively and in a worker.
 pub fn mnist_pcd_rows(now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
-    let data = synthetic_digits(2000, 3);
+    let data = Dataset::synthetic_digits(2000, 3);
     let cfg = LaneConfig {
         algo: "pcd".into(),
         hidden: 500,
@@ -178,35 +178,12 @@ pub fn mnist_pcd_rows(now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
     err.map_or(Ok(100.0 * r), Err)
 }
 
-/// Synthetic digit-like grey rows (19% of pixels grey, 13% ink on average) of 784 pixels.
-fn synthetic_digits(rows: usize, seed: u64) -> Dataset {
-    let m = 784;
-    let mut r = stream(seed, 0, Purpose::Aux);
-    let values = (0..m * rows)
-        .map(|_| {
-            let u = crate::rng::uniform(&mut r);
-            if u < 0.19 {
-                u / 0.19 * 0.7 + 0.3
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    Dataset {
-        name: "synthetic-digits".into(),
-        m,
-        values,
-        shape: Some((28, 28)),
-        labels: None,
-    }
-}
-
 /// Samples per second of one chain of `sampler` (k = 1, its default ε_F and α) on a 784×500
 /// model at MNIST-like densities, rates from synthetic digits (the rates-FPCD paper's set-up;
 /// PERFORMANCE.md: Gibbs ≥ 20 000, rates-FPCD ≥ 10 000 per worker).
 pub fn sampler_samples(sampler: &str, now: &dyn Fn() -> f64, min_secs: f64) -> Result<f64> {
     let model = sparse_model(784, 500, 0.14, 0.22)?;
-    let data = synthetic_digits(500, 4);
+    let data = Dataset::synthetic_digits(500, 4);
     let cfg = crate::sampler::SamplerConfig {
         sampler: sampler.into(),
         ..Default::default()
@@ -222,8 +199,11 @@ pub fn sampler_samples(sampler: &str, now: &dyn Fn() -> f64, min_secs: f64) -> R
 /// validation rows of 784 pixels and read the curve at 1, 10, 100, … samples (β chosen at
 /// each).
 pub fn isl_secs(samples: usize, test: usize, now: &dyn Fn() -> f64) -> Result<f64> {
-    let (a, b) = (synthetic_digits(test, 5), synthetic_digits(test, 6));
-    let draws = synthetic_digits(samples, 7);
+    let (a, b) = (
+        Dataset::synthetic_digits(test, 5),
+        Dataset::synthetic_digits(test, 6),
+    );
+    let draws = Dataset::synthetic_digits(samples, 7);
     let t0 = now();
     let mut isl = crate::eval::isl::Isl::new(&a.values, Some(&b.values), 784)?;
     let mut next = 1;

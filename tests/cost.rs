@@ -50,34 +50,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// Grey-level data shaped like MNIST digits (19% of pixels grey).
-fn digits(m: usize, rows: usize) -> Dataset {
-    let mut r = rbm_core::rng::stream(3, 0, rbm_core::rng::Purpose::Aux);
-    let values = (0..m * rows)
-        .map(|_| {
-            let u = rbm_core::rng::uniform(&mut r);
-            if u < 0.19 {
-                u / 0.19 * 0.7 + 0.3
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    Dataset {
-        name: "digits".into(),
-        m,
-        values,
-        shape: None,
-        labels: None,
-    }
-}
-
 /// The data sets of the cases: BAS 4×4, or MNIST-shaped digits with this many rows.
 fn data(rows: usize) -> Dataset {
     if rows == 0 {
         Dataset::builtin("bas4").unwrap()
     } else {
-        digits(784, rows)
+        Dataset::synthetic_digits(rows, 3)
     }
 }
 

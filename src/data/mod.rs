@@ -83,6 +83,32 @@ pub const BUILTIN: &[(&str, &str)] = &[
 ];
 
 impl Dataset {
+    /// `rows` synthetic digit-like grey rows of 28×28 pixels (19% of pixels grey, uniform on
+    /// [0.3, 1), 13% ink on average), drawn from the `Aux` stream of `seed`: MNIST-shaped data for
+    /// benchmarks and cost tests that must not depend on the MNIST asset. Not a data set offered
+    /// to users (not in [`BUILTIN`]).
+    pub fn synthetic_digits(rows: usize, seed: u64) -> Dataset {
+        let m = 784;
+        let mut r = crate::rng::stream(seed, 0, crate::rng::Purpose::Aux);
+        let values = (0..m * rows)
+            .map(|_| {
+                let u = crate::rng::uniform(&mut r);
+                if u < 0.19 {
+                    u / 0.19 * 0.7 + 0.3
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        Dataset {
+            name: "synthetic-digits".into(),
+            m,
+            values,
+            shape: Some((28, 28)),
+            labels: None,
+        }
+    }
+
     /// A built-in data set by name (see [`BUILTIN`]).
     pub fn builtin(name: &str) -> Result<Dataset> {
         match name {
