@@ -315,6 +315,18 @@ impl Rbm {
         self.pre(Side::Visible, h, out);
     }
 
+    /// [`Rbm::hidden_pre`] computed for every row, without looking the rows up in the
+    /// conditionals' memo (the same bits): for callers whose rows are distinct patterns already
+    /// (UCD's pattern tables), where a lookup would only cost.
+    pub(crate) fn hidden_pre_distinct(&self, v: &[f32], out: &mut [f32]) {
+        self.pre_direct(Side::Hidden, v, out);
+    }
+
+    /// [`Rbm::visible_pre`] without the memo, as [`Rbm::hidden_pre_distinct`].
+    pub(crate) fn visible_pre_distinct(&self, h: &[f32], out: &mut [f32]) {
+        self.pre_direct(Side::Visible, h, out);
+    }
+
     /// p(h=1|v) for every row of `v` (rows × m) into `hp` (rows × n).
     pub fn hidden_probs(&self, v: &[f32], hp: &mut [f32]) {
         self.probs(Side::Hidden, v, hp);

@@ -461,9 +461,9 @@ impl Patterns {
         self.pre.resize(len, 0.0);
         self.thr.resize(len, 0.0);
         if self.hidden_keys {
-            model.visible_pre(&self.pending, &mut self.pre[done..]);
+            model.visible_pre_distinct(&self.pending, &mut self.pre[done..]);
         } else {
-            model.hidden_pre(&self.pending, &mut self.pre[done..]);
+            model.hidden_pre_distinct(&self.pending, &mut self.pre[done..]);
         }
         one_plus_exp_neg(&self.pre[done..], &mut self.thr[done..]);
         self.pending.clear();
