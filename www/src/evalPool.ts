@@ -8,8 +8,9 @@
 // lanes of a preset start from the same one) is enumerated once for all of them. A job is
 // cancelled when no lane wants it any more: chunks under way finish and are dropped.
 // DOM-free: the unit tests drive it with fake workers.
-import type { WorkerFactory, WorkerLike } from './lane';
+import type { WorkerFactory } from './lane';
 import type { FromWorker } from './protocol';
+import { type WorkerSlot, WorkerSlots } from './workerSlots';
 
 /** What a lane hears about its evaluation. */
 export interface EvalEvents {
@@ -49,9 +50,12 @@ interface Job {
   subscribers: Set<EvalEvents>;
 }
 
-interface Slot {
-  worker: WorkerLike;
-  chunk: { id: number; job: Job; from: number; to: number } | null;
+/** Blocks `from`..`to` of a job, under way on a worker. */
+interface Chunk {
+  id: number;
+  job: Job;
+  from: number;
+  to: number;
 }
 
 /** FNV-1a (32 bits) of a model's bytes: a quick key; equal keys are then compared byte by byte. */
@@ -70,15 +74,23 @@ function sameBytes(a: ArrayBuffer, b: ArrayBuffer): boolean {
 }
 
 export class EvalPool {
-  private readonly slots: Slot[] = [];
+  private readonly workers: WorkerSlots<Chunk>;
   private queue: Job[] = [];
   private seq = 0;
-  private made = 0;
 
   constructor(
-    private readonly factory: WorkerFactory,
+    factory: WorkerFactory,
     readonly size: number,
-  ) {}
+  ) {
+    this.workers = new WorkerSlots<Chunk>(factory, 'exact evaluation', 'an evaluation worker', {
+      message: (slot, msg) => this.receive(slot, msg),
+      // The chunk's job fails; the worker is replaced when work waits.
+      broken: (slot, message) => {
+        if (slot.task && this.queue.includes(slot.task.job)) this.fail(slot.task.job, message);
+        this.pump();
+      },
+    });
+  }
 
   /** Evaluates the exact log Z of `model` (binary model bytes) over its `blocks` blocks. */
   submit(model: ArrayBuffer, blocks: number, events: EvalEvents): EvalTicket {
@@ -107,7 +119,7 @@ export class EvalPool {
 
   /** Ends every worker (the pool makes new ones if it gets work again). */
   dispose(): void {
-    for (const s of this.slots.splice(0)) this.end(s);
+    this.workers.removeAll();
     for (const job of this.queue.splice(0)) for (const e of job.subscribers) e.failed('the evaluation pool was closed');
   }
 
@@ -116,46 +128,24 @@ export class EvalPool {
     for (;;) {
       const job = this.queue.find((j) => j.next < j.blocks);
       if (!job) return;
-      let slot = this.slots.find((s) => s.chunk === null);
+      let slot = this.workers.idle();
       if (!slot) {
-        if (this.slots.length >= this.size) return;
-        slot = this.spawn();
+        if (this.workers.slots.length >= this.size) return;
+        slot = this.workers.spawn();
       }
       const from = job.next;
       const to = Math.min(job.blocks, from + CHUNK_BLOCKS);
       job.next = to;
       this.seq += 1;
-      slot.chunk = { id: this.seq, job, from, to };
+      slot.task = { id: this.seq, job, from, to };
       slot.worker.postMessage({ type: 'logz', id: this.seq, model: job.model, from, to });
     }
   }
 
-  private spawn(): Slot {
-    this.made += 1;
-    const slot: Slot = { worker: this.factory(`exact evaluation ${this.made}`), chunk: null };
-    slot.worker.onmessage = (e: MessageEvent<FromWorker>) => this.receive(slot, e.data);
-    slot.worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault?.();
-      this.broken(slot, `an evaluation worker failed: ${e.message || 'unknown error'}`);
-    };
-    this.slots.push(slot);
-    return slot;
-  }
-
-  private end(slot: Slot): void {
-    slot.worker.onmessage = null;
-    slot.worker.onerror = null;
-    slot.worker.terminate();
-  }
-
-  private receive(slot: Slot, msg: FromWorker): void {
-    const chunk = slot.chunk;
-    if (msg.type === 'status' && msg.status === 'fatal') {
-      this.broken(slot, msg.message ?? 'an evaluation worker failed');
-      return;
-    }
+  private receive(slot: WorkerSlot<Chunk>, msg: FromWorker): void {
+    const chunk = slot.task;
     if ((msg.type !== 'logzParts' && msg.type !== 'logzFailed') || !chunk || msg.id !== chunk.id) return;
-    slot.chunk = null;
+    slot.task = null;
     const job = chunk.job;
     if (this.queue.includes(job)) {
       if (msg.type === 'logzFailed') {
@@ -167,14 +157,6 @@ export class EvalPool {
         else for (const e of job.subscribers) e.progress(job.done, job.blocks);
       }
     }
-    this.pump();
-  }
-
-  /** A worker that broke: its chunk's job fails, the worker is replaced when work waits. */
-  private broken(slot: Slot, message: string): void {
-    this.end(slot);
-    this.slots.splice(this.slots.indexOf(slot), 1);
-    if (slot.chunk && this.queue.includes(slot.chunk.job)) this.fail(slot.chunk.job, message);
     this.pump();
   }
 

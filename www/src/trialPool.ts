@@ -4,9 +4,10 @@
 // (trial-major, lanes interleaved) and every lane's band grows together. Pause holds every
 // worker's trial where it is; a worker that breaks (a panic of its core) is replaced and its
 // trial reported failed. DOM-free: the unit tests drive it with fake workers.
-import type { WorkerFactory, WorkerLike } from './lane';
+import type { WorkerFactory } from './lane';
 import type { DataSource, FromWorker, LaneConfig, TrialRecord, TrialTaus } from './protocol';
 import type { Trial } from './study';
+import { type WorkerSlot, WorkerSlots } from './workerSlots';
 
 /** One trial to run. */
 export interface TrialJob {
@@ -36,111 +37,85 @@ export function trialWorkers(cores: number | undefined): number {
   return Math.max(1, Math.min(16, c));
 }
 
-interface Slot {
-  worker: WorkerLike;
-  job: { id: number; trial: Trial } | null;
+/** A trial under way on a worker: its request id and trial. */
+interface Running {
+  id: number;
+  trial: Trial;
 }
 
 export class TrialPool {
-  private readonly slots: Slot[] = [];
+  private readonly workers: WorkerSlots<Running>;
   private paused = true;
   private seq = 0;
-  private made = 0;
   private disposed = false;
 
   constructor(
-    private readonly factory: WorkerFactory,
+    factory: WorkerFactory,
     readonly size: number,
     private readonly events: TrialPoolEvents,
-  ) {}
+  ) {
+    this.workers = new WorkerSlots<Running>(factory, 'trials', 'a trial worker', {
+      message: (slot, msg) => this.receive(slot, msg),
+      broken: (slot, message) => {
+        if (slot.task) this.events.done(slot.task.trial, 0, message);
+        this.pump();
+      },
+    });
+  }
 
   /** Trials under way. */
   get busy(): number {
-    return this.slots.filter((s) => s.job !== null).length;
+    return this.workers.busy;
   }
 
   /** Runs (or resumes) trials on every worker. */
   start(): void {
     if (this.disposed) return;
     this.paused = false;
-    for (const s of this.slots) if (s.job) s.worker.postMessage({ type: 'trialPause', paused: false });
+    this.post({ type: 'trialPause', paused: false });
     this.pump();
   }
 
   /** Holds every trial where it is. */
   pause(): void {
     this.paused = true;
-    for (const s of this.slots) if (s.job) s.worker.postMessage({ type: 'trialPause', paused: true });
+    this.post({ type: 'trialPause', paused: true });
+  }
+
+  private post(msg: { type: 'trialPause'; paused: boolean }): void {
+    for (const s of this.workers.slots) if (s.task) s.worker.postMessage(msg);
   }
 
   /** Ends every worker; returns the trials that were under way (to run again from the start). */
   dispose(): Trial[] {
     this.disposed = true;
-    const open: Trial[] = [];
-    for (const s of this.slots.splice(0)) {
-      if (s.job) open.push(s.job.trial);
-      this.end(s);
-    }
-    return open;
+    return this.workers.removeAll().flatMap((s) => (s.task ? [s.task.trial] : []));
   }
 
   private pump(): void {
     while (!this.paused && !this.disposed) {
-      let slot = this.slots.find((s) => s.job === null);
-      if (!slot && this.slots.length >= this.size) return;
+      let slot = this.workers.idle();
+      if (!slot && this.workers.slots.length >= this.size) return;
       const job = this.events.next();
       if (!job) return;
-      slot ??= this.spawn();
+      slot ??= this.workers.spawn();
       this.seq += 1;
-      slot.job = { id: this.seq, trial: job.trial };
+      slot.task = { id: this.seq, trial: job.trial };
       const { config, dataset, source, seed, until, trial } = job;
       slot.worker.postMessage({ type: 'trial', id: this.seq, config, dataset, ...(source ? { source } : {}), seed, trial: trial.index, until });
     }
   }
 
-  private spawn(): Slot {
-    this.made += 1;
-    const slot: Slot = { worker: this.factory(`trials ${this.made}`), job: null };
-    slot.worker.onmessage = (e: MessageEvent<FromWorker>) => this.receive(slot, e.data);
-    slot.worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault?.();
-      this.broken(slot, `a trial worker failed: ${e.message || 'unknown error'}`);
-    };
-    this.slots.push(slot);
-    return slot;
-  }
-
-  private end(slot: Slot): void {
-    slot.worker.onmessage = null;
-    slot.worker.onerror = null;
-    slot.worker.terminate();
-  }
-
-  private receive(slot: Slot, msg: FromWorker): void {
-    if (msg.type === 'status' && msg.status === 'fatal') {
-      this.broken(slot, msg.message ?? 'a trial worker failed');
-      return;
-    }
-    const job = slot.job;
+  private receive(slot: WorkerSlot<Running>, msg: FromWorker): void {
+    const job = slot.task;
     if (!job) return;
     if (msg.type === 'trialPoints' && msg.id === job.id) {
       this.events.points(job.trial, msg.points, msg.taus);
     } else if (msg.type === 'trialDone' && msg.id === job.id) {
-      slot.job = null;
-      if (msg.fatal) {
-        this.end(slot);
-        this.slots.splice(this.slots.indexOf(slot), 1);
-      }
+      slot.task = null;
+      if (msg.fatal) this.workers.remove(slot);
       this.events.done(job.trial, msg.ms, msg.error);
       this.pump();
     }
-  }
-
-  /** A worker that broke: its trial fails, and a new worker takes the next trial. */
-  private broken(slot: Slot, message: string): void {
-    this.end(slot);
-    this.slots.splice(this.slots.indexOf(slot), 1);
-    if (slot.job) this.events.done(slot.job.trial, 0, message);
-    this.pump();
   }
 }
