@@ -84,6 +84,13 @@ describe('TrialPool', () => {
     expect(workers).toHaveLength(3);
     workers[1].onerror?.({ message: 'boom', preventDefault: () => undefined } as unknown as ErrorEvent);
     expect(ended[1]).toEqual([1, 0, 'a trial worker failed: boom']);
+    expect(workers[1].terminated).toBe(true);
+    // The core's fatal status (a panic) ends the worker too, with the core's words.
+    const running = workers.filter((w) => !w.terminated);
+    running[0].reply({ type: 'status', gen: 0, status: 'fatal', message: 'the WebAssembly core did not load' });
+    expect(running[0].terminated).toBe(true);
+    expect(ended[2][2]).toBe('the WebAssembly core did not load');
+    expect(pool.busy).toBe(workers.filter((w) => !w.terminated).length);
     const open: Trial[] = pool.dispose();
     expect(open.length).toBeGreaterThan(0);
     expect(workers.every((w) => w.terminated)).toBe(true);
