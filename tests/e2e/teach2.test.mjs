@@ -125,6 +125,8 @@ test("a live learning-rate edit keeps the running lane's curve and changes its Î
   assert.equal(after.options.lr, 0.02);
   assert.equal(after.status, 'running');
   assert.deepEqual(after.atll.slice(0, before.atll.length), before.atll, "the curve's points stay");
+  // The address is rewritten at the next drawn frame, which a loaded machine can hold back.
+  await page.waitForFunction(() => /lr=[^&]*0\.02/.test(window.location.hash), null, { timeout: 5_000 }).catch(() => {});
   assert.match(page.url(), /lr=[^&]*0\.02/);
   assert.deepEqual(dialogs, []);
   // The core's lane trains with the new Î·: its model file says so.
