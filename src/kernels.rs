@@ -55,18 +55,6 @@ pub fn copy_row(dst: &mut [f32], src: &[f32]) {
     }
 }
 
-/// Bernoulli draws from thresholds: `x_j = 1` if `u_j·t_j < 1` else 0 (u_j < σ(a_j) for
-/// t_j = 1 + e^{−a_j}, docs/algorithms.md §1), over slices of one length — a row or a whole
-/// layer; the one decision rule of every Gibbs kernel. (A fixed-size dispatch by width, as in
-/// [`copy_row`], measured 2.7% more instructions on BAS 4×4 CD-1/PCD-1 and no speed-up.)
-#[inline(always)]
-pub fn bernoulli_row(x: &mut [f32], u: &[f32], t: &[f32]) {
-    debug_assert!(x.len() == u.len() && x.len() == t.len());
-    for ((x, &u), &t) in x.iter_mut().zip(u).zip(t) {
-        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
-    }
-}
-
 /// `dst.extend_from_slice(src)` for one row of a layer, without a call for rows of 4, 8, 16 or
 /// 32 values ([`copy_row`]).
 #[inline(always)]
@@ -81,6 +69,18 @@ pub fn push_row(dst: &mut Vec<f32>, src: &[f32]) {
         16 => fixed::<16>(dst, src),
         32 => fixed::<32>(dst, src),
         _ => dst.extend_from_slice(src),
+    }
+}
+
+/// Bernoulli draws from thresholds: `x_j = 1` if `u_j·t_j < 1` else 0 (u_j < σ(a_j) for
+/// t_j = 1 + e^{−a_j}, docs/algorithms.md §1), over slices of one length — a row or a whole
+/// layer; the one decision rule of every Gibbs kernel. (A fixed-size dispatch by width, as in
+/// [`copy_row`], measured 2.7% more instructions on BAS 4×4 CD-1/PCD-1 and no speed-up.)
+#[inline(always)]
+pub fn bernoulli_row(x: &mut [f32], u: &[f32], t: &[f32]) {
+    debug_assert!(x.len() == u.len() && x.len() == t.len());
+    for ((x, &u), &t) in x.iter_mut().zip(u).zip(t) {
+        *x = if u * t < 1.0 { 1.0 } else { 0.0 };
     }
 }
 

@@ -315,18 +315,6 @@ impl Rbm {
         self.pre(Side::Visible, h, out);
     }
 
-    /// [`Rbm::hidden_pre`] computed for every row, without looking the rows up in the
-    /// conditionals' memo (the same bits): for callers whose rows are distinct patterns already
-    /// (UCD's pattern tables), where a lookup would only cost.
-    pub(crate) fn hidden_pre_distinct(&self, v: &[f32], out: &mut [f32]) {
-        self.pre_direct(Side::Hidden, v, out);
-    }
-
-    /// [`Rbm::visible_pre`] without the memo, as [`Rbm::hidden_pre_distinct`].
-    pub(crate) fn visible_pre_distinct(&self, h: &[f32], out: &mut [f32]) {
-        self.pre_direct(Side::Visible, h, out);
-    }
-
     /// p(h=1|v) for every row of `v` (rows × m) into `hp` (rows × n).
     pub fn hidden_probs(&self, v: &[f32], hp: &mut [f32]) {
         self.probs(Side::Hidden, v, hp);
@@ -367,8 +355,10 @@ impl Rbm {
         }
     }
 
-    /// Pre-activations of `side` for the rows `x`, computed (no memo).
-    fn pre_direct(&self, side: Side, x: &[f32], out: &mut [f32]) {
+    /// Pre-activations of `side` for the rows `x`, computed for every row without the
+    /// conditionals' memo (the same bits as with it): also for callers whose rows are distinct
+    /// patterns already (UCD's pattern tables), where a lookup would only cost.
+    pub(crate) fn pre_direct(&self, side: Side, x: &[f32], out: &mut [f32]) {
         let (bias, packed, _) = self.side(side);
         match side {
             Side::Hidden => pre_activations(bias, || &self.w, packed, x, out),

@@ -27,6 +27,7 @@ use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
 use crate::kernels::{bernoulli_row, push_row, row_mask, set_bits};
 use crate::math::one_plus_exp_neg;
+use crate::memo::Side;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
 use crate::sampler::Coupling;
@@ -460,11 +461,12 @@ impl Patterns {
         let len = self.len() * width;
         self.pre.resize(len, 0.0);
         self.thr.resize(len, 0.0);
-        if self.hidden_keys {
-            model.visible_pre_distinct(&self.pending, &mut self.pre[done..]);
+        let side = if self.hidden_keys {
+            Side::Visible
         } else {
-            model.hidden_pre_distinct(&self.pending, &mut self.pre[done..]);
-        }
+            Side::Hidden
+        };
+        model.pre_direct(side, &self.pending, &mut self.pre[done..]);
         one_plus_exp_neg(&self.pre[done..], &mut self.thr[done..]);
         self.pending.clear();
     }

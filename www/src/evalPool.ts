@@ -82,7 +82,7 @@ export class EvalPool {
     factory: WorkerFactory,
     readonly size: number,
   ) {
-    this.workers = new WorkerSlots<Chunk>(factory, 'exact evaluation', 'an evaluation worker', {
+    this.workers = new WorkerSlots<Chunk>(factory, size, 'exact evaluation', 'an evaluation worker', {
       message: (slot, msg) => this.receive(slot, msg),
       // The chunk's job fails; the worker is replaced when work waits.
       broken: (slot, message) => {
@@ -128,11 +128,8 @@ export class EvalPool {
     for (;;) {
       const job = this.queue.find((j) => j.next < j.blocks);
       if (!job) return;
-      let slot = this.workers.idle();
-      if (!slot) {
-        if (this.workers.slots.length >= this.size) return;
-        slot = this.workers.spawn();
-      }
+      if (!this.workers.hasRoom()) return;
+      const slot = this.workers.take();
       const from = job.next;
       const to = Math.min(job.blocks, from + CHUNK_BLOCKS);
       job.next = to;

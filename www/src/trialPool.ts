@@ -54,7 +54,7 @@ export class TrialPool {
     readonly size: number,
     private readonly events: TrialPoolEvents,
   ) {
-    this.workers = new WorkerSlots<Running>(factory, 'trials', 'a trial worker', {
+    this.workers = new WorkerSlots<Running>(factory, size, 'trials', 'a trial worker', {
       message: (slot, msg) => this.receive(slot, msg),
       broken: (slot, message) => {
         if (slot.task) this.events.done(slot.task.trial, 0, message);
@@ -94,11 +94,10 @@ export class TrialPool {
 
   private pump(): void {
     while (!this.paused && !this.disposed) {
-      let slot = this.workers.idle();
-      if (!slot && this.workers.slots.length >= this.size) return;
+      if (!this.workers.hasRoom()) return;
       const job = this.events.next();
       if (!job) return;
-      slot ??= this.workers.spawn();
+      const slot = this.workers.take();
       this.seq += 1;
       slot.task = { id: this.seq, trial: job.trial };
       const { config, dataset, source, seed, until, trial } = job;

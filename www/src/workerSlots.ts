@@ -23,18 +23,24 @@ export class WorkerSlots<T> {
   readonly slots: WorkerSlot<T>[] = [];
   private made = 0;
 
-  /** Workers named "`name` 1", "`name` 2", …; `what` names one in error messages ("a trial
-   * worker"). */
+  /** At most `size` workers, named "`name` 1", "`name` 2", …; `what` names one in error
+   * messages ("a trial worker"). */
   constructor(
     private readonly factory: WorkerFactory,
+    readonly size: number,
     private readonly name: string,
     private readonly what: string,
     private readonly handlers: SlotHandlers<T>,
   ) {}
 
-  /** An idle worker, if any. */
-  idle(): WorkerSlot<T> | undefined {
-    return this.slots.find((s) => s.task === null);
+  /** Whether a task could start now: a worker is idle or fewer than `size` exist. */
+  hasRoom(): boolean {
+    return this.slots.length < this.size || this.slots.some((s) => s.task === null);
+  }
+
+  /** An idle worker, or a new one (call when `hasRoom()`). */
+  take(): WorkerSlot<T> {
+    return this.slots.find((s) => s.task === null) ?? this.spawn();
   }
 
   /** Workers with a task. */
@@ -42,8 +48,7 @@ export class WorkerSlots<T> {
     return this.slots.filter((s) => s.task !== null).length;
   }
 
-  /** A new idle worker. */
-  spawn(): WorkerSlot<T> {
+  private spawn(): WorkerSlot<T> {
     this.made += 1;
     const slot: WorkerSlot<T> = { worker: this.factory(`${this.name} ${this.made}`), task: null };
     slot.worker.onmessage = (e: MessageEvent<FromWorker>) => {
