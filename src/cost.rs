@@ -234,6 +234,23 @@ fn stats_scratch(n: f64, rows: f64) -> f64 {
     }
 }
 
+/// f32-sized values of the pattern tables a small model's chains keep
+/// (`train::chains`, layers of at most 16 units): two patterns per chain, two 16-bit words per
+/// possible pattern of each layer, and the thresholds of the patterns one update meets — at most every
+/// pattern, at most one per chain and sweep (and E[h|v]).
+fn pattern_tables(cfg: &LaneConfig, algo: &AlgoInfo, s: &Sizes) -> f64 {
+    let (m, n) = (s.m, s.n);
+    if m > 16.0 || n > 16.0 {
+        return 0.0;
+    }
+    let sweeps = (algo.cost.sweeps)(cfg).0;
+    let (vis, hid) = (m.exp2(), n.exp2());
+    2.0 * s.chains
+        + (vis + hid)
+        + vis.min(s.chains * (sweeps + 1.0)) * n
+        + hid.min(s.chains * sweeps) * m
+}
+
 /// Bytes a lane of `cfg` holds, without (`exact` false) or with its exact evaluation.
 fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) -> f64 {
     let s = Sizes::of(cfg, data, algo);
@@ -249,7 +266,9 @@ fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) ->
     let a = algo.cost;
     values += a.weight_sets * mn + a.batch_sets * s.batch * n;
     values += match a.chains {
-        ChainKind::Full => s.chains * (m + 2.0 * n) + stats_scratch(n, s.chains),
+        ChainKind::Full => {
+            s.chains * (m + 3.0 * n) + stats_scratch(n, s.chains) + pattern_tables(cfg, algo, &s)
+        }
         ChainKind::Visible => s.chains * m,
         ChainKind::Batch => s.batch * m + stats_scratch(n, s.batch),
     };
@@ -866,13 +885,21 @@ mod tests {
     fn estimates_grow_with_every_size() {
         let bas = Dataset::builtin("bas4").unwrap();
         let algo = find("cd").unwrap();
-        let base = cfg(&[("chains", 100.into())]);
-        let b0 = lane_bytes(&base, &bas, algo, true);
-        let t0 = update_secs(&base, &bas, algo, &CLI.speed);
-        for (k, v) in [("chains", 200), ("hidden", 32), ("k", 2)] {
-            let c = cfg(&[("chains", 100.into()), (k, v.into())]);
-            assert!(update_secs(&c, &bas, algo, &CLI.speed) > t0, "{k}");
-            assert!(lane_bytes(&c, &bas, algo, true) >= b0, "{k}");
+        // Layers of up to 16 units keep pattern tables (2^units entries), wider ones none: the
+        // hidden layer grows within each of the two.
+        for hidden in [8, 17] {
+            let base = cfg(&[("chains", 100.into()), ("hidden", hidden.into())]);
+            let b0 = lane_bytes(&base, &bas, algo, true);
+            let t0 = update_secs(&base, &bas, algo, &CLI.speed);
+            for (k, v) in [("chains", 200), ("hidden", 2 * hidden - 2), ("k", 2)] {
+                let c = cfg(&[
+                    ("chains", 100.into()),
+                    ("hidden", hidden.into()),
+                    (k, v.into()),
+                ]);
+                assert!(update_secs(&c, &bas, algo, &CLI.speed) > t0, "{k}");
+                assert!(lane_bytes(&c, &bas, algo, true) >= b0, "{k}");
+            }
         }
         assert!(exact_secs(16, 17, 32, &CLI.speed) > exact_secs(16, 16, 32, &CLI.speed));
         assert!(exact_secs(17, 16, 32, &CLI.speed) > exact_secs(16, 16, 32, &CLI.speed));

@@ -84,6 +84,23 @@ pub fn bernoulli_row(x: &mut [f32], u: &[f32], t: &[f32]) {
     }
 }
 
+/// [`bernoulli_row`] as a bit pattern: bit j is set iff `u[j]·t[j] < 1` (at most 64 units).
+#[inline(always)]
+pub fn bernoulli_mask(u: &[f32], t: &[f32]) -> u64 {
+    debug_assert!(u.len() == t.len() && u.len() <= 64);
+    let (uq, ur) = u.as_chunks::<4>();
+    let (tq, tr) = t.as_chunks::<4>();
+    let mut key = 0u64;
+    for (q, (u, t)) in uq.iter().zip(tq).enumerate() {
+        key |= u64::from(imp::below_one(u, t)) << (4 * q);
+    }
+    let base = 4 * uq.len();
+    for (j, (&u, &t)) in ur.iter().zip(tr).enumerate() {
+        key |= u64::from(u * t < 1.0) << (base + j);
+    }
+    key
+}
+
 /// Returns `init + Σ_{i ∈ bits} blk[i·W .. i·W+W]` over the set bits of `bits` (bit j of word
 /// w is row 64·(`word0` + w) + j of `blk`), in increasing row order; W = 4·`Q` columns.
 ///
@@ -131,6 +148,16 @@ mod imp {
             let nz = _mm_cmpneq_ps(v, _mm_setzero_ps());
             let no = _mm_and_ps(nz, _mm_cmpneq_ps(v, _mm_set1_ps(1.0)));
             (_mm_movemask_ps(nz) as u32, _mm_movemask_ps(no) as u32)
+        }
+    }
+
+    /// Bit mask of u·t < 1 for four values.
+    #[inline(always)]
+    pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
+        // SAFETY: SSE2 is part of the x86-64 baseline; the loads read the 4 values of each.
+        unsafe {
+            let p = _mm_mul_ps(_mm_loadu_ps(u.as_ptr()), _mm_loadu_ps(t.as_ptr()));
+            _mm_movemask_ps(_mm_cmplt_ps(p, _mm_set1_ps(1.0))) as u32
         }
     }
 
@@ -227,6 +254,19 @@ mod imp {
         (i32x4_bitmask(nz) as u32, i32x4_bitmask(no) as u32)
     }
 
+    /// Bit mask of u·t < 1 for four values.
+    #[inline(always)]
+    pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
+        // SAFETY: the loads read the 4 values of each; v128 loads need no alignment.
+        let (u, t) = unsafe {
+            (
+                v128_load(u.as_ptr() as *const v128),
+                v128_load(t.as_ptr() as *const v128),
+            )
+        };
+        i32x4_bitmask(f32x4_lt(f32x4_mul(u, t), f32x4_splat(1.0))) as u32
+    }
+
     /// Q v128 accumulators walking the set bits.
     #[inline(always)]
     pub fn sum_selected_bits<const Q: usize>(
@@ -275,6 +315,12 @@ mod imp {
             no |= u32::from((v != 0.0) & (v != 1.0)) << t;
         }
         (nz, no)
+    }
+
+    /// Bit mask of u·t < 1 for four values.
+    #[inline(always)]
+    pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
+        (0..4).fold(0, |k, j| k | (u32::from(u[j] * t[j] < 1.0) << j))
     }
 
     /// Plain loops over the set bits.

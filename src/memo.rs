@@ -193,6 +193,12 @@ pub fn set_enabled(on: bool) {
     MEMOS.with(|m| m.iter().for_each(|m| *m.borrow_mut() = Pair::default()));
 }
 
+/// Whether the memos of this thread are on ([`set_enabled`]); the chains' pattern tables of
+/// small models ([`crate::train::Chains`]) follow the same switch.
+pub(crate) fn enabled() -> bool {
+    ENABLED.get()
+}
+
 /// A conditional as the memo sees it: `side`, the parameters it depends on (W through
 /// `w_gen`, and `bias`),
 /// the conditioning layer's width `k` and the conditioned layer's `width`.

@@ -366,6 +366,21 @@ impl Rbm {
         }
     }
 
+    /// Pre-activations of `side` for conditioning patterns given as bit masks (bit i = unit i
+    /// of a conditioning layer of at most 64 units) into `out` (`masks.len()` rows): the same
+    /// bits as [`Rbm::pre_direct`] on the 0/1 rows, without the rows.
+    pub(crate) fn pre_of_masks(&self, side: Side, masks: &[u64], out: &mut [f32]) {
+        let (bias, packed, _) = self.side(side);
+        debug_assert!(packed.k <= 64);
+        SCRATCH.with_borrow_mut(|s| add_selected_packed(bias, packed, masks, 1, &mut s.acc, out))
+    }
+
+    /// What the conditional of `side` depends on besides the conditioning row: W (as the number
+    /// drawn on its last edit) and the bias of the conditioned layer.
+    pub(crate) fn conditional_params(&self, side: Side) -> (u64, &[f32]) {
+        (self.w_gen, self.side(side).0)
+    }
+
     /// Runs `f` on the memo of `side` holding every row of `x` ([`crate::memo`]), if it applies.
     /// With `means`, `f` may read the means ([`Memo::means`]).
     fn memo<R>(&self, side: Side, x: &[f32], means: bool, f: impl FnOnce(&Memo) -> R) -> Option<R> {
@@ -810,11 +825,7 @@ fn pre_activations<'a>(
                 dense_rows.push(r);
             }
         }
-        match packed.cw {
-            8 => add_selected::<2>(bias, packed, bits, words, acc, out),
-            16 => add_selected::<4>(bias, packed, bits, words, acc, out),
-            _ => add_selected::<8>(bias, packed, bits, words, acc, out),
-        }
+        add_selected_packed(bias, packed, bits, words, acc, out);
         let mat = if dense_rows.is_empty() {
             &[][..]
         } else {
@@ -832,6 +843,22 @@ fn pre_activations<'a>(
             }
         }
     })
+}
+
+/// [`add_selected`] at the chunk width of `packed`.
+fn add_selected_packed(
+    bias: &[f32],
+    packed: &Packed,
+    bits: &[u64],
+    words: usize,
+    acc: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    match packed.cw {
+        8 => add_selected::<2>(bias, packed, bits, words, acc, out),
+        16 => add_selected::<4>(bias, packed, bits, words, acc, out),
+        _ => add_selected::<8>(bias, packed, bits, words, acc, out),
+    }
 }
 
 /// The accumulation of [`pre_activations`] over binary rows (`bits`: `words` words per row),

@@ -46,6 +46,7 @@ impl Algorithm for Cd {
         if self.k == 0 {
             cx.positive_phase();
             self.chains.restart(cx.batch, cx.model.m());
+            self.chains.finish(cx.model);
         } else {
             // The first half-sweep from the batch rows' thresholds (the positive phase's
             // numbers), the same bits as restarting the chains and sweeping.
@@ -54,9 +55,8 @@ impl Algorithm for Cd {
             self.chains.sample_hidden_at_rows(&self.t, cx.rng);
             let c = &mut self.chains;
             cx.model.sample_visible(&c.h, &mut c.v, cx.rng);
-            c.sweeps(cx.model, cx.rng, self.k - 1);
+            c.sweeps_and_finish(cx.model, cx.rng, self.k - 1);
         }
-        self.chains.finish(cx.model);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         Ok(Report {

@@ -1,5 +1,7 @@
 //! A set of Gibbs chains (docs/algorithms.md §1): visible states, hidden states and E[h|v].
 
+mod bits;
+
 use crate::kernels::bernoulli_row;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, Rng};
@@ -20,6 +22,11 @@ thread_local! {
     pub(crate) static SWEEP_TRACE: RefCell<Option<SweepTrace>> = const { RefCell::new(None) };
 }
 
+/// Whether an update is traced (the sweeps then record states, row by row).
+fn tracing() -> bool {
+    SWEEP_TRACE.with_borrow(Option::is_some)
+}
+
 /// `count` chains of an m×n model; `v` and `h` hold 0/1 states row by row.
 #[derive(Clone, Debug)]
 pub struct Chains {
@@ -31,8 +38,38 @@ pub struct Chains {
     pub h: Vec<f32>,
     /// E[h|v] for the current `v`, `count × n` (valid after [`Chains::finish`]).
     pub hp: Vec<f32>,
-    /// Scratch uniforms, `count × n`.
+    /// Scratch uniforms, at least `count × n` (`count × max(m, n)` after sweeps on patterns).
     u: Vec<f32>,
+    /// The pattern tables of a small model ([`bits`]), made on first use.
+    bits: BitCache,
+}
+
+/// [`bits::BitSweeps`] of a set of chains, if made: tables of the current parameters only, so
+/// a clone starts without them.
+#[derive(Default)]
+struct BitCache(Option<Box<bits::BitSweeps>>);
+
+impl Clone for BitCache {
+    fn clone(&self) -> Self {
+        BitCache(None)
+    }
+}
+
+impl std::fmt::Debug for BitCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BitCache")
+    }
+}
+
+impl BitCache {
+    /// The tables, when an m×n model runs on patterns and the memos are on
+    /// ([`crate::memo::set_enabled`]; off, the row-by-row kernels compute the same bits).
+    fn get(&mut self, m: usize, n: usize) -> Option<&mut bits::BitSweeps> {
+        if !bits::BitSweeps::applies(m, n) || !crate::memo::enabled() {
+            return None;
+        }
+        Some(self.0.get_or_insert_with(Default::default))
+    }
 }
 
 impl Chains {
@@ -44,6 +81,7 @@ impl Chains {
             h: vec![0.0; count * n],
             hp: vec![0.0; count * n],
             u: vec![0.0; count * n],
+            bits: BitCache::default(),
         };
         c.restart(rows, m);
         c
@@ -75,11 +113,12 @@ impl Chains {
             return;
         }
         let rows = t.len() / n;
-        fill_uniform(rng, &mut self.u);
+        let u = &mut self.u[..self.h.len()];
+        fill_uniform(rng, u);
         for (i, (h, u)) in self
             .h
             .chunks_exact_mut(n)
-            .zip(self.u.chunks_exact(n))
+            .zip(u.chunks_exact(n))
             .enumerate()
         {
             bernoulli_row(h, u, &t[(i % rows) * n..(i % rows + 1) * n]);
@@ -88,6 +127,37 @@ impl Chains {
 
     /// `k` sweeps.
     pub fn sweeps(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
+        if !(k > 0 && self.sweep_patterns(model, rng, k, false)) {
+            self.sweep_rows(model, rng, k);
+        }
+    }
+
+    /// `k` sweeps, then E[h|v] of the final states under `model`: [`Chains::sweeps`] and
+    /// [`Chains::finish`], the same numbers (a small model's chains keep their patterns from
+    /// the one to the other).
+    pub fn sweeps_and_finish(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
+        if !(k > 0 && self.sweep_patterns(model, rng, k, true)) {
+            self.sweep_rows(model, rng, k);
+            self.finish(model);
+        }
+    }
+
+    /// The sweeps of a small model on patterns ([`bits`]), and E[h|v] after them with `means`;
+    /// false, having done nothing, where they do not apply (a large model, states that are not
+    /// 0/1, the memos off, a traced update).
+    fn sweep_patterns(&mut self, model: &Rbm, rng: &mut Rng, k: usize, means: bool) -> bool {
+        if tracing() {
+            return false;
+        }
+        let Some(b) = self.bits.get(model.m(), model.n()) else {
+            return false;
+        };
+        let hp = means.then_some(&mut self.hp[..]);
+        b.sweeps(model, &mut self.v, &mut self.h, hp, &mut self.u, rng, k)
+    }
+
+    /// `k` sweeps row by row, recorded when the update is traced.
+    fn sweep_rows(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
         let m = model.m();
         self.trace(m);
         for _ in 0..k {
@@ -126,6 +196,11 @@ impl Chains {
 
     /// Computes E[h|v] under `model` (the Rao-Blackwellised negative statistics).
     pub fn finish(&mut self, model: &Rbm) {
+        if let Some(b) = self.bits.get(model.m(), model.n()) {
+            if b.hidden_probs(model, &self.v, &mut self.hp) {
+                return;
+            }
+        }
         model.hidden_probs(&self.v, &mut self.hp);
     }
 
@@ -141,6 +216,60 @@ mod tests {
     use super::*;
     use crate::math::one_plus_exp_neg;
     use crate::rng::{stream, Purpose};
+
+    /// Chains of small models sweep on patterns ([`bits`]) with the states, E[h|v] and stream
+    /// position of the row-by-row sweeps (the memos off), over calls that reuse the tables and
+    /// calls after the parameters changed, for layers of either order of size, chain counts
+    /// whose uniforms come from the short and the wide fill, grey states (which sweep row by
+    /// row) and CD's first half-sweep after pattern sweeps (whose uniforms once overran).
+    #[test]
+    fn sweeps_on_patterns_are_the_row_sweeps_bit_for_bit() {
+        for (m, n, count) in [
+            (9, 4, 9),
+            (16, 16, 23),
+            (5, 12, 7),
+            (12, 5, 300),
+            (16, 7, 1500),
+        ] {
+            let mut r = stream(7, 0, Purpose::Aux);
+            let data: Vec<f32> = (0..count * m)
+                .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
+                .collect();
+            let run = |patterns: bool| {
+                crate::memo::set_enabled(patterns);
+                let mut model = Rbm::random(m, n, 1.5, 3).unwrap();
+                let mut rng = stream(8, 0, Purpose::Sampling);
+                let mut c = Chains::from_rows(&data, m, n, count);
+                let mut seen = Vec::new();
+                for call in 0..6 {
+                    match call {
+                        0 | 3 => c.sweeps(&model, &mut rng, 2),
+                        4 => {
+                            c.v[0] = 0.5;
+                            c.sweeps_and_finish(&model, &mut rng, 1);
+                        }
+                        _ => c.sweeps_and_finish(&model, &mut rng, call),
+                    }
+                    seen.push((c.v.clone(), c.h.clone(), c.hp.clone(), rng.clone()));
+                    if call == 2 {
+                        c.restart(&data, m);
+                        let t: Vec<f32> = c.hp.iter().map(|p| 1.0 / p).collect();
+                        c.sample_hidden_at_rows(&t[..count.min(5) * n], &mut rng);
+                        seen.push((c.v.clone(), c.h.clone(), c.hp.clone(), rng.clone()));
+                    }
+                    if call % 2 == 1 {
+                        model.edit_w(|w| w.iter_mut().for_each(|x| *x *= 0.9));
+                    }
+                }
+                crate::memo::set_enabled(true);
+                seen
+            };
+            let (rows, patterns) = (run(false), run(true));
+            for (i, (a, b)) in rows.iter().zip(&patterns).enumerate() {
+                assert!(a == b, "{m}×{n}, {count} chains: call {i} differs");
+            }
+        }
+    }
 
     /// CD's first half-sweep from the rows' thresholds is the restart-and-sweep it replaces,
     /// bit for bit (the same states, the same stream position), and 1/t is E[h|v].

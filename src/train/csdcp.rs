@@ -89,8 +89,7 @@ impl Algorithm for Csdcp {
         self.centered.begin_batch(cx.model, cx.batch);
         self.chains.restart(cx.batch, cx.model.m());
         for l in 0..self.d {
-            self.chains.sweeps(cx.model, cx.rng, self.kprime);
-            self.chains.finish(cx.model);
+            self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);
             self.centered.slide();
             if l == 0 {
                 self.centered.data_stats(cx.batch, &mut self.pos);

@@ -75,8 +75,8 @@ impl Algorithm for Fpcd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         cx.positive_phase();
         self.chain_model.set_sum(cx.model, &self.fast_params);
-        self.chains.sweeps(&self.chain_model, cx.rng, self.k);
-        self.chains.finish(&self.chain_model);
+        self.chains
+            .sweeps_and_finish(&self.chain_model, cx.rng, self.k);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let (a, ef) = (self.fast_decay, self.fast_lr);

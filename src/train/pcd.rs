@@ -39,8 +39,7 @@ impl Pcd {
 impl Algorithm for Pcd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         cx.positive_phase();
-        self.chains.sweeps(cx.model, cx.rng, self.k);
-        self.chains.finish(cx.model);
+        self.chains.sweeps_and_finish(cx.model, cx.rng, self.k);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         Ok(Report {

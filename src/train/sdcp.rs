@@ -81,8 +81,7 @@ impl Algorithm for Sdcp {
         cx.positive_phase_into(&mut self.hp);
         self.chains.restart(cx.batch, cx.model.m());
         for _ in 0..self.d {
-            self.chains.sweeps(cx.model, cx.rng, self.kprime);
-            self.chains.finish(cx.model);
+            self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);
             self.chains.stats_into(&mut self.neg);
             cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         }

@@ -1,0 +1,253 @@
+//! Gibbs sweeps of small models on bit patterns (docs/algorithms.md §1, "Per-pattern memo").
+//!
+//! When both layers have at most [`MAX_BITS`] units, [`super::Chains`] keep each chain's states
+//! as bit patterns (bit i = unit i) for the length of a call and read the conditionals'
+//! thresholds `t = 1 + e^{−a}` from two tables indexed directly by pattern: a lookup is one
+//! load, and the compare `u·t < 1` writes the next pattern, not a row. A table holds the numbers
+//! of the patterns met while the parameters stay the same (a call of [`super::Chains::sweeps`]
+//! and the [`super::Chains::finish`] after it), computed once per pattern.
+//!
+//! Nothing else changes: a pattern's pre-activations come from the kernel the rows would use
+//! ([`Rbm::pre_of_masks`]), the same uniforms are drawn in the same order and compared by the
+//! same rule, so the chains reach the same states, bit for bit, as the row-by-row sweeps (tests
+//! compare both). The global memo ([`crate::memo`]) does the same for any caller, but its
+//! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
+
+use crate::kernels::{bernoulli_mask, row_mask};
+use crate::math::one_plus_exp_neg;
+use crate::memo::Side;
+use crate::model::Rbm;
+use crate::rng::{fill_uniform, Rng};
+
+/// Layers of at most this many units run on patterns (a table has 2^units entries).
+pub(super) const MAX_BITS: usize = 16;
+
+/// The pattern tables of a set of chains and their states as patterns.
+#[derive(Default)]
+pub(super) struct BitSweeps {
+    /// p(h|v), indexed by visible patterns; p(v|h), indexed by hidden patterns.
+    hid: Table,
+    vis: Table,
+    v_keys: Vec<u32>,
+    h_keys: Vec<u32>,
+}
+
+/// New patterns computed at once (bounds the scratch pre-activations).
+const CHUNK: usize = 1024;
+
+/// One conditional's thresholds per conditioning pattern, for one set of parameters.
+#[derive(Default)]
+struct Table {
+    /// Per pattern: the generation that last gave it a slot, and that slot (at most 2^16
+    /// patterns, so slots 0 … 65 535).
+    index: Vec<[u16; 2]>,
+    generation: u16,
+    /// The parameters the slots are for (W by its generation number, the bias bitwise).
+    w_gen: u64,
+    bias: Vec<u32>,
+    width: usize,
+    /// Thresholds, slot-major (`slots × width`).
+    t: Vec<f32>,
+    /// Patterns met for the first time and not computed yet, and scratch pre-activations.
+    new: Vec<u64>,
+    pre: Vec<f32>,
+}
+
+impl Table {
+    /// Starts afresh unless the table holds the numbers of `model`'s conditional of `side`
+    /// (of `bits` conditioning units).
+    fn prepare(&mut self, model: &Rbm, side: Side, bits: usize) {
+        let (w_gen, bias) = model.conditional_params(side);
+        let same_bias = bias.len() == self.bias.len()
+            && bias.iter().zip(&self.bias).all(|(b, &s)| b.to_bits() == s);
+        if self.index.len() == 1 << bits && w_gen == self.w_gen && same_bias {
+            return;
+        }
+        if self.index.len() != 1 << bits {
+            self.index = vec![[0, 0]; 1 << bits];
+            self.generation = 0;
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.index.fill([0, 0]);
+            self.generation = 1;
+        }
+        self.w_gen = w_gen;
+        self.bias.clear();
+        self.bias.extend(bias.iter().map(|b| b.to_bits()));
+        self.width = bias.len();
+        self.t.clear();
+    }
+
+    /// Gives every pattern of `keys` a slot, computing the thresholds of new ones.
+    fn locate(&mut self, model: &Rbm, side: Side, keys: &[u32]) {
+        let mut next = (self.t.len() / self.width + self.new.len()) as u16;
+        for &key in keys {
+            let e = &mut self.index[key as usize];
+            if e[0] != self.generation {
+                *e = [self.generation, next];
+                next = next.wrapping_add(1);
+                self.new.push(u64::from(key));
+                if self.new.len() == CHUNK {
+                    self.compute_new(model, side);
+                }
+            }
+        }
+        self.compute_new(model, side);
+    }
+
+    /// Appends the thresholds of the patterns in `new` to `t`.
+    fn compute_new(&mut self, model: &Rbm, side: Side) {
+        if self.new.is_empty() {
+            return;
+        }
+        let start = self.t.len();
+        self.pre.resize(self.new.len() * self.width, 0.0);
+        model.pre_of_masks(side, &self.new, &mut self.pre);
+        self.t.resize(start + self.pre.len(), 0.0);
+        one_plus_exp_neg(&self.pre, &mut self.t[start..]);
+        self.new.clear();
+    }
+
+    /// The means 1/t (= σ(a), bit for bit) of the patterns `keys` into `hp`, one row each.
+    fn means(&mut self, model: &Rbm, keys: &[u32], hp: &mut [f32]) {
+        self.locate(model, Side::Hidden, keys);
+        for (p, &key) in hp.chunks_exact_mut(self.width).zip(keys) {
+            p.iter_mut()
+                .zip(self.t_of(key))
+                .for_each(|(p, &t)| *p = 1.0 / t);
+        }
+    }
+
+    /// The thresholds of pattern `key` (located).
+    #[inline(always)]
+    fn t_of(&self, key: u32) -> &[f32] {
+        let s = self.index[key as usize][1] as usize * self.width;
+        &self.t[s..s + self.width]
+    }
+
+    /// Draws the conditioned layer for every pattern of `keys` into `out` (patterns too): the
+    /// uniforms of the whole layer in one fill, as the row-by-row kernel draws them.
+    fn sample(
+        &mut self,
+        model: &Rbm,
+        side: Side,
+        keys: &[u32],
+        out: &mut [u32],
+        u: &mut Vec<f32>,
+        rng: &mut Rng,
+    ) {
+        self.locate(model, side, keys);
+        let len = keys.len() * self.width;
+        if u.len() < len {
+            u.resize(len, 0.0);
+        }
+        let u = &mut u[..len];
+        fill_uniform(rng, u);
+        for ((o, u), &key) in out.iter_mut().zip(u.chunks_exact(self.width)).zip(keys) {
+            *o = bernoulli_mask(u, self.t_of(key)) as u32;
+        }
+    }
+}
+
+/// The patterns of 0/1 rows of `width` values, or false (and `keys` unspecified) when a row is
+/// not 0/1.
+fn keys_of(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
+    keys.clear();
+    let mut word = [0u64];
+    for row in rows.chunks_exact(width) {
+        if !row_mask(row, &mut word) {
+            return false;
+        }
+        keys.push(word[0] as u32);
+    }
+    true
+}
+
+/// The 0/1 values of every 4-bit pattern.
+const NIBBLES: [[f32; 4]; 16] = {
+    let mut t = [[0.0; 4]; 16];
+    let mut p = 0;
+    while p < 16 {
+        let mut j = 0;
+        while j < 4 {
+            t[p][j] = ((p >> j) & 1) as f32;
+            j += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// Row r of `rows` (rows of `width` values) ← the 0/1 values of pattern r, four at a time.
+fn write_rows(keys: &[u32], width: usize, rows: &mut [f32]) {
+    for (row, &key) in rows.chunks_exact_mut(width).zip(keys) {
+        let (quads, rest) = row.as_chunks_mut::<4>();
+        for (q, x) in quads.iter_mut().enumerate() {
+            *x = NIBBLES[(key >> (4 * q)) as usize & 15];
+        }
+        let base = 4 * quads.len();
+        for (j, x) in rest.iter_mut().enumerate() {
+            *x = ((key >> (base + j)) & 1) as f32;
+        }
+    }
+}
+
+impl BitSweeps {
+    /// Whether an m×n model runs on patterns.
+    pub fn applies(m: usize, n: usize) -> bool {
+        (1..=MAX_BITS).contains(&m) && (1..=MAX_BITS).contains(&n)
+    }
+
+    /// `k` sweeps (h ~ p(h|v), then v ~ p(v|h)) of the chains `v`, `h` under `model`, with
+    /// `u` as scratch for the uniforms — the states and the stream position of as many
+    /// [`Rbm::sample_hidden`] and [`Rbm::sample_visible`] calls — then, with `hp`, E[h|v] of the
+    /// final states there. Returns false, having drawn nothing and changed nothing, when a
+    /// visible state is not 0/1.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sweeps(
+        &mut self,
+        model: &Rbm,
+        v: &mut [f32],
+        h: &mut [f32],
+        hp: Option<&mut [f32]>,
+        u: &mut Vec<f32>,
+        rng: &mut Rng,
+        k: usize,
+    ) -> bool {
+        let (m, n) = (model.m(), model.n());
+        let BitSweeps {
+            hid,
+            vis,
+            v_keys,
+            h_keys,
+        } = self;
+        if !keys_of(v, m, v_keys) {
+            return false;
+        }
+        h_keys.resize(v_keys.len(), 0);
+        hid.prepare(model, Side::Hidden, m);
+        vis.prepare(model, Side::Visible, n);
+        for _ in 0..k {
+            hid.sample(model, Side::Hidden, v_keys, h_keys, u, rng);
+            vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
+        }
+        write_rows(v_keys, m, v);
+        write_rows(h_keys, n, h);
+        if let Some(hp) = hp {
+            hid.means(model, v_keys, hp);
+        }
+        true
+    }
+
+    /// E[h|v] of the chains `v` under `model` into `hp` (1/t, the bits of
+    /// [`Rbm::hidden_probs`]); false, having written nothing, when a state is not 0/1.
+    pub fn hidden_probs(&mut self, model: &Rbm, v: &[f32], hp: &mut [f32]) -> bool {
+        if !keys_of(v, model.m(), &mut self.v_keys) {
+            return false;
+        }
+        self.hid.prepare(model, Side::Hidden, model.m());
+        self.hid.means(model, &self.v_keys, hp);
+        true
+    }
+}
