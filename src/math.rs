@@ -50,7 +50,13 @@ pub fn fast_exp(x: f32) -> f32 {
 pub fn one_plus_exp_neg(a: &[f32], out: &mut [f32]) {
     out.iter_mut()
         .zip(a)
-        .for_each(|(o, &x)| *o = 1.0 + fast_exp(-x));
+        .for_each(|(o, &x)| *o = one_plus_exp_neg_one(x));
+}
+
+/// One value of [`one_plus_exp_neg`]: 1 + e^{−a}.
+#[inline(always)]
+pub fn one_plus_exp_neg_one(a: f32) -> f32 {
+    1.0 + fast_exp(-a)
 }
 
 /// e^x for x ≤ 0 in f64, branch-free (vectorises): x = n·ln2 + r with |r| ≤ ln2/2 and a

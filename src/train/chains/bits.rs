@@ -14,7 +14,7 @@
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
 use crate::kernels::{bernoulli_mask, row_mask};
-use crate::math::one_plus_exp_neg;
+use crate::math::one_plus_exp_neg_one;
 use crate::memo::Side;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, Rng};
@@ -101,11 +101,14 @@ impl Table {
         if self.new.is_empty() {
             return;
         }
-        let start = self.t.len();
-        self.pre.resize(self.new.len() * self.width, 0.0);
-        model.pre_of_masks(side, &self.new, &mut self.pre);
-        self.t.resize(start + self.pre.len(), 0.0);
-        one_plus_exp_neg(&self.pre, &mut self.t[start..]);
+        // Scratch kept at its largest and thresholds appended: no zero-fill before the writes.
+        let len = self.new.len() * self.width;
+        if self.pre.len() < len {
+            self.pre.resize(len, 0.0);
+        }
+        let pre = &mut self.pre[..len];
+        model.pre_of_masks(side, &self.new, pre);
+        self.t.extend(pre.iter().map(|&a| one_plus_exp_neg_one(a)));
         self.new.clear();
     }
 
