@@ -84,19 +84,20 @@ pub fn bernoulli_row(x: &mut [f32], u: &[f32], t: &[f32]) {
     }
 }
 
-/// [`bernoulli_row`] as a bit pattern: bit j is set iff `u[j]·t[j] < 1` (at most 64 units).
+/// [`bernoulli_row`] as a bit pattern over `Q` groups of four units: bit j is set iff
+/// `u[j]·t[j] < 1`, j < 4·`Q`. A row narrower than 4·`Q` pads its thresholds with +∞, whose
+/// units are never on whatever `u` holds there (u·∞ is ∞, or NaN for u = 0).
+///
+/// # Panics
+/// If `u` or `t` has fewer than 4·`Q` values.
 #[inline(always)]
-pub fn bernoulli_mask(u: &[f32], t: &[f32]) -> u64 {
-    debug_assert!(u.len() == t.len() && u.len() <= 64);
-    let (uq, ur) = u.as_chunks::<4>();
-    let (tq, tr) = t.as_chunks::<4>();
+pub fn bernoulli_quads<const Q: usize>(u: &[f32], t: &[f32]) -> u64 {
+    let (u, t) = (&u[..4 * Q], &t[..4 * Q]);
     let mut key = 0u64;
-    for (q, (u, t)) in uq.iter().zip(tq).enumerate() {
-        key |= u64::from(imp::below_one(u, t)) << (4 * q);
-    }
-    let base = 4 * uq.len();
-    for (j, (&u, &t)) in ur.iter().zip(tr).enumerate() {
-        key |= u64::from(u * t < 1.0) << (base + j);
+    for q in 0..Q {
+        let uq = u[4 * q..4 * q + 4].try_into().expect("4 values");
+        let tq = t[4 * q..4 * q + 4].try_into().expect("4 values");
+        key |= u64::from(imp::below_one(uq, tq)) << (4 * q);
     }
     key
 }

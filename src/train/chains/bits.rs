@@ -13,7 +13,7 @@
 //! compare both). The global memo ([`crate::memo`]) does the same for any caller, but its
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
-use crate::kernels::{bernoulli_mask, row_mask};
+use crate::kernels::{bernoulli_quads, row_mask};
 use crate::math::one_plus_exp_neg_one;
 use crate::memo::Side;
 use crate::model::Rbm;
@@ -46,7 +46,9 @@ struct Table {
     w_gen: u64,
     bias: Vec<u32>,
     width: usize,
-    /// Thresholds, slot-major (`slots × width`).
+    /// Values per slot: `width` rounded up to a multiple of four (padded with +∞).
+    stride: usize,
+    /// Thresholds, slot-major (`slots × stride`).
     t: Vec<f32>,
     /// Patterns met for the first time and not computed yet, and scratch pre-activations.
     new: Vec<u64>,
@@ -76,12 +78,30 @@ impl Table {
         self.bias.clear();
         self.bias.extend(bias.iter().map(|b| b.to_bits()));
         self.width = bias.len();
+        self.stride = bias.len().next_multiple_of(4);
         self.t.clear();
+    }
+
+    /// Computes every pattern of a fresh table at once (for a layer whose patterns are fewer
+    /// than the lookups ahead: one computation instead of one per lookup that meets new ones).
+    fn fill_all(&mut self, model: &Rbm, side: Side) {
+        if !self.t.is_empty() {
+            return;
+        }
+        for (p, e) in self.index.iter_mut().enumerate() {
+            *e = [self.generation, p as u16];
+        }
+        for start in (0..self.index.len()).step_by(CHUNK) {
+            let end = (start + CHUNK).min(self.index.len());
+            self.new.clear();
+            self.new.extend(start as u64..end as u64);
+            self.compute_new(model, side);
+        }
     }
 
     /// Gives every pattern of `keys` a slot, computing the thresholds of new ones.
     fn locate(&mut self, model: &Rbm, side: Side, keys: &[u32]) {
-        let mut next = (self.t.len() / self.width + self.new.len()) as u16;
+        let mut next = (self.t.len() / self.stride + self.new.len()) as u16;
         for &key in keys {
             let e = &mut self.index[key as usize];
             if e[0] != self.generation {
@@ -108,7 +128,11 @@ impl Table {
         }
         let pre = &mut self.pre[..len];
         model.pre_of_masks(side, &self.new, pre);
-        self.t.extend(pre.iter().map(|&a| one_plus_exp_neg_one(a)));
+        let pad = self.stride - self.width;
+        for row in pre.chunks_exact(self.width) {
+            self.t.extend(row.iter().map(|&a| one_plus_exp_neg_one(a)));
+            self.t.extend(std::iter::repeat_n(f32::INFINITY, pad));
+        }
         self.new.clear();
     }
 
@@ -125,8 +149,8 @@ impl Table {
     /// The thresholds of pattern `key` (located).
     #[inline(always)]
     fn t_of(&self, key: u32) -> &[f32] {
-        let s = self.index[key as usize][1] as usize * self.width;
-        &self.t[s..s + self.width]
+        let s = self.index[key as usize][1] as usize * self.stride;
+        &self.t[s..s + self.stride]
     }
 
     /// Draws the conditioned layer for every pattern of `keys` into `out` (patterns too): the
@@ -141,14 +165,26 @@ impl Table {
         rng: &mut Rng,
     ) {
         self.locate(model, side, keys);
+        // The last row's last group of four reads up to three values past the draws.
         let len = keys.len() * self.width;
-        if u.len() < len {
-            u.resize(len, 0.0);
+        if u.len() < len + 3 {
+            u.resize(len + 3, 0.0);
         }
-        let u = &mut u[..len];
-        fill_uniform(rng, u);
-        for ((o, u), &key) in out.iter_mut().zip(u.chunks_exact(self.width)).zip(keys) {
-            *o = bernoulli_mask(u, self.t_of(key)) as u32;
+        fill_uniform(rng, &mut u[..len]);
+        match self.stride / 4 {
+            1 => self.compare::<1>(keys, out, u),
+            2 => self.compare::<2>(keys, out, u),
+            3 => self.compare::<3>(keys, out, u),
+            _ => self.compare::<4>(keys, out, u),
+        }
+    }
+
+    /// `out[r]` ← the pattern of `u_r·t < 1` for the thresholds of `keys[r]` and row r of `u`,
+    /// `Q` groups of four units per row.
+    #[inline(always)]
+    fn compare<const Q: usize>(&self, keys: &[u32], out: &mut [u32], u: &[f32]) {
+        for (r, (o, &key)) in out.iter_mut().zip(keys).enumerate() {
+            *o = bernoulli_quads::<Q>(&u[r * self.width..], self.t_of(key)) as u32;
         }
     }
 }
@@ -231,6 +267,13 @@ impl BitSweeps {
         h_keys.resize(v_keys.len(), 0);
         hid.prepare(model, Side::Hidden, m);
         vis.prepare(model, Side::Visible, n);
+        let lookups = v_keys.len() * k;
+        if 1 << m <= lookups + v_keys.len() {
+            hid.fill_all(model, Side::Hidden);
+        }
+        if 1 << n <= lookups {
+            vis.fill_all(model, Side::Visible);
+        }
         for _ in 0..k {
             hid.sample(model, Side::Hidden, v_keys, h_keys, u, rng);
             vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
