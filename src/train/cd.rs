@@ -53,9 +53,8 @@ impl Algorithm for Cd {
             cx.positive_phase_thresholds(&mut self.hp, &mut self.t);
             self.chains.trace_rows(cx.batch, cx.model.m());
             self.chains.sample_hidden_at_rows(&self.t, cx.rng);
-            let c = &mut self.chains;
-            cx.model.sample_visible(&c.h, &mut c.v, cx.rng);
-            c.sweeps_and_finish(cx.model, cx.rng, self.k - 1);
+            self.chains
+                .visible_sweeps_and_finish(cx.model, cx.rng, self.k - 1);
         }
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);

@@ -127,7 +127,12 @@ impl Chains {
 
     /// `k` sweeps.
     pub fn sweeps(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
-        if !(k > 0 && self.sweep_patterns(model, rng, k, false)) {
+        let run = bits::Run {
+            from_hidden: false,
+            k,
+            means: false,
+        };
+        if !(k > 0 && self.sweep_patterns(model, rng, run)) {
             self.sweep_rows(model, rng, k);
         }
     }
@@ -136,24 +141,45 @@ impl Chains {
     /// [`Chains::finish`], the same numbers (a small model's chains keep their patterns from
     /// the one to the other).
     pub fn sweeps_and_finish(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
-        if !(k > 0 && self.sweep_patterns(model, rng, k, true)) {
+        let run = bits::Run {
+            from_hidden: false,
+            k,
+            means: true,
+        };
+        if !(k > 0 && self.sweep_patterns(model, rng, run)) {
             self.sweep_rows(model, rng, k);
             self.finish(model);
         }
     }
 
-    /// The sweeps of a small model on patterns ([`bits`]), and E[h|v] after them with `means`;
-    /// false, having done nothing, where they do not apply (a large model, states that are not
-    /// 0/1, the memos off, a traced update).
-    fn sweep_patterns(&mut self, model: &Rbm, rng: &mut Rng, k: usize, means: bool) -> bool {
+    /// v ~ p(v|h) from the current hidden states, then `k` sweeps and E[h|v]: CD's sweeps after
+    /// [`Chains::sample_hidden_at_rows`], with the numbers of [`Rbm::sample_visible`] followed
+    /// by [`Chains::sweeps_and_finish`].
+    pub fn visible_sweeps_and_finish(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
+        let run = bits::Run {
+            from_hidden: true,
+            k,
+            means: true,
+        };
+        if !self.sweep_patterns(model, rng, run) {
+            model.sample_visible(&self.h, &mut self.v, rng);
+            self.sweep_rows(model, rng, k);
+            self.finish(model);
+        }
+    }
+
+    /// The sweeps of a small model on patterns ([`bits`]); false, having done nothing, where
+    /// they do not apply (a large model, states that are not 0/1, the memos off, a traced
+    /// update).
+    fn sweep_patterns(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) -> bool {
         if tracing() {
             return false;
         }
         let Some(b) = self.bits.get(model.m(), model.n()) else {
             return false;
         };
-        let hp = means.then_some(&mut self.hp[..]);
-        b.sweeps(model, &mut self.v, &mut self.h, hp, &mut self.u, rng, k)
+        let rows = (&mut self.v[..], &mut self.h[..], &mut self.hp[..]);
+        b.sweeps(model, rows, &mut self.u, rng, run)
     }
 
     /// `k` sweeps row by row, recorded when the update is traced.
@@ -221,7 +247,8 @@ mod tests {
     /// position of the row-by-row sweeps (the memos off), over calls that reuse the tables and
     /// calls after the parameters changed, for layers of either order of size, chain counts
     /// whose uniforms come from the short and the wide fill, grey states (which sweep row by
-    /// row) and CD's first half-sweep after pattern sweeps (whose uniforms once overran).
+    /// row), sweeps that start from the hidden states, and CD's first half-sweep after pattern
+    /// sweeps (whose uniforms once overran).
     #[test]
     fn sweeps_on_patterns_are_the_row_sweeps_bit_for_bit() {
         for (m, n, count) in [
@@ -241,13 +268,14 @@ mod tests {
                 let mut rng = stream(8, 0, Purpose::Sampling);
                 let mut c = Chains::from_rows(&data, m, n, count);
                 let mut seen = Vec::new();
-                for call in 0..6 {
+                for call in 0..8 {
                     match call {
                         0 | 3 => c.sweeps(&model, &mut rng, 2),
                         4 => {
                             c.v[0] = 0.5;
                             c.sweeps_and_finish(&model, &mut rng, 1);
                         }
+                        5 | 6 => c.visible_sweeps_and_finish(&model, &mut rng, call - 5),
                         _ => c.sweeps_and_finish(&model, &mut rng, call),
                     }
                     seen.push((c.v.clone(), c.h.clone(), c.hp.clone(), rng.clone()));

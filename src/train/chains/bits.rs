@@ -22,6 +22,15 @@ use crate::rng::{fill_uniform, Rng};
 /// Layers of at most this many units run on patterns (a table has 2^units entries).
 pub(super) const MAX_BITS: usize = 16;
 
+/// What a call of [`BitSweeps::sweeps`] does: v ~ p(v|h) first (`from_hidden`), then `k`
+/// sweeps (h ~ p(h|v), then v ~ p(v|h)), then E[h|v] of the final states (`means`).
+#[derive(Clone, Copy)]
+pub(super) struct Run {
+    pub from_hidden: bool,
+    pub k: usize,
+    pub means: bool,
+}
+
 /// The pattern tables of a set of chains and their states as patterns.
 #[derive(Default)]
 pub(super) struct BitSweeps {
@@ -238,21 +247,18 @@ impl BitSweeps {
         (1..=MAX_BITS).contains(&m) && (1..=MAX_BITS).contains(&n)
     }
 
-    /// `k` sweeps (h ~ p(h|v), then v ~ p(v|h)) of the chains `v`, `h` under `model`, with
-    /// `u` as scratch for the uniforms — the states and the stream position of as many
-    /// [`Rbm::sample_hidden`] and [`Rbm::sample_visible`] calls — then, with `hp`, E[h|v] of the
-    /// final states there. Returns false, having drawn nothing and changed nothing, when a
-    /// visible state is not 0/1.
-    #[allow(clippy::too_many_arguments)]
+    /// The sweeps of `run` on the chains `v`, `h` (and E[h|v] into `hp` after them) under
+    /// `model`, with `u` as scratch for the uniforms: the states, means and stream position of
+    /// as many [`Rbm::sample_visible`], [`Rbm::sample_hidden`] and [`Rbm::hidden_probs`] calls.
+    /// Returns false, having drawn nothing and changed nothing, when a state it starts from is
+    /// not 0/1.
     pub fn sweeps(
         &mut self,
         model: &Rbm,
-        v: &mut [f32],
-        h: &mut [f32],
-        hp: Option<&mut [f32]>,
+        (v, h, hp): (&mut [f32], &mut [f32], &mut [f32]),
         u: &mut Vec<f32>,
         rng: &mut Rng,
-        k: usize,
+        run: Run,
     ) -> bool {
         let (m, n) = (model.m(), model.n());
         let BitSweeps {
@@ -261,26 +267,40 @@ impl BitSweeps {
             v_keys,
             h_keys,
         } = self;
-        if !keys_of(v, m, v_keys) {
+        let count = v.len() / m;
+        let started = if run.from_hidden {
+            keys_of(h, n, h_keys)
+        } else {
+            keys_of(v, m, v_keys)
+        };
+        if !started {
             return false;
         }
-        h_keys.resize(v_keys.len(), 0);
+        v_keys.resize(count, 0);
+        h_keys.resize(count, 0);
         hid.prepare(model, Side::Hidden, m);
         vis.prepare(model, Side::Visible, n);
-        let lookups = v_keys.len() * k;
-        if 1 << m <= lookups + v_keys.len() {
+        let k = run.k;
+        let v_lookups = count * (k + usize::from(run.means));
+        let h_lookups = count * (k + usize::from(run.from_hidden));
+        if 1 << m <= v_lookups {
             hid.fill_all(model, Side::Hidden);
         }
-        if 1 << n <= lookups {
+        if 1 << n <= h_lookups {
             vis.fill_all(model, Side::Visible);
+        }
+        if run.from_hidden {
+            vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
         }
         for _ in 0..k {
             hid.sample(model, Side::Hidden, v_keys, h_keys, u, rng);
             vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
         }
         write_rows(v_keys, m, v);
-        write_rows(h_keys, n, h);
-        if let Some(hp) = hp {
+        if k > 0 {
+            write_rows(h_keys, n, h);
+        }
+        if run.means {
             hid.means(model, v_keys, hp);
         }
         true
