@@ -269,7 +269,15 @@ fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) ->
         ChainKind::Full => {
             s.chains * (m + 3.0 * n) + stats_scratch(n, s.chains) + pattern_tables(cfg, algo, &s)
         }
-        ChainKind::Visible => s.chains * m,
+        // UCD's pattern index of each layer of at most 16 units: two words per pattern.
+        ChainKind::Visible => {
+            s.chains * m
+                + [m, n]
+                    .iter()
+                    .filter(|&&k| k <= 16.0)
+                    .map(|k| 2.0 * k.exp2())
+                    .sum::<f64>()
+        }
         ChainKind::Batch => s.batch * m + stats_scratch(n, s.batch),
     };
     // The mini-batch, E[h|v] of the batch, the data (each page worker loads its own), the row

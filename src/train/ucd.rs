@@ -143,6 +143,9 @@ pub struct Ucd {
 /// many, which bounds the memory (a pair's numbers do not depend on its block).
 const BLOCK: usize = 1024;
 
+/// Layers of at most this many units index their patterns directly ([`Patterns`]).
+const DIRECT_BITS: usize = 16;
+
 /// Most patterns a table of [`Patterns`] keeps before it is emptied between rounds.
 const MAX_PATTERNS: usize = 2 * BLOCK;
 
@@ -370,6 +373,10 @@ struct Patterns {
     /// (0 = empty; a power of two, at most half full).
     keys: Vec<u64>,
     slots: Vec<u32>,
+    /// For layers of at most [`DIRECT_BITS`] units, instead of the hash table: per pattern,
+    /// the generation that last gave it an entry, and the entry (a clear starts a generation).
+    direct: Vec<[u32; 2]>,
+    generation: u32,
     /// Pre-activations and thresholds (`entries × width`) of the entries computed so far.
     pre: Vec<f32>,
     thr: Vec<f32>,
@@ -390,6 +397,12 @@ impl Patterns {
             width,
             keys: Vec::new(),
             slots: vec![0; 1024],
+            direct: if k <= DIRECT_BITS {
+                vec![[0, 0]; 1 << k]
+            } else {
+                Vec::new()
+            },
+            generation: 1,
             pre: Vec::new(),
             thr: Vec::new(),
             pending: Vec::new(),
@@ -400,7 +413,15 @@ impl Patterns {
     /// Forgets every pattern (the parameters changed).
     fn clear(&mut self) {
         self.keys.clear();
-        self.slots.fill(0);
+        if self.direct.is_empty() {
+            self.slots.fill(0);
+        } else {
+            self.generation = self.generation.wrapping_add(1);
+            if self.generation == 0 {
+                self.direct.fill([0, 0]);
+                self.generation = 1;
+            }
+        }
         self.pre.clear();
         self.thr.clear();
         self.pending.clear();
@@ -415,6 +436,17 @@ impl Patterns {
     fn find(&mut self, x: &[f32]) -> usize {
         let binary = row_mask(x, &mut self.key);
         debug_assert!(binary, "chain states are 0/1");
+        if !self.direct.is_empty() {
+            let e = self.len();
+            let d = &mut self.direct[self.key[0] as usize];
+            if d[0] == self.generation {
+                return d[1] as usize;
+            }
+            *d = [self.generation, e as u32];
+            self.keys.push(self.key[0]);
+            push_row(&mut self.pending, x);
+            return e;
+        }
         let words = self.words;
         let mask = self.slots.len() - 1;
         let mut i = slot_of(&self.key, mask);
