@@ -377,9 +377,11 @@ struct Patterns {
     /// the generation that last gave it an entry, and the entry (a clear starts a generation).
     direct: Vec<[u32; 2]>,
     generation: u32,
-    /// Pre-activations and thresholds (`entries × width`) of the entries computed so far.
+    /// Pre-activations and thresholds (`entries × width`) of the first `computed` entries
+    /// (past them, numbers of earlier parameters).
     pre: Vec<f32>,
     thr: Vec<f32>,
+    computed: usize,
     /// The rows of the entries found since the last [`Patterns::compute`].
     pending: Vec<f32>,
     /// Scratch key.
@@ -405,6 +407,7 @@ impl Patterns {
             generation: 1,
             pre: Vec::new(),
             thr: Vec::new(),
+            computed: 0,
             pending: Vec::new(),
             key: vec![0; words],
         }
@@ -422,8 +425,7 @@ impl Patterns {
                 self.generation = 1;
             }
         }
-        self.pre.clear();
-        self.thr.clear();
+        self.computed = 0;
         self.pending.clear();
     }
 
@@ -489,17 +491,21 @@ impl Patterns {
     /// visible pre-activations W h + b of hidden patterns or the hidden ones Wᵀv + c of visible
     /// patterns, as the entries' width says.
     fn compute(&mut self, model: &Rbm) {
-        let (done, width) = (self.pre.len(), self.width);
+        let (done, width) = (self.computed * self.width, self.width);
         let len = self.len() * width;
-        self.pre.resize(len, 0.0);
-        self.thr.resize(len, 0.0);
+        // Kept at their largest across clears: no zero-fill before the writes.
+        if self.pre.len() < len {
+            self.pre.resize(len, 0.0);
+            self.thr.resize(len, 0.0);
+        }
+        self.computed = self.len();
         let side = if self.hidden_keys {
             Side::Visible
         } else {
             Side::Hidden
         };
-        model.pre_direct(side, &self.pending, &mut self.pre[done..]);
-        one_plus_exp_neg(&self.pre[done..], &mut self.thr[done..]);
+        model.pre_direct(side, &self.pending, &mut self.pre[done..len]);
+        one_plus_exp_neg(&self.pre[done..len], &mut self.thr[done..len]);
         self.pending.clear();
     }
 
