@@ -1,4 +1,4 @@
-//! Gibbs sweeps of small models on bit patterns (docs/algorithms.md §1, "Per-pattern memo").
+//! Gibbs sweeps of small models on bit patterns (docs/algorithms.md §1, "Chains on patterns").
 //!
 //! When both layers have at most [`MAX_BITS`] units, [`super::Chains`] keep each chain's states
 //! as bit patterns (bit i = unit i) for the length of a call and read the conditionals'
@@ -145,7 +145,8 @@ impl Table {
         self.new.clear();
     }
 
-    /// The means 1/t (= σ(a), bit for bit) of the patterns `keys` into `hp`, one row each.
+    /// E[h|v] = 1/t (= σ(a), bit for bit) of the visible patterns `keys` into `hp`, one row
+    /// each (a table of p(h|v)).
     fn means(&mut self, model: &Rbm, keys: &[u32], hp: &mut [f32]) {
         self.locate(model, Side::Hidden, keys);
         for (p, &key) in hp.chunks_exact_mut(self.width).zip(keys) {
