@@ -127,59 +127,66 @@ impl Chains {
 
     /// `k` sweeps.
     pub fn sweeps(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
-        let run = bits::Run {
-            from_hidden: false,
-            k,
-            means: false,
-        };
-        if !(k > 0 && self.sweep_patterns(model, rng, run)) {
-            self.sweep_rows(model, rng, k);
-        }
+        self.run(
+            model,
+            rng,
+            bits::Run {
+                from_hidden: false,
+                k,
+                means: false,
+            },
+        );
     }
 
     /// `k` sweeps, then E[h|v] of the final states under `model`: [`Chains::sweeps`] and
     /// [`Chains::finish`], the same numbers (a small model's chains keep their patterns from
     /// the one to the other).
     pub fn sweeps_and_finish(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
-        let run = bits::Run {
-            from_hidden: false,
-            k,
-            means: true,
-        };
-        if !(k > 0 && self.sweep_patterns(model, rng, run)) {
-            self.sweep_rows(model, rng, k);
-            self.finish(model);
-        }
+        self.run(
+            model,
+            rng,
+            bits::Run {
+                from_hidden: false,
+                k,
+                means: true,
+            },
+        );
     }
 
     /// v ~ p(v|h) from the current hidden states, then `k` sweeps and E[h|v]: CD's sweeps after
     /// [`Chains::sample_hidden_at_rows`], with the numbers of [`Rbm::sample_visible`] followed
     /// by [`Chains::sweeps_and_finish`].
     pub fn visible_sweeps_and_finish(&mut self, model: &Rbm, rng: &mut Rng, k: usize) {
-        let run = bits::Run {
-            from_hidden: true,
-            k,
-            means: true,
-        };
-        if !self.sweep_patterns(model, rng, run) {
-            model.sample_visible(&self.h, &mut self.v, rng);
-            self.sweep_rows(model, rng, k);
-            self.finish(model);
-        }
+        self.run(
+            model,
+            rng,
+            bits::Run {
+                from_hidden: true,
+                k,
+                means: true,
+            },
+        );
     }
 
-    /// The sweeps of a small model on patterns ([`bits`]); false, having done nothing, where
-    /// they do not apply (a large model, states that are not 0/1, the memos off, a traced
-    /// update).
-    fn sweep_patterns(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) -> bool {
-        if tracing() {
-            return false;
+    /// What `run` asks, on patterns where they apply ([`bits`]: a small model, 0/1 states, the
+    /// memos on, an update not traced), else row by row — the same numbers either way.
+    fn run(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) {
+        let anything = run.from_hidden || run.k > 0;
+        if anything && !tracing() {
+            if let Some(b) = self.bits.get(model.m(), model.n()) {
+                let rows = (&mut self.v[..], &mut self.h[..], &mut self.hp[..]);
+                if b.sweeps(model, rows, &mut self.u, rng, run) {
+                    return;
+                }
+            }
         }
-        let Some(b) = self.bits.get(model.m(), model.n()) else {
-            return false;
-        };
-        let rows = (&mut self.v[..], &mut self.h[..], &mut self.hp[..]);
-        b.sweeps(model, rows, &mut self.u, rng, run)
+        if run.from_hidden {
+            model.sample_visible(&self.h, &mut self.v, rng);
+        }
+        self.sweep_rows(model, rng, run.k);
+        if run.means {
+            self.finish(model);
+        }
     }
 
     /// `k` sweeps row by row, recorded when the update is traced.
