@@ -234,6 +234,22 @@ fn stats_scratch(n: f64, rows: f64) -> f64 {
     }
 }
 
+/// f32-sized values of UCD's pattern tables (`train::ucd`), one per layer: the index of a
+/// layer of at most 16 units (two words per pattern) and, per pattern met in an update (at
+/// most one per chain and sweep, at most the table's bound), its key, two list words and the
+/// other layer's pre-activations and thresholds.
+fn ucd_pattern_tables(cfg: &LaneConfig, algo: &AlgoInfo, s: &Sizes) -> f64 {
+    let met = s.chains * (algo.cost.sweeps)(cfg).0;
+    [(s.m, s.n), (s.n, s.m)]
+        .iter()
+        .map(|&(k, width)| {
+            let index = if k <= 16.0 { 2.0 * k.exp2() } else { 0.0 };
+            let kept = met.min(crate::train::ucd::table_bound(width as usize) as f64);
+            index + kept * (2.0 * width + 2.0 * (k / 64.0).ceil() + 2.0)
+        })
+        .sum()
+}
+
 /// f32-sized values of the pattern tables a small model's chains keep
 /// (`train::chains`, layers of at most 16 units): two patterns per chain, two 16-bit words per
 /// possible pattern of each layer, and the thresholds of the patterns one update meets — at most every
@@ -269,15 +285,7 @@ fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) ->
         ChainKind::Full => {
             s.chains * (m + 3.0 * n) + stats_scratch(n, s.chains) + pattern_tables(cfg, algo, &s)
         }
-        // UCD's pattern index of each layer of at most 16 units: two words per pattern.
-        ChainKind::Visible => {
-            s.chains * m
-                + [m, n]
-                    .iter()
-                    .filter(|&&k| k <= 16.0)
-                    .map(|k| 2.0 * k.exp2())
-                    .sum::<f64>()
-        }
+        ChainKind::Visible => s.chains * m + ucd_pattern_tables(cfg, algo, &s),
         ChainKind::Batch => s.batch * m + stats_scratch(n, s.batch),
     };
     // The mini-batch, E[h|v] of the batch, the data (each page worker loads its own), the row

@@ -146,8 +146,20 @@ const BLOCK: usize = 1024;
 /// Layers of at most this many units index their patterns directly ([`Patterns`]).
 const DIRECT_BITS: usize = 16;
 
-/// Most patterns a table of [`Patterns`] keeps before it is emptied between rounds.
+/// Most patterns a table of [`Patterns`] counts before the counted terms are added to the
+/// estimate between rounds (the grouping of the estimate's sums: it fixes its bits).
 const MAX_PATTERNS: usize = 2 * BLOCK;
+
+/// Pre-activations a table of [`Patterns`] keeps at most, of the patterns met in an update
+/// (with as many thresholds); a table always keeps room for [`MAX_PATTERNS`] + 2·[`BLOCK`]
+/// patterns, what it may meet between two additions to the estimate, and only that room when
+/// the memos are off ([`crate::memo::set_enabled`]: the same bits, tests compare both).
+const CACHED_VALUES: usize = 1 << 18;
+
+/// Most patterns a table of [`Patterns`] whose entries hold `width` values each keeps.
+pub(crate) fn table_bound(width: usize) -> usize {
+    (MAX_PATTERNS + 2 * BLOCK).max(CACHED_VALUES / width.max(1))
+}
 
 /// What one chain pair did.
 #[derive(Clone, Copy, Default)]
@@ -253,16 +265,17 @@ impl Ucd {
         }
     }
 
-    /// Keeps the pattern tables of the update within [`MAX_PATTERNS`] entries between rounds:
-    /// past it, the counted terms are added to the estimate and both tables start afresh (a
-    /// round or a block start adds at most 2·[`BLOCK`] entries more), so memory stays
-    /// O(`BLOCK` × (m + n)) whatever the number of chains.
+    /// Past [`MAX_PATTERNS`] patterns met in a table since the last time, between rounds, adds
+    /// the counted terms to the estimate and starts counting afresh (a round or a block start
+    /// meets at most 2·[`BLOCK`] patterns more); the tables keep the numbers of the patterns
+    /// within their bound ([`CACHED_VALUES`]), so memory stays bounded whatever the number of
+    /// chains.
     fn bound_patterns(&mut self) {
         if self.vis.len().max(self.hid.len()) > MAX_PATTERNS {
             add_counted(&mut self.neg, &self.hid, &self.counts);
             self.counts.clear();
-            self.vis.clear();
-            self.hid.clear();
+            self.vis.restart();
+            self.hid.restart();
         }
     }
 
@@ -363,6 +376,11 @@ fn slot_of(key: &[u64], mask: usize) -> usize {
 /// update, and UCD's chains revisit few patterns (on BAS 4×4, over the ucd-bas4 preset's 10 000
 /// updates, about one row in five is a pattern not met before in its update). Same bits as
 /// computing every row: a row's pre-activations do not depend on the other rows of the batch.
+///
+/// Apart from its entries, a table lists the ones met since its last [`Patterns::restart`] in
+/// the order first met: the estimate adds its counted terms in that order, and
+/// [`Patterns::len`] (how many) says when to add them, so its bits do not depend on how many
+/// patterns the table keeps.
 struct Patterns {
     /// Whether the patterns are hidden ones (entries hold visible values) or visible ones.
     hidden_keys: bool,
@@ -386,6 +404,14 @@ struct Patterns {
     pending: Vec<f32>,
     /// Scratch key.
     key: Vec<u64>,
+    /// The entries met since the last restart, in the order first met; per entry, the epoch in
+    /// which it was last listed (a restart starts an epoch).
+    order: Vec<u32>,
+    listed: Vec<u32>,
+    epoch: u32,
+    /// Entries kept at most: a restart past `cap` − [`MAX_PATTERNS`] − 2·[`BLOCK`] empties the
+    /// table.
+    cap: usize,
 }
 
 impl Patterns {
@@ -410,6 +436,14 @@ impl Patterns {
             computed: 0,
             pending: Vec::new(),
             key: vec![0; words],
+            order: Vec::new(),
+            listed: Vec::new(),
+            epoch: 1,
+            cap: if crate::memo::enabled() {
+                table_bound(width)
+            } else {
+                MAX_PATTERNS + 2 * BLOCK
+            },
         }
     }
 
@@ -427,10 +461,53 @@ impl Patterns {
         }
         self.computed = 0;
         self.pending.clear();
+        self.order.clear();
+        self.listed.clear();
     }
 
+    /// Starts a new list of the entries met ([`Patterns::len`] = 0); empties the table if it
+    /// could outgrow its bound before the next restart.
+    fn restart(&mut self) {
+        if self.entries() + MAX_PATTERNS + 2 * BLOCK > self.cap {
+            return self.clear();
+        }
+        self.order.clear();
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.listed.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    /// The patterns met since the last restart.
     fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The patterns the table holds.
+    fn entries(&self) -> usize {
         self.keys.len() / self.words
+    }
+
+    /// Lists entry `e` as met (if not yet since the last restart) and returns it.
+    #[inline(always)]
+    fn met(&mut self, e: usize) -> usize {
+        if self.listed[e] != self.epoch {
+            self.listed[e] = self.epoch;
+            self.order.push(e as u32);
+        }
+        e
+    }
+
+    /// A new entry for the key in `key` and the row `x`: pending, listed as met.
+    #[inline(always)]
+    fn add(&mut self, x: &[f32]) -> usize {
+        let e = self.entries();
+        self.keys.extend_from_slice(&self.key);
+        push_row(&mut self.pending, x);
+        self.listed.push(self.epoch);
+        self.order.push(e as u32);
+        e
     }
 
     /// The entry of the 0/1 row `x`, added (its values pending) if not met before.
@@ -439,15 +516,14 @@ impl Patterns {
         let binary = row_mask(x, &mut self.key);
         debug_assert!(binary, "chain states are 0/1");
         if !self.direct.is_empty() {
-            let e = self.len();
+            let e = self.entries();
             let d = &mut self.direct[self.key[0] as usize];
             if d[0] == self.generation {
-                return d[1] as usize;
+                let found = d[1] as usize;
+                return self.met(found);
             }
             *d = [self.generation, e as u32];
-            self.keys.push(self.key[0]);
-            push_row(&mut self.pending, x);
-            return e;
+            return self.add(x);
         }
         let words = self.words;
         let mask = self.slots.len() - 1;
@@ -460,13 +536,11 @@ impl Patterns {
             // Not `==` on the slices: that calls memcmp, slower for a word or two.
             let key = &self.keys[e * words..(e + 1) * words];
             if key.iter().zip(&self.key).all(|(a, b)| a == b) {
-                return e;
+                return self.met(e);
             }
             i = (i + 1) & mask;
         }
-        let e = self.len();
-        self.keys.extend_from_slice(&self.key);
-        push_row(&mut self.pending, x);
+        let e = self.add(x);
         self.slots[i] = e as u32 + 1;
         if 2 * (e + 1) > self.slots.len() {
             self.grow();
@@ -492,13 +566,13 @@ impl Patterns {
     /// patterns, as the entries' width says.
     fn compute(&mut self, model: &Rbm) {
         let (done, width) = (self.computed * self.width, self.width);
-        let len = self.len() * width;
+        let len = self.entries() * width;
         // Kept at their largest across clears: no zero-fill before the writes.
         if self.pre.len() < len {
             self.pre.resize(len, 0.0);
             self.thr.resize(len, 0.0);
         }
-        self.computed = self.len();
+        self.computed = self.entries();
         let side = if self.hidden_keys {
             Side::Visible
         } else {
@@ -523,7 +597,7 @@ impl Patterns {
     }
 }
 
-/// Adds `by` to the count of pattern `e`.
+/// Adds `by` to the count of entry `e`.
 #[inline]
 fn count(counts: &mut Vec<i32>, e: usize, by: i32) {
     if counts.len() <= e {
@@ -534,11 +608,12 @@ fn count(counts: &mut Vec<i32>, e: usize, by: i32) {
 
 /// Adds Σ_e counts[e]·s(v_e) to `neg` with s(v) = (v·E[h|v]ᵀ, v, E[h|v]) (docs/algorithms.md
 /// §1) and E[h|v] = 1/t from the pattern's hidden thresholds, patterns in the order they were
-/// met (the row count is left alone).
+/// first met since the table's last restart (the row count is left alone).
 fn add_counted(neg: &mut Stats, hid: &Patterns, counts: &[i32]) {
     let n = hid.width;
     let mut p = vec![0.0f32; n];
-    for (e, &k) in counts.iter().enumerate().filter(|(_, &k)| k != 0) {
+    let counted = hid.order.iter().map(|&e| e as usize);
+    for (e, k) in counted.filter_map(|e| Some((e, *counts.get(e)?)).filter(|&(_, k)| k != 0)) {
         let w = k as f32;
         p.iter_mut()
             .zip(hid.thr(e))
