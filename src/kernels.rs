@@ -13,6 +13,27 @@ pub mod by_unit;
 /// values at a time (SSE2 / SIMD128), no branch on the (random) states.
 #[inline]
 pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
+    /// A row of `W` values (a multiple of four, at most 64): one word, the loop unrolled.
+    #[inline(always)]
+    fn fixed<const W: usize>(x: &[f32], bits: &mut [u64]) -> bool {
+        let x: &[f32; W] = x.try_into().expect("a row of W values");
+        let (quads, _) = x.as_chunks::<4>();
+        let (mut word, mut other) = (0u64, 0u32);
+        for (q, v) in quads.iter().enumerate() {
+            let (nz, no) = imp::nonzero_not_one(v);
+            word |= (nz as u64) << (4 * q);
+            other |= no;
+        }
+        bits[0] = word;
+        other == 0
+    }
+    match x.len() {
+        4 => return fixed::<4>(x, bits),
+        8 => return fixed::<8>(x, bits),
+        16 => return fixed::<16>(x, bits),
+        32 => return fixed::<32>(x, bits),
+        _ => {}
+    }
     let mut other = false;
     for (w, xs) in bits.iter_mut().zip(x.chunks(64)) {
         let mut word = 0u64;
@@ -383,6 +404,30 @@ mod tests {
             reference(&init, &blk, &idx)
         );
         assert_eq!(sum_selected_bits(&init, &blk, 0, &[0, 0]), init);
+    }
+
+    /// Every width (the fixed ones of 4 to 32 values and run-time ones): the mask is the rows'
+    /// 1s, and a value neither 0 nor 1 anywhere is caught.
+    #[test]
+    fn row_masks_of_every_width_are_the_rows_ones() {
+        for len in [1usize, 4, 7, 8, 16, 20, 32, 64, 65] {
+            let x: Vec<f32> = (0..len)
+                .map(|i| ((i * 7 + len) % 3 == 0) as u8 as f32)
+                .collect();
+            let mut bits = vec![u64::MAX; len.div_ceil(64)];
+            assert!(row_mask(&x, &mut bits), "{len}");
+            for i in 0..64 * bits.len() {
+                let want = x.get(i).map_or(0, |&xi| xi as u64);
+                assert_eq!(bits[i / 64] >> (i % 64) & 1, want, "{len} {i}");
+            }
+            for i in [0, len / 2, len - 1] {
+                for bad in [0.5, -1.0, f32::NAN] {
+                    let mut y = x.clone();
+                    y[i] = bad;
+                    assert!(!row_mask(&y, &mut bits), "{len} {i} {bad}");
+                }
+            }
+        }
     }
 
     #[test]
