@@ -105,6 +105,44 @@ pub fn bernoulli_row(x: &mut [f32], u: &[f32], t: &[f32]) {
     }
 }
 
+/// [`bernoulli_row`] that also returns the row's pattern (bit j = x_j, for the first 64
+/// units): four units at a time, their compare's mask written as 0/1 values.
+#[inline(always)]
+pub fn bernoulli_row_key(x: &mut [f32], u: &[f32], t: &[f32]) -> u64 {
+    debug_assert!(x.len() == u.len() && x.len() == t.len());
+    let (xq, xr) = x.as_chunks_mut::<4>();
+    let (uq, ur) = u.as_chunks::<4>();
+    let (tq, tr) = t.as_chunks::<4>();
+    let mut key = 0u64;
+    for (q, ((x, u), t)) in xq.iter_mut().zip(uq).zip(tq).enumerate() {
+        let on = imp::below_one(u, t);
+        *x = NIBBLES[on as usize];
+        key |= u64::from(on).checked_shl(4 * q as u32).unwrap_or(0);
+    }
+    let base = 4 * xq.len() as u32;
+    for (j, ((x, &u), &t)) in xr.iter_mut().zip(ur).zip(tr).enumerate() {
+        let on = u * t < 1.0;
+        *x = if on { 1.0 } else { 0.0 };
+        key |= u64::from(on).checked_shl(base + j as u32).unwrap_or(0);
+    }
+    key
+}
+
+/// The 0/1 values of every 4-bit pattern.
+pub(crate) const NIBBLES: [[f32; 4]; 16] = {
+    let mut t = [[0.0; 4]; 16];
+    let mut p = 0;
+    while p < 16 {
+        let mut j = 0;
+        while j < 4 {
+            t[p][j] = ((p >> j) & 1) as f32;
+            j += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
 /// [`bernoulli_row`] as a bit pattern over `Q` groups of four units: bit j is set iff
 /// `u[j]·t[j] < 1`, j < 4·`Q`. A row narrower than 4·`Q` pads its thresholds with +∞, whose
 /// units are never on whatever `u` holds there (u·∞ is ∞, or NaN for u = 0).
@@ -427,6 +465,28 @@ mod tests {
                     assert!(!row_mask(&y, &mut bits), "{len} {i} {bad}");
                 }
             }
+        }
+    }
+
+    /// The keyed draw writes the rows [`bernoulli_row`] writes, and their first 64 units' mask.
+    #[test]
+    fn keyed_bernoulli_rows_are_the_rows_and_their_masks() {
+        for len in [1usize, 4, 6, 16, 33, 64, 70] {
+            let u: Vec<f32> = (0..len)
+                .map(|i| ((i * 13 + 5) % 17) as f32 / 17.0)
+                .collect();
+            let t: Vec<f32> = (0..len).map(|i| 1.0 + ((i * 7) % 5) as f32 * 0.4).collect();
+            let (mut want, mut got) = (vec![0.5; len], vec![0.5; len]);
+            bernoulli_row(&mut want, &u, &t);
+            let key = bernoulli_row_key(&mut got, &u, &t);
+            assert_eq!(got, want, "{len}");
+            let mut bits = vec![0u64; len.div_ceil(64)];
+            assert!(row_mask(&want, &mut bits));
+            assert_eq!(key, bits[0], "{len}");
+            assert!(
+                want.contains(&1.0) && want.contains(&0.0) || len < 4,
+                "{len}"
+            );
         }
     }
 

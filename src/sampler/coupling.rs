@@ -17,7 +17,7 @@
 //! plain f32/f64 arithmetic, [`fast_exp`] and `libm` — no `exp`/`ln` from std — so a seed gives
 //! the same chains natively and in wasm.
 
-use crate::kernels::bernoulli_row;
+use crate::kernels::bernoulli_row_key;
 use crate::math::fast_exp;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, uniform, Rng};
@@ -41,6 +41,8 @@ pub struct StepInfo {
     pub rejections: u32,
     /// Visible vectors drawn: the proposal of line 1 plus every proposal of the rejection loop.
     pub proposals: u32,
+    /// The new visible states v_{t+1} and v′_t as patterns (bit i = unit i, first 64 units).
+    pub keys: [u64; 2],
 }
 
 /// Scratch space for coupled steps of an m×n RBM (no allocation per step).
@@ -108,11 +110,12 @@ fn to_thresholds(a: &[f32], t: &mut [f32]) {
         .for_each(|(t, &a)| *t = 1.0 + fast_exp(-a));
 }
 
-/// `x = 1{z < σ(a)}` written as `z·t < 1` with t = 1 + e^{−a} (as `math::bernoulli`).
+/// `x = 1{z < σ(a)}` written as `z·t < 1` with t = 1 + e^{−a} (as `math::bernoulli`);
+/// returns x as a pattern (first 64 units).
 #[inline]
-fn propose(z: &[f32], t: &[f32], x: &mut [f32]) {
+fn propose(z: &[f32], t: &[f32], x: &mut [f32]) -> u64 {
     let n = x.len();
-    bernoulli_row(x, &z[..n], &t[..n]);
+    bernoulli_row_key(x, &z[..n], &t[..n])
 }
 
 /// K = Σ_i ln t′_i − ln t_i + δ_i for the pre-activations a (ξ) and b (η) and their thresholds
@@ -188,7 +191,7 @@ fn coupled_visible(
     let t = xi.1;
     // Line 1: v_{t+1} = 1{Z₁ ≤ σ(W h_t + b)}.
     fill_uniform(rng, z);
-    propose(z, t, v);
+    let mut key = propose(z, t, v);
     let Some(eta) = eta else {
         // Equal conditionals: the ratio of line 2 is 1 and the proposal is always shared.
         v_eta.copy_from_slice(v);
@@ -196,6 +199,7 @@ fn coupled_visible(
             met: true,
             rejections: 0,
             proposals: 1,
+            keys: [key; 2],
         };
     };
     let t_eta = eta.1;
@@ -208,24 +212,26 @@ fn coupled_visible(
             met: true,
             rejections: 0,
             proposals: 1,
+            keys: [key; 2],
         };
     }
     // Lines 5–13: draw both from their residual laws, with common uniforms Z₂.
     let mut proposals = 1;
     let (mut xi_done, mut eta_done) = (false, false);
     let mut rounds = 0;
+    let mut key_eta = 0;
     while !(xi_done && eta_done) && rounds < MAX_ROUNDS {
         rounds += 1;
         fill_uniform(rng, z);
         let (u2, u2_eta) = (uniform(rng), uniform(rng));
         if !xi_done {
-            propose(z, t, v);
+            key = propose(z, t, v);
             proposals += 1;
             // Accept if U₂ > T_v(v|h′)/T_v(v|h).
             xi_done = !below(u2, log_ratio(v, delta, log_norm));
         }
         if !eta_done {
-            propose(z, t_eta, v_eta);
+            key_eta = propose(z, t_eta, v_eta);
             proposals += 1;
             // Accept if U₂′ > T_v(v′|h)/T_v(v′|h′).
             eta_done = !below(u2_eta, -log_ratio(v_eta, delta, log_norm));
@@ -235,6 +241,7 @@ fn coupled_visible(
         met: v == v_eta,
         rejections: rounds - 1,
         proposals,
+        keys: [key, key_eta],
     }
 }
 
@@ -328,7 +335,8 @@ impl Coupling {
 
     /// [`Coupling::step_hidden`] from the hidden thresholds 1 + e^{−g} of g = Wᵀv_{t+1} + c
     /// (`t`) and g′ = Wᵀv′_t + c (`t_eta`; the same slice when v_{t+1} = v′_t), computed for a
-    /// block of chains at once. The same random numbers and the same states.
+    /// block of chains at once. The same random numbers and the same states, returned as
+    /// patterns too (first 64 units).
     pub fn step_hidden_from_thresholds(
         &mut self,
         rng: &mut Rng,
@@ -336,10 +344,9 @@ impl Coupling {
         t_eta: &[f32],
         h: &mut [f32],
         h_eta: &mut [f32],
-    ) {
+    ) -> [u64; 2] {
         fill_uniform(rng, &mut self.zh);
-        propose(&self.zh, t, h);
-        propose(&self.zh, t_eta, h_eta);
+        [propose(&self.zh, t, h), propose(&self.zh, t_eta, h_eta)]
     }
 
     /// One full coupled step (ξ_t, η_{t−1}) → (ξ_{t+1}, η_t) of Algorithm 3, in place:

@@ -25,7 +25,7 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::kernels::{bernoulli_row, push_row, row_mask};
+use crate::kernels::{bernoulli_row_key, push_row, row_mask};
 use crate::math::one_plus_exp_neg;
 use crate::memo::Side;
 use crate::model::{Rbm, Stats};
@@ -109,6 +109,9 @@ pub struct Ucd {
     h: Vec<f32>,
     v_eta: Vec<f32>,
     h_eta: Vec<f32>,
+    /// The same states as patterns (first 64 units; η's once drawn), one per pair, as the
+    /// draws return them: the tables of layers of at most 64 units find them by these.
+    keys: [Vec<u64>; 4],
     /// Per pair of the block: its stream, its step t, whether it has met and what it did.
     rngs: Vec<Rng>,
     pairs: Vec<Pair>,
@@ -208,6 +211,7 @@ impl Ucd {
             h: vec![0.0; c * n],
             v_eta: vec![0.0; c * m],
             h_eta: vec![0.0; c * n],
+            keys: std::array::from_fn(|_| vec![0; c]),
             rngs: Vec::with_capacity(c),
             pairs: vec![Pair::default(); c],
             active: Vec::with_capacity(c),
@@ -237,6 +241,7 @@ impl Ucd {
             h,
             v_eta,
             h_eta,
+            keys: [v_key, h_key, _, h_eta_key],
             vis,
             hid,
             xi_at,
@@ -244,24 +249,27 @@ impl Ucd {
             row_t,
             ..
         } = self;
+        let len = rngs.len();
         for (c, rng) in rngs.iter_mut().enumerate() {
             let r = index(rng, rows);
             v_eta[c * m..(c + 1) * m].copy_from_slice(&batch[r * m..(r + 1) * m]);
             let t0 = &row_t[r * n..(r + 1) * n];
-            sample_from_thresholds(rng, t0, &mut h_eta[c * n..(c + 1) * n], z);
+            h_eta_key[c] = sample_from_thresholds(rng, t0, &mut h_eta[c * n..(c + 1) * n], z);
         }
         // ξ_1: v_1 ~ p(v|h_0), h_1 ~ p(h|v_1); `xi_at` keeps the patterns of the v_1 rows.
         xi_at.clear();
-        xi_at.extend(h_eta.chunks_exact(n).take(rngs.len()).map(|r| vis.find(r)));
+        let h0 = h_eta.chunks_exact(n).zip(&*h_eta_key).take(len);
+        xi_at.extend(h0.map(|(r, &key)| vis.find(r, key)));
         vis.compute(model);
-        for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(v.chunks_exact_mut(m)) {
-            sample_from_thresholds(rng, vis.thr(e), x, z);
+        for (c, (rng, &e)) in rngs.iter_mut().zip(xi_at.iter()).enumerate() {
+            v_key[c] = sample_from_thresholds(rng, vis.thr(e), &mut v[c * m..(c + 1) * m], z);
         }
         xi_at.clear();
-        xi_at.extend(v.chunks_exact(m).take(rngs.len()).map(|r| hid.find(r)));
+        let v1 = v.chunks_exact(m).zip(&*v_key).take(len);
+        xi_at.extend(v1.map(|(r, &key)| hid.find(r, key)));
         hid.compute(model);
-        for ((rng, &e), x) in rngs.iter_mut().zip(xi_at.iter()).zip(h.chunks_exact_mut(n)) {
-            sample_from_thresholds(rng, hid.thr(e), x, z);
+        for (c, (rng, &e)) in rngs.iter_mut().zip(xi_at.iter()).enumerate() {
+            h_key[c] = sample_from_thresholds(rng, hid.thr(e), &mut h[c * n..(c + 1) * n], z);
         }
     }
 
@@ -290,6 +298,7 @@ impl Ucd {
             h,
             v_eta,
             h_eta,
+            keys: [v_key, h_key, v_eta_key, h_eta_key],
             rngs,
             pairs,
             active,
@@ -302,13 +311,20 @@ impl Ucd {
         } = self;
         // Visible layer: a = W h_t + b for every active pair, a′ = W h′_{t−1} + b for the
         // coupled pairs whose hidden states differ.
-        locate(active, pairs, (h, h_eta), n, vis, (xi_at, eta_at));
+        locate(
+            active,
+            pairs,
+            [(h, h_key), (h_eta, h_eta_key)],
+            n,
+            vis,
+            (xi_at, eta_at),
+        );
         vis.compute(model);
         for ((&c, &e), &e_eta) in active.iter().zip(xi_at.iter()).zip(eta_at.iter()) {
             let (rng, pair) = (&mut rngs[c], &mut pairs[c]);
             let x = &mut v[c * m..(c + 1) * m];
             if pair.met {
-                sample_from_thresholds(rng, vis.thr(e), x, z);
+                v_key[c] = sample_from_thresholds(rng, vis.thr(e), x, z);
                 pair.run.sweeps += 1;
                 pair.run.vh_steps += 1;
                 continue;
@@ -317,6 +333,7 @@ impl Ucd {
             let eta = e_eta.map(|j| (vis.pre(j), vis.thr(j)));
             let v_eta = &mut v_eta[c * m..(c + 1) * m];
             let info = coupling.step_visible_from_thresholds(rng, xi, eta, x, v_eta);
+            [v_key[c], v_eta_key[c]] = info.keys;
             pair.run.sweeps += 2;
             pair.run.vh_steps += info.proposals as u64;
             pair.run.rejections += info.rejections as u64;
@@ -324,27 +341,37 @@ impl Ucd {
         }
         // Hidden layer: g = Wᵀv_{t+1} + c for every active pair, g′ = Wᵀv′_t + c for the
         // coupled pairs whose visible states differ.
-        locate(active, pairs, (v, v_eta), m, hid, (xi_at, eta_at));
+        locate(
+            active,
+            pairs,
+            [(v, v_key), (v_eta, v_eta_key)],
+            m,
+            hid,
+            (xi_at, eta_at),
+        );
         hid.compute(model);
         for ((&c, &e), &e_eta) in active.iter().zip(xi_at.iter()).zip(eta_at.iter()) {
             let (rng, t) = (&mut rngs[c], hid.thr(e));
             let x = &mut h[c * n..(c + 1) * n];
             if pairs[c].met {
-                sample_from_thresholds(rng, t, x, z);
+                h_key[c] = sample_from_thresholds(rng, t, x, z);
                 continue;
             }
             let t_eta = e_eta.map_or(t, |j| hid.thr(j));
-            coupling.step_hidden_from_thresholds(rng, t, t_eta, x, &mut h_eta[c * n..(c + 1) * n]);
+            let x_eta = &mut h_eta[c * n..(c + 1) * n];
+            [h_key[c], h_eta_key[c]] =
+                coupling.step_hidden_from_thresholds(rng, t, t_eta, x, x_eta);
         }
     }
 }
 
 /// The pattern of the ξ row of every active pair and, for the coupled pairs whose η row
-/// differs, of the η row (`width` values each) in `patterns`, in `active` order.
+/// differs, of the η row (`width` values each, with their keys) in `patterns`, in `active`
+/// order.
 fn locate(
     active: &[usize],
     pairs: &[Pair],
-    (xi, eta): (&[f32], &[f32]),
+    [(xi, xi_key), (eta, eta_key)]: [(&[f32], &[u64]); 2],
     width: usize,
     patterns: &mut Patterns,
     (xi_at, eta_at): (&mut Vec<usize>, &mut Vec<Option<usize>>),
@@ -352,10 +379,10 @@ fn locate(
     xi_at.clear();
     eta_at.clear();
     for &c in active {
-        let e = patterns.find(&xi[c * width..(c + 1) * width]);
+        let e = patterns.find(&xi[c * width..(c + 1) * width], xi_key[c]);
         xi_at.push(e);
         let e_eta = (!pairs[c].met)
-            .then(|| patterns.find(&eta[c * width..(c + 1) * width]))
+            .then(|| patterns.find(&eta[c * width..(c + 1) * width], eta_key[c]))
             .filter(|&j| j != e);
         eta_at.push(e_eta);
     }
@@ -400,7 +427,9 @@ struct Patterns {
     pre: Vec<f32>,
     thr: Vec<f32>,
     computed: usize,
-    /// The rows of the entries found since the last [`Patterns::compute`].
+    /// The entries found since the last [`Patterns::compute`]: their patterns as one-word
+    /// masks for layers of at most 64 units, else their rows.
+    pending_keys: Vec<u64>,
     pending: Vec<f32>,
     /// Scratch key.
     key: Vec<u64>,
@@ -434,6 +463,7 @@ impl Patterns {
             pre: Vec::new(),
             thr: Vec::new(),
             computed: 0,
+            pending_keys: Vec::new(),
             pending: Vec::new(),
             key: vec![0; words],
             order: Vec::new(),
@@ -460,6 +490,7 @@ impl Patterns {
             }
         }
         self.computed = 0;
+        self.pending_keys.clear();
         self.pending.clear();
         self.order.clear();
         self.listed.clear();
@@ -504,17 +535,30 @@ impl Patterns {
     fn add(&mut self, x: &[f32]) -> usize {
         let e = self.entries();
         self.keys.extend_from_slice(&self.key);
-        push_row(&mut self.pending, x);
+        if self.words == 1 {
+            self.pending_keys.push(self.key[0]);
+        } else {
+            push_row(&mut self.pending, x);
+        }
         self.listed.push(self.epoch);
         self.order.push(e as u32);
         e
     }
 
-    /// The entry of the 0/1 row `x`, added (its values pending) if not met before.
+    /// The entry of the 0/1 row `x`, whose pattern is `key` when the layer has at most 64
+    /// units, added (its values pending) if not met before.
     #[inline(always)]
-    fn find(&mut self, x: &[f32]) -> usize {
-        let binary = row_mask(x, &mut self.key);
-        debug_assert!(binary, "chain states are 0/1");
+    fn find(&mut self, x: &[f32], key: u64) -> usize {
+        if self.words == 1 {
+            debug_assert!(
+                row_mask(x, &mut self.key) && self.key[0] == key,
+                "key of the row"
+            );
+            self.key[0] = key;
+        } else {
+            let binary = row_mask(x, &mut self.key);
+            debug_assert!(binary, "chain states are 0/1");
+        }
         if !self.direct.is_empty() {
             let e = self.entries();
             let d = &mut self.direct[self.key[0] as usize];
@@ -578,7 +622,12 @@ impl Patterns {
         } else {
             Side::Hidden
         };
-        model.pre_direct(side, &self.pending, &mut self.pre[done..len]);
+        if self.words == 1 {
+            model.pre_of_masks(side, &self.pending_keys, &mut self.pre[done..len]);
+        } else {
+            model.pre_direct(side, &self.pending, &mut self.pre[done..len]);
+        }
+        self.pending_keys.clear();
         one_plus_exp_neg(&self.pre[done..len], &mut self.thr[done..len]);
         self.pending.clear();
     }
@@ -652,12 +701,13 @@ fn add_counted_as<const N: usize>(neg: &mut Stats, hid: &Patterns, counts: &[i32
 }
 
 /// `x ~ Bernoulli(σ(a))` unit by unit from the thresholds t = 1 + e^{−a}: one uniform each
-/// from [`fill_uniform`], unit on iff `u·t < 1` (as `Rbm::sample_hidden`).
+/// from [`fill_uniform`], unit on iff `u·t < 1` (as `Rbm::sample_hidden`); returns x as a
+/// pattern (first 64 units).
 #[inline]
-fn sample_from_thresholds(rng: &mut Rng, t: &[f32], x: &mut [f32], z: &mut [f32]) {
+fn sample_from_thresholds(rng: &mut Rng, t: &[f32], x: &mut [f32], z: &mut [f32]) -> u64 {
     let z = &mut z[..t.len()];
     fill_uniform(rng, z);
-    bernoulli_row(x, z, t);
+    bernoulli_row_key(x, z, t)
 }
 
 impl Algorithm for Ucd {

@@ -13,7 +13,7 @@
 //! compare both). The global memo ([`crate::memo`]) does the same for any caller, but its
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
-use crate::kernels::{bernoulli_quads, row_mask};
+use crate::kernels::{bernoulli_quads, row_mask, NIBBLES};
 use crate::math::one_plus_exp_neg_one;
 use crate::memo::Side;
 use crate::model::Rbm;
@@ -212,21 +212,6 @@ fn keys_of(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
     }
     true
 }
-
-/// The 0/1 values of every 4-bit pattern.
-const NIBBLES: [[f32; 4]; 16] = {
-    let mut t = [[0.0; 4]; 16];
-    let mut p = 0;
-    while p < 16 {
-        let mut j = 0;
-        while j < 4 {
-            t[p][j] = ((p >> j) & 1) as f32;
-            j += 1;
-        }
-        p += 1;
-    }
-    t
-};
 
 /// Row r of `rows` (rows of `width` values) ← the 0/1 values of pattern r, four at a time.
 fn write_rows(keys: &[u32], width: usize, rows: &mut [f32]) {
