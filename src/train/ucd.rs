@@ -25,7 +25,7 @@
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
 use crate::error::{Error, Result};
-use crate::kernels::{bernoulli_row_key, push_row, row_mask};
+use crate::kernels::{bernoulli_row_key, push_row, row_mask, set_bits};
 use crate::math::one_plus_exp_neg;
 use crate::memo::Side;
 use crate::model::{Rbm, Stats};
@@ -628,8 +628,8 @@ impl Patterns {
             model.pre_direct(side, &self.pending, &mut self.pre[done..len]);
         }
         self.pending_keys.clear();
-        one_plus_exp_neg(&self.pre[done..len], &mut self.thr[done..len]);
         self.pending.clear();
+        one_plus_exp_neg(&self.pre[done..len], &mut self.thr[done..len]);
     }
 
     fn pre(&self, e: usize) -> &[f32] {
@@ -675,23 +675,22 @@ fn add_counted_as<const N: usize>(neg: &mut Stats, hid: &Patterns, counts: &[i32
     let n = if N > 0 { N } else { hid.width };
     let mut p = vec![0.0f32; n];
     let p = &mut p[..n];
-    let counted = hid.order.iter().map(|&e| e as usize);
-    for (e, k) in counted.filter_map(|e| Some((e, *counts.get(e)?)).filter(|&(_, k)| k != 0)) {
+    for &e in &hid.order {
+        let e = e as usize;
+        let k = counts.get(e).copied().unwrap_or(0);
+        if k == 0 {
+            continue;
+        }
         let w = k as f32;
         p.iter_mut()
             .zip(&hid.thr(e)[..n])
             .for_each(|(p, &t)| *p = w * (1.0 / t));
-        for (word, &bits) in hid.key(e).iter().enumerate() {
-            let mut bits = bits;
-            while bits != 0 {
-                let i = 64 * word + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                neg.sum.w[i * n..(i + 1) * n]
-                    .iter_mut()
-                    .zip(&*p)
-                    .for_each(|(g, &p)| *g += p);
-                neg.sum.b[i] += w;
-            }
+        for i in set_bits(hid.key(e)) {
+            neg.sum.w[i * n..(i + 1) * n]
+                .iter_mut()
+                .zip(&*p)
+                .for_each(|(g, &p)| *g += p);
+            neg.sum.b[i] += w;
         }
         neg.sum.c[..n]
             .iter_mut()
