@@ -551,8 +551,8 @@ test("the UCD preset offers the text's and the code's learning rates, and builds
   await page.close();
 });
 
-/** Every lane has its latest configuration built and is ready (no exact curve needed). */
-const READY = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready');
+/** Every lane has its latest configuration built and is ready (no exact curve needed), and drawn. */
+const READY = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready') && window.__rbm.drawn();
 
 /** What a canvas shows: its size, opaque pixels and distinct colours. */
 const pixels = (page, selector) =>

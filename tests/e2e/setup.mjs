@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { launch } from './browser.mjs';
 import { serve } from './server.mjs';
 
-/** Every lane has its latest configuration built and is at update 0 with its first point. */
-export const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1);
+/** Every lane has its latest configuration built and is at update 0 with its first point, and the
+ * page has drawn it (it draws in the next animation frame: reading the DOM sooner races the draw). */
+export const SETTLED = () => window.__rbm.lanes().every((l) => !l.pending && l.status === 'ready' && l.atll.length === 1) && window.__rbm.drawn();
 
 /** The built page. */
 export const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));

@@ -55,7 +55,7 @@ async function boot(): Promise<void> {
     },
   );
   page = new Page(app);
-  const hook = installTestHook(app);
+  const hook = installTestHook(app, () => page?.drawn() ?? false);
   const known = new Set(parts(catalog, PANELS).map((p) => p.key));
   // The guided tours: every file of www/tours/ (tour.ts); a file with a problem is left out.
   const tourFiles = import.meta.glob('../tours/*.json', { eager: true, import: 'default' });

@@ -44,6 +44,11 @@ export class Page {
     });
   }
 
+  /** Whether everything changed so far is drawn (no draw waits for its frame). */
+  drawn(): boolean {
+    return this.frame === 0;
+  }
+
   schedule(): void {
     if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
   }

@@ -88,10 +88,13 @@ export interface TestHook {
   exitWorker(id: number): void;
   /** The data sets the picker offers (names). */
   dataSets(): string[];
+  /** Whether the page has drawn every change so far (it draws in the next animation frame). */
+  drawn(): boolean;
 }
 
-export function installTestHook(app: App): TestHook {
+export function installTestHook(app: App, drawn: () => boolean): TestHook {
   const hook: TestHook = {
+    drawn,
     ready: false,
     study: () => {
       const run = app.study;
