@@ -237,15 +237,16 @@ fn stats_scratch(n: f64, rows: f64) -> f64 {
 /// f32-sized values of UCD's pattern tables (`train::ucd`), one per layer: the index of a
 /// layer of at most 16 units (two words per pattern) and, per pattern met in an update (at
 /// most one per chain and sweep, at most the table's bound), its key, two list words and the
-/// other layer's pre-activations and thresholds.
+/// other layer's pre-activations and thresholds (and, for hidden patterns, their thresholds'
+/// product).
 fn ucd_pattern_tables(cfg: &LaneConfig, algo: &AlgoInfo, s: &Sizes) -> f64 {
     let met = s.chains * (algo.cost.sweeps)(cfg).0;
-    [(s.m, s.n), (s.n, s.m)]
+    [(s.m, s.n, 0.0), (s.n, s.m, 4.0)]
         .iter()
-        .map(|&(k, width)| {
+        .map(|&(k, width, product)| {
             let index = if k <= 16.0 { 2.0 * k.exp2() } else { 0.0 };
             let kept = met.min(crate::train::ucd::table_bound(width as usize) as f64);
-            index + kept * (2.0 * width + 2.0 * (k / 64.0).ceil() + 2.0)
+            index + kept * (2.0 * width + 2.0 * (k / 64.0).ceil() + 2.0 + product)
         })
         .sum()
 }

@@ -118,77 +118,127 @@ fn propose(z: &[f32], t: &[f32], x: &mut [f32]) -> u64 {
     bernoulli_row_key(x, &z[..n], &t[..n])
 }
 
+/// Π_i t_i of a conditional's Bernoulli thresholds t = 1 + e^{−a}, leaving out the extreme
+/// units (a_i < [`EXTREME`], whose ln t_i = −a_i is added to K instead), as a mantissa in
+/// [1, 16) and a binary exponent: the part of K (see [`log_norm`]) that depends on one
+/// chain's conditional alone, so a table of patterns computes it once per pattern. Four
+/// independent lanes (unit i in lane i mod 4), in a fixed order of operations.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ThresholdProduct {
+    mantissa: f64,
+    exp: i64,
+}
+
+impl ThresholdProduct {
+    /// The product of the thresholds `t` of the pre-activations `a`.
+    #[inline]
+    pub fn of(a: &[f32], t: &[f32]) -> ThresholdProduct {
+        let m = a.len();
+        let t = &t[..m];
+        let mut prod = [1.0f64; 4];
+        let mut exp = 0i64;
+        let full = m / 4 * 4;
+        for c in (0..full).step_by(4) {
+            for (k, p) in prod.iter_mut().enumerate() {
+                let i = c + k;
+                *p *= if a[i] < EXTREME { 1.0 } else { t[i] as f64 };
+            }
+            // Each threshold is below 2^116, so eight per lane stay below f64's 2^1024.
+            if c % 32 == 28 {
+                for p in &mut prod {
+                    *p = renormalise(*p, &mut exp);
+                }
+            }
+        }
+        for i in full..m {
+            let k = i - full;
+            prod[k] *= if a[i] < EXTREME { 1.0 } else { t[i] as f64 };
+        }
+        let mut mantissa = 1.0f64;
+        for p in prod {
+            mantissa *= renormalise(p, &mut exp);
+        }
+        ThresholdProduct { mantissa, exp }
+    }
+}
+
+/// One chain's visible conditional T_v(·|h) as the coupling reads it: the pre-activations
+/// a = W h + b, the thresholds 1 + e^{−a} and their [`ThresholdProduct`].
+#[derive(Clone, Copy, Debug)]
+pub struct Conditional<'a> {
+    /// a = W h + b.
+    pub pre: &'a [f32],
+    /// 1 + e^{−a}.
+    pub thr: &'a [f32],
+    /// Π t_i ([`ThresholdProduct::of`] `pre` and `thr`).
+    pub product: ThresholdProduct,
+}
+
+impl<'a> Conditional<'a> {
+    /// The conditional of pre-activations `pre` and thresholds `thr`, its product computed.
+    #[inline]
+    pub fn new(pre: &'a [f32], thr: &'a [f32]) -> Conditional<'a> {
+        Conditional {
+            pre,
+            thr,
+            product: ThresholdProduct::of(pre, thr),
+        }
+    }
+}
+
 /// K = Σ_i ln t′_i − ln t_i + δ_i for the pre-activations a (ξ) and b (η) and their thresholds
 /// t and t′ of the current step, with δ = b − a written into `delta`, so that
-/// L(v) = Σ_i v_i δ_i − K. Four independent lanes (unit i in lane i mod 4) keep the loop
-/// branch-free and vectorisable in a fixed order of operations.
+/// L(v) = Σ_i v_i δ_i − K: the sums in four independent lanes (unit i in lane i mod 4), the
+/// products from the conditionals' [`ThresholdProduct`]s, and a single logarithm.
 #[inline]
-fn prepare_log_ratio(
-    (a, t): (&[f32], &[f32]),
-    (b, t_eta): (&[f32], &[f32]),
-    delta: &mut [f64],
-) -> f64 {
+fn log_norm(xi: &Conditional<'_>, eta: &Conditional<'_>, delta: &mut [f64]) -> f64 {
+    let (a, b) = (xi.pre, eta.pre);
     let m = a.len();
-    let (b, t, t_eta, delta) = (&b[..m], &t[..m], &t_eta[..m], &mut delta[..m]);
-    // Per lane: Σ δ_i (with ln t = −a folded in for extreme units) and Π t_i, Π t′_i.
-    let (mut sum, mut prod, mut prod_eta) = ([0.0f64; 4], [1.0f64; 4], [1.0f64; 4]);
-    let (mut exp, mut exp_eta) = (0i64, 0i64);
-    let mut unit =
-        |i: usize, k: usize, sum: &mut [f64; 4], prod: &mut [f64; 4], prod_eta: &mut [f64; 4]| {
-            let (ai, bi) = (a[i] as f64, b[i] as f64);
-            let (xa, xb) = (a[i] < EXTREME, b[i] < EXTREME);
-            delta[i] = bi - ai;
-            sum[k] += (bi - ai) + if xa { ai } else { 0.0 } - if xb { bi } else { 0.0 };
-            prod[k] *= if xa { 1.0 } else { t[i] as f64 };
-            prod_eta[k] *= if xb { 1.0 } else { t_eta[i] as f64 };
-        };
+    let (b, delta) = (&b[..m], &mut delta[..m]);
+    // Per lane: Σ δ_i, with ln t = −a folded in for extreme units.
+    let mut sum = [0.0f64; 4];
+    let mut unit = |i: usize, k: usize| {
+        let (ai, bi) = (a[i] as f64, b[i] as f64);
+        let (xa, xb) = (a[i] < EXTREME, b[i] < EXTREME);
+        delta[i] = bi - ai;
+        sum[k] += (bi - ai) + if xa { ai } else { 0.0 } - if xb { bi } else { 0.0 };
+    };
     let full = m / 4 * 4;
     for c in (0..full).step_by(4) {
         for k in 0..4 {
-            unit(c + k, k, &mut sum, &mut prod, &mut prod_eta);
-        }
-        // Each threshold is below 2^116, so eight per lane stay below f64's 2^1024.
-        if c % 32 == 28 {
-            for k in 0..4 {
-                prod[k] = renormalise(prod[k], &mut exp);
-                prod_eta[k] = renormalise(prod_eta[k], &mut exp_eta);
-            }
+            unit(c + k, k);
         }
     }
     for i in full..m {
-        unit(i, i - full, &mut sum, &mut prod, &mut prod_eta);
+        unit(i, i - full);
     }
-    let (mut p, mut p_eta) = (1.0f64, 1.0f64);
-    for k in 0..4 {
-        p *= renormalise(prod[k], &mut exp);
-        p_eta *= renormalise(prod_eta[k], &mut exp_eta);
-    }
+    let (p, p_eta) = (xi.product, eta.product);
     ((sum[0] + sum[1]) + (sum[2] + sum[3]))
-        + libm::log(p_eta / p)
-        + (exp_eta - exp) as f64 * std::f64::consts::LN_2
+        + libm::log(p_eta.mantissa / p.mantissa)
+        + (p_eta.exp - p.exp) as f64 * std::f64::consts::LN_2
 }
 
 /// L(v) = log T_v(v|h′) − log T_v(v|h)
 /// = Σ_i v_i (a′_i − a_i) − Σ_i [softplus(a′_i) − softplus(a_i)], from δ and K of
-/// [`prepare_log_ratio`].
+/// [`log_norm`].
 #[inline(always)]
 fn log_ratio(v: &[f32], delta: &[f64], log_norm: f64) -> f64 {
     dot4(v, delta) - log_norm
 }
 
-/// Lines 1–14 of Algorithm 3 from the pre-activations and thresholds of ξ (`xi`: a = W h_t + b
-/// and 1 + e^{−a}) and, unless h_t = h′_{t−1} (`None`), of η; `z` and `delta` are scratch.
+/// Lines 1–14 of Algorithm 3 from the visible conditional of ξ (`xi`, of h_t) and, unless
+/// h_t = h′_{t−1} (`None`), of η; `z` and `delta` are scratch.
 /// Random numbers, in order: Z₁ (m), then unless h = h′: U₁, then per rejection round Z₂ (m),
 /// U₂, U₂′.
 fn coupled_visible(
     (z, delta): (&mut [f32], &mut [f64]),
     rng: &mut Rng,
-    xi: (&[f32], &[f32]),
-    eta: Option<(&[f32], &[f32])>,
+    xi: Conditional<'_>,
+    eta: Option<Conditional<'_>>,
     v: &mut [f32],
     v_eta: &mut [f32],
 ) -> StepInfo {
-    let t = xi.1;
+    let t = xi.thr;
     // Line 1: v_{t+1} = 1{Z₁ ≤ σ(W h_t + b)}.
     fill_uniform(rng, z);
     let mut key = propose(z, t, v);
@@ -202,8 +252,8 @@ fn coupled_visible(
             keys: [key; 2],
         };
     };
-    let t_eta = eta.1;
-    let log_norm = prepare_log_ratio(xi, eta, delta);
+    let t_eta = eta.thr;
+    let log_norm = log_norm(&xi, &eta, delta);
     // Lines 2–3: share the proposal with probability min(1, T_v(v|h′)/T_v(v|h)).
     let u1 = uniform(rng);
     if below(u1, log_ratio(v, delta, log_norm)) {
@@ -290,19 +340,20 @@ impl Coupling {
             z,
             ..
         } = self;
-        let eta = (!same).then_some((&a_eta[..], &t_eta[..]));
-        coupled_visible((z, delta), rng, (a, t), eta, v, v_eta)
+        let xi = Conditional::new(a, t);
+        let eta = (!same).then(|| Conditional::new(a_eta, t_eta));
+        coupled_visible((z, delta), rng, xi, eta, v, v_eta)
     }
 
-    /// [`Coupling::step_visible`] from the visible pre-activations a = W h_t + b and thresholds
-    /// 1 + e^{−a} of ξ (`xi`) and, unless h_t = h′_{t−1} (`None`), those of η — for chains run
-    /// in lockstep, whose pre-activations and thresholds are computed for a whole block of
-    /// chains at once. The same random numbers and the same decisions.
+    /// [`Coupling::step_visible`] from the visible conditional of ξ (`xi`) and, unless
+    /// h_t = h′_{t−1} (`None`), that of η — for chains run in lockstep, whose conditionals are
+    /// computed for a whole block of chains at once (once per pattern). The same random numbers
+    /// and the same decisions.
     pub fn step_visible_from_thresholds(
         &mut self,
         rng: &mut Rng,
-        xi: (&[f32], &[f32]),
-        eta: Option<(&[f32], &[f32])>,
+        xi: Conditional<'_>,
+        eta: Option<Conditional<'_>>,
         v: &mut [f32],
         v_eta: &mut [f32],
     ) -> StepInfo {
@@ -388,7 +439,11 @@ mod tests {
             }
             to_thresholds(&cp.a, &mut cp.t);
             to_thresholds(&cp.a_eta, &mut cp.t_eta);
-            let log_norm = prepare_log_ratio((&cp.a, &cp.t), (&cp.a_eta, &cp.t_eta), &mut cp.delta);
+            let (xi, eta) = (
+                Conditional::new(&cp.a, &cp.t),
+                Conditional::new(&cp.a_eta, &cp.t_eta),
+            );
+            let log_norm = log_norm(&xi, &eta, &mut cp.delta);
             for _ in 0..10 {
                 let v: Vec<f32> = (0..12)
                     .map(|_| f32::from(u8::from(uniform(&mut r) < 0.5)))

@@ -20,7 +20,7 @@ pub mod rates_herding;
 pub mod sp;
 pub mod study;
 
-pub use coupling::{Coupling, StepInfo};
+pub use coupling::{Conditional, Coupling, StepInfo, ThresholdProduct};
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};

@@ -30,7 +30,7 @@ use crate::math::one_plus_exp_neg;
 use crate::memo::Side;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
-use crate::sampler::Coupling;
+use crate::sampler::{Conditional, Coupling, ThresholdProduct};
 use crate::schema::{Aggregate, StatSpec};
 use rand::Rng as _;
 
@@ -329,8 +329,8 @@ impl Ucd {
                 pair.run.vh_steps += 1;
                 continue;
             }
-            let xi = (vis.pre(e), vis.thr(e));
-            let eta = e_eta.map(|j| (vis.pre(j), vis.thr(j)));
+            let xi = vis.conditional(e);
+            let eta = e_eta.map(|j| vis.conditional(j));
             let v_eta = &mut v_eta[c * m..(c + 1) * m];
             let info = coupling.step_visible_from_thresholds(rng, xi, eta, x, v_eta);
             [v_key[c], v_eta_key[c]] = info.keys;
@@ -426,6 +426,9 @@ struct Patterns {
     /// (past them, numbers of earlier parameters).
     pre: Vec<f32>,
     thr: Vec<f32>,
+    /// For hidden patterns, per entry: the product of its visible thresholds (what the
+    /// coupling's ratios need of one conditional, [`ThresholdProduct`]).
+    products: Vec<ThresholdProduct>,
     computed: usize,
     /// The entries found since the last [`Patterns::compute`]: their patterns as one-word
     /// masks for layers of at most 64 units, else their rows.
@@ -462,6 +465,7 @@ impl Patterns {
             generation: 1,
             pre: Vec::new(),
             thr: Vec::new(),
+            products: Vec::new(),
             computed: 0,
             pending_keys: Vec::new(),
             pending: Vec::new(),
@@ -630,6 +634,24 @@ impl Patterns {
         self.pending_keys.clear();
         self.pending.clear();
         one_plus_exp_neg(&self.pre[done..len], &mut self.thr[done..len]);
+        if self.hidden_keys {
+            self.products.truncate(done / width);
+            let (pre, thr) = (&self.pre[done..len], &self.thr[done..len]);
+            let new = pre.chunks_exact(width).zip(thr.chunks_exact(width));
+            self.products
+                .extend(new.map(|(a, t)| ThresholdProduct::of(a, t)));
+        }
+    }
+
+    /// The visible conditional of hidden pattern `e`, as the coupling reads it.
+    fn conditional(&self, e: usize) -> Conditional<'_> {
+        let (pre, thr, product) = (self.pre(e), self.thr(e), self.products[e]);
+        debug_assert_eq!(
+            product,
+            ThresholdProduct::of(pre, thr),
+            "the entry's product"
+        );
+        Conditional { pre, thr, product }
     }
 
     fn pre(&self, e: usize) -> &[f32] {
