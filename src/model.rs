@@ -372,7 +372,13 @@ impl Rbm {
     pub(crate) fn pre_of_masks(&self, side: Side, masks: &[u64], out: &mut [f32]) {
         let (bias, packed, _) = self.side(side);
         debug_assert!(packed.k <= 64);
-        SCRATCH.with_borrow_mut(|s| add_selected_packed(bias, packed, masks, 1, &mut s.acc, out))
+        SCRATCH.with_borrow_mut(|s| {
+            if masks.len() >= PREFIX_MIN && packed.k > PREFIX_BITS {
+                add_selected_prefix_packed(bias, packed, masks, &mut s.acc, out)
+            } else {
+                add_selected_packed(bias, packed, masks, 1, &mut s.acc, out)
+            }
+        })
     }
 
     /// What the conditional of `side` depends on besides the conditioning row: W (as the number
@@ -858,6 +864,68 @@ fn add_selected_packed(
         8 => add_selected::<2>(bias, packed, bits, words, acc, out),
         16 => add_selected::<4>(bias, packed, bits, words, acc, out),
         _ => add_selected::<8>(bias, packed, bits, words, acc, out),
+    }
+}
+
+/// The low bits of a pattern whose sums a prefix table holds ([`add_selected_prefix`]).
+const PREFIX_BITS: usize = 8;
+/// Fewest patterns for which a prefix table pays: it costs 2^[`PREFIX_BITS`] row additions
+/// and saves about half of each pattern's.
+const PREFIX_MIN: usize = 128;
+
+/// [`add_selected_prefix`] at the chunk width of `packed`.
+fn add_selected_prefix_packed(
+    bias: &[f32],
+    packed: &Packed,
+    masks: &[u64],
+    table: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    match packed.cw {
+        8 => add_selected_prefix::<2>(bias, packed, masks, table, out),
+        16 => add_selected_prefix::<4>(bias, packed, masks, table, out),
+        _ => add_selected_prefix::<8>(bias, packed, masks, table, out),
+    }
+}
+
+/// [`add_selected`] over one-word patterns (`masks`, more than [`PREFIX_BITS`] units) with the
+/// same bits and fewer additions: per chunk of columns, a table holds b + Σ_{i ∈ p} row i for
+/// every pattern p of the low [`PREFIX_BITS`] units, each entry from the entry without its
+/// highest unit plus that unit's row — the additions [`add_selected`] makes, in the same
+/// (increasing) order — and a pattern's sum continues from its low part's entry with the rows
+/// of its other units, in increasing order.
+fn add_selected_prefix<const Q: usize>(
+    bias: &[f32],
+    packed: &Packed,
+    masks: &[u64],
+    table: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    let (width, cw) = (packed.width, 4 * Q);
+    let (entries, low) = (1usize << PREFIX_BITS, (1u64 << PREFIX_BITS) - 1);
+    table.resize(entries * cw, 0.0);
+    let (t, _) = table.as_chunks_mut::<4>();
+    let (t, _) = t.as_chunks_mut::<Q>();
+    for (c, blk) in packed.data.chunks_exact(packed.k * cw).enumerate() {
+        let c0 = c * cw;
+        let cols = cw.min(width - c0);
+        let mut b = [[0.0f32; 4]; Q];
+        b.as_flattened_mut()[..cols].copy_from_slice(&bias[c0..c0 + cols]);
+        t[0] = b;
+        for p in 1..entries {
+            let top = usize::BITS - 1 - p.leading_zeros();
+            let row = &blk[top as usize * cw..(top as usize + 1) * cw];
+            let mut e = t[p ^ (1 << top)];
+            e.as_flattened_mut()
+                .iter_mut()
+                .zip(row)
+                .for_each(|(e, &w)| *e += w);
+            t[p] = e;
+        }
+        for (r, &mask) in masks.iter().enumerate() {
+            let a = sum_selected_bits(&t[(mask & low) as usize], blk, 0, &[mask & !low]);
+            out[r * width + c0..r * width + c0 + cols].copy_from_slice(&a.as_flattened()[..cols]);
+        }
     }
 }
 
@@ -1440,6 +1508,47 @@ mod tests {
                         want.iter().zip(or).all(|(a, b)| a.to_bits() == b.to_bits()),
                         "{m}x{n}"
                     );
+                }
+            }
+        }
+    }
+
+    /// Pre-activations of patterns given as masks — below [`PREFIX_MIN`] patterns by
+    /// [`add_selected`], from it on by the prefix tables of [`add_selected_prefix`] — are the
+    /// index-order sums b + Σ_{i ∈ p} W_i, bit for bit, for every chunk width.
+    #[test]
+    fn pre_activations_of_masks_are_the_index_order_sums_bit_for_bit() {
+        let mut rng = stream(11, 0, Purpose::Aux);
+        for (m, n) in [(16, 16), (12, 5), (9, 30), (40, 37), (64, 8), (7, 12)] {
+            let rbm = random_model(m, n, 1.0, (m + 100 * n) as u64);
+            for side in [Side::Hidden, Side::Visible] {
+                let (k, width, bias) = match side {
+                    Side::Hidden => (m, n, &rbm.c),
+                    Side::Visible => (n, m, &rbm.b),
+                };
+                for rows in [3, PREFIX_MIN - 1, PREFIX_MIN, 2 * PREFIX_MIN + 5] {
+                    let masks: Vec<u64> = (0..rows)
+                        .map(|_| rand::Rng::next_u64(&mut rng) & (u64::MAX >> (64 - k)))
+                        .collect();
+                    let mut out = vec![0.0; rows * width];
+                    rbm.pre_of_masks(side, &masks, &mut out);
+                    for (&mask, got) in masks.iter().zip(out.chunks_exact(width)) {
+                        let mut want = bias.clone();
+                        for i in (0..k).filter(|&i| mask >> i & 1 == 1) {
+                            for (t, w) in want.iter_mut().enumerate() {
+                                *w += match side {
+                                    Side::Hidden => rbm.w()[i * n + t],
+                                    Side::Visible => rbm.w()[t * n + i],
+                                };
+                            }
+                        }
+                        assert!(
+                            want.iter()
+                                .zip(got)
+                                .all(|(a, b)| a.to_bits() == b.to_bits()),
+                            "{m}x{n} {side:?} {rows} patterns"
+                        );
+                    }
                 }
             }
         }
