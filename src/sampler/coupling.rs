@@ -119,8 +119,8 @@ fn propose(z: &[f32], t: &[f32], x: &mut [f32]) -> u64 {
 }
 
 /// Π_i t_i of a conditional's Bernoulli thresholds t = 1 + e^{−a}, leaving out the extreme
-/// units (a_i < [`EXTREME`], whose ln t_i = −a_i is added to K instead), as a mantissa in
-/// [1, 16) and a binary exponent: the part of K (see [`log_norm`]) that depends on one
+/// units (a_i < `EXTREME`, whose ln t_i = −a_i is added to K instead), as a mantissa in
+/// [1, 16) and a binary exponent: the part of K (see `log_norm`) that depends on one
 /// chain's conditional alone, so a table of patterns computes it once per pattern. Four
 /// independent lanes (unit i in lane i mod 4), in a fixed order of operations.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
