@@ -201,6 +201,9 @@ test('the chart: a zoom stays while the lanes train, a tap gives the readout, an
   // The chart's accessible name says what it plots, on the axis shown.
   assert.equal(await page.getAttribute('#chart', 'aria-label'), 'Average log-likelihood of each lane against parameter updates');
   await page.check('input[name="axis"][value="sweeps"]');
+  // The page draws the new axis in its next animation frame (the lanes keep running, so wait for
+  // the label itself, not for a moment with nothing left to draw).
+  await page.waitForFunction(() => /Gibbs sweeps/.test(document.querySelector('#chart').getAttribute('aria-label')));
   assert.equal(await page.getAttribute('#chart', 'aria-label'), 'Average log-likelihood of each lane against Gibbs sweeps per chain (equal compute)');
   assert.equal(await page.getAttribute('#chart', 'aria-describedby'), 'chart-axes');
   assert.deepEqual(errors, []);
