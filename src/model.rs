@@ -867,6 +867,20 @@ fn add_selected_packed(
     }
 }
 
+/// `o` ← the first `o.len()` values of the chunk sums `a` (all 4·`Q` of them when the chunk is
+/// whole: a fixed-size store, as a copy of run-time length calls memcpy).
+#[inline(always)]
+fn store_chunk<const Q: usize>(o: &mut [f32], a: &[[f32; 4]; Q]) {
+    if o.len() == 4 * Q {
+        let o: &mut [[f32; 4]; Q] = o.as_chunks_mut::<4>().0.try_into().expect("a whole chunk");
+        *o = *a;
+    } else {
+        o.iter_mut()
+            .zip(a.as_flattened())
+            .for_each(|(o, a)| *o = *a);
+    }
+}
+
 /// The low bits of a pattern whose sums a prefix table holds ([`add_selected_prefix`]).
 const PREFIX_BITS: usize = 8;
 /// Fewest patterns for which a prefix table pays: it costs 2^[`PREFIX_BITS`] row additions
@@ -924,7 +938,7 @@ fn add_selected_prefix<const Q: usize>(
         }
         for (r, &mask) in masks.iter().enumerate() {
             let a = sum_selected_bits(&t[(mask & low) as usize], blk, 0, &[mask & !low]);
-            out[r * width + c0..r * width + c0 + cols].copy_from_slice(&a.as_flattened()[..cols]);
+            store_chunk(&mut out[r * width + c0..r * width + c0 + cols], &a);
         }
     }
 }
@@ -951,17 +965,7 @@ fn add_selected<const Q: usize>(
         let mut b = [[0.0f32; 4]; Q];
         b.as_flattened_mut()[..cols].copy_from_slice(&bias[c0..c0 + cols]);
         let store = |out: &mut [f32], r: usize, a: &[[f32; 4]; Q]| {
-            let o = &mut out[r * width + c0..r * width + c0 + cols];
-            if cols == cw {
-                // A fixed-size store (a copy of run-time length calls memcpy).
-                let o: &mut [[f32; 4]; Q] =
-                    o.as_chunks_mut::<4>().0.try_into().expect("a whole chunk");
-                *o = *a;
-            } else {
-                o.iter_mut()
-                    .zip(a.as_flattened())
-                    .for_each(|(o, a)| *o = *a);
-            }
+            store_chunk(&mut out[r * width + c0..r * width + c0 + cols], a);
         };
         if words <= block_words {
             // One block: each row at once, straight to the output.
