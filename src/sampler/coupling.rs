@@ -135,13 +135,13 @@ impl ThresholdProduct {
     pub fn of(a: &[f32], t: &[f32]) -> ThresholdProduct {
         let m = a.len();
         let t = &t[..m];
+        let factor = |i: usize| if a[i] < EXTREME { 1.0 } else { t[i] as f64 };
         let mut prod = [1.0f64; 4];
         let mut exp = 0i64;
         let full = m / 4 * 4;
         for c in (0..full).step_by(4) {
             for (k, p) in prod.iter_mut().enumerate() {
-                let i = c + k;
-                *p *= if a[i] < EXTREME { 1.0 } else { t[i] as f64 };
+                *p *= factor(c + k);
             }
             // Each threshold is below 2^116, so eight per lane stay below f64's 2^1024.
             if c % 32 == 28 {
@@ -151,8 +151,7 @@ impl ThresholdProduct {
             }
         }
         for i in full..m {
-            let k = i - full;
-            prod[k] *= if a[i] < EXTREME { 1.0 } else { t[i] as f64 };
+            prod[i - full] *= factor(i);
         }
         let mut mantissa = 1.0f64;
         for p in prod {
