@@ -32,6 +32,21 @@ pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
         8 => return fixed::<8>(x, bits),
         16 => return fixed::<16>(x, bits),
         32 => return fixed::<32>(x, bits),
+        len if len < 64 => {
+            // One word: the whole quads, then the last one to three values as a quad padded
+            // with zeros (which set no bit).
+            let (quads, rest) = x.as_chunks::<4>();
+            let (mut word, mut other) = (0u64, 0u32);
+            for (q, v) in quads.iter().enumerate() {
+                let (nz, no) = imp::nonzero_not_one(v);
+                word |= (nz as u64) << (4 * q);
+                other |= no;
+            }
+            let last: [f32; 4] = std::array::from_fn(|l| rest.get(l).copied().unwrap_or(0.0));
+            let (nz, no) = imp::nonzero_not_one(&last);
+            bits[0] = word | (nz as u64) << (4 * quads.len());
+            return (other | no) == 0;
+        }
         _ => {}
     }
     let mut other = false;
@@ -444,11 +459,11 @@ mod tests {
         assert_eq!(sum_selected_bits(&init, &blk, 0, &[0, 0]), init);
     }
 
-    /// Every width (the fixed ones of 4 to 32 values and run-time ones): the mask is the rows'
+    /// Every width (the fixed ones of 4 to 32 values, the one-word ones and longer): the mask is the rows'
     /// 1s, and a value neither 0 nor 1 anywhere is caught.
     #[test]
     fn row_masks_of_every_width_are_the_rows_ones() {
-        for len in [1usize, 4, 7, 8, 16, 20, 32, 64, 65] {
+        for len in [1usize, 4, 7, 8, 9, 16, 20, 32, 63, 64, 65] {
             let x: Vec<f32> = (0..len)
                 .map(|i| ((i * 7 + len) % 3 == 0) as u8 as f32)
                 .collect();

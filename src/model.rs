@@ -373,12 +373,18 @@ impl Rbm {
         let (bias, packed, _) = self.side(side);
         debug_assert!(packed.k <= 64);
         SCRATCH.with_borrow_mut(|s| {
-            if masks.len() >= PREFIX_MIN && packed.k > PREFIX_BITS {
+            if self.pre_of_masks_uses_prefix(side, masks.len()) {
                 add_selected_prefix_packed(bias, packed, masks, &mut s.acc, out)
             } else {
                 add_selected_packed(bias, packed, masks, 1, &mut s.acc, out)
             }
         })
+    }
+
+    /// Whether [`Rbm::pre_of_masks`] sums `count` patterns of `side` through prefix tables
+    /// (otherwise it adds each pattern's rows one by one, in increasing order).
+    pub(crate) fn pre_of_masks_uses_prefix(&self, side: Side, count: usize) -> bool {
+        count >= PREFIX_MIN && self.side(side).1.k > PREFIX_BITS
     }
 
     /// What the conditional of `side` depends on besides the conditioning row: W (as the number

@@ -62,6 +62,10 @@ struct Table {
     /// Patterns met for the first time and not computed yet, and scratch pre-activations.
     new: Vec<u64>,
     pre: Vec<f32>,
+    /// The parameters as quads for [`Table::compute_few`]: the bias, then one row per
+    /// conditioning unit (its weights to the conditioned layer), each `stride / 4` quads
+    /// padded with zeros.
+    quads: Vec<[f32; 4]>,
 }
 
 impl Table {
@@ -89,6 +93,22 @@ impl Table {
         self.width = bias.len();
         self.stride = bias.len().next_multiple_of(4);
         self.t.clear();
+        let (w, n) = (model.w(), model.n());
+        let weight = |i: usize, j: usize| match side {
+            Side::Hidden => w[i * n + j],
+            Side::Visible => w[j * n + i],
+        };
+        let q = self.stride / 4;
+        self.quads.clear();
+        self.quads.resize((bits + 1) * q, [0.0; 4]);
+        let (b, rows) = self.quads.split_at_mut(q);
+        b.as_flattened_mut()[..self.width].copy_from_slice(bias);
+        for (i, row) in rows.chunks_exact_mut(q).enumerate() {
+            let row = &mut row.as_flattened_mut()[..self.width];
+            row.iter_mut()
+                .enumerate()
+                .for_each(|(j, x)| *x = weight(i, j));
+        }
     }
 
     /// Computes every pattern of a fresh table at once (for a layer whose patterns are fewer
@@ -130,6 +150,16 @@ impl Table {
         if self.new.is_empty() {
             return;
         }
+        if !model.pre_of_masks_uses_prefix(side, self.new.len()) {
+            match self.stride / 4 {
+                1 => self.compute_few::<1>(),
+                2 => self.compute_few::<2>(),
+                3 => self.compute_few::<3>(),
+                _ => self.compute_few::<4>(),
+            }
+            self.new.clear();
+            return;
+        }
         // Scratch kept at its largest and thresholds appended: no zero-fill before the writes.
         let len = self.new.len() * self.width;
         if self.pre.len() < len {
@@ -143,6 +173,32 @@ impl Table {
             self.t.extend(std::iter::repeat_n(f32::INFINITY, pad));
         }
         self.new.clear();
+    }
+
+    /// [`Table::compute_new`] for patterns that [`Rbm::pre_of_masks`] would sum one at a time
+    /// (the batch kernel without prefix tables): the same additions in the same (increasing) order, from
+    /// the quads kept with the table, without the batch kernel's set-up per call.
+    fn compute_few<const Q: usize>(&mut self) {
+        let (b, rows) = self.quads.split_at(Q);
+        let b: &[[f32; 4]; Q] = b.try_into().expect("Q quads of bias");
+        let (rows, _) = rows.as_chunks::<Q>();
+        for &key in &self.new {
+            let mut a = *b;
+            let mut rest = key;
+            while rest != 0 {
+                let row = &rows[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+                for (a, r) in a.iter_mut().zip(row) {
+                    *a = std::array::from_fn(|l| a[l] + r[l]);
+                }
+            }
+            for a in &mut a {
+                *a = std::array::from_fn(|l| one_plus_exp_neg_one(a[l]));
+            }
+            let t = a.as_flattened_mut();
+            t[self.width..].fill(f32::INFINITY);
+            self.t.extend_from_slice(t);
+        }
     }
 
     /// E[h|v] = 1/t (= σ(a), bit for bit) of the visible patterns `keys` into `hp`, one row
