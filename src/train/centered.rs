@@ -37,6 +37,7 @@
 use super::{Chains, Optimizer};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::kernels::row_mask;
 use crate::math::{sigmoid, softplus};
 use crate::model::{Rbm, Stats};
 
@@ -140,15 +141,16 @@ impl Centered {
 
     /// Writes the equivalent plain model into `out`: W, b = b̃ − Wλ, c = c̃ − Wᵀμ.
     pub fn to_plain(&self, out: &mut Rbm) {
-        let (m, n) = (self.params.m(), self.params.n());
-        let (w, wt) = (self.params.w(), self.params.wt());
+        let n = self.params.n();
+        let w = self.params.w();
         out.edit(|ow, ob, oc| {
             ow.copy_from_slice(w);
             for (i, b) in ob.iter_mut().enumerate() {
                 *b = self.params.b[i] - dot(&w[i * n..(i + 1) * n], &self.lambda);
             }
-            for (j, c) in oc.iter_mut().enumerate() {
-                *c = self.params.c[j] - dot(&wt[j * m..(j + 1) * m], &self.mu);
+            dot_columns(w, &self.mu, oc);
+            for (c, &ct) in oc.iter_mut().zip(&self.params.c) {
+                *c = ct - *c;
             }
         });
     }
@@ -240,8 +242,8 @@ impl Centered {
     /// current W, then slides the offsets μ ← (1−ν_μ)μ + ν_μ μ_batch, λ ← (1−ν_λ)λ + ν_λ λ_batch.
     /// The plain model is unchanged (up to rounding).
     pub fn slide(&mut self) {
-        let (m, n) = (self.params.m(), self.params.n());
-        let (w, wt) = (self.params.w(), self.params.wt());
+        let n = self.params.n();
+        let w = self.params.w();
         for ((d, lb), l) in self
             .scratch_n
             .iter_mut()
@@ -256,9 +258,7 @@ impl Centered {
         for (i, s) in self.shift_b.iter_mut().enumerate() {
             *s = dot(&w[i * n..(i + 1) * n], &self.scratch_n);
         }
-        for (j, s) in self.shift_c.iter_mut().enumerate() {
-            *s = dot(&wt[j * m..(j + 1) * m], &self.scratch_m);
-        }
+        dot_columns(w, &self.scratch_m, &mut self.shift_c);
         let (nl, nm) = (self.nu_lambda, self.nu_mu);
         self.params
             .b
@@ -331,6 +331,15 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     s
 }
 
+/// `out[j]` ← Σ_i w[i][j]·x[i] for the m×n matrix `w` (row-major), each sum in increasing i
+/// from 0 — [`dot`] of column j and `x`, bit for bit, without the transpose.
+fn dot_columns(w: &[f32], x: &[f32], out: &mut [f32]) {
+    out.iter_mut().for_each(|o| *o = 0.0);
+    for (row, &xi) in w.chunks_exact(out.len()).zip(x) {
+        out.iter_mut().zip(row).for_each(|(o, &wij)| *o += wij * xi);
+    }
+}
+
 /// Column means of a rows × width matrix into `out`.
 fn column_mean(x: &[f32], width: usize, out: &mut [f32]) {
     out.iter_mut().for_each(|o| *o = 0.0);
@@ -365,15 +374,28 @@ fn centered_sums(
             *c = h - l;
             *s += *c;
         }
-        for (i, &vi) in vr.iter().enumerate() {
-            if vi != 0.0 {
+        let mut word = [0u64];
+        if m <= 64 && row_mask(vr, &mut word) {
+            // A 0/1 row: its units on, in increasing order, without a branch per unit.
+            let mut on = word[0];
+            while on != 0 {
+                let i = on.trailing_zeros() as usize;
+                on &= on - 1;
                 let row = &mut out.sum.w[i * n..(i + 1) * n];
-                if vi == 1.0 {
-                    row.iter_mut().zip(&*hc).for_each(|(g, &c)| *g += c);
-                } else {
-                    row.iter_mut().zip(&*hc).for_each(|(g, &c)| *g += vi * c);
+                row.iter_mut().zip(&*hc).for_each(|(g, &c)| *g += c);
+                out.sum.b[i] += 1.0;
+            }
+        } else {
+            for (i, &vi) in vr.iter().enumerate() {
+                if vi != 0.0 {
+                    let row = &mut out.sum.w[i * n..(i + 1) * n];
+                    if vi == 1.0 {
+                        row.iter_mut().zip(&*hc).for_each(|(g, &c)| *g += c);
+                    } else {
+                        row.iter_mut().zip(&*hc).for_each(|(g, &c)| *g += vi * c);
+                    }
+                    out.sum.b[i] += vi;
                 }
-                out.sum.b[i] += vi;
             }
         }
         out.sum.c.iter_mut().zip(hr).for_each(|(g, &h)| *g += h);

@@ -182,7 +182,11 @@ impl Table {
         let (b, rows) = self.quads.split_at(Q);
         let b: &[[f32; 4]; Q] = b.try_into().expect("Q quads of bias");
         let (rows, _) = rows.as_chunks::<Q>();
-        for &key in &self.new {
+        let start = self.t.len();
+        self.t.resize(start + self.new.len() * 4 * Q, 0.0);
+        let (t, _) = self.t[start..].as_chunks_mut::<4>();
+        let (t, _) = t.as_chunks_mut::<Q>();
+        for (t, &key) in t.iter_mut().zip(&self.new) {
             let mut a = *b;
             let mut rest = key;
             while rest != 0 {
@@ -192,12 +196,15 @@ impl Table {
                     *a = std::array::from_fn(|l| a[l] + r[l]);
                 }
             }
-            for a in &mut a {
-                *a = std::array::from_fn(|l| one_plus_exp_neg_one(a[l]));
+            *t = a;
+        }
+        // Thresholds of the whole run at once (a loop the compiler vectorises), then the pads.
+        let t = &mut self.t[start..];
+        t.iter_mut().for_each(|x| *x = one_plus_exp_neg_one(*x));
+        if self.width < 4 * Q {
+            for t in t.chunks_exact_mut(4 * Q) {
+                t[self.width..].fill(f32::INFINITY);
             }
-            let t = a.as_flattened_mut();
-            t[self.width..].fill(f32::INFINITY);
-            self.t.extend_from_slice(t);
         }
     }
 
