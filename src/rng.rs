@@ -74,7 +74,15 @@ pub fn fill_uniform(rng: &mut Rng, out: &mut [f32]) {
         return fill_uniform_wide(rng, out);
     }
     const K: f32 = 1.0 / 16_777_216.0;
-    let mut pairs = out.chunks_exact_mut(2);
+    // Draw 2k and 2k+1 are the top 24 bits of output k's high and low halves; four at a time
+    // (two outputs), so the conversions run as one vector.
+    let (quads, rest) = out.as_chunks_mut::<4>();
+    for q in quads {
+        let (x0, x1) = (rng.next_u64(), rng.next_u64());
+        let w = [(x0 >> 32) as u32, x0 as u32, (x1 >> 32) as u32, x1 as u32];
+        *q = w.map(|w| (w >> 8) as i32 as f32 * K);
+    }
+    let mut pairs = rest.chunks_exact_mut(2);
     for p in &mut pairs {
         let x = rng.next_u64();
         p[0] = ((x >> 40) as u32) as f32 * K;
