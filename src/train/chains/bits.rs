@@ -99,21 +99,32 @@ impl Table {
         self.width = bias.len();
         self.stride = bias.len().next_multiple_of(4);
         self.t.clear();
-        let (w, n) = (model.w(), model.n());
-        let weight = |i: usize, j: usize| match side {
-            Side::Hidden => w[i * n + j],
-            Side::Visible => w[j * n + i],
-        };
+        // Only the first `width` values of a row are written: the pads' sums never reach a
+        // threshold (compute_few overwrites them with +∞).
         let q = self.stride / 4;
-        self.quads.clear();
-        self.quads.resize((bits + 1) * q, [0.0; 4]);
+        if self.quads.len() != (bits + 1) * q {
+            self.quads.clear();
+            self.quads.resize((bits + 1) * q, [0.0; 4]);
+        }
         let (b, rows) = self.quads.split_at_mut(q);
-        b.as_flattened_mut()[..self.width].copy_from_slice(bias);
-        for (i, row) in rows.chunks_exact_mut(q).enumerate() {
-            let row = &mut row.as_flattened_mut()[..self.width];
-            row.iter_mut()
-                .enumerate()
-                .for_each(|(j, x)| *x = weight(i, j));
+        let b = b.as_flattened_mut();
+        bias.iter().zip(b.iter_mut()).for_each(|(&x, b)| *b = x);
+        let stride = 4 * q;
+        let rows = rows.as_flattened_mut();
+        let (w, n) = (model.w(), model.n());
+        for (i, w) in w.chunks_exact(n).enumerate() {
+            match side {
+                // Row i of W is visible unit i's row.
+                Side::Hidden => rows[i * stride..i * stride + n]
+                    .iter_mut()
+                    .zip(w)
+                    .for_each(|(r, &x)| *r = x),
+                // Its value j is hidden unit j's weight from visible unit i.
+                Side::Visible => w
+                    .iter()
+                    .enumerate()
+                    .for_each(|(j, &x)| rows[j * stride + i] = x),
+            }
         }
     }
 
