@@ -50,7 +50,7 @@ impl Algorithm for Cd {
         } else {
             // The first half-sweep from the batch rows' thresholds (the positive phase's
             // numbers), the same bits as restarting the chains and sweeping.
-            cx.positive_phase_thresholds(&mut self.hp, &mut self.t);
+            cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
             self.chains.trace_rows(cx.batch, cx.model.m());
             self.chains.sample_hidden_at_rows(&self.t, cx.rng);
             self.chains

@@ -60,6 +60,8 @@ pub struct Centered {
     lambda_batch: Vec<f32>,
     /// E[h|v] on the data batch under θ_t (Algorithm 4's H_p), rows × n.
     hp: Vec<f32>,
+    /// The batch rows' hidden thresholds (H = 1/t) when read from the chains' table.
+    t: Vec<f32>,
     /// Scratch of length m (μ_batch − μ).
     scratch_m: Vec<f32>,
     /// W(λ_batch − λ), the re-parameterisation direction of b̃.
@@ -116,6 +118,7 @@ impl Centered {
             mu_batch: vec![0.0; m],
             lambda_batch: vec![0.0; n],
             hp: Vec::new(),
+            t: Vec::new(),
             scratch_m: vec![0.0; m],
             shift_b: vec![0.0; m],
             shift_c: vec![0.0; n],
@@ -229,11 +232,21 @@ impl Centered {
     /// Starts a mini-batch: H = E[h|batch] under the plain model θ_t, μ_batch = column mean of
     /// the batch, λ_batch = column mean of H (Melchior et al. Algorithm 1; S-DCP Algorithm 4's
     /// H_p, μ_batch, λ_batch).
-    pub fn begin_batch(&mut self, plain: &Rbm, batch: &[f32]) {
+    /// With `chains`, H comes from their pattern table where it applies
+    /// ([`Chains::row_thresholds`], the same bits), for the sweeps under `plain` that follow.
+    pub fn begin_batch(&mut self, plain: &Rbm, batch: &[f32], chains: Option<&mut Chains>) {
         let (m, n) = (plain.m(), plain.n());
         let rows = batch.len() / m;
         self.hp.resize(rows * n, 0.0);
-        plain.hidden_probs(batch, &mut self.hp);
+        self.t.resize(rows * n, 0.0);
+        if chains.is_some_and(|c| c.row_thresholds(plain, batch, &mut self.t)) {
+            self.hp
+                .iter_mut()
+                .zip(&self.t)
+                .for_each(|(p, &t)| *p = 1.0 / t);
+        } else {
+            plain.hidden_probs(batch, &mut self.hp);
+        }
         column_mean(batch, m, &mut self.mu_batch);
         column_mean(&self.hp, n, &mut self.lambda_batch);
     }
@@ -514,7 +527,7 @@ mod tests {
         assert!((atll(&c) - want).abs() < 1e-5, "{} vs {want}", atll(&c));
         // The re-parameterisation keeps the distribution while the offsets move.
         let (mu0, lambda0) = (c.mu().to_vec(), c.lambda().to_vec());
-        c.begin_batch(&model, &data.values[..5 * 9]);
+        c.begin_batch(&model, &data.values[..5 * 9], None);
         c.slide();
         assert!(
             c.mu().iter().zip(&mu0).all(|(a, b)| a != b)

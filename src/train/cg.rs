@@ -65,7 +65,8 @@ impl Cg {
 
 impl Algorithm for Cg {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        self.centered.begin_batch(cx.model, cx.batch);
+        self.centered
+            .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
         self.chains.restart(cx.batch, cx.model.m());
         self.chains.sweeps_and_finish(cx.model, cx.rng, self.k);
         self.centered.slide();

@@ -237,6 +237,18 @@ impl Chains {
         model.hidden_probs(&self.v, &mut self.hp);
     }
 
+    /// The hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` of the 0/1 rows `rows` under `model` into
+    /// `t` (rows × n) from the table the chains' sweeps under `model` read, where they run on
+    /// patterns — the same bits as [`Rbm::hidden_pre`] and
+    /// [`one_plus_exp_neg`](crate::math::one_plus_exp_neg). False, having written nothing,
+    /// where they do not (a larger model, the memos off, a row not 0/1).
+    pub fn row_thresholds(&mut self, model: &Rbm, rows: &[f32], t: &mut [f32]) -> bool {
+        match self.bits.get(model.m(), model.n()) {
+            Some(b) => b.row_thresholds(model, rows, t),
+            None => false,
+        }
+    }
+
     /// Negative statistics s(v) with E[h|v] into `neg` (cleared first).
     pub fn stats_into(&self, neg: &mut Stats) {
         neg.clear();
@@ -303,6 +315,39 @@ mod tests {
             for (i, (a, b)) in rows.iter().zip(&patterns).enumerate() {
                 assert!(a == b, "{m}×{n}, {count} chains: call {i} differs");
             }
+        }
+    }
+
+    /// The rows' thresholds from the chains' table are those of the rows' pre-activations, bit
+    /// for bit, for rows met before and new ones, a few at a time and in a batch that sums by
+    /// prefix tables; where the chains do not run on patterns nothing is written.
+    #[test]
+    fn row_thresholds_from_the_table_are_the_rows_thresholds() {
+        for (m, n, rows) in [(9, 4, 9), (16, 16, 300), (5, 12, 7)] {
+            let model = Rbm::random(m, n, 1.5, 4).unwrap();
+            let mut r = stream(6, 0, Purpose::Aux);
+            let batch: Vec<f32> = (0..rows * m)
+                .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
+                .collect();
+            let mut pre = vec![0.0; rows * n];
+            let mut want = vec![0.0; rows * n];
+            model.hidden_pre(&batch, &mut pre);
+            one_plus_exp_neg(&pre, &mut want);
+            let mut c = Chains::from_rows(&batch, m, n, 3);
+            c.sweeps(&model, &mut stream(1, 0, Purpose::Sampling), 2);
+            let mut t = vec![0.0; rows * n];
+            for _ in 0..2 {
+                assert!(c.row_thresholds(&model, &batch, &mut t), "{m}×{n}");
+                assert!(
+                    t.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{m}×{n}"
+                );
+            }
+            crate::memo::set_enabled(false);
+            t.fill(0.5);
+            assert!(!c.row_thresholds(&model, &batch, &mut t));
+            crate::memo::set_enabled(true);
+            assert!(t.iter().all(|&x| x == 0.5));
         }
     }
 

@@ -86,7 +86,8 @@ impl Csdcp {
 
 impl Algorithm for Csdcp {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        self.centered.begin_batch(cx.model, cx.batch);
+        self.centered
+            .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
         self.chains.restart(cx.batch, cx.model.m());
         for l in 0..self.d {
             self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);

@@ -100,11 +100,26 @@ impl Ctx<'_> {
     /// `u·t < 1` from these numbers ([`Chains::sample_hidden_at_rows`]) — CD's first half-sweep
     /// computed once per distinct row instead of once per chain, with the same bits.
     pub fn positive_phase_thresholds(&mut self, hp: &mut Vec<f32>, t: &mut Vec<f32>) {
+        self.positive_phase_with(None, hp, t);
+    }
+
+    /// [`Ctx::positive_phase_thresholds`] with the thresholds read from `chains`' pattern table
+    /// where it applies ([`Chains::row_thresholds`], the same bits): the data rows' patterns
+    /// are then computed once for the positive phase and the chains' sweeps under the same
+    /// model that follow.
+    pub fn positive_phase_with(
+        &mut self,
+        chains: Option<&mut Chains>,
+        hp: &mut Vec<f32>,
+        t: &mut Vec<f32>,
+    ) {
         let len = self.rows() * self.model.n();
         hp.resize(len, 0.0);
         t.resize(len, 0.0);
-        self.model.hidden_pre(self.batch, hp);
-        crate::math::one_plus_exp_neg(hp, t);
+        if !chains.is_some_and(|c| c.row_thresholds(self.model, self.batch, t)) {
+            self.model.hidden_pre(self.batch, hp);
+            crate::math::one_plus_exp_neg(hp, t);
+        }
         hp.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
         self.pos.clear();
         self.pos.add(self.batch, hp);

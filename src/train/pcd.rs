@@ -22,6 +22,9 @@ pub struct Pcd {
     k: usize,
     chains: Chains,
     neg: Stats,
+    /// E[h|v] and the hidden thresholds on the batch (scratch for the positive phase).
+    hp: Vec<f32>,
+    t: Vec<f32>,
 }
 
 impl Pcd {
@@ -32,13 +35,15 @@ impl Pcd {
             k: s.cfg.k,
             chains: Chains::from_rows(&s.data.values, m, n, s.chains),
             neg: Stats::new(m, n),
+            hp: Vec::new(),
+            t: Vec::new(),
         }
     }
 }
 
 impl Algorithm for Pcd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase();
+        cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
         self.chains.sweeps_and_finish(cx.model, cx.rng, self.k);
         self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);

@@ -57,8 +57,10 @@ pub struct Sdcp {
     kprime: usize,
     chains: Chains,
     neg: Stats,
-    /// E[h|v] on the batch under θ_t (scratch for the positive phase).
+    /// E[h|v] and the hidden thresholds on the batch under θ_t (scratch for the positive
+    /// phase).
     hp: Vec<f32>,
+    t: Vec<f32>,
 }
 
 impl Sdcp {
@@ -72,13 +74,14 @@ impl Sdcp {
             chains: Chains::from_rows(&s.data.values, m, n, s.chains),
             neg: Stats::new(m, n),
             hp: Vec::with_capacity(s.batch * n),
+            t: Vec::with_capacity(s.batch * n),
         }
     }
 }
 
 impl Algorithm for Sdcp {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase_into(&mut self.hp);
+        cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
         self.chains.restart(cx.batch, cx.model.m());
         for _ in 0..self.d {
             self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);

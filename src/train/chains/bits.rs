@@ -373,6 +373,23 @@ impl BitSweeps {
         true
     }
 
+    /// The hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` of the rows `v` under `model` into `t`
+    /// (the bits of [`Rbm::hidden_pre`] and [`crate::math::one_plus_exp_neg`]), from the table
+    /// the chains' sweeps under `model` read; false, having written nothing, when a row is not
+    /// 0/1.
+    pub fn row_thresholds(&mut self, model: &Rbm, v: &[f32], t: &mut [f32]) -> bool {
+        if !keys_of(v, model.m(), &mut self.v_keys) {
+            return false;
+        }
+        self.hid.prepare(model, Side::Hidden, model.m());
+        self.hid.locate(model, Side::Hidden, &self.v_keys);
+        let n = model.n();
+        for (t, &key) in t.chunks_exact_mut(n).zip(&self.v_keys) {
+            t.copy_from_slice(&self.hid.t_of(key)[..n]);
+        }
+        true
+    }
+
     /// E[h|v] of the chains `v` under `model` into `hp` (1/t, the bits of
     /// [`Rbm::hidden_probs`]); false, having written nothing, when a state is not 0/1.
     pub fn hidden_probs(&mut self, model: &Rbm, v: &[f32], hp: &mut [f32]) -> bool {
