@@ -459,8 +459,8 @@ mod tests {
         assert_eq!(sum_selected_bits(&init, &blk, 0, &[0, 0]), init);
     }
 
-    /// Every width (the fixed ones of 4 to 32 values, the one-word ones and longer): the mask is the rows'
-    /// 1s, and a value neither 0 nor 1 anywhere is caught.
+    /// Every width (the fixed ones of 4 to 32 values, the other one-word ones and longer): the
+    /// mask is the rows' 1s, and a value neither 0 nor 1 anywhere is caught.
     #[test]
     fn row_masks_of_every_width_are_the_rows_ones() {
         for len in [1usize, 4, 7, 8, 9, 16, 20, 32, 63, 64, 65] {

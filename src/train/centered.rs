@@ -348,6 +348,9 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// from 0 — [`dot`] of column j and `x`, bit for bit, without the transpose.
 fn dot_columns(w: &[f32], x: &[f32], out: &mut [f32]) {
     out.iter_mut().for_each(|o| *o = 0.0);
+    if out.is_empty() {
+        return;
+    }
     for (row, &xi) in w.chunks_exact(out.len()).zip(x) {
         out.iter_mut().zip(row).for_each(|(o, &wij)| *o += wij * xi);
     }
@@ -445,6 +448,22 @@ mod tests {
         a.iter()
             .zip(b)
             .all(|(x, y)| (x - y).abs() <= tol * (1.0 + x.abs().max(y.abs())))
+    }
+
+    /// Column-wise sums are the dot products of W's columns, bit for bit (the plain model's c
+    /// and the re-parameterisation of c̃ used the transpose before).
+    #[test]
+    fn column_dots_are_the_transposes_dots_bit_for_bit() {
+        for (m, n) in [(9, 4), (16, 16), (7, 1), (1, 5)] {
+            let model = random_model(m, n, 11);
+            let (x, _) = random_offsets(m, n, 12);
+            let mut got = vec![f32::NAN; n];
+            dot_columns(model.w(), &x, &mut got);
+            let wt = model.wt();
+            for (j, g) in got.iter().enumerate() {
+                assert_eq!(g.to_bits(), dot(&wt[j * m..(j + 1) * m], &x).to_bits(), "{m}×{n}");
+            }
+        }
     }
 
     #[test]

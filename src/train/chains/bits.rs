@@ -69,8 +69,8 @@ struct Table {
     new: Vec<u64>,
     pre: Vec<f32>,
     /// The parameters as quads for [`Table::compute_few`]: the bias, then one row per
-    /// conditioning unit (its weights to the conditioned layer), each `stride / 4` quads
-    /// padded with zeros.
+    /// conditioning unit (its weights to the conditioned layer), each `stride / 4` quads (the
+    /// values past `width` unspecified).
     quads: Vec<[f32; 4]>,
 }
 
@@ -194,8 +194,8 @@ impl Table {
     }
 
     /// [`Table::compute_new`] for patterns that [`Rbm::pre_of_masks`] would sum one at a time
-    /// (the batch kernel without prefix tables): the same additions in the same (increasing) order, from
-    /// the quads kept with the table, without the batch kernel's set-up per call.
+    /// (the batch kernel without prefix tables): the same additions in the same (increasing)
+    /// order, from the quads kept with the table, without the batch kernel's set-up per call.
     fn compute_few<const Q: usize>(&mut self) {
         let (b, rows) = self.quads.split_at(Q);
         let b: &[[f32; 4]; Q] = b.try_into().expect("Q quads of bias");
