@@ -11,7 +11,7 @@ pub mod by_unit;
 /// Sets `bits` (⌈len/64⌉ words, bit i = unit i) to the non-zero entries of `x` and returns
 /// true if every non-zero entry is exactly 1 (NaN counts as non-zero and not 1). Compares four
 /// values at a time (SSE2 / SIMD128), no branch on the (random) states.
-#[inline(always)]
+#[inline]
 pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
     /// A row of `W` values (a multiple of four, at most 64): one word, the loop unrolled.
     #[inline(always)]
