@@ -461,7 +461,11 @@ mod tests {
             dot_columns(model.w(), &x, &mut got);
             let wt = model.wt();
             for (j, g) in got.iter().enumerate() {
-                assert_eq!(g.to_bits(), dot(&wt[j * m..(j + 1) * m], &x).to_bits(), "{m}×{n}");
+                assert_eq!(
+                    g.to_bits(),
+                    dot(&wt[j * m..(j + 1) * m], &x).to_bits(),
+                    "{m}×{n}"
+                );
             }
         }
     }
