@@ -13,19 +13,38 @@ pub mod by_unit;
 /// values at a time (SSE2 / SIMD128), no branch on the (random) states.
 #[inline]
 pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
-    /// A row of `W` values (a multiple of four, at most 64): one word, the loop unrolled.
+    /// The mask of whole quads (bit 4q + l = value l of quad q is not 0) and whether any value
+    /// is neither 0 nor 1.
     #[inline(always)]
-    fn fixed<const W: usize>(x: &[f32], bits: &mut [u64]) -> bool {
-        let x: &[f32; W] = x.try_into().expect("a row of W values");
-        let (quads, _) = x.as_chunks::<4>();
+    fn quads_mask(quads: &[[f32; 4]]) -> (u64, bool) {
         let (mut word, mut other) = (0u64, 0u32);
         for (q, v) in quads.iter().enumerate() {
             let (nz, no) = imp::nonzero_not_one(v);
             word |= (nz as u64) << (4 * q);
             other |= no;
         }
+        (word, other != 0)
+    }
+    /// A row of `W` values (a multiple of four, at most 64): one word, the loop unrolled.
+    #[inline(always)]
+    fn fixed<const W: usize>(x: &[f32], bits: &mut [u64]) -> bool {
+        let x: &[f32; W] = x.try_into().expect("a row of W values");
+        let (word, other) = quads_mask(x.as_chunks::<4>().0);
         bits[0] = word;
-        other == 0
+        !other
+    }
+    /// One word of at most 64 values: the whole quads, then the last one to three values as a
+    /// quad padded with zeros (which set no bit).
+    #[inline(always)]
+    fn word_mask(x: &[f32]) -> (u64, bool) {
+        let (quads, rest) = x.as_chunks::<4>();
+        let (word, other) = quads_mask(quads);
+        if rest.is_empty() {
+            return (word, other);
+        }
+        let last: [f32; 4] = std::array::from_fn(|l| rest.get(l).copied().unwrap_or(0.0));
+        let (last_word, last_other) = quads_mask(&[last]);
+        (word | last_word << (4 * quads.len()), other | last_other)
     }
     match x.len() {
         4 => return fixed::<4>(x, bits),
@@ -33,37 +52,17 @@ pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
         16 => return fixed::<16>(x, bits),
         32 => return fixed::<32>(x, bits),
         len if len < 64 => {
-            // One word: the whole quads, then the last one to three values as a quad padded
-            // with zeros (which set no bit).
-            let (quads, rest) = x.as_chunks::<4>();
-            let (mut word, mut other) = (0u64, 0u32);
-            for (q, v) in quads.iter().enumerate() {
-                let (nz, no) = imp::nonzero_not_one(v);
-                word |= (nz as u64) << (4 * q);
-                other |= no;
-            }
-            let last: [f32; 4] = std::array::from_fn(|l| rest.get(l).copied().unwrap_or(0.0));
-            let (nz, no) = imp::nonzero_not_one(&last);
-            bits[0] = word | (nz as u64) << (4 * quads.len());
-            return (other | no) == 0;
+            let (word, other) = word_mask(x);
+            bits[0] = word;
+            return !other;
         }
         _ => {}
     }
     let mut other = false;
     for (w, xs) in bits.iter_mut().zip(x.chunks(64)) {
-        let mut word = 0u64;
-        let mut quads = xs.chunks_exact(4);
-        for (q, v) in (&mut quads).enumerate() {
-            let (nz, no) = imp::nonzero_not_one(v.try_into().expect("4 values"));
-            word |= (nz as u64) << (4 * q);
-            other |= no != 0;
-        }
-        let base = xs.len() / 4 * 4;
-        for (t, &xi) in quads.remainder().iter().enumerate() {
-            word |= u64::from(xi != 0.0) << (base + t);
-            other |= (xi != 0.0) & (xi != 1.0);
-        }
+        let (word, o) = word_mask(xs);
         *w = word;
+        other |= o;
     }
     !other
 }

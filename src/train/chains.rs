@@ -262,6 +262,23 @@ mod tests {
     use crate::math::one_plus_exp_neg;
     use crate::rng::{stream, Purpose};
 
+    /// `rows` random 0/1 rows of `m` units (each on with probability 0.4).
+    fn binary_rows(rows: usize, m: usize, seed: u64) -> Vec<f32> {
+        let mut r = stream(seed, 0, Purpose::Aux);
+        (0..rows * m)
+            .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
+            .collect()
+    }
+
+    /// The rows' hidden thresholds `1 + e^{−(c + Wᵀv)}`, from the rows' pre-activations.
+    fn thresholds_of(model: &Rbm, rows: &[f32]) -> Vec<f32> {
+        let len = rows.len() / model.m() * model.n();
+        let (mut pre, mut t) = (vec![0.0; len], vec![0.0; len]);
+        model.hidden_pre(rows, &mut pre);
+        one_plus_exp_neg(&pre, &mut t);
+        t
+    }
+
     /// Chains of small models sweep on patterns ([`bits`]) with the states, E[h|v] and stream
     /// position of the row-by-row sweeps (the memos off), over calls that reuse the tables and
     /// calls after the parameters changed, for layers of either order of size, chain counts
@@ -277,10 +294,7 @@ mod tests {
             (12, 5, 300),
             (16, 7, 1500),
         ] {
-            let mut r = stream(7, 0, Purpose::Aux);
-            let data: Vec<f32> = (0..count * m)
-                .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
-                .collect();
+            let data = binary_rows(count, m, 7);
             let run = |patterns: bool| {
                 crate::memo::set_enabled(patterns);
                 let mut model = Rbm::random(m, n, 1.5, 3).unwrap();
@@ -325,14 +339,8 @@ mod tests {
     fn row_thresholds_from_the_table_are_the_rows_thresholds() {
         for (m, n, rows) in [(9, 4, 9), (16, 16, 300), (5, 12, 7)] {
             let model = Rbm::random(m, n, 1.5, 4).unwrap();
-            let mut r = stream(6, 0, Purpose::Aux);
-            let batch: Vec<f32> = (0..rows * m)
-                .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
-                .collect();
-            let mut pre = vec![0.0; rows * n];
-            let mut want = vec![0.0; rows * n];
-            model.hidden_pre(&batch, &mut pre);
-            one_plus_exp_neg(&pre, &mut want);
+            let batch = binary_rows(rows, m, 6);
+            let want = thresholds_of(&model, &batch);
             let mut c = Chains::from_rows(&batch, m, n, 3);
             c.sweeps(&model, &mut stream(1, 0, Purpose::Sampling), 2);
             let mut t = vec![0.0; rows * n];
@@ -357,14 +365,8 @@ mod tests {
     fn sampling_at_rows_equals_restarting_and_sweeping() {
         let (m, n, rows, count) = (9, 7, 5, 23);
         let model = Rbm::random(m, n, 1.0, 3).unwrap();
-        let mut r = stream(4, 0, Purpose::Aux);
-        let batch: Vec<f32> = (0..rows * m)
-            .map(|_| f32::from(u8::from(crate::rng::uniform(&mut r) < 0.4)))
-            .collect();
-        let mut t = vec![0.0; rows * n];
-        let mut pre = vec![0.0; rows * n];
-        model.hidden_pre(&batch, &mut pre);
-        one_plus_exp_neg(&pre, &mut t);
+        let batch = binary_rows(rows, m, 4);
+        let t = thresholds_of(&model, &batch);
         let mut hp = vec![0.0; rows * n];
         model.hidden_probs(&batch, &mut hp);
         assert!(hp
