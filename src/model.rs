@@ -1177,8 +1177,39 @@ impl Stats {
     /// c is one more target whose bitset holds every row. Returns false (having changed
     /// nothing) if a row is not 0/1.
     fn add_binary_by_unit(&mut self, v: &[f32], hp: &[f32]) -> bool {
+        let (m, rows) = (self.m, v.len() / self.m);
+        let row_bits = &mut self.scratch.row_bits;
+        row_bits.resize(rows * m.div_ceil(64), 0);
+        if !rows_mask(v, m, row_bits) {
+            return false;
+        }
+        self.add_row_bits_by_unit(rows, hp);
+        true
+    }
+
+    /// [`Stats::add`] for 0/1 rows also given as patterns: `keys[r]` is row r of `v` (bit i =
+    /// unit i; m ≤ 32). The same bits; the rows are not read again where the statistics are
+    /// summed unit by unit.
+    pub fn add_patterns(&mut self, v: &[f32], keys: &[u32], hp: &[f32]) {
         let (m, n) = (self.m, self.n);
-        let rows = v.len() / m;
+        let rows = v.len() / m.max(1);
+        assert!(m <= 32 && keys.len() == rows, "a 32-bit pattern per row");
+        if n < BY_UNIT_MIN_HIDDEN || rows < BY_UNIT_MIN_ROWS {
+            return self.add(v, hp);
+        }
+        debug_assert!(v.chunks_exact(m).zip(keys).all(|(r, &k)| r
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| x == ((k >> i) & 1) as f32)));
+        let row_bits = &mut self.scratch.row_bits;
+        row_bits.clear();
+        row_bits.extend(keys.iter().map(|&k| u64::from(k)));
+        self.add_row_bits_by_unit(rows, hp);
+    }
+
+    /// The sums of [`Stats::add_binary_by_unit`] from the rows' bitsets in `scratch.row_bits`.
+    fn add_row_bits_by_unit(&mut self, rows: usize, hp: &[f32]) {
+        let (m, n) = (self.m, self.n);
         let (mw, rw) = (m.div_ceil(64), rows.div_ceil(64));
         let StatsScratch {
             row_bits,
@@ -1187,10 +1218,6 @@ impl Stats {
             targets,
             packed,
         } = &mut self.scratch;
-        row_bits.resize(rows * mw, 0);
-        if !rows_mask(v, m, row_bits) {
-            return false;
-        }
         unit_bits.resize(m * rw, 0);
         transpose_bits(row_bits, mw, m, unit_bits);
         targets.clear();
@@ -1231,7 +1258,6 @@ impl Stats {
             _ => add_rows_by_unit::<8>(&mut self.sum, data, rows, unit_bits, all, targets),
         }
         self.count += rows as f32;
-        true
     }
 
     /// Adds `weight · s` for one row without counting it (for signed correction terms).

@@ -2,7 +2,7 @@
 
 mod bits;
 
-use crate::kernels::bernoulli_row;
+use crate::kernels::{bernoulli_row, bernoulli_row_key};
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, Rng};
 use std::cell::RefCell;
@@ -108,6 +108,12 @@ impl Chains {
     /// order and the same test `u·t < 1` as [`Rbm::sample_hidden`] on the restarted chains, so
     /// the same bits, without computing a pre-activation or an exponential per chain.
     pub fn sample_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng) {
+        self.draw_hidden_at_rows(t, rng, None);
+    }
+
+    /// [`Chains::sample_hidden_at_rows`], pushing each chain's drawn pattern to `keys` if given
+    /// (then n ≤ 64).
+    fn draw_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng, mut keys: Option<&mut Vec<u32>>) {
         let n = self.h.len() / self.count.max(1);
         if n == 0 {
             return;
@@ -115,13 +121,80 @@ impl Chains {
         let rows = t.len() / n;
         let u = &mut self.u[..self.h.len()];
         fill_uniform(rng, u);
+        if let Some(k) = keys.as_deref_mut() {
+            k.clear();
+        }
         for (i, (h, u)) in self
             .h
             .chunks_exact_mut(n)
             .zip(u.chunks_exact(n))
             .enumerate()
         {
-            bernoulli_row(h, u, &t[(i % rows) * n..(i % rows + 1) * n]);
+            let t = &t[(i % rows) * n..(i % rows + 1) * n];
+            match keys.as_deref_mut() {
+                Some(k) => k.push(bernoulli_row_key(h, u, t) as u32),
+                None => bernoulli_row(h, u, t),
+            }
+        }
+    }
+
+    /// CD-k's chains from the batch rows (k ≥ 1): h ~ p(h|v) from the rows' hidden thresholds
+    /// `t` ([`Chains::sample_hidden_at_rows`]), then v ~ p(v|h) and k − 1 sweeps, E[h|v]
+    /// ([`Chains::visible_sweeps_and_finish`]) and the negative statistics into `neg`
+    /// ([`Chains::stats_into`]). The same numbers as those calls; on patterns the states are
+    /// not read back from the rows written.
+    pub fn sweeps_from_rows(
+        &mut self,
+        model: &Rbm,
+        t: &[f32],
+        rng: &mut Rng,
+        k: usize,
+        neg: &mut Stats,
+    ) {
+        assert!(k >= 1, "at least one sweep");
+        // The patterns are taken out of the tables for the draw, which borrows the rows.
+        let mut keys = match self.bits.get(model.m(), model.n()) {
+            Some(b) if !tracing() => Some(std::mem::take(b.hidden_keys_mut())),
+            _ => None,
+        };
+        self.draw_hidden_at_rows(t, rng, keys.as_mut());
+        let kept = keys.is_some();
+        if let (Some(k), Some(b)) = (keys, self.bits.0.as_deref_mut()) {
+            *b.hidden_keys_mut() = k;
+        }
+        let run = bits::Run {
+            from_hidden: true,
+            k: k - 1,
+            means: true,
+            hidden_kept: kept,
+        };
+        let on_patterns = self.run(model, rng, run);
+        self.stats_after(on_patterns, neg);
+    }
+
+    /// [`Chains::sweeps_and_finish`], then the negative statistics into `neg`
+    /// ([`Chains::stats_into`]): the same numbers; on patterns the statistics read the chains'
+    /// patterns, not their rows.
+    pub fn sweeps_finish_stats(&mut self, model: &Rbm, rng: &mut Rng, k: usize, neg: &mut Stats) {
+        let on_patterns = self.run(
+            model,
+            rng,
+            bits::Run {
+                from_hidden: false,
+                k,
+                means: true,
+                hidden_kept: false,
+            },
+        );
+        self.stats_after(on_patterns, neg);
+    }
+
+    /// The negative statistics after a run, from the patterns it kept if it ran on them.
+    fn stats_after(&self, on_patterns: bool, neg: &mut Stats) {
+        neg.clear();
+        match self.bits.0.as_deref() {
+            Some(b) if on_patterns => neg.add_patterns(&self.v, b.v_keys(), &self.hp),
+            _ => neg.add(&self.v, &self.hp),
         }
     }
 
@@ -134,6 +207,7 @@ impl Chains {
                 from_hidden: false,
                 k,
                 means: false,
+                hidden_kept: false,
             },
         );
     }
@@ -149,6 +223,7 @@ impl Chains {
                 from_hidden: false,
                 k,
                 means: true,
+                hidden_kept: false,
             },
         );
     }
@@ -164,19 +239,22 @@ impl Chains {
                 from_hidden: true,
                 k,
                 means: true,
+                hidden_kept: false,
             },
         );
     }
 
     /// What `run` asks, on patterns where they apply ([`bits`]: a small model, 0/1 states, the
     /// memos on, an update not traced), else row by row — the same numbers either way.
-    fn run(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) {
+    /// Returns whether it ran on patterns (the chains' visible patterns then kept with
+    /// [`bits::BitSweeps::v_keys`]).
+    fn run(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) -> bool {
         let anything = run.from_hidden || run.k > 0;
         if anything && !tracing() {
             if let Some(b) = self.bits.get(model.m(), model.n()) {
                 let rows = (&mut self.v[..], &mut self.h[..], &mut self.hp[..]);
                 if b.sweeps(model, rows, &mut self.u, rng, run) {
-                    return;
+                    return true;
                 }
             }
         }
@@ -187,6 +265,7 @@ impl Chains {
         if run.means {
             self.finish(model);
         }
+        false
     }
 
     /// `k` sweeps row by row, recorded when the update is traced.
@@ -328,6 +407,54 @@ mod tests {
             let (rows, patterns) = (run(false), run(true));
             for (i, (a, b)) in rows.iter().zip(&patterns).enumerate() {
                 assert!(a == b, "{m}×{n}, {count} chains: call {i} differs");
+            }
+        }
+    }
+
+    /// CD's and PCD's combined calls ([`Chains::sweeps_from_rows`],
+    /// [`Chains::sweeps_finish_stats`]) give the states, E[h|v], statistics and stream position
+    /// of the separate calls they replace, on patterns (with the statistics summed unit by
+    /// unit from the kept patterns, or row by row) and row by row, over parameter changes.
+    #[test]
+    fn combined_calls_are_the_separate_calls_bit_for_bit() {
+        for (m, n, count, rows) in [(16, 16, 300, 30), (9, 4, 9, 9), (12, 16, 17, 5)] {
+            let data = binary_rows(rows, m, 3);
+            for patterns in [true, false] {
+                crate::memo::set_enabled(patterns);
+                let mut model = Rbm::random(m, n, 1.5, 5).unwrap();
+                let (mut r1, mut r2) = (
+                    stream(9, 0, Purpose::Sampling),
+                    stream(9, 0, Purpose::Sampling),
+                );
+                let mut a = Chains::from_rows(&data, m, n, count);
+                let mut b = a.clone();
+                let (mut sa, mut sb) = (Stats::new(m, n), Stats::new(m, n));
+                for call in 0..6 {
+                    let k = 1 + call % 3;
+                    if call < 3 {
+                        let t = thresholds_of(&model, &data);
+                        a.sample_hidden_at_rows(&t, &mut r1);
+                        a.visible_sweeps_and_finish(&model, &mut r1, k - 1);
+                        b.sweeps_from_rows(&model, &t, &mut r2, k, &mut sb);
+                    } else {
+                        a.sweeps_and_finish(&model, &mut r1, k);
+                        b.sweeps_finish_stats(&model, &mut r2, k, &mut sb);
+                    }
+                    a.stats_into(&mut sa);
+                    let what = format!("{m}×{n}, {count} chains, patterns {patterns}, call {call}");
+                    assert_eq!((&a.v, &a.h, &a.hp), (&b.v, &b.h, &b.hp), "{what}");
+                    assert_eq!(r1, r2, "{what}");
+                    let bits = |s: &Stats| -> Vec<u32> {
+                        s.sum
+                            .blocks()
+                            .iter()
+                            .flat_map(|b| b.1.iter().map(|x| x.to_bits()))
+                            .collect()
+                    };
+                    assert_eq!((bits(&sa), sa.count), (bits(&sb), sb.count), "{what}");
+                    model.edit_w(|w| w.iter_mut().for_each(|x| *x *= 0.9));
+                }
+                crate::memo::set_enabled(true);
             }
         }
     }

@@ -84,8 +84,8 @@ impl Algorithm for Sdcp {
         cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
         self.chains.restart(cx.batch, cx.model.m());
         for _ in 0..self.d {
-            self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);
-            self.chains.stats_into(&mut self.neg);
+            self.chains
+                .sweeps_finish_stats(cx.model, cx.rng, self.kprime, &mut self.neg);
             cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         }
         let sweeps = (self.d * self.kprime) as f64;

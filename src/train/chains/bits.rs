@@ -29,6 +29,9 @@ pub(super) struct Run {
     pub from_hidden: bool,
     pub k: usize,
     pub means: bool,
+    /// The hidden states' patterns are already kept (written with the rows just before, into
+    /// [`BitSweeps::hidden_keys_mut`], with `from_hidden`): the rows are not read back.
+    pub hidden_kept: bool,
 }
 
 /// The pattern tables of a set of chains and their states as patterns.
@@ -336,7 +339,7 @@ impl BitSweeps {
         } = self;
         let count = v.len() / m;
         let started = if run.from_hidden {
-            keys_of(h, n, h_keys)
+            (run.hidden_kept && h_keys.len() == count) || keys_of(h, n, h_keys)
         } else {
             keys_of(v, m, v_keys)
         };
@@ -371,6 +374,18 @@ impl BitSweeps {
             hid.means(model, v_keys, hp);
         }
         true
+    }
+
+    /// The hidden patterns a [`Run`] with `hidden_kept` starts from, for the caller to write
+    /// (with the rows, as [`super::Chains::sample_hidden_at_rows`] draws them).
+    pub fn hidden_keys_mut(&mut self) -> &mut Vec<u32> {
+        &mut self.h_keys
+    }
+
+    /// The chains' visible patterns after a call of [`BitSweeps::sweeps`] that returned true
+    /// (the rows it wrote into `v`).
+    pub fn v_keys(&self) -> &[u32] {
+        &self.v_keys
     }
 
     /// The hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` of the rows `v` under `model` into `t`
