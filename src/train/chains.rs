@@ -372,6 +372,7 @@ mod tests {
             (5, 12, 7),
             (12, 5, 300),
             (16, 7, 1500),
+            (8, 3, 40),
         ] {
             let data = binary_rows(count, m, 7);
             let run = |patterns: bool| {
