@@ -65,6 +65,6 @@ impl Algorithm for Cd {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(&self.chains.v)
+        Some(self.chains.v())
     }
 }

@@ -309,7 +309,7 @@ impl Centered {
     /// current offsets: sums of ((v−μ)(h−λ)ᵀ, v, h), h = E[h|v].
     pub fn chain_stats(&mut self, chains: &Chains, neg: &mut Stats) {
         centered_sums(
-            &chains.v,
+            chains.v(),
             &chains.hp,
             &self.mu,
             &self.lambda,

@@ -82,6 +82,6 @@ impl Algorithm for Cg {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(&self.chains.v)
+        Some(self.chains.v())
     }
 }

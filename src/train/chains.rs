@@ -27,15 +27,16 @@ fn tracing() -> bool {
     SWEEP_TRACE.with_borrow(Option::is_some)
 }
 
-/// `count` chains of an m×n model; `v` and `h` hold 0/1 states row by row.
-#[derive(Clone, Debug)]
+/// `count` chains of an m×n model; `v` and `h` hold 0/1 states row by row, changed only by
+/// the methods (a small model's chains keep their states as patterns too, [`bits`]).
+#[derive(Debug)]
 pub struct Chains {
     /// Number of chains.
     pub count: usize,
-    /// Visible states, `count × m`.
-    pub v: Vec<f32>,
-    /// Hidden states, `count × n`.
-    pub h: Vec<f32>,
+    /// Visible states, `count × m` ([`Chains::v`]).
+    v: Vec<f32>,
+    /// Hidden states, `count × n` ([`Chains::h`]; behind the patterns after sweeps on them).
+    h: Vec<f32>,
     /// E[h|v] for the current `v`, `count × n` (valid after [`Chains::finish`]).
     pub hp: Vec<f32>,
     /// Scratch uniforms, at least `count × n` (`count × max(m, n)` after sweeps on patterns).
@@ -44,16 +45,9 @@ pub struct Chains {
     bits: BitCache,
 }
 
-/// [`bits::BitSweeps`] of a set of chains, if made: tables of the current parameters only, so
-/// a clone starts without them.
+/// [`bits::BitSweeps`] of a set of chains, if made.
 #[derive(Default)]
 struct BitCache(Option<Box<bits::BitSweeps>>);
-
-impl Clone for BitCache {
-    fn clone(&self) -> Self {
-        BitCache(None)
-    }
-}
 
 impl std::fmt::Debug for BitCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -69,6 +63,15 @@ impl BitCache {
             return None;
         }
         Some(self.0.get_or_insert_with(Default::default))
+    }
+
+    /// Before the chains' rows are read or changed other than by sweeps on patterns: the
+    /// hidden rows written and the kept patterns forgotten.
+    fn sync_rows(&mut self, n: usize, h: &mut [f32]) {
+        if let Some(b) = self.0.as_deref_mut() {
+            b.write_hidden(n, h);
+            b.forget();
+        }
     }
 }
 
@@ -87,8 +90,34 @@ impl Chains {
         c
     }
 
+    /// The visible states, `count × m`.
+    pub fn v(&self) -> &[f32] {
+        &self.v
+    }
+
+    /// The hidden states, `count × n` (written from their patterns if behind them).
+    pub fn h(&mut self) -> &[f32] {
+        let n = self.n();
+        if let Some(b) = self.bits.0.as_deref_mut() {
+            b.write_hidden(n, &mut self.h);
+        }
+        &self.h
+    }
+
+    /// Hidden units per chain.
+    fn n(&self) -> usize {
+        self.h.len() / self.count.max(1)
+    }
+
+    /// [`BitCache::sync_rows`] of these chains.
+    fn sync_rows(&mut self) {
+        let n = self.n();
+        self.bits.sync_rows(n, &mut self.h);
+    }
+
     /// Restarts chain i at row i mod rows (CD's start at the data).
     pub fn restart(&mut self, rows: &[f32], m: usize) {
+        self.sync_rows();
         let k = rows.len() / m;
         for (i, v) in self.v.chunks_exact_mut(m).enumerate() {
             let r = i % k;
@@ -98,6 +127,7 @@ impl Chains {
 
     /// One full block-Gibbs sweep: h ~ p(h|v), then v ~ p(v|h).
     pub fn sweep(&mut self, model: &Rbm, rng: &mut Rng) {
+        self.sync_rows();
         model.sample_hidden(&self.v, &mut self.h, rng);
         model.sample_visible(&self.h, &mut self.v, rng);
     }
@@ -114,9 +144,12 @@ impl Chains {
     /// [`Chains::sample_hidden_at_rows`], pushing each chain's drawn pattern to `keys` if given
     /// (then n ≤ 64).
     fn draw_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng, mut keys: Option<&mut Vec<u32>>) {
-        let n = self.h.len() / self.count.max(1);
+        let n = self.n();
         if n == 0 {
             return;
+        }
+        if keys.is_none() {
+            self.sync_rows();
         }
         let rows = t.len() / n;
         let u = &mut self.u[..self.h.len()];
@@ -154,19 +187,17 @@ impl Chains {
         assert!(k >= 1, "at least one sweep");
         // The patterns are taken out of the tables for the draw, which borrows the rows.
         let mut keys = match self.bits.get(model.m(), model.n()) {
-            Some(b) if !tracing() => Some(std::mem::take(b.hidden_keys_mut())),
+            Some(b) if !tracing() => Some(std::mem::take(b.draw_hidden_keys())),
             _ => None,
         };
         self.draw_hidden_at_rows(t, rng, keys.as_mut());
-        let kept = keys.is_some();
         if let (Some(k), Some(b)) = (keys, self.bits.0.as_deref_mut()) {
-            *b.hidden_keys_mut() = k;
+            *b.draw_hidden_keys() = k;
         }
         let run = bits::Run {
             from_hidden: true,
             k: k - 1,
             means: true,
-            hidden_kept: kept,
         };
         let on_patterns = self.run(model, rng, run);
         self.stats_after(on_patterns, neg);
@@ -183,7 +214,6 @@ impl Chains {
                 from_hidden: false,
                 k,
                 means: true,
-                hidden_kept: false,
             },
         );
         self.stats_after(on_patterns, neg);
@@ -207,7 +237,6 @@ impl Chains {
                 from_hidden: false,
                 k,
                 means: false,
-                hidden_kept: false,
             },
         );
     }
@@ -223,7 +252,6 @@ impl Chains {
                 from_hidden: false,
                 k,
                 means: true,
-                hidden_kept: false,
             },
         );
     }
@@ -239,7 +267,6 @@ impl Chains {
                 from_hidden: true,
                 k,
                 means: true,
-                hidden_kept: false,
             },
         );
     }
@@ -258,6 +285,7 @@ impl Chains {
                 }
             }
         }
+        self.sync_rows();
         if run.from_hidden {
             model.sample_visible(&self.h, &mut self.v, rng);
         }
@@ -362,8 +390,9 @@ mod tests {
     /// position of the row-by-row sweeps (the memos off), over calls that reuse the tables and
     /// calls after the parameters changed, for layers of either order of size, chain counts
     /// whose uniforms come from the short and the wide fill, grey states (which sweep row by
-    /// row), sweeps that start from the hidden states, and CD's first half-sweep after pattern
-    /// sweeps (whose uniforms once overran).
+    /// row), sweeps that start from the hidden states, CD's first half-sweep after pattern
+    /// sweeps (whose uniforms once overran), and a call on rows between calls on patterns
+    /// (which must write the hidden rows kept as patterns and forget the kept patterns).
     #[test]
     fn sweeps_on_patterns_are_the_row_sweeps_bit_for_bit() {
         for (m, n, count) in [
@@ -384,19 +413,30 @@ mod tests {
                 for call in 0..8 {
                     match call {
                         0 | 3 => c.sweeps(&model, &mut rng, 2),
+                        1 => c.visible_sweeps_and_finish(&model, &mut rng, 0),
+                        2 => {
+                            // On rows between calls on patterns (the hidden rows still behind
+                            // their patterns from call 0).
+                            crate::memo::set_enabled(false);
+                            c.visible_sweeps_and_finish(&model, &mut rng, 1);
+                            crate::memo::set_enabled(patterns);
+                        }
                         4 => {
+                            c.sync_rows();
                             c.v[0] = 0.5;
                             c.sweeps_and_finish(&model, &mut rng, 1);
                         }
                         5 | 6 => c.visible_sweeps_and_finish(&model, &mut rng, call - 5),
                         _ => c.sweeps_and_finish(&model, &mut rng, call),
                     }
-                    seen.push((c.v.clone(), c.h.clone(), c.hp.clone(), rng.clone()));
+                    // The hidden rows are read from call 2 on: calls 1 and 2 start behind them.
+                    let h = if call < 2 { vec![] } else { c.h().to_vec() };
+                    seen.push((c.v.clone(), h, c.hp.clone(), rng.clone()));
                     if call == 2 {
                         c.restart(&data, m);
                         let t: Vec<f32> = c.hp.iter().map(|p| 1.0 / p).collect();
                         c.sample_hidden_at_rows(&t[..count.min(5) * n], &mut rng);
-                        seen.push((c.v.clone(), c.h.clone(), c.hp.clone(), rng.clone()));
+                        seen.push((c.v.clone(), c.h().to_vec(), c.hp.clone(), rng.clone()));
                     }
                     if call % 2 == 1 {
                         model.edit_w(|w| w.iter_mut().for_each(|x| *x *= 0.9));
@@ -428,7 +468,7 @@ mod tests {
                     stream(9, 0, Purpose::Sampling),
                 );
                 let mut a = Chains::from_rows(&data, m, n, count);
-                let mut b = a.clone();
+                let mut b = Chains::from_rows(&data, m, n, count);
                 let (mut sa, mut sb) = (Stats::new(m, n), Stats::new(m, n));
                 for call in 0..6 {
                     let k = 1 + call % 3;
@@ -443,7 +483,8 @@ mod tests {
                     }
                     a.stats_into(&mut sa);
                     let what = format!("{m}×{n}, {count} chains, patterns {patterns}, call {call}");
-                    assert_eq!((&a.v, &a.h, &a.hp), (&b.v, &b.h, &b.hp), "{what}");
+                    let (ha, hb) = (a.h().to_vec(), b.h().to_vec());
+                    assert_eq!((&a.v, &ha, &a.hp), (&b.v, &hb, &b.hp), "{what}");
                     assert_eq!(r1, r2, "{what}");
                     let bits = |s: &Stats| -> Vec<u32> {
                         s.sum
@@ -513,7 +554,8 @@ mod tests {
             b.sample_hidden_at_rows(&t, &mut r2);
             model.sample_visible(&b.h, &mut b.v, &mut r2);
             b.sweeps(&model, &mut r2, k - 1);
-            assert_eq!((&a.v, &a.h), (&b.v, &b.h), "k = {k}");
+            let (ha, hb) = (a.h().to_vec(), b.h().to_vec());
+            assert_eq!((&a.v, &ha), (&b.v, &hb), "k = {k}");
             assert_eq!(r1, r2);
         }
     }

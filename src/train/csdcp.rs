@@ -108,6 +108,6 @@ impl Algorithm for Csdcp {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(&self.chains.v)
+        Some(self.chains.v())
     }
 }

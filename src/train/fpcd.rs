@@ -104,6 +104,6 @@ impl Algorithm for Fpcd {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(&self.chains.v)
+        Some(self.chains.v())
     }
 }

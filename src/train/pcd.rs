@@ -55,6 +55,6 @@ impl Algorithm for Pcd {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(&self.chains.v)
+        Some(self.chains.v())
     }
 }

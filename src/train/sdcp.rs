@@ -97,6 +97,6 @@ impl Algorithm for Sdcp {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(&self.chains.v)
+        Some(self.chains.v())
     }
 }

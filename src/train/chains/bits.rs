@@ -29,12 +29,13 @@ pub(super) struct Run {
     pub from_hidden: bool,
     pub k: usize,
     pub means: bool,
-    /// The hidden states' patterns are already kept (written with the rows just before, into
-    /// [`BitSweeps::hidden_keys_mut`], with `from_hidden`): the rows are not read back.
-    pub hidden_kept: bool,
 }
 
 /// The pattern tables of a set of chains and their states as patterns.
+///
+/// The patterns are kept from call to call while [`super::Chains`] change their rows only
+/// through these sweeps: a call then starts from them instead of reading the rows, and the
+/// hidden rows are written only when something reads them ([`BitSweeps::write_hidden`]).
 #[derive(Default)]
 pub(super) struct BitSweeps {
     /// p(h|v), indexed by visible patterns; p(v|h), indexed by hidden patterns.
@@ -42,6 +43,13 @@ pub(super) struct BitSweeps {
     vis: Table,
     v_keys: Vec<u32>,
     h_keys: Vec<u32>,
+    /// `v_keys` are the chains' visible rows; `h_keys` are their hidden states.
+    v_kept: bool,
+    h_kept: bool,
+    /// The hidden rows are behind `h_keys` (not written since they were drawn).
+    h_unwritten: bool,
+    /// Patterns of rows that are not the chains' ([`BitSweeps::row_thresholds`]).
+    row_keys: Vec<u32>,
 }
 
 /// Lookups ahead per pattern of a layer from which its table is computed whole. Fewer meet only
@@ -350,21 +358,22 @@ impl BitSweeps {
         run: Run,
     ) -> bool {
         let (m, n) = (model.m(), model.n());
+        let count = v.len() / m;
+        let started = if run.from_hidden {
+            (self.h_kept && self.h_keys.len() == count) || keys_of(h, n, &mut self.h_keys)
+        } else {
+            (self.v_kept && self.v_keys.len() == count) || keys_of(v, m, &mut self.v_keys)
+        };
+        if !started {
+            return false;
+        }
         let BitSweeps {
             hid,
             vis,
             v_keys,
             h_keys,
+            ..
         } = self;
-        let count = v.len() / m;
-        let started = if run.from_hidden {
-            (run.hidden_kept && h_keys.len() == count) || keys_of(h, n, h_keys)
-        } else {
-            keys_of(v, m, v_keys)
-        };
-        if !started {
-            return false;
-        }
         v_keys.resize(count, 0);
         h_keys.resize(count, 0);
         hid.prepare(model, Side::Hidden, m);
@@ -386,18 +395,36 @@ impl BitSweeps {
             vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
         }
         write_rows(v_keys, m, v);
-        if k > 0 {
-            write_rows(h_keys, n, h);
-        }
         if run.means {
             hid.means(model, v_keys, hp);
+        }
+        self.v_kept = true;
+        if k > 0 {
+            (self.h_kept, self.h_unwritten) = (true, true);
         }
         true
     }
 
-    /// The hidden patterns a [`Run`] with `hidden_kept` starts from, for the caller to write
-    /// (with the rows, as [`super::Chains::sample_hidden_at_rows`] draws them).
-    pub fn hidden_keys_mut(&mut self) -> &mut Vec<u32> {
+    /// The chains' rows were changed by something else: their kept patterns are forgotten
+    /// (after [`BitSweeps::write_hidden`] if the hidden rows are read or kept in part).
+    pub fn forget(&mut self) {
+        debug_assert!(!self.h_unwritten, "hidden rows written before they change");
+        (self.v_kept, self.h_kept) = (false, false);
+    }
+
+    /// Writes the hidden rows `h` (of `n` units) from their patterns if they are behind them.
+    pub fn write_hidden(&mut self, n: usize, h: &mut [f32]) {
+        if self.h_unwritten {
+            write_rows(&self.h_keys, n, h);
+            self.h_unwritten = false;
+        }
+    }
+
+    /// The hidden patterns, for a caller that draws the hidden rows (all of them) and their
+    /// patterns at once: the next [`BitSweeps::sweeps`] from the hidden states starts from
+    /// them.
+    pub fn draw_hidden_keys(&mut self) -> &mut Vec<u32> {
+        (self.h_kept, self.h_unwritten) = (true, false);
         &mut self.h_keys
     }
 
@@ -412,13 +439,13 @@ impl BitSweeps {
     /// the chains' sweeps under `model` read; false, having written nothing, when a row is not
     /// 0/1.
     pub fn row_thresholds(&mut self, model: &Rbm, v: &[f32], t: &mut [f32]) -> bool {
-        if !keys_of(v, model.m(), &mut self.v_keys) {
+        if !keys_of(v, model.m(), &mut self.row_keys) {
             return false;
         }
         self.hid.prepare(model, Side::Hidden, model.m());
-        self.hid.locate(model, Side::Hidden, &self.v_keys);
+        self.hid.locate(model, Side::Hidden, &self.row_keys);
         let n = model.n();
-        for (t, &key) in t.chunks_exact_mut(n).zip(&self.v_keys) {
+        for (t, &key) in t.chunks_exact_mut(n).zip(&self.row_keys) {
             t.copy_from_slice(&self.hid.t_of(key)[..n]);
         }
         true
@@ -427,11 +454,11 @@ impl BitSweeps {
     /// E[h|v] of the chains `v` under `model` into `hp` (1/t, the bits of
     /// [`Rbm::hidden_probs`]); false, having written nothing, when a state is not 0/1.
     pub fn hidden_probs(&mut self, model: &Rbm, v: &[f32], hp: &mut [f32]) -> bool {
-        if !keys_of(v, model.m(), &mut self.v_keys) {
+        if !keys_of(v, model.m(), &mut self.row_keys) {
             return false;
         }
         self.hid.prepare(model, Side::Hidden, model.m());
-        self.hid.means(model, &self.v_keys, hp);
+        self.hid.means(model, &self.row_keys, hp);
         true
     }
 }
