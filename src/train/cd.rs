@@ -53,8 +53,14 @@ impl Algorithm for Cd {
             // numbers), the same bits as restarting the chains and sweeping.
             cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
             self.chains.trace_rows(cx.batch, cx.model.m());
-            self.chains
-                .sweeps_from_rows(cx.model, &self.t, cx.rng, self.k, &mut self.neg);
+            self.chains.sweeps_from_rows(
+                cx.model,
+                cx.batch,
+                &self.t,
+                cx.rng,
+                self.k,
+                &mut self.neg,
+            );
         }
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         Ok(Report {

@@ -2,7 +2,7 @@
 
 mod bits;
 
-use crate::kernels::{bernoulli_row, bernoulli_row_key};
+use crate::kernels::bernoulli_row;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, Rng};
 use std::cell::RefCell;
@@ -138,67 +138,54 @@ impl Chains {
     /// order and the same test `u·t < 1` as [`Rbm::sample_hidden`] on the restarted chains, so
     /// the same bits, without computing a pre-activation or an exponential per chain.
     pub fn sample_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng) {
-        self.draw_hidden_at_rows(t, rng, None);
-    }
-
-    /// [`Chains::sample_hidden_at_rows`], pushing each chain's drawn pattern to `keys` if given
-    /// (then n ≤ 64).
-    fn draw_hidden_at_rows(&mut self, t: &[f32], rng: &mut Rng, mut keys: Option<&mut Vec<u32>>) {
         let n = self.n();
         if n == 0 {
             return;
         }
-        if keys.is_none() {
-            self.sync_rows();
-        }
+        self.sync_rows();
         let rows = t.len() / n;
         let u = &mut self.u[..self.h.len()];
         fill_uniform(rng, u);
-        if let Some(k) = keys.as_deref_mut() {
-            k.clear();
-        }
         for (i, (h, u)) in self
             .h
             .chunks_exact_mut(n)
             .zip(u.chunks_exact(n))
             .enumerate()
         {
-            let t = &t[(i % rows) * n..(i % rows + 1) * n];
-            match keys.as_deref_mut() {
-                Some(k) => k.push(bernoulli_row_key(h, u, t) as u32),
-                None => bernoulli_row(h, u, t),
-            }
+            bernoulli_row(h, u, &t[(i % rows) * n..(i % rows + 1) * n]);
         }
     }
 
-    /// CD-k's chains from the batch rows (k ≥ 1): h ~ p(h|v) from the rows' hidden thresholds
-    /// `t` ([`Chains::sample_hidden_at_rows`]), then v ~ p(v|h) and k − 1 sweeps, E[h|v]
+    /// CD-k's chains from the batch `rows` (k ≥ 1) whose hidden thresholds are `t`: h ~ p(h|v)
+    /// ([`Chains::sample_hidden_at_rows`]), then v ~ p(v|h) and k − 1 sweeps, E[h|v]
     /// ([`Chains::visible_sweeps_and_finish`]) and the negative statistics into `neg`
-    /// ([`Chains::stats_into`]). The same numbers as those calls; on patterns the states are
-    /// not read back from the rows written.
+    /// ([`Chains::stats_into`]). The same numbers as those calls. On patterns the chains start
+    /// at the rows' patterns, and the first half-sweep reads the same thresholds from the table
+    /// (where `t` came from, [`Chains::row_thresholds`]).
     pub fn sweeps_from_rows(
         &mut self,
         model: &Rbm,
+        rows: &[f32],
         t: &[f32],
         rng: &mut Rng,
         k: usize,
         neg: &mut Stats,
     ) {
         assert!(k >= 1, "at least one sweep");
-        // The patterns are taken out of the tables for the draw, which borrows the rows.
-        let mut keys = match self.bits.get(model.m(), model.n()) {
-            Some(b) if !tracing() => Some(std::mem::take(b.draw_hidden_keys())),
-            _ => None,
-        };
-        self.draw_hidden_at_rows(t, rng, keys.as_mut());
-        if let (Some(k), Some(b)) = (keys, self.bits.0.as_deref_mut()) {
-            *b.draw_hidden_keys() = k;
-        }
+        let (m, count) = (model.m(), self.count);
+        let restarted = !tracing()
+            && self
+                .bits
+                .get(m, model.n())
+                .is_some_and(|b| b.restart(rows, m, count));
         let run = bits::Run {
-            from_hidden: true,
-            k: k - 1,
+            from_hidden: !restarted,
+            k: k - usize::from(!restarted),
             means: true,
         };
+        if !restarted {
+            self.sample_hidden_at_rows(t, rng);
+        }
         let on_patterns = self.run(model, rng, run);
         self.stats_after(on_patterns, neg);
     }
@@ -476,7 +463,7 @@ mod tests {
                         let t = thresholds_of(&model, &data);
                         a.sample_hidden_at_rows(&t, &mut r1);
                         a.visible_sweeps_and_finish(&model, &mut r1, k - 1);
-                        b.sweeps_from_rows(&model, &t, &mut r2, k, &mut sb);
+                        b.sweeps_from_rows(&model, &data, &t, &mut r2, k, &mut sb);
                     } else {
                         a.sweeps_and_finish(&model, &mut r1, k);
                         b.sweeps_finish_stats(&model, &mut r2, k, &mut sb);

@@ -420,12 +420,19 @@ impl BitSweeps {
         }
     }
 
-    /// The hidden patterns, for a caller that draws the hidden rows (all of them) and their
-    /// patterns at once: the next [`BitSweeps::sweeps`] from the hidden states starts from
-    /// them.
-    pub fn draw_hidden_keys(&mut self) -> &mut Vec<u32> {
-        (self.h_kept, self.h_unwritten) = (true, false);
-        &mut self.h_keys
+    /// Restarts `count` chains at the 0/1 `rows` (chain i at row i mod rows, as
+    /// [`super::Chains::restart`]) as patterns only, for a call of [`BitSweeps::sweeps`] from
+    /// the visible states with at least one sweep, which writes the rows; false, having
+    /// changed nothing, when a row is not 0/1.
+    pub fn restart(&mut self, rows: &[f32], m: usize, count: usize) -> bool {
+        if rows.is_empty() || !keys_of(rows, m, &mut self.row_keys) {
+            return false;
+        }
+        self.v_keys.clear();
+        self.v_keys
+            .extend(self.row_keys.iter().cycle().take(count).copied());
+        self.v_kept = true;
+        true
     }
 
     /// The chains' visible patterns after a call of [`BitSweeps::sweeps`] that returned true
