@@ -50,6 +50,9 @@ pub(super) struct BitSweeps {
     h_unwritten: bool,
     /// Patterns of rows that are not the chains' ([`BitSweeps::row_thresholds`]).
     row_keys: Vec<u32>,
+    /// `v_keys` are `row_keys` repeated ([`BitSweeps::restart`]): the first half-sweep
+    /// locates only those.
+    restarted: bool,
 }
 
 /// Lookups ahead per pattern of a layer from which its table is computed whole. Fewer meet only
@@ -267,6 +270,11 @@ impl Table {
         rng: &mut Rng,
     ) {
         self.locate(model, side, keys);
+        self.draw(keys, out, u, rng);
+    }
+
+    /// [`Table::sample`] for patterns `keys` already located.
+    fn draw(&self, keys: &[u32], out: &mut [u32], u: &mut Vec<f32>, rng: &mut Rng) {
         // The last row's last group of four reads up to three values past the draws.
         let len = keys.len() * self.width;
         if u.len() < len + 3 {
@@ -367,11 +375,13 @@ impl BitSweeps {
         if !started {
             return false;
         }
+        let restarted = std::mem::take(&mut self.restarted) && !run.from_hidden;
         let BitSweeps {
             hid,
             vis,
             v_keys,
             h_keys,
+            row_keys,
             ..
         } = self;
         v_keys.resize(count, 0);
@@ -390,8 +400,13 @@ impl BitSweeps {
         if run.from_hidden {
             vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
         }
-        for _ in 0..k {
-            hid.sample(model, Side::Hidden, v_keys, h_keys, u, rng);
+        for sweep in 0..k {
+            if sweep == 0 && restarted {
+                hid.locate(model, Side::Hidden, row_keys);
+                hid.draw(v_keys, h_keys, u, rng);
+            } else {
+                hid.sample(model, Side::Hidden, v_keys, h_keys, u, rng);
+            }
             vis.sample(model, Side::Visible, h_keys, v_keys, u, rng);
         }
         write_rows(v_keys, m, v);
@@ -409,7 +424,7 @@ impl BitSweeps {
     /// (after [`BitSweeps::write_hidden`] if the hidden rows are read or kept in part).
     pub fn forget(&mut self) {
         debug_assert!(!self.h_unwritten, "hidden rows written before they change");
-        (self.v_kept, self.h_kept) = (false, false);
+        (self.v_kept, self.h_kept, self.restarted) = (false, false, false);
     }
 
     /// Writes the hidden rows `h` (of `n` units) from their patterns if they are behind them.
@@ -431,7 +446,7 @@ impl BitSweeps {
         self.v_keys.clear();
         self.v_keys
             .extend(self.row_keys.iter().cycle().take(count).copied());
-        self.v_kept = true;
+        (self.v_kept, self.restarted) = (true, true);
         true
     }
 
