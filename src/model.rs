@@ -1194,13 +1194,26 @@ impl Stats {
         let (m, n) = (self.m, self.n);
         let rows = v.len() / m.max(1);
         assert!(m <= 32 && keys.len() == rows, "a 32-bit pattern per row");
-        if n < BY_UNIT_MIN_HIDDEN || rows < BY_UNIT_MIN_ROWS {
-            return self.add(v, hp);
-        }
         debug_assert!(v.chunks_exact(m).zip(keys).all(|(r, &k)| r
             .iter()
             .enumerate()
             .all(|(i, &x)| x == ((k >> i) & 1) as f32)));
+        if n < BY_UNIT_MIN_HIDDEN || rows < BY_UNIT_MIN_ROWS {
+            // Row by row, as `add_row` with weight 1 on the row's bits.
+            for (&key, hr) in keys.iter().zip(hp.chunks_exact(n)) {
+                let sum = &mut self.sum;
+                let mut x = key;
+                while x != 0 {
+                    let i = x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    add_scaled(&mut sum.w[i * n..(i + 1) * n], hr, 1.0);
+                    sum.b[i] += 1.0;
+                }
+                add_scaled(&mut sum.c, hr, 1.0);
+                self.count += 1.0;
+            }
+            return;
+        }
         let row_bits = &mut self.scratch.row_bits;
         row_bits.clear();
         row_bits.extend(keys.iter().map(|&k| u64::from(k)));
