@@ -105,7 +105,10 @@ fn halves_to_uniforms(x0: u64, x1: u64) -> [f32; 4] {
         let v = _mm_set_epi64x(x1 as i64, x0 as i64);
         let v = _mm_srli_epi32::<8>(_mm_shuffle_epi32::<0b10_11_00_01>(v));
         let mut q = [0.0f32; 4];
-        _mm_storeu_ps(q.as_mut_ptr(), _mm_mul_ps(_mm_cvtepi32_ps(v), _mm_set1_ps(K)));
+        _mm_storeu_ps(
+            q.as_mut_ptr(),
+            _mm_mul_ps(_mm_cvtepi32_ps(v), _mm_set1_ps(K)),
+        );
         q
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -373,7 +376,9 @@ mod tests {
             }
             assert_eq!(r, expect_r, "len {len}");
             assert!(
-                got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                got.iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
                 "len {len}"
             );
         }
