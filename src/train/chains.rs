@@ -343,6 +343,30 @@ impl Chains {
         }
     }
 
+    /// The positive phase from the table the chains' sweeps under `model` read, where they run
+    /// on patterns: the 0/1 `rows`' hidden thresholds into `t` ([`Chains::row_thresholds`]),
+    /// E[h|v] = 1/t into `hp`, and `pos` ← s(rows) summed from the rows' patterns — the bits of
+    /// [`Rbm::hidden_probs`] and [`Stats::add`]. False, having written nothing, where they do
+    /// not.
+    pub fn positive_phase(
+        &mut self,
+        model: &Rbm,
+        rows: &[f32],
+        (t, hp): (&mut [f32], &mut [f32]),
+        pos: &mut Stats,
+    ) -> bool {
+        let Some(b) = self.bits.get(model.m(), model.n()) else {
+            return false;
+        };
+        if !b.row_thresholds(model, rows, t) {
+            return false;
+        }
+        hp.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
+        pos.clear();
+        pos.add_patterns(rows, b.row_keys(), hp);
+        true
+    }
+
     /// Negative statistics s(v) with E[h|v] into `neg` (cleared first).
     pub fn stats_into(&self, neg: &mut Stats) {
         neg.clear();
@@ -490,7 +514,8 @@ mod tests {
 
     /// The rows' thresholds from the chains' table are those of the rows' pre-activations, bit
     /// for bit, for rows met before and new ones, a few at a time and in a batch that sums by
-    /// prefix tables; where the chains do not run on patterns nothing is written.
+    /// prefix tables, and so is the positive phase from them; where the chains do not run on
+    /// patterns nothing is written.
     #[test]
     fn row_thresholds_from_the_table_are_the_rows_thresholds() {
         for (m, n, rows) in [(9, 4, 9), (16, 16, 300), (5, 12, 7)] {
@@ -507,9 +532,26 @@ mod tests {
                     "{m}×{n}"
                 );
             }
+            // The positive phase: E[h|v] and s(rows) of the row kernels, bit for bit.
+            let (mut hp, mut want_hp) = (vec![0.0; rows * n], vec![0.0; rows * n]);
+            model.hidden_probs(&batch, &mut want_hp);
+            let (mut pos, mut want_pos) = (Stats::new(m, n), Stats::new(m, n));
+            want_pos.add(&batch, &want_hp);
+            pos.add(&batch, &want_hp); // cleared first
+            assert!(c.positive_phase(&model, &batch, (&mut t, &mut hp), &mut pos));
+            let bits = |s: &Stats| -> Vec<u32> {
+                let blocks = s.sum.blocks();
+                blocks
+                    .iter()
+                    .flat_map(|b| b.1.iter().map(|x| x.to_bits()))
+                    .collect()
+            };
+            assert_eq!(hp, want_hp, "{m}×{n}");
+            assert_eq!((bits(&pos), pos.count), (bits(&want_pos), want_pos.count));
             crate::memo::set_enabled(false);
             t.fill(0.5);
             assert!(!c.row_thresholds(&model, &batch, &mut t));
+            assert!(!c.positive_phase(&model, &batch, (&mut t, &mut hp), &mut pos));
             crate::memo::set_enabled(true);
             assert!(t.iter().all(|&x| x == 0.5));
         }

@@ -103,10 +103,9 @@ impl Ctx<'_> {
         self.positive_phase_with(None, hp, t);
     }
 
-    /// [`Ctx::positive_phase_thresholds`] with the thresholds read from `chains`' pattern table
-    /// where it applies ([`Chains::row_thresholds`], the same bits): the data rows' patterns
-    /// are then computed once for the positive phase and the chains' sweeps under the same
-    /// model that follow.
+    /// [`Ctx::positive_phase_thresholds`] from `chains`' pattern table where it applies
+    /// ([`Chains::positive_phase`], the same bits): the data rows' patterns are then computed
+    /// once for the positive phase and the chains' sweeps under the same model that follow.
     pub fn positive_phase_with(
         &mut self,
         chains: Option<&mut Chains>,
@@ -116,10 +115,12 @@ impl Ctx<'_> {
         let len = self.rows() * self.model.n();
         hp.resize(len, 0.0);
         t.resize(len, 0.0);
-        if !chains.is_some_and(|c| c.row_thresholds(self.model, self.batch, t)) {
-            self.model.hidden_pre(self.batch, hp);
-            crate::math::one_plus_exp_neg(hp, t);
+        let (model, batch) = (&*self.model, self.batch);
+        if chains.is_some_and(|c| c.positive_phase(model, batch, (t, hp), self.pos)) {
+            return;
         }
+        self.model.hidden_pre(self.batch, hp);
+        crate::math::one_plus_exp_neg(hp, t);
         hp.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
         self.pos.clear();
         self.pos.add(self.batch, hp);

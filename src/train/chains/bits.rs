@@ -450,6 +450,12 @@ impl BitSweeps {
         true
     }
 
+    /// The patterns of the rows of the last [`BitSweeps::row_thresholds`] or
+    /// [`BitSweeps::restart`] that returned true.
+    pub fn row_keys(&self) -> &[u32] {
+        &self.row_keys
+    }
+
     /// The chains' visible patterns after a call of [`BitSweeps::sweeps`] that returned true
     /// (the rows it wrote into `v`).
     pub fn v_keys(&self) -> &[u32] {
