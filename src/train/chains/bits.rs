@@ -315,23 +315,16 @@ fn keys_of(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
 
 /// Row r of `rows` (rows of `width` values) ← the 0/1 values of pattern r, four at a time.
 fn write_rows(keys: &[u32], width: usize, rows: &mut [f32]) {
-    // Whole rows of one to four quads with the shifts known.
+    // Rows of up to four whole quads with the shifts known.
     match width {
-        4 => return write_quads::<1>(keys, rows),
-        8 => return write_quads::<2>(keys, rows),
-        12 => return write_quads::<3>(keys, rows),
-        16 => return write_quads::<4>(keys, rows),
-        _ => {}
-    }
-    for (row, &key) in rows.chunks_exact_mut(width).zip(keys) {
-        let (quads, rest) = row.as_chunks_mut::<4>();
-        for (q, x) in quads.iter_mut().enumerate() {
-            *x = NIBBLES[(key >> (4 * q)) as usize & 15];
-        }
-        let base = 4 * quads.len();
-        for (j, x) in rest.iter_mut().enumerate() {
-            *x = ((key >> (base + j)) & 1) as f32;
-        }
+        4 => write_quads::<1>(keys, rows),
+        8 => write_quads::<2>(keys, rows),
+        12 => write_quads::<3>(keys, rows),
+        16 => write_quads::<4>(keys, rows),
+        0..4 => write_quads_rest::<0>(keys, width, rows),
+        5..8 => write_quads_rest::<1>(keys, width, rows),
+        9..12 => write_quads_rest::<2>(keys, width, rows),
+        _ => write_quads_rest::<3>(keys, width, rows),
     }
 }
 
@@ -342,6 +335,20 @@ fn write_quads<const Q: usize>(keys: &[u32], rows: &mut [f32]) {
     for (row, &key) in rows.iter_mut().zip(keys) {
         for (q, x) in row.iter_mut().enumerate() {
             *x = NIBBLES[(key >> (4 * q)) as usize & 15];
+        }
+    }
+}
+
+/// [`write_rows`] for rows of `Q` quads and one to three values more (`width` in all).
+fn write_quads_rest<const Q: usize>(keys: &[u32], width: usize, rows: &mut [f32]) {
+    for (row, &key) in rows.chunks_exact_mut(width).zip(keys) {
+        let (quads, rest) = row.split_at_mut(4 * Q);
+        let (quads, _) = quads.as_chunks_mut::<4>();
+        for (q, x) in quads.iter_mut().enumerate() {
+            *x = NIBBLES[(key >> (4 * q)) as usize & 15];
+        }
+        for (j, x) in rest.iter_mut().enumerate() {
+            *x = ((key >> (4 * Q + j)) & 1) as f32;
         }
     }
 }
