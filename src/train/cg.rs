@@ -67,8 +67,8 @@ impl Algorithm for Cg {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         self.centered
             .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
-        self.chains.restart(cx.batch, cx.model.m());
-        self.chains.sweeps_and_finish(cx.model, cx.rng, self.k);
+        self.chains
+            .restart_sweeps_and_finish(cx.model, cx.batch, cx.rng, self.k);
         self.centered.slide();
         self.centered.data_stats(cx.batch, &mut self.pos);
         self.centered.chain_stats(&self.chains, &mut self.neg);

@@ -206,6 +206,53 @@ impl Chains {
         self.stats_after(on_patterns, neg);
     }
 
+    /// [`Chains::restart`] at the batch `rows`, then [`Chains::sweeps_and_finish`]: the same
+    /// numbers. On patterns with k ≥ 1 the chains restart at the rows' patterns, which the
+    /// sweeps then write.
+    pub fn restart_sweeps_and_finish(
+        &mut self,
+        model: &Rbm,
+        rows: &[f32],
+        rng: &mut Rng,
+        k: usize,
+    ) {
+        self.restart_and_run(model, rows, rng, k);
+    }
+
+    /// [`Chains::restart_sweeps_and_finish`], then the negative statistics into `neg`
+    /// ([`Chains::stats_into`]; on patterns from the patterns).
+    pub fn restart_sweeps_finish_stats(
+        &mut self,
+        model: &Rbm,
+        rows: &[f32],
+        rng: &mut Rng,
+        k: usize,
+        neg: &mut Stats,
+    ) {
+        let on_patterns = self.restart_and_run(model, rows, rng, k);
+        self.stats_after(on_patterns, neg);
+    }
+
+    /// Restarts at `rows` and runs k sweeps and E[h|v]; whether on patterns.
+    fn restart_and_run(&mut self, model: &Rbm, rows: &[f32], rng: &mut Rng, k: usize) -> bool {
+        let (m, count) = (model.m(), self.count);
+        let restarted = k >= 1
+            && !tracing()
+            && self
+                .bits
+                .get(m, model.n())
+                .is_some_and(|b| b.restart(rows, m, count));
+        if !restarted {
+            self.restart(rows, m);
+        }
+        let run = bits::Run {
+            from_hidden: false,
+            k,
+            means: true,
+        };
+        self.run(model, rng, run)
+    }
+
     /// The negative statistics after a run, from the patterns it kept if it ran on them.
     fn stats_after(&self, on_patterns: bool, neg: &mut Stats) {
         neg.clear();
@@ -463,9 +510,10 @@ mod tests {
         }
     }
 
-    /// CD's and PCD's combined calls ([`Chains::sweeps_from_rows`],
-    /// [`Chains::sweeps_finish_stats`]) give the states, E[h|v], statistics and stream position
-    /// of the separate calls they replace, on patterns (with the statistics summed unit by
+    /// The combined calls of CD, PCD and the restarting algorithms
+    /// ([`Chains::sweeps_from_rows`], [`Chains::sweeps_finish_stats`],
+    /// [`Chains::restart_sweeps_finish_stats`], [`Chains::restart_sweeps_and_finish`]) give the
+    /// states, E[h|v], statistics and stream position of the separate calls they replace, on patterns (with the statistics summed unit by
     /// unit from the kept patterns, or row by row) and row by row, over parameter changes.
     #[test]
     fn combined_calls_are_the_separate_calls_bit_for_bit() {
@@ -481,16 +529,27 @@ mod tests {
                 let mut a = Chains::from_rows(&data, m, n, count);
                 let mut b = Chains::from_rows(&data, m, n, count);
                 let (mut sa, mut sb) = (Stats::new(m, n), Stats::new(m, n));
-                for call in 0..6 {
+                for call in 0..10 {
                     let k = 1 + call % 3;
                     if call < 3 {
                         let t = thresholds_of(&model, &data);
                         a.sample_hidden_at_rows(&t, &mut r1);
                         a.visible_sweeps_and_finish(&model, &mut r1, k - 1);
                         b.sweeps_from_rows(&model, &data, &t, &mut r2, k, &mut sb);
-                    } else {
+                    } else if call < 6 {
                         a.sweeps_and_finish(&model, &mut r1, k);
                         b.sweeps_finish_stats(&model, &mut r2, k, &mut sb);
+                    } else {
+                        // Restarts, with and without sweeps after them.
+                        let k = k - 1;
+                        a.restart(&data, m);
+                        a.sweeps_and_finish(&model, &mut r1, k);
+                        if call < 8 {
+                            b.restart_sweeps_finish_stats(&model, &data, &mut r2, k, &mut sb);
+                        } else {
+                            b.restart_sweeps_and_finish(&model, &data, &mut r2, k);
+                            b.stats_into(&mut sb);
+                        }
                     }
                     a.stats_into(&mut sa);
                     let what = format!("{m}×{n}, {count} chains, patterns {patterns}, call {call}");

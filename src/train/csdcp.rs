@@ -88,9 +88,13 @@ impl Algorithm for Csdcp {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         self.centered
             .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
-        self.chains.restart(cx.batch, cx.model.m());
         for l in 0..self.d {
-            self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);
+            if l == 0 {
+                self.chains
+                    .restart_sweeps_and_finish(cx.model, cx.batch, cx.rng, self.kprime);
+            } else {
+                self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);
+            }
             self.centered.slide();
             if l == 0 {
                 self.centered.data_stats(cx.batch, &mut self.pos);
