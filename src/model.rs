@@ -90,10 +90,10 @@ pub struct Rbm {
     w: Vec<f32>,
     /// Wᵀ row-major, made on first use after each edit (the Gibbs kernels use `packed_wt`).
     wt: std::sync::OnceLock<Vec<f32>>,
-    /// W packed by column chunks (for c + vᵀW), kept in sync with `w`.
-    packed_w: Packed,
-    /// Wᵀ packed by column chunks (for b + W h), kept in sync with `w`.
-    packed_wt: Packed,
+    /// W packed by column chunks (for c + vᵀW) and Wᵀ likewise (for b + W h), kept in sync
+    /// with `w`: refilled on every edit for large models, made on first use after an edit for
+    /// small ones ([`EAGER_PACK_MIN`]).
+    packed: std::sync::OnceLock<(Packed, Packed)>,
     /// Which weights these are: a number drawn anew on every edit of `w` (clones keep it, as
     /// they keep the weights), so the conditionals' memo knows W without comparing it.
     w_gen: u64,
@@ -168,8 +168,7 @@ impl Rbm {
             m,
             n,
             wt: std::sync::OnceLock::new(),
-            packed_w: Packed::new(m, n),
-            packed_wt: Packed::new(n, m),
+            packed: std::sync::OnceLock::new(),
             w_gen: 0,
             w: p.w,
             b: p.b,
@@ -266,8 +265,26 @@ impl Rbm {
         static W_GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         self.w_gen = W_GEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.wt = std::sync::OnceLock::new();
-        self.packed_w.fill(&self.w);
-        self.packed_wt.fill_transposed(&self.w);
+        let old = self.packed.take();
+        if self.m * self.n >= EAGER_PACK_MIN {
+            // Refilled in place: a large model's kernels read them after every edit.
+            let (m, n) = (self.m, self.n);
+            let mut p = old.unwrap_or_else(|| (Packed::new(m, n), Packed::new(n, m)));
+            p.0.fill(&self.w);
+            p.1.fill_transposed(&self.w);
+            let _ = self.packed.set(p);
+        }
+    }
+
+    /// W and Wᵀ packed by column chunks, packed now if not since the last edit.
+    fn packed(&self) -> &(Packed, Packed) {
+        self.packed.get_or_init(|| {
+            let (m, n) = (self.m, self.n);
+            let mut p = (Packed::new(m, n), Packed::new(n, m));
+            p.0.fill(&self.w);
+            p.1.fill_transposed(&self.w);
+            p
+        })
     }
 
     /// A copy of the parameters.
@@ -349,9 +366,20 @@ impl Rbm {
 
     /// The bias, packed weights and width of the conditional of `side`.
     fn side(&self, side: Side) -> (&[f32], &Packed, usize) {
+        let (bias, _, width) = self.shape(side);
+        let packed = match side {
+            Side::Hidden => &self.packed().0,
+            Side::Visible => &self.packed().1,
+        };
+        (bias, packed, width)
+    }
+
+    /// The bias of the conditional of `side`, its conditioning units and its width (without
+    /// packing the weights).
+    fn shape(&self, side: Side) -> (&[f32], usize, usize) {
         match side {
-            Side::Hidden => (&self.c, &self.packed_w, self.n),
-            Side::Visible => (&self.b, &self.packed_wt, self.m),
+            Side::Hidden => (&self.c, self.m, self.n),
+            Side::Visible => (&self.b, self.n, self.m),
         }
     }
 
@@ -384,25 +412,25 @@ impl Rbm {
     /// Whether [`Rbm::pre_of_masks`] sums `count` patterns of `side` through prefix tables
     /// (otherwise it adds each pattern's rows one by one, in increasing order).
     pub(crate) fn pre_of_masks_uses_prefix(&self, side: Side, count: usize) -> bool {
-        count >= PREFIX_MIN && self.side(side).1.k > PREFIX_BITS
+        count >= PREFIX_MIN && self.shape(side).1 > PREFIX_BITS
     }
 
     /// What the conditional of `side` depends on besides the conditioning row: W (as the number
     /// drawn on its last edit) and the bias of the conditioned layer.
     pub(crate) fn conditional_params(&self, side: Side) -> (u64, &[f32]) {
-        (self.w_gen, self.side(side).0)
+        (self.w_gen, self.shape(side).0)
     }
 
     /// Runs `f` on the memo of `side` holding every row of `x` ([`crate::memo`]), if it applies.
     /// With `means`, `f` may read the means ([`Memo::means`]).
     fn memo<R>(&self, side: Side, x: &[f32], means: bool, f: impl FnOnce(&Memo) -> R) -> Option<R> {
-        let (bias, packed, width) = self.side(side);
+        let (bias, k, width) = self.shape(side);
         let c = Conditional {
             side,
             w_gen: self.w_gen,
             weights: self.w.len(),
             bias,
-            k: packed.k,
+            k,
             width,
         };
         let compute = |rows: &[f32], out: &mut [f32]| self.pre_direct(side, rows, out);
@@ -1102,6 +1130,11 @@ fn add_ones(b: f32, k: u32) -> f32 {
     }
 }
 
+/// Models with at least this many weights pack W and Wᵀ on every edit; smaller ones when a
+/// kernel first reads them after an edit (small models' chains on patterns, and their
+/// statistics, seldom do; one model's packing is then two small allocations).
+const EAGER_PACK_MIN: usize = 1 << 14;
+
 /// Below these sizes [`Stats::add`] goes row by row (same bits; packing would cost more).
 const BY_UNIT_MIN_HIDDEN: usize = 16;
 const BY_UNIT_MIN_ROWS: usize = 16;
@@ -1318,6 +1351,54 @@ impl Stats {
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // index loops mirror the formulas
 mod tests {
+    /// The packed weights follow every edit, packed lazily (a small model) or in place (a large
+    /// one), in the model and in a clone made before they were packed: both conditionals'
+    /// pre-activations stay the plain sums.
+    #[test]
+    fn packed_weights_follow_every_edit_small_and_large() {
+        use crate::rng::{stream, uniform, Purpose};
+        for (m, n) in [(9, 4), (160, 120)] {
+            assert_eq!(m * n >= EAGER_PACK_MIN, m > 9);
+            let mut r = stream(2, m as u64, Purpose::Aux);
+            let mut rows = |len: usize| -> Vec<f32> {
+                (0..3 * len)
+                    .map(|_| f32::from(u8::from(uniform(&mut r) < 0.5)))
+                    .collect()
+            };
+            let (v, h) = (rows(m), rows(n));
+            let mut rbm = Rbm::random(m, n, 0.5, 5).unwrap();
+            for edit in 0..3 {
+                rbm.edit_w(|w| w.iter_mut().for_each(|x| *x = 0.8 * *x + 0.01));
+                let copy = rbm.clone();
+                if edit == 1 {
+                    rbm.edit_w(|w| w[0] += 1.0);
+                }
+                for model in [&rbm, &copy] {
+                    let (mut a, mut g) = (vec![0.0; 3 * m], vec![0.0; 3 * n]);
+                    model.visible_pre(&h, &mut a);
+                    model.hidden_pre(&v, &mut g);
+                    let w = model.w();
+                    for r in 0..3 {
+                        for i in 0..m {
+                            let want: f64 = model.b[i] as f64
+                                + (0..n)
+                                    .map(|j| (h[r * n + j] * w[i * n + j]) as f64)
+                                    .sum::<f64>();
+                            assert!((a[r * m + i] as f64 - want).abs() < 1e-4, "{m}×{n} a");
+                        }
+                        for j in 0..n {
+                            let want: f64 = model.c[j] as f64
+                                + (0..m)
+                                    .map(|i| (v[r * m + i] * w[i * n + j]) as f64)
+                                    .sum::<f64>();
+                            assert!((g[r * n + j] as f64 - want).abs() < 1e-4, "{m}×{n} g");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_quantised_format_is_within_half_a_step_and_refuses_damage() {
         let rbm = Rbm::random(9, 6, 0.7, 3).unwrap();
