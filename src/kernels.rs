@@ -67,6 +67,50 @@ pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
     !other
 }
 
+/// The patterns of the rows of `rows` (`width` ≤ 32 values each; bit i = value i ≠ 0) into
+/// `keys` (cleared first): [`row_mask`] of every row, with the row's quads known. True if every
+/// non-zero value is exactly 1; false when one is not (the keys then unspecified).
+pub fn row_keys(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
+    /// Rows of `Q` quads and `width − 4Q` (< 4) values more.
+    #[inline(always)]
+    fn quads<const Q: usize>(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
+        let mut other = 0;
+        for row in rows.chunks_exact(width) {
+            let (q, rest) = row.split_at(4 * Q);
+            let mut key = 0;
+            for (j, x) in q.as_chunks::<4>().0.iter().enumerate() {
+                let (nz, no) = imp::nonzero_not_one(x);
+                key |= nz << (4 * j);
+                other |= no;
+            }
+            for (j, &x) in rest.iter().enumerate() {
+                key |= u32::from(x != 0.0) << (4 * Q + j);
+                other |= u32::from(x != 0.0 && x != 1.0);
+            }
+            keys.push(key);
+        }
+        other == 0
+    }
+    assert!(width <= 32, "patterns of at most 32 units");
+    keys.clear();
+    match width / 4 {
+        0 => quads::<0>(rows, width, keys),
+        1 => quads::<1>(rows, width, keys),
+        2 => quads::<2>(rows, width, keys),
+        3 => quads::<3>(rows, width, keys),
+        4 => quads::<4>(rows, width, keys),
+        _ => {
+            // Wider rows (17 to 32 units), one mask each.
+            let mut word = [0u64];
+            rows.chunks_exact(width).all(|row| {
+                let binary = row_mask(row, &mut word);
+                keys.push(word[0] as u32);
+                binary
+            })
+        }
+    }
+}
+
 /// `dst.copy_from_slice(src)` for one row of a layer: rows of 4, 8, 16 or 32 values copy as
 /// fixed-size arrays. A copy of run-time length is a call — in wasm a `memory.copy`, whose fixed
 /// cost is that of copying several rows of 16 — and the Gibbs kernels copy rows one at a time.
@@ -460,6 +504,33 @@ mod tests {
 
     /// Every width (the fixed ones of 4 to 32 values, the other one-word ones and longer): the
     /// mask is the rows' 1s, and a value neither 0 nor 1 anywhere is caught.
+    /// The rows' patterns are their masks, for every width up to 32, and a grey or NaN value
+    /// anywhere makes them not 0/1.
+    #[test]
+    fn row_keys_are_the_rows_masks() {
+        use crate::rng::{stream, uniform, Purpose};
+        let mut r = stream(5, 0, Purpose::Aux);
+        for width in 1..=32 {
+            let mut rows: Vec<f32> = (0..7 * width)
+                .map(|_| f32::from(u8::from(uniform(&mut r) < 0.5)))
+                .collect();
+            let mut keys = Vec::new();
+            assert!(row_keys(&rows, width, &mut keys), "width {width}");
+            let mut word = [0u64];
+            for (row, &key) in rows.chunks_exact(width).zip(&keys) {
+                assert!(row_mask(row, &mut word));
+                assert_eq!(u64::from(key), word[0], "width {width}");
+            }
+            for bad in [0.5, f32::NAN] {
+                let at = 3 * width + width / 2;
+                let keep = rows[at];
+                rows[at] = bad;
+                assert!(!row_keys(&rows, width, &mut keys), "width {width}, {bad}");
+                rows[at] = keep;
+            }
+        }
+    }
+
     #[test]
     fn row_masks_of_every_width_are_the_rows_ones() {
         for len in [1usize, 4, 7, 8, 9, 16, 20, 32, 63, 64, 65] {

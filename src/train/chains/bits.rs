@@ -13,7 +13,7 @@
 //! compare both). The global memo ([`crate::memo`]) does the same for any caller, but its
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
-use crate::kernels::{bernoulli_quads, row_mask, NIBBLES};
+use crate::kernels::{bernoulli_quads, row_keys, NIBBLES};
 use crate::math::one_plus_exp_neg_one;
 use crate::memo::Side;
 use crate::model::Rbm;
@@ -299,20 +299,6 @@ impl Table {
     }
 }
 
-/// The patterns of 0/1 rows of `width` values, or false (and `keys` unspecified) when a row is
-/// not 0/1.
-fn keys_of(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
-    keys.clear();
-    let mut word = [0u64];
-    for row in rows.chunks_exact(width) {
-        if !row_mask(row, &mut word) {
-            return false;
-        }
-        keys.push(word[0] as u32);
-    }
-    true
-}
-
 /// Row r of `rows` (rows of `width` values) ← the 0/1 values of pattern r, four at a time.
 fn write_rows(keys: &[u32], width: usize, rows: &mut [f32]) {
     // Rows of up to four whole quads with the shifts known.
@@ -375,9 +361,9 @@ impl BitSweeps {
         let (m, n) = (model.m(), model.n());
         let count = v.len() / m;
         let started = if run.from_hidden {
-            (self.h_kept && self.h_keys.len() == count) || keys_of(h, n, &mut self.h_keys)
+            (self.h_kept && self.h_keys.len() == count) || row_keys(h, n, &mut self.h_keys)
         } else {
-            (self.v_kept && self.v_keys.len() == count) || keys_of(v, m, &mut self.v_keys)
+            (self.v_kept && self.v_keys.len() == count) || row_keys(v, m, &mut self.v_keys)
         };
         if !started {
             return false;
@@ -447,7 +433,7 @@ impl BitSweeps {
     /// the visible states with at least one sweep, which writes the rows; false, having
     /// changed nothing, when a row is not 0/1.
     pub fn restart(&mut self, rows: &[f32], m: usize, count: usize) -> bool {
-        if rows.is_empty() || !keys_of(rows, m, &mut self.row_keys) {
+        if rows.is_empty() || !row_keys(rows, m, &mut self.row_keys) {
             return false;
         }
         self.v_keys.clear();
@@ -474,7 +460,7 @@ impl BitSweeps {
     /// the chains' sweeps under `model` read; false, having written nothing, when a row is not
     /// 0/1.
     pub fn row_thresholds(&mut self, model: &Rbm, v: &[f32], t: &mut [f32]) -> bool {
-        if !keys_of(v, model.m(), &mut self.row_keys) {
+        if !row_keys(v, model.m(), &mut self.row_keys) {
             return false;
         }
         self.hid.prepare(model, Side::Hidden, model.m());
@@ -489,7 +475,7 @@ impl BitSweeps {
     /// E[h|v] of the chains `v` under `model` into `hp` (1/t, the bits of
     /// [`Rbm::hidden_probs`]); false, having written nothing, when a state is not 0/1.
     pub fn hidden_probs(&mut self, model: &Rbm, v: &[f32], hp: &mut [f32]) -> bool {
-        if !keys_of(v, model.m(), &mut self.row_keys) {
+        if !row_keys(v, model.m(), &mut self.row_keys) {
             return false;
         }
         self.hid.prepare(model, Side::Hidden, model.m());
