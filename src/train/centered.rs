@@ -72,6 +72,8 @@ pub struct Centered {
     scratch_n: Vec<f32>,
     /// Column sums of h − λ over the rows of one phase.
     hsum: Vec<f32>,
+    /// The batch rows' patterns, when [`Centered::begin_batch`] read them from the chains.
+    batch_keys: Vec<u32>,
 }
 
 impl Centered {
@@ -124,6 +126,7 @@ impl Centered {
             shift_c: vec![0.0; n],
             scratch_n: vec![0.0; n],
             hsum: vec![0.0; n],
+            batch_keys: Vec::new(),
         })
     }
 
@@ -239,11 +242,16 @@ impl Centered {
         let rows = batch.len() / m;
         self.hp.resize(rows * n, 0.0);
         self.t.resize(rows * n, 0.0);
-        if chains.is_some_and(|c| c.row_thresholds(plain, batch, &mut self.t)) {
+        self.batch_keys.clear();
+        let t = &mut self.t;
+        let from_table = chains.and_then(|c| c.row_thresholds(plain, batch, t).then_some(c));
+        if let Some(c) = from_table {
             self.hp
                 .iter_mut()
                 .zip(&self.t)
                 .for_each(|(p, &t)| *p = 1.0 / t);
+            self.batch_keys
+                .extend_from_slice(c.row_patterns().unwrap_or_default());
         } else {
             plain.hidden_probs(batch, &mut self.hp);
         }
@@ -294,8 +302,10 @@ impl Centered {
     /// Centered positive statistics of the batch given to [`Centered::begin_batch`], with the
     /// current offsets: sums of ((v−μ)(h−λ)ᵀ, v, h) over the rows, h = E[h|v] under θ_t.
     pub fn data_stats(&mut self, batch: &[f32], pos: &mut Stats) {
+        let rows = batch.len() / self.mu.len().max(1);
+        let keys = (self.batch_keys.len() == rows).then_some(&self.batch_keys[..]);
         centered_sums(
-            batch,
+            (batch, keys),
             &self.hp,
             &self.mu,
             &self.lambda,
@@ -309,7 +319,7 @@ impl Centered {
     /// current offsets: sums of ((v−μ)(h−λ)ᵀ, v, h), h = E[h|v].
     pub fn chain_stats(&mut self, chains: &Chains, neg: &mut Stats) {
         centered_sums(
-            chains.v(),
+            (chains.v(), chains.visible_patterns()),
             &chains.hp,
             &self.mu,
             &self.lambda,
@@ -374,7 +384,7 @@ fn column_mean(x: &[f32], width: usize, out: &mut [f32]) {
 /// sum adds rows only for the active visible units (cheap for 0/1 data), the second is a rank-one
 /// correction. With μ = 0 and λ = 0 this adds exactly what [`Stats::add`] adds, in the same order.
 fn centered_sums(
-    v: &[f32],
+    (v, keys): (&[f32], Option<&[u32]>),
     hp: &[f32],
     mu: &[f32],
     lambda: &[f32],
@@ -385,13 +395,16 @@ fn centered_sums(
     let (m, n) = (mu.len(), lambda.len());
     out.clear();
     hsum.iter_mut().for_each(|s| *s = 0.0);
-    for (vr, hr) in v.chunks_exact(m).zip(hp.chunks_exact(n)) {
+    for (r, (vr, hr)) in v.chunks_exact(m).zip(hp.chunks_exact(n)).enumerate() {
         for (((c, s), &h), &l) in hc.iter_mut().zip(hsum.iter_mut()).zip(hr).zip(lambda) {
             *c = h - l;
             *s += *c;
         }
         let mut word = [0u64];
-        if m <= 64 && row_mask(vr, &mut word) {
+        if let Some(&key) = keys.and_then(|k| k.get(r)) {
+            word[0] = u64::from(key);
+        }
+        if keys.is_some() || (m <= 64 && row_mask(vr, &mut word)) {
             // A 0/1 row: its units on, in increasing order, without a branch per unit.
             let mut on = word[0];
             while on != 0 {
@@ -482,7 +495,7 @@ mod tests {
         model.hidden_probs(&v, &mut hp);
         let mut out = Stats::new(m, n);
         let (mut hc, mut hsum) = (vec![0.0; n], vec![0.0; n]);
-        centered_sums(&v, &hp, &mu, &lambda, &mut hc, &mut hsum, &mut out);
+        centered_sums((&v, None), &hp, &mu, &lambda, &mut hc, &mut hsum, &mut out);
         assert_eq!(out.count, 3.0);
         for i in 0..m {
             for j in 0..n {
@@ -497,8 +510,40 @@ mod tests {
         // With zero offsets the sums are exactly those of the plain statistics.
         let mut plain = Stats::new(m, n);
         plain.add(&v, &hp);
-        centered_sums(&v, &hp, &[0.0; 5], &[0.0; 3], &mut hc, &mut hsum, &mut out);
+        centered_sums(
+            (&v, None),
+            &hp,
+            &[0.0; 5],
+            &[0.0; 3],
+            &mut hc,
+            &mut hsum,
+            &mut out,
+        );
         assert_eq!(out.sum, plain.sum);
+        // 0/1 rows given with their patterns: the same sums as masking the rows.
+        let v01 = v.map(|x| if x == 0.5 { 1.0 } else { x });
+        let mut keys = Vec::new();
+        assert!(crate::kernels::row_keys(&v01, m, &mut keys));
+        let mut by_keys = Stats::new(m, n);
+        centered_sums(
+            (&v01, Some(&keys)),
+            &hp,
+            &mu,
+            &lambda,
+            &mut hc,
+            &mut hsum,
+            &mut by_keys,
+        );
+        centered_sums(
+            (&v01, None),
+            &hp,
+            &mu,
+            &lambda,
+            &mut hc,
+            &mut hsum,
+            &mut out,
+        );
+        assert_eq!((by_keys.sum, by_keys.count), (out.sum, out.count));
     }
 
     #[test]

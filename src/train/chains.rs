@@ -414,6 +414,21 @@ impl Chains {
         true
     }
 
+    /// The chains' visible states as patterns (bit i = unit i), where they are kept: after
+    /// sweeps on patterns and until the rows change otherwise.
+    pub fn visible_patterns(&self) -> Option<&[u32]> {
+        self.bits
+            .0
+            .as_deref()
+            .and_then(bits::BitSweeps::kept_v_keys)
+    }
+
+    /// The patterns of the rows of the last [`Chains::row_thresholds`] or
+    /// [`Chains::positive_phase`] that returned true.
+    pub fn row_patterns(&self) -> Option<&[u32]> {
+        self.bits.0.as_deref().map(bits::BitSweeps::row_keys)
+    }
+
     /// Negative statistics s(v) with E[h|v] into `neg` (cleared first).
     pub fn stats_into(&self, neg: &mut Stats) {
         neg.clear();

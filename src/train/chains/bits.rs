@@ -449,6 +449,12 @@ impl BitSweeps {
         &self.row_keys
     }
 
+    /// The chains' visible patterns, while they are the rows' (kept since the last call on
+    /// patterns).
+    pub fn kept_v_keys(&self) -> Option<&[u32]> {
+        self.v_kept.then_some(&self.v_keys[..])
+    }
+
     /// The chains' visible patterns after a call of [`BitSweeps::sweeps`] that returned true
     /// (the rows it wrote into `v`).
     pub fn v_keys(&self) -> &[u32] {
