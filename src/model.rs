@@ -1378,22 +1378,24 @@ mod tests {
                     model.visible_pre(&h, &mut a);
                     model.hidden_pre(&v, &mut g);
                     let w = model.w();
-                    for r in 0..3 {
-                        for i in 0..m {
-                            let want: f64 = model.b[i] as f64
-                                + (0..n)
-                                    .map(|j| (h[r * n + j] * w[i * n + j]) as f64)
-                                    .sum::<f64>();
-                            assert!((a[r * m + i] as f64 - want).abs() < 1e-4, "{m}×{n} a");
-                        }
-                        for j in 0..n {
-                            let want: f64 = model.c[j] as f64
-                                + (0..m)
-                                    .map(|i| (v[r * m + i] * w[i * n + j]) as f64)
-                                    .sum::<f64>();
-                            assert!((g[r * n + j] as f64 - want).abs() < 1e-4, "{m}×{n} g");
-                        }
-                    }
+                    // Row r of `pre` against bias + Σ_k x_{r,k}·weight(k, out) in f64.
+                    let check =
+                        |pre: &[f32],
+                         bias: &[f32],
+                         x: &[f32],
+                         weight: &dyn Fn(usize, usize) -> f32| {
+                            let (outs, ins) = (bias.len(), x.len() / 3);
+                            for (r, row) in pre.chunks_exact(outs).enumerate() {
+                                for (o, &p) in row.iter().enumerate() {
+                                    let dot =
+                                        (0..ins).map(|k| (x[r * ins + k] * weight(k, o)) as f64);
+                                    let want = bias[o] as f64 + dot.sum::<f64>();
+                                    assert!((p as f64 - want).abs() < 1e-4, "{m}×{n}");
+                                }
+                            }
+                        };
+                    check(&a, &model.b, &h, &|j, i| w[i * n + j]);
+                    check(&g, &model.c, &v, &|i, j| w[i * n + j]);
                 }
             }
         }
