@@ -1130,6 +1130,22 @@ fn add_ones(b: f32, k: u32) -> f32 {
     }
 }
 
+/// W row i and b_i of `sum` gain `weight · hp` and `weight` for every unit i set in `bits`
+/// (bit j of word w = unit 64w + j), in increasing i.
+#[inline(always)]
+fn add_selected_rows(sum: &mut Params<f32>, bits: &[u64], hp: &[f32], weight: f32) {
+    let n = sum.c.len();
+    for (wi, &word) in bits.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let i = 64 * wi + x.trailing_zeros() as usize;
+            x &= x - 1;
+            add_scaled(&mut sum.w[i * n..(i + 1) * n], hp, weight);
+            sum.b[i] += weight;
+        }
+    }
+}
+
 /// Models with at least this many weights pack W and Wᵀ on every edit; smaller ones when a
 /// kernel first reads them after an edit (small models' chains on patterns, and their
 /// statistics, seldom do; one model's packing is then two small allocations).
@@ -1234,15 +1250,8 @@ impl Stats {
         if n < BY_UNIT_MIN_HIDDEN || rows < BY_UNIT_MIN_ROWS {
             // Row by row, as `add_row` with weight 1 on the row's bits.
             for (&key, hr) in keys.iter().zip(hp.chunks_exact(n)) {
-                let sum = &mut self.sum;
-                let mut x = key;
-                while x != 0 {
-                    let i = x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    add_scaled(&mut sum.w[i * n..(i + 1) * n], hr, 1.0);
-                    sum.b[i] += 1.0;
-                }
-                add_scaled(&mut sum.c, hr, 1.0);
+                add_selected_rows(&mut self.sum, &[u64::from(key)], hr, 1.0);
+                add_scaled(&mut self.sum.c, hr, 1.0);
                 self.count += 1.0;
             }
             return;
@@ -1318,15 +1327,7 @@ impl Stats {
         let bits = &mut self.scratch.row_bits[..self.m.div_ceil(64)];
         let sum = &mut self.sum;
         if row_mask(v, bits) {
-            for (wi, &word) in bits.iter().enumerate() {
-                let mut x = word;
-                while x != 0 {
-                    let i = 64 * wi + x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    add_scaled(&mut sum.w[i * n..(i + 1) * n], hp, weight);
-                    sum.b[i] += weight;
-                }
-            }
+            add_selected_rows(sum, bits, hp, weight);
         } else {
             for (i, &vi) in v.iter().enumerate() {
                 let a = weight * vi;

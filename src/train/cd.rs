@@ -47,21 +47,15 @@ impl Algorithm for Cd {
             cx.positive_phase();
             self.chains.restart(cx.batch, cx.model.m());
             self.chains.finish(cx.model);
-            self.chains.stats_into(&mut self.neg);
         } else {
             // The first half-sweep from the batch rows' thresholds (the positive phase's
             // numbers), the same bits as restarting the chains and sweeping.
             cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
             self.chains.trace_rows(cx.batch, cx.model.m());
-            self.chains.sweeps_from_rows(
-                cx.model,
-                cx.batch,
-                &self.t,
-                cx.rng,
-                self.k,
-                &mut self.neg,
-            );
+            self.chains
+                .sweeps_from_rows(cx.model, cx.batch, &self.t, cx.rng, self.k);
         }
+        self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         Ok(Report {
             sweeps: self.k as f64,

@@ -243,15 +243,12 @@ impl Centered {
         self.hp.resize(rows * n, 0.0);
         self.t.resize(rows * n, 0.0);
         self.batch_keys.clear();
-        let t = &mut self.t;
-        let from_table = chains.and_then(|c| c.row_thresholds(plain, batch, t).then_some(c));
-        if let Some(c) = from_table {
+        if let Some(keys) = chains.and_then(|c| c.row_thresholds(plain, batch, &mut self.t)) {
+            self.batch_keys.extend_from_slice(keys);
             self.hp
                 .iter_mut()
                 .zip(&self.t)
                 .for_each(|(p, &t)| *p = 1.0 / t);
-            self.batch_keys
-                .extend_from_slice(c.row_patterns().unwrap_or_default());
         } else {
             plain.hidden_probs(batch, &mut self.hp);
         }

@@ -68,7 +68,7 @@ impl Algorithm for Cg {
         self.centered
             .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
         self.chains
-            .restart_sweeps_and_finish(cx.model, cx.batch, cx.rng, self.k);
+            .sweeps_and_finish_from(cx.model, Some(cx.batch), cx.rng, self.k);
         self.centered.slide();
         self.centered.data_stats(cx.batch, &mut self.pos);
         self.centered.chain_stats(&self.chains, &mut self.neg);

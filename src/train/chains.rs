@@ -157,11 +157,10 @@ impl Chains {
     }
 
     /// CD-k's chains from the batch `rows` (k ≥ 1) whose hidden thresholds are `t`: h ~ p(h|v)
-    /// ([`Chains::sample_hidden_at_rows`]), then v ~ p(v|h) and k − 1 sweeps, E[h|v]
-    /// ([`Chains::visible_sweeps_and_finish`]) and the negative statistics into `neg`
-    /// ([`Chains::stats_into`]). The same numbers as those calls. On patterns the chains start
-    /// at the rows' patterns, and the first half-sweep reads the same thresholds from the table
-    /// (where `t` came from, [`Chains::row_thresholds`]).
+    /// ([`Chains::sample_hidden_at_rows`]), then v ~ p(v|h), k − 1 sweeps and E[h|v]
+    /// ([`Chains::visible_sweeps_and_finish`]). The same numbers as those calls. On patterns
+    /// the chains start at the rows' patterns, and the first half-sweep reads the same
+    /// thresholds from the table (where `t` came from, [`Chains::row_thresholds`]).
     pub fn sweeps_from_rows(
         &mut self,
         model: &Rbm,
@@ -169,97 +168,49 @@ impl Chains {
         t: &[f32],
         rng: &mut Rng,
         k: usize,
-        neg: &mut Stats,
     ) {
         assert!(k >= 1, "at least one sweep");
-        let (m, count) = (model.m(), self.count);
-        let restarted = !tracing()
-            && self
-                .bits
-                .get(m, model.n())
-                .is_some_and(|b| b.restart(rows, m, count));
+        let restarted = self.restart_on_patterns(model, rows, k);
+        if !restarted {
+            self.sample_hidden_at_rows(t, rng);
+        }
         let run = bits::Run {
             from_hidden: !restarted,
             k: k - usize::from(!restarted),
             means: true,
         };
-        if !restarted {
-            self.sample_hidden_at_rows(t, rng);
+        self.run(model, rng, run);
+    }
+
+    /// [`Chains::restart`] at the batch rows `start` if given, then
+    /// [`Chains::sweeps_and_finish`]: the same numbers. On patterns with k ≥ 1 the chains
+    /// restart at the rows' patterns, which the sweeps then write.
+    pub fn sweeps_and_finish_from(
+        &mut self,
+        model: &Rbm,
+        start: Option<&[f32]>,
+        rng: &mut Rng,
+        k: usize,
+    ) {
+        if let Some(rows) = start {
+            if !self.restart_on_patterns(model, rows, k) {
+                self.restart(rows, model.m());
+            }
         }
-        let on_patterns = self.run(model, rng, run);
-        self.stats_after(on_patterns, neg);
+        self.sweeps_and_finish(model, rng, k);
     }
 
-    /// [`Chains::sweeps_and_finish`], then the negative statistics into `neg`
-    /// ([`Chains::stats_into`]): the same numbers; on patterns the statistics read the chains'
-    /// patterns, not their rows.
-    pub fn sweeps_finish_stats(&mut self, model: &Rbm, rng: &mut Rng, k: usize, neg: &mut Stats) {
-        let on_patterns = self.run(
-            model,
-            rng,
-            bits::Run {
-                from_hidden: false,
-                k,
-                means: true,
-            },
-        );
-        self.stats_after(on_patterns, neg);
-    }
-
-    /// [`Chains::restart`] at the batch `rows`, then [`Chains::sweeps_and_finish`]: the same
-    /// numbers. On patterns with k ≥ 1 the chains restart at the rows' patterns, which the
-    /// sweeps then write.
-    pub fn restart_sweeps_and_finish(
-        &mut self,
-        model: &Rbm,
-        rows: &[f32],
-        rng: &mut Rng,
-        k: usize,
-    ) {
-        self.restart_and_run(model, rows, rng, k);
-    }
-
-    /// [`Chains::restart_sweeps_and_finish`], then the negative statistics into `neg`
-    /// ([`Chains::stats_into`]; on patterns from the patterns).
-    pub fn restart_sweeps_finish_stats(
-        &mut self,
-        model: &Rbm,
-        rows: &[f32],
-        rng: &mut Rng,
-        k: usize,
-        neg: &mut Stats,
-    ) {
-        let on_patterns = self.restart_and_run(model, rows, rng, k);
-        self.stats_after(on_patterns, neg);
-    }
-
-    /// Restarts at `rows` and runs k sweeps and E[h|v]; whether on patterns.
-    fn restart_and_run(&mut self, model: &Rbm, rows: &[f32], rng: &mut Rng, k: usize) -> bool {
+    /// Restarts the chains at the rows' patterns alone, for k ≥ 1 sweeps on patterns that
+    /// follow at once and write the rows; false, having changed nothing, where they would not
+    /// run on patterns.
+    fn restart_on_patterns(&mut self, model: &Rbm, rows: &[f32], k: usize) -> bool {
         let (m, count) = (model.m(), self.count);
-        let restarted = k >= 1
+        k >= 1
             && !tracing()
             && self
                 .bits
                 .get(m, model.n())
-                .is_some_and(|b| b.restart(rows, m, count));
-        if !restarted {
-            self.restart(rows, m);
-        }
-        let run = bits::Run {
-            from_hidden: false,
-            k,
-            means: true,
-        };
-        self.run(model, rng, run)
-    }
-
-    /// The negative statistics after a run, from the patterns it kept if it ran on them.
-    fn stats_after(&self, on_patterns: bool, neg: &mut Stats) {
-        neg.clear();
-        match self.bits.0.as_deref() {
-            Some(b) if on_patterns => neg.add_patterns(&self.v, b.v_keys(), &self.hp),
-            _ => neg.add(&self.v, &self.hp),
-        }
+                .is_some_and(|b| b.restart(rows, m, count))
     }
 
     /// `k` sweeps.
@@ -307,15 +258,13 @@ impl Chains {
 
     /// What `run` asks, on patterns where they apply ([`bits`]: a small model, 0/1 states, the
     /// memos on, an update not traced), else row by row — the same numbers either way.
-    /// Returns whether it ran on patterns (the chains' visible patterns then kept with
-    /// [`bits::BitSweeps::v_keys`]).
-    fn run(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) -> bool {
+    fn run(&mut self, model: &Rbm, rng: &mut Rng, run: bits::Run) {
         let anything = run.from_hidden || run.k > 0;
         if anything && !tracing() {
             if let Some(b) = self.bits.get(model.m(), model.n()) {
                 let rows = (&mut self.v[..], &mut self.h[..], &mut self.hp[..]);
                 if b.sweeps(model, rows, &mut self.u, rng, run) {
-                    return true;
+                    return;
                 }
             }
         }
@@ -327,7 +276,6 @@ impl Chains {
         if run.means {
             self.finish(model);
         }
-        false
     }
 
     /// `k` sweeps row by row, recorded when the update is traced.
@@ -381,13 +329,12 @@ impl Chains {
     /// The hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` of the 0/1 rows `rows` under `model` into
     /// `t` (rows × n) from the table the chains' sweeps under `model` read, where they run on
     /// patterns — the same bits as [`Rbm::hidden_pre`] and
-    /// [`one_plus_exp_neg`](crate::math::one_plus_exp_neg). False, having written nothing,
-    /// where they do not (a larger model, the memos off, a row not 0/1).
-    pub fn row_thresholds(&mut self, model: &Rbm, rows: &[f32], t: &mut [f32]) -> bool {
-        match self.bits.get(model.m(), model.n()) {
-            Some(b) => b.row_thresholds(model, rows, t),
-            None => false,
-        }
+    /// [`one_plus_exp_neg`](crate::math::one_plus_exp_neg). Returns the rows' patterns; none,
+    /// having written nothing, where they do not (a larger model, the memos off, a row not 0/1).
+    pub fn row_thresholds(&mut self, model: &Rbm, rows: &[f32], t: &mut [f32]) -> Option<&[u32]> {
+        self.bits
+            .get(model.m(), model.n())?
+            .row_thresholds(model, rows, t)
     }
 
     /// The positive phase from the table the chains' sweeps under `model` read, where they run
@@ -402,15 +349,12 @@ impl Chains {
         (t, hp): (&mut [f32], &mut [f32]),
         pos: &mut Stats,
     ) -> bool {
-        let Some(b) = self.bits.get(model.m(), model.n()) else {
+        let Some(keys) = self.row_thresholds(model, rows, t) else {
             return false;
         };
-        if !b.row_thresholds(model, rows, t) {
-            return false;
-        }
         hp.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
         pos.clear();
-        pos.add_patterns(rows, b.row_keys(), hp);
+        pos.add_patterns(rows, keys, hp);
         true
     }
 
@@ -423,16 +367,14 @@ impl Chains {
             .and_then(bits::BitSweeps::kept_v_keys)
     }
 
-    /// The patterns of the rows of the last [`Chains::row_thresholds`] or
-    /// [`Chains::positive_phase`] that returned true.
-    pub fn row_patterns(&self) -> Option<&[u32]> {
-        self.bits.0.as_deref().map(bits::BitSweeps::row_keys)
-    }
-
-    /// Negative statistics s(v) with E[h|v] into `neg` (cleared first).
+    /// Negative statistics s(v) with E[h|v] into `neg` (cleared first), summed from the chains'
+    /// patterns where they are kept ([`Chains::visible_patterns`]; the same bits).
     pub fn stats_into(&self, neg: &mut Stats) {
         neg.clear();
-        neg.add(&self.v, &self.hp);
+        match self.visible_patterns() {
+            Some(keys) => neg.add_patterns(&self.v, keys, &self.hp),
+            None => neg.add(&self.v, &self.hp),
+        }
     }
 }
 
@@ -525,11 +467,11 @@ mod tests {
         }
     }
 
-    /// The combined calls of CD, PCD and the restarting algorithms
-    /// ([`Chains::sweeps_from_rows`], [`Chains::sweeps_finish_stats`],
-    /// [`Chains::restart_sweeps_finish_stats`], [`Chains::restart_sweeps_and_finish`]) give the
-    /// states, E[h|v], statistics and stream position of the separate calls they replace, on patterns (with the statistics summed unit by
-    /// unit from the kept patterns, or row by row) and row by row, over parameter changes.
+    /// The combined calls of CD and the restarting algorithms ([`Chains::sweeps_from_rows`],
+    /// [`Chains::sweeps_and_finish_from`]) give the states, E[h|v] and stream position of
+    /// the separate calls they replace, and the statistics from the kept patterns
+    /// ([`Chains::stats_into`]) are those of the rows, on patterns and row by row, over
+    /// parameter changes.
     #[test]
     fn combined_calls_are_the_separate_calls_bit_for_bit() {
         for (m, n, count, rows) in [(16, 16, 300, 30), (9, 4, 9, 9), (12, 16, 17, 5)] {
@@ -550,23 +492,21 @@ mod tests {
                         let t = thresholds_of(&model, &data);
                         a.sample_hidden_at_rows(&t, &mut r1);
                         a.visible_sweeps_and_finish(&model, &mut r1, k - 1);
-                        b.sweeps_from_rows(&model, &data, &t, &mut r2, k, &mut sb);
+                        b.sweeps_from_rows(&model, &data, &t, &mut r2, k);
                     } else if call < 6 {
                         a.sweeps_and_finish(&model, &mut r1, k);
-                        b.sweeps_finish_stats(&model, &mut r2, k, &mut sb);
+                        b.sweeps_and_finish(&model, &mut r2, k);
                     } else {
                         // Restarts, with and without sweeps after them.
-                        let k = k - 1;
+                        let k = k - 1 + call % 2;
                         a.restart(&data, m);
                         a.sweeps_and_finish(&model, &mut r1, k);
-                        if call < 8 {
-                            b.restart_sweeps_finish_stats(&model, &data, &mut r2, k, &mut sb);
-                        } else {
-                            b.restart_sweeps_and_finish(&model, &data, &mut r2, k);
-                            b.stats_into(&mut sb);
-                        }
+                        b.sweeps_and_finish_from(&model, Some(&data), &mut r2, k);
                     }
-                    a.stats_into(&mut sa);
+                    // The rows' statistics by the row kernel, the chains' from their patterns.
+                    sa.clear();
+                    sa.add(a.v(), &a.hp);
+                    b.stats_into(&mut sb);
                     let what = format!("{m}×{n}, {count} chains, patterns {patterns}, call {call}");
                     let (ha, hb) = (a.h().to_vec(), b.h().to_vec());
                     assert_eq!((&a.v, &ha, &a.hp), (&b.v, &hb, &b.hp), "{what}");
@@ -600,7 +540,12 @@ mod tests {
             c.sweeps(&model, &mut stream(1, 0, Purpose::Sampling), 2);
             let mut t = vec![0.0; rows * n];
             for _ in 0..2 {
-                assert!(c.row_thresholds(&model, &batch, &mut t), "{m}×{n}");
+                let keys = c
+                    .row_thresholds(&model, &batch, &mut t)
+                    .map(<[u32]>::to_vec);
+                let mut want_keys = Vec::new();
+                assert!(crate::kernels::row_keys(&batch, m, &mut want_keys));
+                assert_eq!(keys, Some(want_keys), "{m}×{n}");
                 assert!(
                     t.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
                     "{m}×{n}"
@@ -624,7 +569,7 @@ mod tests {
             assert_eq!((bits(&pos), pos.count), (bits(&want_pos), want_pos.count));
             crate::memo::set_enabled(false);
             t.fill(0.5);
-            assert!(!c.row_thresholds(&model, &batch, &mut t));
+            assert!(c.row_thresholds(&model, &batch, &mut t).is_none());
             assert!(!c.positive_phase(&model, &batch, (&mut t, &mut hp), &mut pos));
             crate::memo::set_enabled(true);
             assert!(t.iter().all(|&x| x == 0.5));

@@ -89,12 +89,9 @@ impl Algorithm for Csdcp {
         self.centered
             .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
         for l in 0..self.d {
-            if l == 0 {
-                self.chains
-                    .restart_sweeps_and_finish(cx.model, cx.batch, cx.rng, self.kprime);
-            } else {
-                self.chains.sweeps_and_finish(cx.model, cx.rng, self.kprime);
-            }
+            let start = (l == 0).then_some(cx.batch);
+            self.chains
+                .sweeps_and_finish_from(cx.model, start, cx.rng, self.kprime);
             self.centered.slide();
             if l == 0 {
                 self.centered.data_stats(cx.batch, &mut self.pos);

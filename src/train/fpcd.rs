@@ -76,7 +76,8 @@ impl Algorithm for Fpcd {
         cx.positive_phase();
         self.chain_model.set_sum(cx.model, &self.fast_params);
         self.chains
-            .sweeps_finish_stats(&self.chain_model, cx.rng, self.k, &mut self.neg);
+            .sweeps_and_finish(&self.chain_model, cx.rng, self.k);
+        self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         let (a, ef) = (self.fast_decay, self.fast_lr);
         for (f, g) in self

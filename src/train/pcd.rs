@@ -44,8 +44,8 @@ impl Pcd {
 impl Algorithm for Pcd {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
-        self.chains
-            .sweeps_finish_stats(cx.model, cx.rng, self.k, &mut self.neg);
+        self.chains.sweeps_and_finish(cx.model, cx.rng, self.k);
+        self.chains.stats_into(&mut self.neg);
         cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         Ok(Report {
             sweeps: self.k as f64,

@@ -83,14 +83,10 @@ impl Algorithm for Sdcp {
     fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
         cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
         for l in 0..self.d {
-            if l == 0 {
-                let (batch, k) = (cx.batch, self.kprime);
-                self.chains
-                    .restart_sweeps_finish_stats(cx.model, batch, cx.rng, k, &mut self.neg);
-            } else {
-                self.chains
-                    .sweeps_finish_stats(cx.model, cx.rng, self.kprime, &mut self.neg);
-            }
+            let start = (l == 0).then_some(cx.batch);
+            self.chains
+                .sweeps_and_finish_from(cx.model, start, cx.rng, self.kprime);
+            self.chains.stats_into(&mut self.neg);
             cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
         }
         let sweeps = (self.d * self.kprime) as f64;

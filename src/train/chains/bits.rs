@@ -443,31 +443,19 @@ impl BitSweeps {
         true
     }
 
-    /// The patterns of the rows of the last [`BitSweeps::row_thresholds`] or
-    /// [`BitSweeps::restart`] that returned true.
-    pub fn row_keys(&self) -> &[u32] {
-        &self.row_keys
-    }
-
     /// The chains' visible patterns, while they are the rows' (kept since the last call on
     /// patterns).
     pub fn kept_v_keys(&self) -> Option<&[u32]> {
         self.v_kept.then_some(&self.v_keys[..])
     }
 
-    /// The chains' visible patterns after a call of [`BitSweeps::sweeps`] that returned true
-    /// (the rows it wrote into `v`).
-    pub fn v_keys(&self) -> &[u32] {
-        &self.v_keys
-    }
-
     /// The hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` of the rows `v` under `model` into `t`
     /// (the bits of [`Rbm::hidden_pre`] and [`crate::math::one_plus_exp_neg`]), from the table
-    /// the chains' sweeps under `model` read; false, having written nothing, when a row is not
-    /// 0/1.
-    pub fn row_thresholds(&mut self, model: &Rbm, v: &[f32], t: &mut [f32]) -> bool {
+    /// the chains' sweeps under `model` read. Returns the rows' patterns; none, having written
+    /// nothing, when a row is not 0/1.
+    pub fn row_thresholds(&mut self, model: &Rbm, v: &[f32], t: &mut [f32]) -> Option<&[u32]> {
         if !row_keys(v, model.m(), &mut self.row_keys) {
-            return false;
+            return None;
         }
         self.hid.prepare(model, Side::Hidden, model.m());
         self.hid.locate(model, Side::Hidden, &self.row_keys);
@@ -475,7 +463,7 @@ impl BitSweeps {
         for (t, &key) in t.chunks_exact_mut(n).zip(&self.row_keys) {
             t.copy_from_slice(&self.hid.t_of(key)[..n]);
         }
-        true
+        Some(&self.row_keys)
     }
 
     /// E[h|v] of the chains `v` under `model` into `hp` (1/t, the bits of
