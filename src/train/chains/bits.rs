@@ -14,7 +14,7 @@
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
 use crate::kernels::{bernoulli_quads, row_keys, NIBBLES};
-use crate::math::one_plus_exp_neg_one;
+use crate::math::one_plus_exp_neg_in_place;
 use crate::memo::Side;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, Rng};
@@ -199,12 +199,26 @@ impl Table {
         }
         let pre = &mut self.pre[..len];
         model.pre_of_masks(side, &self.new, pre);
+        let start = self.t.len();
         let pad = self.stride - self.width;
         for row in pre.chunks_exact(self.width) {
-            self.t.extend(row.iter().map(|&a| one_plus_exp_neg_one(a)));
-            self.t.extend(std::iter::repeat_n(f32::INFINITY, pad));
+            self.t.extend_from_slice(row);
+            self.t.extend(std::iter::repeat_n(0.0, pad));
         }
+        self.thresholds_from(start);
         self.new.clear();
+    }
+
+    /// The pre-activations in `t[start..]` (whole slots) become thresholds, the pads +∞: the
+    /// whole run at once ([`one_plus_exp_neg_in_place`], eight at a time with AVX2).
+    fn thresholds_from(&mut self, start: usize) {
+        let t = &mut self.t[start..];
+        one_plus_exp_neg_in_place(t);
+        if self.width < self.stride {
+            for t in t.chunks_exact_mut(self.stride) {
+                t[self.width..].fill(f32::INFINITY);
+            }
+        }
     }
 
     /// [`Table::compute_new`] for patterns that [`Rbm::pre_of_masks`] would sum one at a time
@@ -230,14 +244,7 @@ impl Table {
             }
             *t = a;
         }
-        // Thresholds of the whole run at once (a loop the compiler vectorises), then the pads.
-        let t = &mut self.t[start..];
-        t.iter_mut().for_each(|x| *x = one_plus_exp_neg_one(*x));
-        if self.width < 4 * Q {
-            for t in t.chunks_exact_mut(4 * Q) {
-                t[self.width..].fill(f32::INFINITY);
-            }
-        }
+        self.thresholds_from(start);
     }
 
     /// E[h|v] = 1/t (= σ(a), bit for bit) of the visible patterns `keys` into `hp`, one row
