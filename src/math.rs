@@ -66,7 +66,9 @@ pub fn one_plus_exp_neg_in_place(t: &mut [f32]) {
         // SAFETY: AVX2 was detected at run time.
         return unsafe { wide::one_plus_exp_neg_in_place(t) };
     }
-    one_plus_exp_neg_in_place_map(t);
+    for x in t {
+        *x = one_plus_exp_neg_one(*x);
+    }
 }
 
 #[inline(always)]
@@ -76,41 +78,37 @@ fn one_plus_exp_neg_map(a: &[f32], out: &mut [f32]) {
     }
 }
 
-/// Eights, then fours, then single values: the short runs of table slots (multiples of four)
-/// need no value-at-a-time step.
-#[inline(always)]
-fn one_plus_exp_neg_in_place_map(t: &mut [f32]) {
-    // Plain loops: closures passed to iterator adapters or `map` may stay out of line, and
-    // would then miss the callers' target features.
-    let (eights, rest) = t.as_chunks_mut::<8>();
-    for c in eights {
-        for x in c {
-            *x = one_plus_exp_neg_one(*x);
-        }
-    }
-    let (fours, rest) = rest.as_chunks_mut::<4>();
-    for c in fours {
-        for x in c {
-            *x = one_plus_exp_neg_one(*x);
-        }
-    }
-    for x in rest {
-        *x = one_plus_exp_neg_one(*x);
-    }
-}
-
-/// The maps above compiled for 256-bit vectors (the compiler vectorises them eight wide; it
-/// never fuses a multiply and an add, so each value's operations are the scalar ones).
+/// The maps compiled for 256-bit vectors (the compiler vectorises them eight wide; it never
+/// fuses a multiply and an add, so each value's operations are the scalar ones).
 #[cfg(target_arch = "x86_64")]
 mod wide {
+    use super::one_plus_exp_neg_one;
+
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn one_plus_exp_neg(a: &[f32], out: &mut [f32]) {
         super::one_plus_exp_neg_map(a, out);
     }
 
+    /// Eights, then fours, then single values: the short runs of table slots (multiples of
+    /// four) need no value-at-a-time step. Plain loops: closures passed to iterator adapters
+    /// or `map` may stay out of line, and would then miss this function's target features.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn one_plus_exp_neg_in_place(t: &mut [f32]) {
-        super::one_plus_exp_neg_in_place_map(t);
+        let (eights, rest) = t.as_chunks_mut::<8>();
+        for c in eights {
+            for x in c {
+                *x = one_plus_exp_neg_one(*x);
+            }
+        }
+        let (fours, rest) = rest.as_chunks_mut::<4>();
+        for c in fours {
+            for x in c {
+                *x = one_plus_exp_neg_one(*x);
+            }
+        }
+        for x in rest {
+            *x = one_plus_exp_neg_one(*x);
+        }
     }
 }
 
