@@ -46,19 +46,16 @@ pub fn fast_exp(x: f32) -> f32 {
 }
 
 /// `out[j] = 1 + e^{−a[j]}` for a whole row (vectorised); a unit is on iff `u·out[j] < 1`.
-/// Eight values at a time where an x86-64 CPU has AVX2: the same operations on each value,
-/// so the same bits as [`one_plus_exp_neg_one`] on every target.
 #[inline]
 pub fn one_plus_exp_neg(a: &[f32], out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if a.len().min(out.len()) >= 8 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was detected at run time.
-        return unsafe { wide::one_plus_exp_neg(a, out) };
-    }
-    one_plus_exp_neg_map(a, out);
+    out.iter_mut()
+        .zip(a)
+        .for_each(|(o, &x)| *o = one_plus_exp_neg_one(x));
 }
 
-/// [`one_plus_exp_neg`] in place: `t[j] ← 1 + e^{−t[j]}`.
+/// [`one_plus_exp_neg`] in place: `t[j] ← 1 + e^{−t[j]}` (the pattern tables' runs of new
+/// slots). Eight values at a time where an x86-64 CPU has AVX2: the same operations on each
+/// value, so the same bits on every target.
 #[inline]
 pub fn one_plus_exp_neg_in_place(t: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
@@ -71,23 +68,11 @@ pub fn one_plus_exp_neg_in_place(t: &mut [f32]) {
     }
 }
 
-#[inline(always)]
-fn one_plus_exp_neg_map(a: &[f32], out: &mut [f32]) {
-    for (o, &x) in out.iter_mut().zip(a) {
-        *o = one_plus_exp_neg_one(x);
-    }
-}
-
-/// The maps compiled for 256-bit vectors (the compiler vectorises them eight wide; it never
+/// The map compiled for 256-bit vectors (the compiler vectorises it eight wide; it never
 /// fuses a multiply and an add, so each value's operations are the scalar ones).
 #[cfg(target_arch = "x86_64")]
 mod wide {
     use super::one_plus_exp_neg_one;
-
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn one_plus_exp_neg(a: &[f32], out: &mut [f32]) {
-        super::one_plus_exp_neg_map(a, out);
-    }
 
     /// Eights, then fours, then single values: the short runs of table slots (multiples of
     /// four) need no value-at-a-time step. Plain loops: closures passed to iterator adapters
@@ -298,8 +283,8 @@ impl LogSumExp {
 mod tests {
     use super::*;
 
-    /// The vector paths (AVX2 where the CPU has it) give the scalar bits, clamps, NaN and ±∞
-    /// included, for every length (the vector loop's remainder too).
+    /// The in-place path (AVX2 where the CPU has it) gives the row kernel's bits, clamps, NaN
+    /// and ±∞ included, for every length (the vector loop's remainders too).
     #[test]
     fn one_plus_exp_neg_paths_equal_the_scalar_map() {
         let mut a: Vec<f32> = (0..2000).map(|i| (i as f32 - 1000.0) * 0.0931).collect();
