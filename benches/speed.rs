@@ -16,7 +16,7 @@ fn main() {
     // `--no-memo`: compute every conditional directly (the same bits; shows what the per-pattern
     // memo of the Gibbs conditionals saves).
     if args.iter().any(|a| a == "--no-memo") {
-        rbm_core::memo::set_enabled(false);
+        rbm_core::engine::cpu::patterns::memo::set_enabled(false);
     }
     let secs = if quick { 0.3 } else { 2.0 };
     // `--cpu`: time on CPU of this thread (Linux schedstat) instead of wall time, for

@@ -14,8 +14,9 @@
 //!   statistics;
 //! - [`diagnostics`]: gradient estimates against the exact gradient;
 //! - [`sampler`]: samplers on the Gibbs conditionals (UCD's chain coupling);
-//! - [`rng`], [`math`], [`kernels`]: platform-independent random streams, numerics and the
-//!   SIMD kernels;
+//! - [`engine`]: how fast the dense work runs — the CPU engine's chains, per-pattern caches
+//!   and SIMD kernels;
+//! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `bench` (feature `bench`): benchmark workloads, outside every shipped build.
 #![deny(missing_docs)]
 
@@ -25,12 +26,11 @@ pub mod catalog;
 pub mod cost;
 pub mod data;
 pub mod diagnostics;
+pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod experiments;
-pub mod kernels;
 pub mod math;
-pub mod memo;
 pub mod model;
 pub mod rng;
 pub mod sampler;

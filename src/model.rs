@@ -6,11 +6,11 @@
 //! the active units, a contiguous walk in either direction.
 
 use crate::data::Dataset;
+use crate::engine::cpu::kernels::by_unit::{rows_mask, sum_selected_bits2, transpose_bits};
+use crate::engine::cpu::kernels::{bernoulli_row, copy_row, row_mask, sum_selected_bits};
+use crate::engine::cpu::patterns::memo::{self, Conditional, Memo, Side};
 use crate::error::{ensure, Error, Result};
-use crate::kernels::by_unit::{rows_mask, sum_selected_bits2, transpose_bits};
-use crate::kernels::{bernoulli_row, copy_row, row_mask, sum_selected_bits};
 use crate::math::{one_plus_exp_neg, sigmoid, softplus};
-use crate::memo::{self, Conditional, Memo, Side};
 use crate::rng::{fill_uniform, normal, Rng};
 use serde::{Deserialize, Serialize};
 
@@ -421,7 +421,7 @@ impl Rbm {
         (self.w_gen, self.shape(side).0)
     }
 
-    /// Runs `f` on the memo of `side` holding every row of `x` ([`crate::memo`]), if it applies.
+    /// Runs `f` on the memo of `side` holding every row of `x` ([`crate::engine::cpu::patterns::memo`]), if it applies.
     /// With `means`, `f` may read the means ([`Memo::means`]).
     fn memo<R>(&self, side: Side, x: &[f32], means: bool, f: impl FnOnce(&Memo) -> R) -> Option<R> {
         let (bias, k, width) = self.shape(side);

@@ -443,12 +443,12 @@ fn bas4_cfg(seed: u64) -> LaneConfig {
 fn ucd_does_not_depend_on_what_its_pattern_tables_keep() {
     let data = Arc::new(Dataset::builtin("bas4").unwrap());
     let run = |memo: bool| {
-        rbm_core::memo::set_enabled(memo);
+        rbm_core::engine::cpu::patterns::memo::set_enabled(memo);
         let mut cfg = bas4_cfg(3);
         cfg.chains = Some(2500);
         let mut lane = Lane::new(cfg, data.clone()).unwrap();
         lane.run(6).unwrap();
-        rbm_core::memo::set_enabled(true);
+        rbm_core::engine::cpu::patterns::memo::set_enabled(true);
         let m = lane.model();
         let bits = |x: &[f32]| x.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         (bits(m.w()), bits(&m.b), bits(&m.c), lane.sweeps())

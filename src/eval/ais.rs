@@ -59,8 +59,8 @@
 //! rounding moves log Z by far less than the Monte-Carlo error (about 1e-5 nats on 784×500).
 
 use crate::data::Dataset;
+use crate::engine::cpu::kernels::bernoulli_row;
 use crate::error::{Error, Result};
-use crate::kernels::bernoulli_row;
 use crate::math::{exp_nonpos, one_plus_exp_neg, softplus, softplus_sum};
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, shuffle, stream, Purpose, Rng};

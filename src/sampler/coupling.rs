@@ -17,7 +17,7 @@
 //! plain f32/f64 arithmetic, [`fast_exp`] and `libm` — no `exp`/`ln` from std — so a seed gives
 //! the same chains natively and in wasm.
 
-use crate::kernels::bernoulli_row_key;
+use crate::engine::cpu::kernels::bernoulli_row_key;
 use crate::math::fast_exp;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, uniform, Rng};

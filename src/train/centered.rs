@@ -36,8 +36,8 @@
 
 use super::{Chains, Optimizer};
 use crate::data::Dataset;
+use crate::engine::cpu::kernels::row_mask;
 use crate::error::{Error, Result};
-use crate::kernels::row_mask;
 use crate::math::{sigmoid, softplus};
 use crate::model::{Rbm, Stats};
 
@@ -520,7 +520,7 @@ mod tests {
         // 0/1 rows given with their patterns: the same sums as masking the rows.
         let v01 = v.map(|x| if x == 0.5 { 1.0 } else { x });
         let mut keys = Vec::new();
-        assert!(crate::kernels::row_keys(&v01, m, &mut keys));
+        assert!(crate::engine::cpu::kernels::row_keys(&v01, m, &mut keys));
         let mut by_keys = Stats::new(m, n);
         centered_sums(
             (&v01, Some(&keys)),

@@ -8,7 +8,6 @@
 pub mod cd;
 pub mod centered;
 pub mod cg;
-pub mod chains;
 pub mod config;
 pub mod csdcp;
 pub mod fpcd;
@@ -21,8 +20,8 @@ pub mod sdcp;
 pub mod trace;
 pub mod ucd;
 
+pub use crate::engine::cpu::Chains;
 pub use centered::Centered;
-pub use chains::Chains;
 pub use config::LaneConfig;
 pub use lane::{Lane, Record, View};
 pub use optimizer::Optimizer;

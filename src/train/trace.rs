@@ -4,8 +4,8 @@
 //! the lane's ordinary update — same random numbers, same parameters bit for bit — with its
 //! intermediate arrays copied out on the way.
 
-use super::chains::{SweepTrace, SWEEP_TRACE};
 use super::{Lane, Record};
+use crate::engine::cpu::chains::{SweepTrace, SWEEP_TRACE};
 use crate::error::Result;
 use serde::Serialize;
 

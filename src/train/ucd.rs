@@ -24,10 +24,10 @@
 
 use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
+use crate::engine::cpu::kernels::{bernoulli_row_key, push_row, row_mask, set_bits};
+use crate::engine::cpu::patterns::memo::Side;
 use crate::error::{Error, Result};
-use crate::kernels::{bernoulli_row_key, push_row, row_mask, set_bits};
 use crate::math::one_plus_exp_neg;
-use crate::memo::Side;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, index, stream, Purpose, Rng};
 use crate::sampler::{Conditional, Coupling, ThresholdProduct};
@@ -156,7 +156,7 @@ const MAX_PATTERNS: usize = 2 * BLOCK;
 /// Pre-activations a table of [`Patterns`] keeps at most, of the patterns met in an update
 /// (with as many thresholds); a table always keeps room for [`MAX_PATTERNS`] + 2·[`BLOCK`]
 /// patterns, what it may meet between two additions to the estimate, and only that room when
-/// the memos are off ([`crate::memo::set_enabled`]: the same bits, tests compare both).
+/// the memos are off ([`crate::engine::cpu::patterns::memo::set_enabled`]: the same bits, tests compare both).
 const CACHED_VALUES: usize = 1 << 18;
 
 /// Most patterns a table of [`Patterns`] whose entries hold `width` values each keeps.
@@ -473,7 +473,7 @@ impl Patterns {
             order: Vec::new(),
             listed: Vec::new(),
             epoch: 1,
-            cap: if crate::memo::enabled() {
+            cap: if crate::engine::cpu::patterns::memo::enabled() {
                 table_bound(width)
             } else {
                 MAX_PATTERNS + 2 * BLOCK

@@ -1,14 +1,14 @@
 //! A set of Gibbs chains (docs/algorithms.md §1): visible states, hidden states and E[h|v].
 
-mod bits;
+use super::patterns::sweeps as bits;
 
-use crate::kernels::bernoulli_row;
+use crate::engine::cpu::kernels::bernoulli_row;
 use crate::model::{Rbm, Stats};
 use crate::rng::{fill_uniform, Rng};
 use std::cell::RefCell;
 
 /// The first chains' visible states at the start of [`Chains::sweeps`] and after each sweep,
-/// while a traced update runs ([`super::trace`]); reading them consumes no random number.
+/// while a traced update runs ([`crate::train::trace`]); reading them consumes no random number.
 pub(crate) struct SweepTrace {
     /// Chains recorded (the first ones).
     pub chains: usize,
@@ -57,9 +57,9 @@ impl std::fmt::Debug for BitCache {
 
 impl BitCache {
     /// The tables, when an m×n model runs on patterns and the memos are on
-    /// ([`crate::memo::set_enabled`]; off, the row-by-row kernels compute the same bits).
+    /// ([`crate::engine::cpu::patterns::memo::set_enabled`]; off, the row-by-row kernels compute the same bits).
     fn get(&mut self, m: usize, n: usize) -> Option<&mut bits::BitSweeps> {
-        if !bits::BitSweeps::applies(m, n) || !crate::memo::enabled() {
+        if !bits::BitSweeps::applies(m, n) || !crate::engine::cpu::patterns::memo::enabled() {
             return None;
         }
         Some(self.0.get_or_insert_with(Default::default))
@@ -133,7 +133,7 @@ impl Chains {
     }
 
     /// h ~ p(h|v) for chains started at data rows, from the rows' hidden thresholds
-    /// `t = 1 + e^{−(c + Wᵀv)}` (rows × n, see [`super::Ctx::positive_phase_thresholds`]):
+    /// `t = 1 + e^{−(c + Wᵀv)}` (rows × n, see [`crate::train::Ctx::positive_phase_thresholds`]):
     /// chain i's row is i mod rows, as in [`Chains::restart`]. The same uniforms in the same
     /// order and the same test `u·t < 1` as [`Rbm::sample_hidden`] on the restarted chains, so
     /// the same bits, without computing a pre-activation or an exponential per chain.
@@ -420,7 +420,7 @@ mod tests {
         ] {
             let data = binary_rows(count, m, 7);
             let run = |patterns: bool| {
-                crate::memo::set_enabled(patterns);
+                crate::engine::cpu::patterns::memo::set_enabled(patterns);
                 let mut model = Rbm::random(m, n, 1.5, 3).unwrap();
                 let mut rng = stream(8, 0, Purpose::Sampling);
                 let mut c = Chains::from_rows(&data, m, n, count);
@@ -432,9 +432,9 @@ mod tests {
                         2 => {
                             // On rows between calls on patterns (the hidden rows still behind
                             // their patterns from call 0).
-                            crate::memo::set_enabled(false);
+                            crate::engine::cpu::patterns::memo::set_enabled(false);
                             c.visible_sweeps_and_finish(&model, &mut rng, 1);
-                            crate::memo::set_enabled(patterns);
+                            crate::engine::cpu::patterns::memo::set_enabled(patterns);
                         }
                         4 => {
                             c.sync_rows();
@@ -457,7 +457,7 @@ mod tests {
                         model.edit_w(|w| w.iter_mut().for_each(|x| *x *= 0.9));
                     }
                 }
-                crate::memo::set_enabled(true);
+                crate::engine::cpu::patterns::memo::set_enabled(true);
                 seen
             };
             let (rows, patterns) = (run(false), run(true));
@@ -477,7 +477,7 @@ mod tests {
         for (m, n, count, rows) in [(16, 16, 300, 30), (9, 4, 9, 9), (12, 16, 17, 5)] {
             let data = binary_rows(rows, m, 3);
             for patterns in [true, false] {
-                crate::memo::set_enabled(patterns);
+                crate::engine::cpu::patterns::memo::set_enabled(patterns);
                 let mut model = Rbm::random(m, n, 1.5, 5).unwrap();
                 let (mut r1, mut r2) = (
                     stream(9, 0, Purpose::Sampling),
@@ -521,7 +521,7 @@ mod tests {
                     assert_eq!((bits(&sa), sa.count), (bits(&sb), sb.count), "{what}");
                     model.edit_w(|w| w.iter_mut().for_each(|x| *x *= 0.9));
                 }
-                crate::memo::set_enabled(true);
+                crate::engine::cpu::patterns::memo::set_enabled(true);
             }
         }
     }
@@ -544,7 +544,11 @@ mod tests {
                     .row_thresholds(&model, &batch, &mut t)
                     .map(<[u32]>::to_vec);
                 let mut want_keys = Vec::new();
-                assert!(crate::kernels::row_keys(&batch, m, &mut want_keys));
+                assert!(crate::engine::cpu::kernels::row_keys(
+                    &batch,
+                    m,
+                    &mut want_keys
+                ));
                 assert_eq!(keys, Some(want_keys), "{m}×{n}");
                 assert!(
                     t.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
@@ -567,11 +571,11 @@ mod tests {
             };
             assert_eq!(hp, want_hp, "{m}×{n}");
             assert_eq!((bits(&pos), pos.count), (bits(&want_pos), want_pos.count));
-            crate::memo::set_enabled(false);
+            crate::engine::cpu::patterns::memo::set_enabled(false);
             t.fill(0.5);
             assert!(c.row_thresholds(&model, &batch, &mut t).is_none());
             assert!(!c.positive_phase(&model, &batch, (&mut t, &mut hp), &mut pos));
-            crate::memo::set_enabled(true);
+            crate::engine::cpu::patterns::memo::set_enabled(true);
             assert!(t.iter().all(|&x| x == 0.5));
         }
     }

@@ -378,7 +378,7 @@ mod tests {
             let mut want = vec![0u64; rows * mw];
             let mut got = vec![u64::MAX; rows * mw];
             for (vr, br) in v.chunks_exact(m).zip(want.chunks_exact_mut(mw)) {
-                assert!(crate::kernels::row_mask(vr, br));
+                assert!(crate::engine::cpu::kernels::row_mask(vr, br));
             }
             assert!(rows_mask(&v, m, &mut got));
             assert_eq!(got, want, "{m} units");

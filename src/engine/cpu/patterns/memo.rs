@@ -14,7 +14,7 @@
 //! used in turn), keyed by the weights' generation number (new on every edit of W) and a
 //! bitwise copy of the bias, so any edit of W, b or c starts one afresh.
 
-use crate::kernels::{push_row, row_mask};
+use crate::engine::cpu::kernels::{push_row, row_mask};
 use crate::math::one_plus_exp_neg;
 use std::cell::{Cell, RefCell};
 

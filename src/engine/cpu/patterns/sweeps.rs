@@ -1,31 +1,31 @@
 //! Gibbs sweeps of small models on bit patterns (docs/algorithms.md §1, "Chains on patterns").
 //!
-//! When both layers have at most [`MAX_BITS`] units, [`super::Chains`] keep each chain's states
+//! When both layers have at most [`MAX_BITS`] units, [`crate::engine::cpu::Chains`] keep each chain's states
 //! as bit patterns (bit i = unit i) for the length of a call and read the conditionals'
 //! thresholds `t = 1 + e^{−a}` from two tables indexed directly by pattern: a lookup is one
 //! load, and the compare `u·t < 1` writes the next pattern, not a row. A table holds the numbers
-//! of the patterns met while the parameters stay the same (a call of [`super::Chains::sweeps`]
-//! and the [`super::Chains::finish`] after it), computed once per pattern.
+//! of the patterns met while the parameters stay the same (a call of [`crate::engine::cpu::Chains::sweeps`]
+//! and the [`crate::engine::cpu::Chains::finish`] after it), computed once per pattern.
 //!
 //! Nothing else changes: a pattern's pre-activations come from the kernel the rows would use
 //! ([`Rbm::pre_of_masks`]), the same uniforms are drawn in the same order and compared by the
 //! same rule, so the chains reach the same states, bit for bit, as the row-by-row sweeps (tests
-//! compare both). The global memo ([`crate::memo`]) does the same for any caller, but its
+//! compare both). The global memo ([`crate::engine::cpu::patterns::memo`]) does the same for any caller, but its
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
-use crate::kernels::{bernoulli_quads, row_keys, NIBBLES};
+use crate::engine::cpu::kernels::{bernoulli_quads, row_keys, NIBBLES};
+use crate::engine::cpu::patterns::memo::Side;
 use crate::math::one_plus_exp_neg_in_place;
-use crate::memo::Side;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, Rng};
 
 /// Layers of at most this many units run on patterns (a table has 2^units entries).
-pub(super) const MAX_BITS: usize = 16;
+pub(crate) const MAX_BITS: usize = 16;
 
 /// What a call of [`BitSweeps::sweeps`] does: v ~ p(v|h) first (`from_hidden`), then `k`
 /// sweeps (h ~ p(h|v), then v ~ p(v|h)), then E[h|v] of the final states (`means`).
 #[derive(Clone, Copy)]
-pub(super) struct Run {
+pub(crate) struct Run {
     pub from_hidden: bool,
     pub k: usize,
     pub means: bool,
@@ -33,11 +33,11 @@ pub(super) struct Run {
 
 /// The pattern tables of a set of chains and their states as patterns.
 ///
-/// The patterns are kept from call to call while [`super::Chains`] change their rows only
+/// The patterns are kept from call to call while [`crate::engine::cpu::Chains`] change their rows only
 /// through these sweeps: a call then starts from them instead of reading the rows, and the
 /// hidden rows are written only when something reads them ([`BitSweeps::write_hidden`]).
 #[derive(Default)]
-pub(super) struct BitSweeps {
+pub(crate) struct BitSweeps {
     /// p(h|v), indexed by visible patterns; p(v|h), indexed by hidden patterns.
     hid: Table,
     vis: Table,
@@ -436,7 +436,7 @@ impl BitSweeps {
     }
 
     /// Restarts `count` chains at the 0/1 `rows` (chain i at row i mod rows, as
-    /// [`super::Chains::restart`]) as patterns only, for a call of [`BitSweeps::sweeps`] from
+    /// [`crate::engine::cpu::Chains::restart`]) as patterns only, for a call of [`BitSweeps::sweeps`] from
     /// the visible states with at least one sweep, which writes the rows; false, having
     /// changed nothing, when a row is not 0/1.
     pub fn restart(&mut self, rows: &[f32], m: usize, count: usize) -> bool {
