@@ -7,7 +7,8 @@ use crate::error::Result;
 use crate::eval::exact;
 use crate::model::{Init, Params, Rbm};
 use crate::rng::{normal, stream, Purpose};
-use crate::train::{Chains, Lane, LaneConfig};
+use crate::engine::cpu::Chains;
+use crate::train::{Lane, LaneConfig};
 use std::sync::Arc;
 
 /// "Evaluate every" for lanes whose evaluation is not measured: the schema's largest value.

@@ -9,7 +9,8 @@ use rbm_core::rng::{stream, Purpose};
 use rbm_core::train::cd::Cd;
 use rbm_core::train::cg::Cg;
 use rbm_core::train::csdcp::Csdcp;
-use rbm_core::train::{Algorithm, Centered, Ctx, Lane, LaneConfig, Optimizer, Setup};
+use rbm_core::engine::cpu::Centered;
+use rbm_core::train::{Algorithm, Ctx, Lane, LaneConfig, Optimizer, Setup};
 use std::sync::Arc;
 
 fn data(name: &str) -> Arc<Dataset> {

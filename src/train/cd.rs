@@ -1,10 +1,10 @@
 //! CD-k (Hinton 2002; docs/algorithms.md §4): chains start at the mini-batch rows and run k full
 //! Gibbs sweeps; the negative statistics are s(v_k) with E[h|v_k].
 
-use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::AlgoCost;
+use crate::engine::{Cpu, Engine};
 use crate::error::Result;
-use crate::model::Stats;
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -14,49 +14,33 @@ pub const INFO: AlgoInfo = AlgoInfo {
     options: &[&config::K, &config::CHAINS],
     stats: &[],
     cost: AlgoCost::k_sweeps(1.0),
-    build: |s: &Setup| Ok(Box::new(Cd::new(s))),
+    build: |s: &Setup| Ok(Box::new(Cd::<Cpu>::new(s))),
 };
 
 /// Contrastive divergence with k sweeps from the data.
-pub struct Cd {
+pub struct Cd<E: Engine> {
     k: usize,
-    chains: Chains,
-    neg: Stats,
-    /// The batch rows' E[h|v] and hidden thresholds (scratch).
-    hp: Vec<f32>,
-    t: Vec<f32>,
+    chains: E::Chains,
+    neg: E::Stats,
 }
 
-impl Cd {
+impl<E: Engine> Cd<E> {
     /// CD-`cfg.k` with `s.chains` chains (chain i starts at batch row i mod batch).
-    pub fn new(s: &Setup) -> Cd {
-        let (m, n) = (s.model.m(), s.model.n());
+    pub fn new(s: &Setup<E>) -> Cd<E> {
         Cd {
             k: s.cfg.k,
-            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
-            neg: Stats::new(m, n),
-            hp: Vec::new(),
-            t: Vec::new(),
+            chains: E::chains(s.model, &s.data.values, s.chains),
+            neg: E::stats(s.model),
         }
     }
 }
 
-impl Algorithm for Cd {
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        if self.k == 0 {
-            cx.positive_phase();
-            self.chains.restart(cx.batch, cx.model.m());
-            self.chains.finish(cx.model);
-        } else {
-            // The first half-sweep from the batch rows' thresholds (the positive phase's
-            // numbers), the same bits as restarting the chains and sweeping.
-            cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
-            self.chains.trace_rows(cx.batch, cx.model.m());
-            self.chains
-                .sweeps_from_rows(cx.model, cx.batch, &self.t, cx.rng, self.k);
-        }
-        self.chains.stats_into(&mut self.neg);
-        cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+impl<E: Engine> Algorithm<E> for Cd<E> {
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report> {
+        cx.positive_phase(Some(&mut self.chains));
+        E::restart_sweeps(cx.model, &mut self.chains, cx.batch, cx.rng, self.k);
+        E::chain_stats(&self.chains, &mut self.neg);
+        cx.step(&self.neg);
         Ok(Report {
             sweeps: self.k as f64,
             vh_steps: self.k as f64,
@@ -65,6 +49,6 @@ impl Algorithm for Cd {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(self.chains.v())
+        Some(E::chain_states(&self.chains))
     }
 }

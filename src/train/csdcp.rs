@@ -1,5 +1,5 @@
 //! CS-DCP, S-DCP with centered gradients (Upadhya & Sastry 2017, Algorithm 4; docs/algorithms.md
-//! §4). The parameterisation and its equations are in [`super::centered`].
+//! §4). The parameterisation and its equations are in [`crate::engine::cpu::centered`].
 //!
 //! Per mini-batch, following Algorithm 4 as printed:
 //!
@@ -18,10 +18,10 @@
 //! positive W statistics use the offsets of the first inner step. With d = 1 and K′ = k this
 //! is CG-k bit for bit.
 
-use super::{config, AlgoInfo, Algorithm, Centered, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
+use crate::engine::{Cpu, Engine};
 use crate::error::Result;
-use crate::model::Stats;
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -42,63 +42,63 @@ pub const INFO: AlgoInfo = AlgoInfo {
         chains: ChainKind::Full,
         sweeps: super::sdcp::sweeps,
     },
-    build: |s: &Setup| Ok(Box::new(Csdcp::new(s)?)),
+    build: |s: &Setup| Ok(Box::new(Csdcp::<Cpu>::new(s)?)),
 };
 
 /// S-DCP with centered gradients (Algorithm 4).
-pub struct Csdcp {
+pub struct Csdcp<E: Engine> {
     /// Inner SGD steps per mini-batch.
     d: usize,
     /// Gibbs sweeps K′ per inner step.
     kprime: usize,
-    centered: Centered,
-    chains: Chains,
-    pos: Stats,
-    neg: Stats,
+    centered: E::Centered,
+    chains: E::Chains,
+    pos: E::Stats,
+    neg: E::Stats,
 }
 
-impl Csdcp {
+impl<E: Engine> Csdcp<E> {
     /// CS-DCP with d = `cfg.d`, K′ = `cfg.kprime`, the paper's offsets (μ = data mean,
     /// λ = 0.5) and ν_μ = `cfg.nu_mu`, ν_λ = `cfg.nu_lambda`.
-    pub fn new(s: &Setup) -> Result<Csdcp> {
-        let centered = Centered::new(s.model, s.data, s.cfg.nu_mu as f32, s.cfg.nu_lambda as f32)?;
+    pub fn new(s: &Setup<E>) -> Result<Csdcp<E>> {
+        let centered = E::centered(s.model, s.data, s.cfg.nu_mu as f32, s.cfg.nu_lambda as f32)?;
         Ok(Csdcp::with_centered(s, centered))
     }
 
     /// CS-DCP starting from a given centered form of `s.model`.
-    pub fn with_centered(s: &Setup, centered: Centered) -> Csdcp {
-        let (m, n) = (s.model.m(), s.model.n());
+    pub fn with_centered(s: &Setup<E>, centered: E::Centered) -> Csdcp<E> {
         Csdcp {
             d: s.cfg.d,
             kprime: s.cfg.kprime,
             centered,
-            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
-            pos: Stats::new(m, n),
-            neg: Stats::new(m, n),
+            chains: E::chains(s.model, &s.data.values, s.chains),
+            pos: E::stats(s.model),
+            neg: E::stats(s.model),
         }
     }
 
     /// The centered parameters and offsets.
-    pub fn centered(&self) -> &Centered {
+    pub fn centered(&self) -> &E::Centered {
         &self.centered
     }
 }
 
-impl Algorithm for Csdcp {
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        self.centered
-            .begin_batch(cx.model, cx.batch, Some(&mut self.chains));
+impl<E: Engine> Algorithm<E> for Csdcp<E> {
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report> {
+        let c = &mut self.centered;
+        E::begin_batch(c, cx.model, cx.batch, Some(&mut self.chains));
         for l in 0..self.d {
-            let start = (l == 0).then_some(cx.batch);
-            self.chains
-                .sweeps_and_finish_from(cx.model, start, cx.rng, self.kprime);
-            self.centered.slide();
             if l == 0 {
-                self.centered.data_stats(cx.batch, &mut self.pos);
+                E::restart_sweeps(cx.model, &mut self.chains, cx.batch, cx.rng, self.kprime);
+            } else {
+                E::sweeps(cx.model, &mut self.chains, cx.rng, self.kprime);
             }
-            self.centered.chain_stats(&self.chains, &mut self.neg);
-            self.centered
-                .step(cx.opt, &self.pos, &self.neg, cx.lr, cx.model);
+            E::slide(c);
+            if l == 0 {
+                E::centered_data_stats(c, cx.batch, &mut self.pos);
+            }
+            E::centered_chain_stats(c, &self.chains, &mut self.neg);
+            E::centered_step(c, cx.opt, &self.pos, &self.neg, cx.lr, cx.model);
         }
         let sweeps = (self.d * self.kprime) as f64;
         Ok(Report {
@@ -109,6 +109,6 @@ impl Algorithm for Csdcp {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(self.chains.v())
+        Some(E::chain_states(&self.chains))
     }
 }

@@ -2,10 +2,10 @@
 //! persistent chains run under θ + θ_F; θ ← θ + η·g and θ_F ← α·θ_F + η_F·g.
 //! With η_F = 0, θ_F stays 0 and the lane is PCD bit for bit.
 
-use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::AlgoCost;
+use crate::engine::{Cpu, Engine};
 use crate::error::Result;
-use crate::model::{Params, Rbm, Stats};
 use crate::schema::{Aggregate, StatSpec};
 
 /// Registration.
@@ -28,11 +28,11 @@ pub const INFO: AlgoInfo = AlgoInfo {
         over_trials: Aggregate::Mean,
     }],
     cost: AlgoCost::k_sweeps(5.0),
-    build: |s: &Setup| Ok(Box::new(Fpcd::new(s))),
+    build: |s: &Setup| Ok(Box::new(Fpcd::<Cpu>::new(s))),
 };
 
 /// Fast-weights PCD.
-pub struct Fpcd {
+pub struct Fpcd<E: Engine> {
     k: usize,
     /// η_F.
     fast_lr: f32,
@@ -41,62 +41,45 @@ pub struct Fpcd {
     /// α, the decay of the fast parameters.
     fast_decay: f32,
     /// θ_F.
-    fast_params: Params<f32>,
+    fast_params: E::Params,
     /// θ + θ_F, the model the chains run under.
-    chain_model: Rbm,
-    chains: Chains,
-    neg: Stats,
+    chain_model: E::Model,
+    chains: E::Chains,
+    neg: E::Stats,
 }
 
-impl Fpcd {
+impl<E: Engine> Fpcd<E> {
     /// FPCD with η_F = `cfg.fast_lr` (default: η) and α = `cfg.fast_decay`.
-    pub fn new(s: &Setup) -> Fpcd {
-        let (m, n) = (s.model.m(), s.model.n());
+    pub fn new(s: &Setup<E>) -> Fpcd<E> {
         Fpcd {
             k: s.cfg.k,
             fast_lr: s.cfg.fast_lr.unwrap_or(s.cfg.lr) as f32,
             fast_lr_is_lr: s.cfg.fast_lr.is_none(),
             fast_decay: s.cfg.fast_decay as f32,
-            fast_params: Params::zeros(m, n),
-            chain_model: s.model.clone(),
-            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
-            neg: Stats::new(m, n),
+            fast_params: E::zeros(s.model),
+            chain_model: E::copy(s.model),
+            chains: E::chains(s.model, &s.data.values, s.chains),
+            neg: E::stats(s.model),
         }
     }
 }
 
-impl Algorithm for Fpcd {
+impl<E: Engine> Algorithm<E> for Fpcd<E> {
     fn base_lr_changed(&mut self, lr: f64) {
         if self.fast_lr_is_lr {
             self.fast_lr = lr as f32;
         }
     }
 
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase();
-        self.chain_model.set_sum(cx.model, &self.fast_params);
-        self.chains
-            .sweeps_and_finish(&self.chain_model, cx.rng, self.k);
-        self.chains.stats_into(&mut self.neg);
-        cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
-        let (a, ef) = (self.fast_decay, self.fast_lr);
-        for (f, g) in self
-            .fast_params
-            .blocks_mut()
-            .into_iter()
-            .zip(cx.opt.grad().blocks())
-        {
-            f.iter_mut()
-                .zip(g.1)
-                .for_each(|(f, g)| *f = a * *f + ef * g);
-        }
-        let fast_norm = self
-            .fast_params
-            .w
-            .iter()
-            .map(|x| (*x as f64).powi(2))
-            .sum::<f64>()
-            .sqrt();
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report> {
+        cx.positive_phase(None);
+        E::set_sum(&mut self.chain_model, cx.model, &self.fast_params);
+        E::sweeps(&self.chain_model, &mut self.chains, cx.rng, self.k);
+        E::chain_stats(&self.chains, &mut self.neg);
+        cx.step(&self.neg);
+        let g = E::grad(cx.opt);
+        E::decay_add(&mut self.fast_params, self.fast_decay, self.fast_lr, g);
+        let fast_norm = E::w_norm(&self.fast_params);
         Ok(Report {
             sweeps: self.k as f64,
             vh_steps: self.k as f64,
@@ -105,6 +88,6 @@ impl Algorithm for Fpcd {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(self.chains.v())
+        Some(E::chain_states(&self.chains))
     }
 }

@@ -3,8 +3,8 @@
 
 use super::{AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
+use crate::engine::{Cpu, Engine};
 use crate::error::Result;
-use crate::model::Stats;
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -22,31 +22,28 @@ pub const INFO: AlgoInfo = AlgoInfo {
         chains: ChainKind::Batch,
         sweeps: |_| (5.0, None),
     },
-    build: |s: &Setup| {
-        Ok(Box::new(MfCd {
-            neg: Stats::new(s.model.m(), s.model.n()),
-        }))
-    },
+    build: |s: &Setup| Ok(Box::new(MfCd::<Cpu>::new(s))),
 };
 
 /// Mean-field CD: v₁ = E[v|E[h|v₀]], negative statistics s(v₁) with E[h|v₁].
-pub struct MfCd {
-    neg: Stats,
+pub struct MfCd<E: Engine> {
+    neg: E::Stats,
 }
 
-impl Algorithm for MfCd {
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase();
-        let (m, n, rows) = (cx.model.m(), cx.model.n(), cx.rows());
-        let mut h0 = vec![0.0f32; rows * n];
-        let mut v1 = vec![0.0f32; rows * m];
-        let mut h1 = vec![0.0f32; rows * n];
-        cx.model.hidden_probs(cx.batch, &mut h0);
-        cx.model.visible_probs(&h0, &mut v1);
-        cx.model.hidden_probs(&v1, &mut h1);
-        self.neg.clear();
-        self.neg.add(&v1, &h1);
-        cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+impl<E: Engine> MfCd<E> {
+    /// MF-CD for `s.model`'s shape.
+    pub fn new(s: &Setup<E>) -> MfCd<E> {
+        MfCd {
+            neg: E::stats(s.model),
+        }
+    }
+}
+
+impl<E: Engine> Algorithm<E> for MfCd<E> {
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report> {
+        cx.positive_phase(None);
+        E::mean_field_stats(cx.model, cx.batch, &mut self.neg);
+        cx.step(&self.neg);
         Ok(Report {
             sweeps: 1.0,
             vh_steps: 1.0,

@@ -6,7 +6,6 @@
 //! owns the model, the data order, the random streams, the compute bookkeeping and evaluation.
 
 pub mod cd;
-pub mod centered;
 pub mod cg;
 pub mod config;
 pub mod csdcp;
@@ -20,8 +19,8 @@ pub mod sdcp;
 pub mod trace;
 pub mod ucd;
 
-pub use crate::engine::cpu::Chains;
-pub use centered::Centered;
+
+
 pub use config::LaneConfig;
 pub use lane::{Lane, Record, View};
 pub use optimizer::Optimizer;
@@ -29,8 +28,7 @@ pub use optimizer::Optimizer;
 use crate::cost::AlgoCost;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::model::{Rbm, Stats};
-use crate::rng::Rng;
+use crate::engine::{Cpu, Engine};
 use crate::schema::{OptionSpec, StatSpec};
 
 /// What one update did, for the compute axis and the per-algorithm curves.
@@ -47,20 +45,20 @@ pub struct Report {
     pub stats: Vec<(&'static str, f64)>,
 }
 
-/// Everything an update may touch.
-pub struct Ctx<'a> {
+/// Everything an update may touch: the lane's objects on engine `E` (docs/algorithms.md §4).
+pub struct Ctx<'a, E: Engine = Cpu> {
     /// The plain (W, b, c) model; algorithms with another parameterisation write it back here.
-    pub model: &'a mut Rbm,
+    pub model: &'a mut E::Model,
     /// The mini-batch, `rows × m` values.
     pub batch: &'a [f32],
     /// The lane's sampling stream.
-    pub rng: &'a mut Rng,
+    pub rng: &'a mut E::Rng,
     /// Learning rate η for this update.
     pub lr: f32,
     /// Applies θ ← θ + η·(pos − neg) with the lane's weight decay and momentum.
-    pub opt: &'a mut Optimizer,
+    pub opt: &'a mut E::Optimizer,
     /// Scratch positive statistics, sized for the model.
-    pub pos: &'a mut Stats,
+    pub pos: &'a mut E::Stats,
 }
 
 impl AlgoInfo {
@@ -70,66 +68,33 @@ impl AlgoInfo {
     }
 }
 
-impl Ctx<'_> {
-    /// Number of rows in the mini-batch.
-    pub fn rows(&self) -> usize {
-        self.batch.len() / self.model.m()
+impl<E: Engine> Ctx<'_, E> {
+    /// `self.pos` ← E_data[s] on the mini-batch under the current model, with probabilities
+    /// for h (the positive phase shared by every algorithm); `next`: the chains that sweep
+    /// from the batch or under the same model next ([`Engine::positive_phase`]).
+    pub fn positive_phase(&mut self, next: Option<&mut E::Chains>) {
+        E::positive_phase(self.model, self.batch, self.pos, next);
     }
 
-    /// Fills `self.pos` with E_data[s] on the mini-batch under the current model, with
-    /// probabilities for h (the positive phase shared by every algorithm).
-    pub fn positive_phase(&mut self) {
-        self.positive_phase_into(&mut Vec::new());
-    }
-
-    /// [`Ctx::positive_phase`] with a caller-owned buffer for E[h|v] on the batch (resized to
-    /// `rows × n`), so an algorithm's update path allocates nothing; the numbers are the same.
-    pub fn positive_phase_into(&mut self, hp: &mut Vec<f32>) {
-        hp.resize(self.rows() * self.model.n(), 0.0);
-        self.model.hidden_probs(self.batch, hp);
-        self.pos.clear();
-        self.pos.add(self.batch, hp);
+    /// θ ← θ + η·(mean(pos) − mean(neg)) with the positive phase in `self.pos`.
+    pub fn step(&mut self, neg: &E::Stats) {
+        E::step(self.opt, self.model, self.pos, neg, self.lr);
     }
 }
 
-impl Ctx<'_> {
-    /// [`Ctx::positive_phase_into`] that also leaves the batch rows' hidden thresholds
-    /// `t = 1 + e^{−(c + Wᵀv)}` in `t` (rows × n). E[h|v] = 1/t has the bits of
-    /// [`Rbm::hidden_probs`], and a chain started at a batch row samples its hidden units by
-    /// `u·t < 1` from these numbers ([`Chains::sample_hidden_at_rows`]) — CD's first half-sweep
-    /// computed once per distinct row instead of once per chain, with the same bits.
+impl Ctx<'_, Cpu> {
+    /// The positive phase ([`Ctx::positive_phase`], the same bits) that also leaves the batch
+    /// rows' E[h|v] in `hp` and hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` in `t` (rows × n),
+    /// for algorithms that run on the CPU engine only (UCD).
     pub fn positive_phase_thresholds(&mut self, hp: &mut Vec<f32>, t: &mut Vec<f32>) {
-        self.positive_phase_with(None, hp, t);
-    }
-
-    /// [`Ctx::positive_phase_thresholds`] from `chains`' pattern table where it applies
-    /// ([`Chains::positive_phase`], the same bits): the data rows' patterns are then computed
-    /// once for the positive phase and the chains' sweeps under the same model that follow.
-    pub fn positive_phase_with(
-        &mut self,
-        chains: Option<&mut Chains>,
-        hp: &mut Vec<f32>,
-        t: &mut Vec<f32>,
-    ) {
-        let len = self.rows() * self.model.n();
-        hp.resize(len, 0.0);
-        t.resize(len, 0.0);
-        let (model, batch) = (&*self.model, self.batch);
-        if chains.is_some_and(|c| c.positive_phase(model, batch, (t, hp), self.pos)) {
-            return;
-        }
-        self.model.hidden_pre(self.batch, hp);
-        crate::math::one_plus_exp_neg(hp, t);
-        hp.iter_mut().zip(t.iter()).for_each(|(p, &t)| *p = 1.0 / t);
-        self.pos.clear();
-        self.pos.add(self.batch, hp);
+        crate::engine::cpu::positive_phase_thresholds(self.model, self.batch, self.pos, hp, t);
     }
 }
 
-/// A training algorithm: one parameter update per call (docs/algorithms.md §4).
-pub trait Algorithm: Send {
+/// A training algorithm on engine `E`: one parameter update per call (docs/algorithms.md §4).
+pub trait Algorithm<E: Engine = Cpu>: Send {
     /// Performs one update on `cx.batch`, changing `cx.model`.
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report>;
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report>;
 
     /// The chains' current visible states (`chains × m`), if the algorithm keeps any, for display.
     fn chain_states(&self) -> Option<&[f32]> {
@@ -148,11 +113,11 @@ pub trait Algorithm: Send {
 }
 
 /// What an algorithm's constructor sees.
-pub struct Setup<'a> {
+pub struct Setup<'a, E: Engine = Cpu> {
     /// The whole lane configuration (algorithm options included).
     pub cfg: &'a LaneConfig,
     /// The initial model.
-    pub model: &'a Rbm,
+    pub model: &'a E::Model,
     /// The training data.
     pub data: &'a Dataset,
     /// Mini-batch size.

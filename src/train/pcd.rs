@@ -1,10 +1,10 @@
 //! PCD / SML (Tieleman 2008; docs/algorithms.md §4): persistent chains, k sweeps per update,
 //! never reset.
 
-use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::AlgoCost;
+use crate::engine::{Cpu, Engine};
 use crate::error::Result;
-use crate::model::Stats;
 
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
@@ -14,39 +14,33 @@ pub const INFO: AlgoInfo = AlgoInfo {
     options: &[&config::K, &config::CHAINS],
     stats: &[],
     cost: AlgoCost::k_sweeps(1.0),
-    build: |s: &Setup| Ok(Box::new(Pcd::new(s))),
+    build: |s: &Setup| Ok(Box::new(Pcd::<Cpu>::new(s))),
 };
 
 /// Persistent contrastive divergence.
-pub struct Pcd {
+pub struct Pcd<E: Engine> {
     k: usize,
-    chains: Chains,
-    neg: Stats,
-    /// E[h|v] and the hidden thresholds on the batch (scratch for the positive phase).
-    hp: Vec<f32>,
-    t: Vec<f32>,
+    chains: E::Chains,
+    neg: E::Stats,
 }
 
-impl Pcd {
+impl<E: Engine> Pcd<E> {
     /// `s.chains` persistent chains, chain i started at training row i mod rows.
-    pub fn new(s: &Setup) -> Pcd {
-        let (m, n) = (s.model.m(), s.model.n());
+    pub fn new(s: &Setup<E>) -> Pcd<E> {
         Pcd {
             k: s.cfg.k,
-            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
-            neg: Stats::new(m, n),
-            hp: Vec::new(),
-            t: Vec::new(),
+            chains: E::chains(s.model, &s.data.values, s.chains),
+            neg: E::stats(s.model),
         }
     }
 }
 
-impl Algorithm for Pcd {
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
-        self.chains.sweeps_and_finish(cx.model, cx.rng, self.k);
-        self.chains.stats_into(&mut self.neg);
-        cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+impl<E: Engine> Algorithm<E> for Pcd<E> {
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report> {
+        cx.positive_phase(Some(&mut self.chains));
+        E::sweeps(cx.model, &mut self.chains, cx.rng, self.k);
+        E::chain_stats(&self.chains, &mut self.neg);
+        cx.step(&self.neg);
         Ok(Report {
             sweeps: self.k as f64,
             vh_steps: self.k as f64,
@@ -55,6 +49,6 @@ impl Algorithm for Pcd {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(self.chains.v())
+        Some(E::chain_states(&self.chains))
     }
 }

@@ -17,10 +17,10 @@
 //! With d = 1 this is CD-K′ (the paper's §3 remark), bit for bit here: same chains, same
 //! random-number order, same optimizer step.
 
-use super::{config, AlgoInfo, Algorithm, Chains, Ctx, Report, Setup};
+use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::cost::{AlgoCost, ChainKind};
+use crate::engine::{Cpu, Engine};
 use crate::error::Result;
-use crate::model::Stats;
 
 /// Gibbs sweeps per chain and update of S-DCP and CS-DCP, d·K′, for the cost model, with the
 /// option further above its default (d = 3, K′ = 4) as the one that sets them.
@@ -46,48 +46,43 @@ pub const INFO: AlgoInfo = AlgoInfo {
         chains: ChainKind::Full,
         sweeps,
     },
-    build: |s: &Setup| Ok(Box::new(Sdcp::new(s))),
+    build: |s: &Setup| Ok(Box::new(Sdcp::<Cpu>::new(s))),
 };
 
 /// S-DCP with d inner steps of K′ sweeps each (Upadhya & Sastry 2017, Algorithm 3).
-pub struct Sdcp {
+pub struct Sdcp<E: Engine> {
     /// Inner SGD steps per mini-batch.
     d: usize,
     /// Gibbs sweeps K′ per inner step.
     kprime: usize,
-    chains: Chains,
-    neg: Stats,
-    /// E[h|v] and the hidden thresholds on the batch under θ_t (scratch for the positive
-    /// phase).
-    hp: Vec<f32>,
-    t: Vec<f32>,
+    chains: E::Chains,
+    neg: E::Stats,
 }
 
-impl Sdcp {
+impl<E: Engine> Sdcp<E> {
     /// S-DCP with d = `cfg.d`, K′ = `cfg.kprime` and `s.chains` chains (chain i starts at
     /// batch row i mod batch, as in CD).
-    pub fn new(s: &Setup) -> Sdcp {
-        let (m, n) = (s.model.m(), s.model.n());
+    pub fn new(s: &Setup<E>) -> Sdcp<E> {
         Sdcp {
             d: s.cfg.d,
             kprime: s.cfg.kprime,
-            chains: Chains::from_rows(&s.data.values, m, n, s.chains),
-            neg: Stats::new(m, n),
-            hp: Vec::with_capacity(s.batch * n),
-            t: Vec::with_capacity(s.batch * n),
+            chains: E::chains(s.model, &s.data.values, s.chains),
+            neg: E::stats(s.model),
         }
     }
 }
 
-impl Algorithm for Sdcp {
-    fn update(&mut self, cx: &mut Ctx<'_>) -> Result<Report> {
-        cx.positive_phase_with(Some(&mut self.chains), &mut self.hp, &mut self.t);
+impl<E: Engine> Algorithm<E> for Sdcp<E> {
+    fn update(&mut self, cx: &mut Ctx<'_, E>) -> Result<Report> {
+        cx.positive_phase(Some(&mut self.chains));
         for l in 0..self.d {
-            let start = (l == 0).then_some(cx.batch);
-            self.chains
-                .sweeps_and_finish_from(cx.model, start, cx.rng, self.kprime);
-            self.chains.stats_into(&mut self.neg);
-            cx.opt.step(cx.model, cx.pos, &self.neg, cx.lr);
+            if l == 0 {
+                E::restart_sweeps(cx.model, &mut self.chains, cx.batch, cx.rng, self.kprime);
+            } else {
+                E::sweeps(cx.model, &mut self.chains, cx.rng, self.kprime);
+            }
+            E::chain_stats(&self.chains, &mut self.neg);
+            cx.step(&self.neg);
         }
         let sweeps = (self.d * self.kprime) as f64;
         Ok(Report {
@@ -98,6 +93,6 @@ impl Algorithm for Sdcp {
     }
 
     fn chain_states(&self) -> Option<&[f32]> {
-        Some(self.chains.v())
+        Some(E::chain_states(&self.chains))
     }
 }

@@ -194,7 +194,7 @@ pub fn set_enabled(on: bool) {
 }
 
 /// Whether the memos of this thread are on ([`set_enabled`]); the chains' pattern tables of
-/// small models ([`crate::train::Chains`]) follow the same switch.
+/// small models ([`crate::engine::cpu::Chains`]) follow the same switch.
 pub(crate) fn enabled() -> bool {
     ENABLED.get()
 }

@@ -34,7 +34,8 @@
 //! `Lane::last_gradient` and `rbm grad` see for cg and cs-dcp) is the centered one,
 //! (∇W, ∇b̃, ∇c̃) = (G_W − G_b λᵀ − μ G_cᵀ, G_b, G_c) in terms of the plain estimate G.
 
-use super::{Chains, Optimizer};
+use super::Chains;
+use crate::train::Optimizer;
 use crate::data::Dataset;
 use crate::engine::cpu::kernels::row_mask;
 use crate::error::{Error, Result};
