@@ -3,11 +3,11 @@
 //! used by tests. The clock is passed in (`Instant` natively, `performance.now()` in a worker).
 
 use crate::data::Dataset;
+use crate::engine::cpu::Chains;
 use crate::error::Result;
 use crate::eval::exact;
 use crate::model::{Init, Params, Rbm};
 use crate::rng::{normal, stream, Purpose};
-use crate::engine::cpu::Chains;
 use crate::train::{Lane, LaneConfig};
 use std::sync::Arc;
 

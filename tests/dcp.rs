@@ -4,12 +4,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use rbm_core::data::Dataset;
+use rbm_core::engine::cpu::Centered;
 use rbm_core::model::{Init, Rbm, Stats};
 use rbm_core::rng::{stream, Purpose};
 use rbm_core::train::cd::Cd;
 use rbm_core::train::cg::Cg;
 use rbm_core::train::csdcp::Csdcp;
-use rbm_core::engine::cpu::Centered;
 use rbm_core::train::{Algorithm, Ctx, Lane, LaneConfig, Optimizer, Setup};
 use std::sync::Arc;
 

@@ -19,16 +19,14 @@ pub mod sdcp;
 pub mod trace;
 pub mod ucd;
 
-
-
 pub use config::LaneConfig;
 pub use lane::{Lane, Record, View};
 pub use optimizer::Optimizer;
 
 use crate::cost::AlgoCost;
 use crate::data::Dataset;
-use crate::error::{Error, Result};
 use crate::engine::{Cpu, Engine};
+use crate::error::{Error, Result};
 use crate::schema::{OptionSpec, StatSpec};
 
 /// What one update did, for the compute axis and the per-algorithm curves.

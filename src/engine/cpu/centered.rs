@@ -35,12 +35,12 @@
 //! (∇W, ∇b̃, ∇c̃) = (G_W − G_b λᵀ − μ G_cᵀ, G_b, G_c) in terms of the plain estimate G.
 
 use super::Chains;
-use crate::train::Optimizer;
 use crate::data::Dataset;
 use crate::engine::cpu::kernels::row_mask;
 use crate::error::{Error, Result};
 use crate::math::{sigmoid, softplus};
 use crate::model::{Rbm, Stats};
+use crate::train::Optimizer;
 
 /// Offsets μ, λ with the centered parameters (W, b̃, c̃) and the batch quantities of one update.
 #[derive(Clone, Debug)]

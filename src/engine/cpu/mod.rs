@@ -79,7 +79,11 @@ impl Engine for Cpu {
     fn restart_sweeps(model: &Rbm, c: &mut ChainSet, batch: &[f32], rng: &mut Rng, k: usize) {
         let m = model.m();
         if std::mem::take(&mut c.rows_ready) && k >= 1 {
-            debug_assert_eq!(c.t.len(), batch.len() / m * model.n(), "thresholds of the batch");
+            debug_assert_eq!(
+                c.t.len(),
+                batch.len() / m * model.n(),
+                "thresholds of the batch"
+            );
             c.chains.trace_rows(batch, m);
             c.chains.sweeps_from_rows(model, batch, &c.t, rng, k);
         } else {
@@ -111,8 +115,7 @@ impl Engine for Cpu {
         c.hp.resize(len, 0.0);
         c.t.resize(len, 0.0);
         c.rows_ready = true;
-        if c
-            .chains
+        if c.chains
             .positive_phase(model, batch, (&mut c.t, &mut c.hp), pos)
         {
             return;

@@ -3,6 +3,8 @@
 //! numbers once and reuse them while the parameters stay the same.
 //!
 //! - [`memo`]: the memo any caller of the model's conditionals goes through;
-//! - [`sweeps`]: the tables that Gibbs chains of small models sweep on.
+//! - [`sweeps`]: the tables that Gibbs chains of small models sweep on;
+//! - [`met`]: the patterns UCD's coupled chains meet in an update, in the order first met.
 pub mod memo;
+pub(crate) mod met;
 pub(crate) mod sweeps;
