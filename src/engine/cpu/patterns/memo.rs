@@ -14,6 +14,7 @@
 //! used in turn), keyed by the weights' generation number (new on every edit of W) and a
 //! bitwise copy of the bias, so any edit of W, b or c starts one afresh.
 
+use super::ParamsKey;
 use crate::engine::cpu::kernels::{push_row, row_mask};
 use crate::math::one_plus_exp_neg;
 use std::cell::{Cell, RefCell};
@@ -49,8 +50,7 @@ const PROBE_EVERY: u32 = 8;
 /// the pre-activations and thresholds.
 #[derive(Default)]
 pub(crate) struct Memo {
-    w_gen: u64,
-    bias: Vec<f32>,
+    params: ParamsKey,
     width: usize,
     keys: Vec<u64>,
     vals: Vec<u32>,
@@ -111,7 +111,7 @@ impl Memo {
 
     /// Whether the memo is for these parameters.
     fn holds(&self, w_gen: u64, bias: &[f32], width: usize) -> bool {
-        w_gen == self.w_gen && width == self.width && same_bits(bias, &self.bias)
+        width == self.width && self.params.is(w_gen, bias)
     }
 
     /// Starts afresh for parameters (W as `w_gen`, `bias`) unless they are those of the memo
@@ -124,9 +124,7 @@ impl Memo {
             return;
         }
         self.clear_entries();
-        self.w_gen = w_gen;
-        self.bias.clear();
-        self.bias.extend_from_slice(bias);
+        self.params.set(w_gen, bias);
         self.width = width;
         // The last parameters' hit rate decides for the next ones (kept when they were never
         // looked up); a low rate is probed again now and then.
@@ -166,12 +164,6 @@ impl Memo {
         self.hits = self.hits.saturating_add((self.row_keys.len() - new) as u32);
         new
     }
-}
-
-/// Bitwise equality (so −0.0 ≠ 0.0 and a NaN equals itself: the memo is only reused for the
-/// very same parameters).
-fn same_bits(a: &[f32], b: &[f32]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// Two memos per side, so two models used in turn (FPCD's θ and θ + θ_F) keep theirs.

@@ -5,8 +5,9 @@
 //! listed in the order first met since the last restart: UCD's estimate adds its counted terms
 //! in that order, which fixes its bits whatever the table keeps.
 
+use super::memo::Side;
+use super::DirectIndex;
 use crate::engine::cpu::kernels::{push_row, row_mask};
-use crate::engine::cpu::patterns::memo::Side;
 use crate::math::one_plus_exp_neg;
 use crate::model::Rbm;
 use crate::sampler::{Conditional, ThresholdProduct};
@@ -44,10 +45,9 @@ pub(crate) struct Patterns {
     /// (0 = empty; a power of two, at most half full).
     keys: Vec<u64>,
     slots: Vec<u32>,
-    /// For layers of at most [`DIRECT_BITS`] units, instead of the hash table: per pattern,
-    /// the generation that last gave it an entry, and the entry (a clear starts a generation).
-    direct: Vec<[u32; 2]>,
-    generation: u32,
+    /// For layers of at most [`DIRECT_BITS`] units, instead of the hash table: every pattern's
+    /// entry.
+    direct: DirectIndex<u32>,
     /// Pre-activations and thresholds (`entries × width`) of the first `computed` entries
     /// (past them, numbers of earlier parameters).
     pre: Vec<f32>,
@@ -93,12 +93,7 @@ impl Patterns {
             width,
             keys: Vec::new(),
             slots: vec![0; 1024],
-            direct: if k <= DIRECT_BITS {
-                vec![[0, 0]; 1 << k]
-            } else {
-                Vec::new()
-            },
-            generation: 1,
+            direct: DirectIndex::new(if k <= DIRECT_BITS { 1 << k } else { 0 }),
             pre: Vec::new(),
             thr: Vec::new(),
             products: Vec::new(),
@@ -117,14 +112,10 @@ impl Patterns {
     /// Forgets every pattern (the parameters changed).
     pub(crate) fn clear(&mut self) {
         self.keys.clear();
-        if self.direct.is_empty() {
+        if self.direct.len() == 0 {
             self.slots.fill(0);
         } else {
-            self.generation = self.generation.wrapping_add(1);
-            if self.generation == 0 {
-                self.direct.fill([0, 0]);
-                self.generation = 1;
-            }
+            self.direct.clear();
         }
         self.computed = 0;
         self.pending_keys.clear();
@@ -196,15 +187,12 @@ impl Patterns {
             let binary = row_mask(x, &mut self.key);
             debug_assert!(binary, "chain states are 0/1");
         }
-        if !self.direct.is_empty() {
+        if self.direct.len() != 0 {
             let e = self.entries();
-            let d = &mut self.direct[self.key[0] as usize];
-            if d[0] == self.generation {
-                let found = d[1] as usize;
-                return self.met(found);
-            }
-            *d = [self.generation, e as u32];
-            return self.add(x);
+            return match self.direct.get_or_insert(self.key[0] as usize, e as u32) {
+                Some(found) => self.met(found as usize),
+                None => self.add(x),
+            };
         }
         let words = self.words;
         let mask = self.slots.len() - 1;

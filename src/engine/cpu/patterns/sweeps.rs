@@ -13,8 +13,9 @@
 //! compare both). The global memo ([`crate::engine::cpu::patterns::memo`]) does the same for any caller, but its
 //! set-up and hashing per call cost more than the sweeps of a few chains on a 9×4 model.
 
+use super::memo::Side;
+use super::{DirectIndex, ParamsKey};
 use crate::engine::cpu::kernels::{bernoulli_quads, row_keys, NIBBLES};
-use crate::engine::cpu::patterns::memo::Side;
 use crate::math::one_plus_exp_neg_in_place;
 use crate::model::Rbm;
 use crate::rng::{fill_uniform, Rng};
@@ -69,11 +70,9 @@ const CHUNK: usize = 1024;
 struct Table {
     /// Per pattern: the generation that last gave it a slot, and that slot (at most 2^16
     /// patterns, so slots 0 … 65 535).
-    index: Vec<[u16; 2]>,
-    generation: u16,
-    /// The parameters the slots are for (W by its generation number, the bias bitwise).
-    w_gen: u64,
-    bias: Vec<u32>,
+    index: DirectIndex<u16>,
+    /// The parameters the slots are for.
+    params: ParamsKey,
     width: usize,
     /// Values per slot: `width` rounded up to a multiple of four (padded with +∞).
     stride: usize,
@@ -93,23 +92,15 @@ impl Table {
     /// (of `bits` conditioning units).
     fn prepare(&mut self, model: &Rbm, side: Side, bits: usize) {
         let (w_gen, bias) = model.conditional_params(side);
-        let same_bias = bias.len() == self.bias.len()
-            && bias.iter().zip(&self.bias).all(|(b, &s)| b.to_bits() == s);
-        if self.index.len() == 1 << bits && w_gen == self.w_gen && same_bias {
+        if self.index.len() == 1 << bits && self.params.is(w_gen, bias) {
             return;
         }
-        if self.index.len() != 1 << bits {
-            self.index = vec![[0, 0]; 1 << bits];
-            self.generation = 0;
+        if self.index.len() == 1 << bits {
+            self.index.clear();
+        } else {
+            self.index = DirectIndex::new(1 << bits);
         }
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.index.fill([0, 0]);
-            self.generation = 1;
-        }
-        self.w_gen = w_gen;
-        self.bias.clear();
-        self.bias.extend(bias.iter().map(|b| b.to_bits()));
+        self.params.set(w_gen, bias);
         self.width = bias.len();
         self.stride = bias.len().next_multiple_of(4);
         self.t.clear();
@@ -149,9 +140,7 @@ impl Table {
         if !self.t.is_empty() {
             return;
         }
-        for (p, e) in self.index.iter_mut().enumerate() {
-            *e = [self.generation, p as u16];
-        }
+        self.index.fill(|p| p as u16);
         for start in (0..self.index.len()).step_by(CHUNK) {
             let end = (start + CHUNK).min(self.index.len());
             self.new.clear();
@@ -164,9 +153,7 @@ impl Table {
     fn locate(&mut self, model: &Rbm, side: Side, keys: &[u32]) {
         let mut next = (self.t.len() / self.stride + self.new.len()) as u16;
         for &key in keys {
-            let e = &mut self.index[key as usize];
-            if e[0] != self.generation {
-                *e = [self.generation, next];
+            if self.index.get_or_insert(key as usize, next).is_none() {
                 next = next.wrapping_add(1);
                 self.new.push(u64::from(key));
                 if self.new.len() == CHUNK {
@@ -261,7 +248,7 @@ impl Table {
     /// The thresholds of pattern `key` (located).
     #[inline(always)]
     fn t_of(&self, key: u32) -> &[f32] {
-        let s = self.index[key as usize][1] as usize * self.stride;
+        let s = self.index.slot(key as usize) as usize * self.stride;
         &self.t[s..s + self.stride]
     }
 
