@@ -44,16 +44,38 @@ pub(crate) struct BitSweeps {
     vis: Table,
     v_keys: Vec<u32>,
     h_keys: Vec<u32>,
-    /// `v_keys` are the chains' visible rows; `h_keys` are their hidden states.
-    v_kept: bool,
-    h_kept: bool,
-    /// The hidden rows are behind `h_keys` (not written since they were drawn).
-    h_unwritten: bool,
+    /// What `v_keys` and `h_keys` say of the chains' rows.
+    visible: Visible,
+    hidden: Hidden,
     /// Patterns of rows that are not the chains' ([`BitSweeps::row_thresholds`]).
     row_keys: Vec<u32>,
-    /// `v_keys` are `row_keys` repeated ([`BitSweeps::restart`]): the first half-sweep
-    /// locates only those.
-    restarted: bool,
+}
+
+/// What the kept visible patterns (`v_keys`) are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Visible {
+    /// Nothing: the rows are read when a call starts from them.
+    #[default]
+    Unknown,
+    /// The chains' visible states, which the rows hold too.
+    Kept,
+    /// The batch rows' patterns repeated ([`BitSweeps::restart`]), not yet written to the
+    /// rows: the first half-sweep locates only the batch rows' patterns, and the sweeps write
+    /// the rows.
+    Restarted,
+}
+
+/// What the kept hidden patterns (`h_keys`) are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Hidden {
+    /// Nothing: the rows are read when a call starts from them.
+    #[default]
+    Unknown,
+    /// The chains' hidden states, which the rows hold too.
+    Kept,
+    /// The chains' hidden states, drawn since the rows were last written: the rows are behind
+    /// ([`BitSweeps::write_hidden`]).
+    Unwritten,
 }
 
 /// Lookups ahead per pattern of a layer from which its table is computed whole. Fewer meet only
@@ -355,14 +377,16 @@ impl BitSweeps {
         let (m, n) = (model.m(), model.n());
         let count = v.len() / m;
         let started = if run.from_hidden {
-            (self.h_kept && self.h_keys.len() == count) || row_keys(h, n, &mut self.h_keys)
+            (self.hidden != Hidden::Unknown && self.h_keys.len() == count)
+                || row_keys(h, n, &mut self.h_keys)
         } else {
-            (self.v_kept && self.v_keys.len() == count) || row_keys(v, m, &mut self.v_keys)
+            (self.visible != Visible::Unknown && self.v_keys.len() == count)
+                || row_keys(v, m, &mut self.v_keys)
         };
         if !started {
             return false;
         }
-        let restarted = std::mem::take(&mut self.restarted) && !run.from_hidden;
+        let restarted = self.visible == Visible::Restarted && !run.from_hidden;
         let BitSweeps {
             hid,
             vis,
@@ -400,9 +424,9 @@ impl BitSweeps {
         if run.means {
             hid.means(model, v_keys, hp);
         }
-        self.v_kept = true;
+        self.visible = Visible::Kept;
         if k > 0 {
-            (self.h_kept, self.h_unwritten) = (true, true);
+            self.hidden = Hidden::Unwritten;
         }
         true
     }
@@ -410,15 +434,18 @@ impl BitSweeps {
     /// The chains' rows were changed by something else: their kept patterns are forgotten
     /// (after [`BitSweeps::write_hidden`] if the hidden rows are read or kept in part).
     pub fn forget(&mut self) {
-        debug_assert!(!self.h_unwritten, "hidden rows written before they change");
-        (self.v_kept, self.h_kept, self.restarted) = (false, false, false);
+        debug_assert!(
+            self.hidden != Hidden::Unwritten,
+            "hidden rows written before they change"
+        );
+        (self.visible, self.hidden) = (Visible::Unknown, Hidden::Unknown);
     }
 
     /// Writes the hidden rows `h` (of `n` units) from their patterns if they are behind them.
     pub fn write_hidden(&mut self, n: usize, h: &mut [f32]) {
-        if self.h_unwritten {
+        if self.hidden == Hidden::Unwritten {
             write_rows(&self.h_keys, n, h);
-            self.h_unwritten = false;
+            self.hidden = Hidden::Kept;
         }
     }
 
@@ -433,14 +460,14 @@ impl BitSweeps {
         self.v_keys.clear();
         self.v_keys
             .extend(self.row_keys.iter().cycle().take(count).copied());
-        (self.v_kept, self.restarted) = (true, true);
+        self.visible = Visible::Restarted;
         true
     }
 
     /// The chains' visible patterns, while they are the rows' (kept since the last call on
     /// patterns).
     pub fn kept_v_keys(&self) -> Option<&[u32]> {
-        self.v_kept.then_some(&self.v_keys[..])
+        (self.visible != Visible::Unknown).then_some(&self.v_keys[..])
     }
 
     /// The hidden thresholds `t = 1 + e^{−(c + Wᵀv)}` of the rows `v` under `model` into `t`
