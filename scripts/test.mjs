@@ -76,7 +76,15 @@ for (const name of wanted)
   }
 const t0 = Date.now();
 try {
-  for (const [name, fn] of Object.entries(steps)) if (!wanted.length || wanted.includes(name)) fn();
+  const took = [];
+  for (const [name, fn] of Object.entries(steps)) {
+    if (wanted.length && !wanted.includes(name)) continue;
+    const t = Date.now();
+    fn();
+    took.push(`${name} ${((Date.now() - t) / 1000).toFixed(0)} s`);
+  }
+  // What each step took, for docs/development.md's table.
+  console.log(`\nsteps: ${took.join(', ')}`);
 } catch (e) {
   console.error(`\ntests failed: ${e.message}`);
   process.exit(1);
