@@ -7,8 +7,10 @@
 //! (chains, statistics, parameter sets), which may live where the engine computes (a GPU's
 //! buffers) and are handed back only when a view or an evaluation asks ([`Engine::chain_states`]).
 //!
-//! - [`cpu`]: the CPU engine — today's kernels, the per-pattern caches of small models and the
-//!   plain reference path they are tested against, bit for bit.
+//! - [`cpu`]: the CPU engine — the row kernels, the per-pattern caches of small models and the
+//!   SIMD folder, each fast path tested against its plain path, bit for bit;
+//! - [`reference`]: the reference engine — the formulas as straightforward loops, always
+//!   compiled; the test oracle every engine must equal (`tests/engines.rs`).
 //!
 //! The operations are coarse on purpose: each is one fused step of the papers' algorithms (a
 //! run of Gibbs sweeps with their Bernoulli draws; the statistics of a set of rows; the
@@ -19,8 +21,10 @@
 //! statistics) and §4 (the parameter step); the CPU engine's are the reference.
 
 pub mod cpu;
+pub mod reference;
 
 pub use cpu::Cpu;
+pub use reference::Reference;
 
 use crate::data::Dataset;
 use crate::error::Result;

@@ -257,6 +257,17 @@ impl Centered {
         column_mean(&self.hp, n, &mut self.lambda_batch);
     }
 
+    /// [`Centered::begin_batch`] with H = E[h|V] under θ_t given (`hp`, rows × n): the batch
+    /// means, and the statistics of [`Centered::data_stats`] computed row by row.
+    pub fn begin_batch_from_probs(&mut self, batch: &[f32], hp: &[f32]) {
+        let (m, n) = (self.mu.len(), self.lambda.len());
+        self.hp.clear();
+        self.hp.extend_from_slice(hp);
+        self.batch_keys.clear();
+        column_mean(batch, m, &mut self.mu_batch);
+        column_mean(&self.hp, n, &mut self.lambda_batch);
+    }
+
     /// Re-parameterises b̃ ← b̃ + ν_λ W(λ_batch − λ), c̃ ← c̃ + ν_μ Wᵀ(μ_batch − μ) with the
     /// current W, then slides the offsets μ ← (1−ν_μ)μ + ν_μ μ_batch, λ ← (1−ν_λ)λ + ν_λ λ_batch.
     /// The plain model is unchanged (up to rounding).
@@ -316,14 +327,24 @@ impl Centered {
     /// Centered negative statistics of the chains (after [`Chains::finish`]), with the
     /// current offsets: sums of ((v−μ)(h−λ)ᵀ, v, h), h = E[h|v].
     pub fn chain_stats(&mut self, chains: &Chains, neg: &mut Stats) {
+        self.sums((chains.v(), chains.visible_patterns()), &chains.hp, neg);
+    }
+
+    /// [`Centered::chain_stats`] of the rows `v` with E[h|v] = `hp`, row by row.
+    pub fn row_stats(&mut self, v: &[f32], hp: &[f32], neg: &mut Stats) {
+        self.sums((v, None), hp, neg);
+    }
+
+    /// The centered sums of `rows` (with their patterns, if known) and their E[h|v].
+    fn sums(&mut self, rows: (&[f32], Option<&[u32]>), hp: &[f32], out: &mut Stats) {
         centered_sums(
-            (chains.v(), chains.visible_patterns()),
-            &chains.hp,
+            rows,
+            hp,
             &self.mu,
             &self.lambda,
             &mut self.scratch_n,
             &mut self.hsum,
-            neg,
+            out,
         );
     }
 
