@@ -1,8 +1,16 @@
 //! The cost model (issue 12): a lane's memory, the time of one update and of one exact
 //! evaluation, and the time of a one-off evaluation (exact log Z, the exact gradient, AIS or
 //! RAISE), estimated from the sizes before anything is allocated or run, against the budget of
-//! the shell that asks (README "Limits"): [`PAGE`] for lanes built by the page's wasm shell,
-//! [`CLI`] for the native command line.
+//! the shell that asks (README "Limits", declared in [`crate::schema::budget`]): [`PAGE`] for
+//! lanes built by the page's wasm shell, [`CLI`] for the native command line.
+//!
+//! It sits above what it reads: the budgets are declarations ([`crate::schema::budget`]);
+//! each algorithm declares what it holds and spends next to itself, as data
+//! ([`crate::train::AlgoInfo::cost`]); the engine says how large what it holds is
+//! ([`crate::engine::cpu::sizes`]). Nothing below reads this module back: the constructors
+//! that build a lane within a budget ([`crate::train::Lane::new`], `within`, `with_model`,
+//! `resume`) and check a configuration against one ([`LaneConfig::validate`],
+//! `validate_for`) check before anything is built, so they are defined here (`admit.rs`).
 //!
 //! Estimates, not measurements. **Memory** counts what a lane holds (the model in its three
 //! layouts, the last finite model, the gradient, the statistics and what the algorithm keeps,
@@ -20,149 +28,18 @@
 //! the limit, except that in the page an exact evaluation too slow for the budget drops the
 //! lane's exact curve (with a notice) instead of refusing the lane.
 
+mod admit;
+
 use crate::data::Dataset;
+use crate::engine::cpu::sizes;
 use crate::error::{Error, Result};
 use crate::eval::exact;
 use crate::schema::OptionSpec;
-use crate::train::{config, find, AlgoInfo, LaneConfig};
+use crate::train::{config, find, AlgoInfo, ChainKind, LaneConfig};
 
-/// Assumed speeds of the machine a shell runs on.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Speed {
-    /// Weight visits per second of the Gibbs kernels (one weight added for one row).
-    pub visits_per_sec: f64,
-    /// Unit updates per second (a conditional probability and its Bernoulli draw).
-    pub units_per_sec: f64,
-    /// Summed-out units per second of exact enumeration by the softplus walk (a softplus and a
-    /// row add each): layers narrower than [`exact::PRODUCT_WALK_FROM`], and the model
-    /// expectation and distribution.
-    pub summed_per_sec: f64,
-    /// Summed-out units per second of log Z's product walk (one multiply each), used on layers
-    /// of at least [`exact::PRODUCT_WALK_FROM`] units; layers wider than [`CACHE_UNITS`] run at
-    /// [`OUT_OF_CACHE`] times this rate.
-    pub product_per_sec: f64,
-    /// Enumerated states per second (the per-state overhead of a Gray-code walk).
-    pub states_per_sec: f64,
-}
-
-/// What a shell does with a lane whose exact evaluation exceeds its budget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SlowExact {
-    /// Refuse the lane, naming the option (the command line: the person can pass
-    /// `--exact-bits 0` or a smaller model).
-    Refuse,
-    /// Build the lane without the exact curve and say why ([`LaneCost::dropped`]): the page.
-    Drop,
-}
-
-/// What a shell allows one lane and one evaluation (README "Limits").
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Budget {
-    /// Where the budget applies, for messages ("the page").
-    pub place: &'static str,
-    /// Most bytes one lane may hold (chains, models, statistics, data, an evaluation's copy).
-    pub lane_bytes: u64,
-    /// Longest one update may take, in seconds (the page answers Pause between updates).
-    pub update_secs: f64,
-    /// Longest one exact evaluation of a lane may take (one every `every` updates).
-    pub eval_secs: f64,
-    /// Longest a one-off evaluation asked for may take: exact log Z and the exact gradient of
-    /// a model file, an AIS or RAISE run (the page runs these in slices, beside training).
-    pub job_secs: f64,
-    /// What a too-slow exact evaluation of a lane does.
-    pub slow_exact: SlowExact,
-    /// The assumed speeds.
-    pub speed: Speed,
-}
-
-/// Widest summed-out layer whose f64 pre-activations (8 bytes a unit) stay in a core's cache
-/// during the product walk.
-pub const CACHE_UNITS: usize = 1 << 17;
-
-/// The product walk's rate on wider layers, relative to [`Speed::product_per_sec`] (measured:
-/// 0.42 for 16×2^20 against 16×10^5 natively).
-pub const OUT_OF_CACHE: f64 = 0.4;
-
-/// The page: one Web Worker per lane, with its own copy of the data; 256 MiB each keeps several
-/// lanes inside a tab; an update within 0.5 s, so Pause, Reset and removing a lane answer
-/// within about half a second at worst (the papers' heaviest page lanes, `sdcp-mnist`'s, take
-/// 0.1–0.3 s); an exact evaluation inside a lane's worker within 2 s, else the lane trains
-/// without its exact curve. Speeds: the wasm benchmarks in headless Chromium, rounded down
-/// (Gibbs visits ~1.7× slower than native; log Z of 784×20 in 0.56 s, 0.43 s natively).
-pub const PAGE: Budget = Budget {
-    place: "the page",
-    lane_bytes: 256 << 20,
-    update_secs: 0.5,
-    eval_secs: 2.0,
-    job_secs: 600.0,
-    slow_exact: SlowExact::Drop,
-    speed: Speed {
-        visits_per_sec: 5e9,
-        units_per_sec: 1e8,
-        summed_per_sec: 5e7,
-        product_per_sec: 8e8,
-        states_per_sec: 4e6,
-    },
-};
-
-/// The command line: 4 GiB per lane, an update and an exact evaluation each within a minute
-/// (784×25 takes ~15 s, 16×2^20 ~80 s), and a one-off evaluation within an hour of the threads
-/// it runs on. Speeds: the native benchmarks on one core, rounded down.
-pub const CLI: Budget = Budget {
-    place: "the command line",
-    lane_bytes: 4 << 30,
-    update_secs: 60.0,
-    eval_secs: 60.0,
-    job_secs: 3600.0,
-    slow_exact: SlowExact::Refuse,
-    speed: Speed {
-        visits_per_sec: 8e9,
-        units_per_sec: 1.5e8,
-        summed_per_sec: 1e8,
-        product_per_sec: 1.2e9,
-        states_per_sec: 6e6,
-    },
-};
-
-/// Where an algorithm's negative phase runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChainKind {
-    /// `chains` Gibbs chains held as v, h and E[h|v] (chains × (m + 2n) values).
-    Full,
-    /// `chains` chains run in small blocks; only their visible states are kept (chains × m).
-    Visible,
-    /// No chains: the negative phase runs on the mini-batch rows.
-    Batch,
-}
-
-/// What an algorithm holds and spends beyond what every lane does, declared in its file next
-/// to its options ([`crate::train::AlgoInfo::cost`]).
-#[derive(Clone, Copy, Debug)]
-pub struct AlgoCost {
-    /// m×n f32 arrays it holds (negative statistics, fast parameters, a second model in its
-    /// three layouts…).
-    pub weight_sets: f64,
-    /// batch × n f32 arrays it holds or makes per update (E[h|v] of the batch, UCD's
-    /// thresholds, MF-CD's mean-field passes).
-    pub batch_sets: f64,
-    /// Where its negative phase runs.
-    pub chains: ChainKind,
-    /// Gibbs sweeps per chain and update (an estimate where the count is random), and the
-    /// option that sets them (if one does).
-    pub sweeps: fn(&LaneConfig) -> (f64, Option<&'static str>),
-}
-
-impl AlgoCost {
-    /// An algorithm with `weight_sets` m×n arrays of its own, full chains and k sweeps.
-    pub const fn k_sweeps(weight_sets: f64) -> AlgoCost {
-        AlgoCost {
-            weight_sets,
-            batch_sets: 0.0,
-            chains: ChainKind::Full,
-            sweeps: |c| (c.k as f64, Some("k")),
-        }
-    }
-}
+/// The budgets the checks take, declared with the schema ([`crate::schema::budget`]) and
+/// re-exported for the cost model's callers.
+pub use crate::schema::budget::{Budget, SlowExact, Speed, CACHE_UNITS, CLI, OUT_OF_CACHE, PAGE};
 
 /// The estimated cost of one lane.
 #[derive(Clone, Debug, PartialEq)]
@@ -189,105 +66,71 @@ struct Sizes {
     /// Share of visible units on: the data's mean (the chains' states keep about the data's
     /// density), at least 1/16.
     density: f64,
+    /// m, n, batch and chains as counts, to ask the engine's sizes.
+    counts: Counts,
+}
+
+/// Visible and hidden units, batch rows and chains (or batch rows) of a lane.
+struct Counts {
+    m: usize,
+    n: usize,
+    batch: usize,
+    chains: usize,
 }
 
 impl Sizes {
     fn of(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo) -> Sizes {
-        let batch = cfg.batch.unwrap_or(data.rows()) as f64;
+        let batch = cfg.batch.unwrap_or(data.rows());
+        let chains = match algo.cost.chains {
+            ChainKind::Batch => batch,
+            _ => cfg.chains.unwrap_or(batch),
+        };
         Sizes {
             m: data.m as f64,
             n: cfg.hidden as f64,
             rows: data.rows() as f64,
-            batch,
-            chains: match algo.cost.chains {
-                ChainKind::Batch => batch,
-                _ => cfg.chains.map_or(batch, |c| c as f64),
-            },
+            batch: batch as f64,
+            chains: chains as f64,
             density: (data.values.iter().map(|&x| f64::from(x)).sum::<f64>()
                 / data.values.len().max(1) as f64)
                 .clamp(1.0 / 16.0, 1.0),
+            counts: Counts {
+                m: data.m,
+                n: cfg.hidden,
+                batch,
+                chains,
+            },
         }
     }
 }
 
 const F32: f64 = 4.0;
 
-/// f32 values of a packed layout of a `k`×`width` matrix (chunks of 8, 16 or 32 columns).
-fn packed(k: f64, width: f64) -> f64 {
-    let cw = if width <= 8.0 {
-        8.0
-    } else if width <= 16.0 {
-        16.0
-    } else {
-        32.0
-    };
-    (width / cw).ceil() * cw * k
-}
-
-/// f32 values of the packed copy of E[h|v] a statistics accumulator keeps after adding `rows`
-/// 0/1 rows of a wide model (`Stats::add`).
-fn stats_scratch(n: f64, rows: f64) -> f64 {
-    if n >= 32.0 && rows >= 16.0 {
-        packed(rows, n)
-    } else {
-        0.0
-    }
-}
-
-/// f32-sized values of UCD's pattern tables (`train::ucd`), one per layer: the index of a
-/// layer of at most 16 units (two words per pattern) and, per pattern met in an update (at
-/// most one per chain and sweep, at most the table's bound), its key, two list words and the
-/// other layer's pre-activations and thresholds (and, for hidden patterns, their thresholds'
-/// product).
-fn ucd_pattern_tables(cfg: &LaneConfig, algo: &AlgoInfo, s: &Sizes) -> f64 {
-    let met = s.chains * (algo.cost.sweeps)(cfg).0;
-    [(s.m, s.n, 0.0), (s.n, s.m, 4.0)]
-        .iter()
-        .map(|&(k, width, product)| {
-            let index = if k <= 16.0 { 2.0 * k.exp2() } else { 0.0 };
-            let kept = met.min(crate::train::ucd::table_bound(width as usize) as f64);
-            index + kept * (2.0 * width + 2.0 * (k / 64.0).ceil() + 2.0 + product)
-        })
-        .sum()
-}
-
-/// f32-sized values of the pattern tables a small model's chains keep
-/// (`train::chains`, layers of at most 16 units): two patterns per chain, two 16-bit words per
-/// possible pattern of each layer, and the thresholds of the patterns one update meets — at most every
-/// pattern, at most one per chain and sweep (and E[h|v]).
-fn pattern_tables(cfg: &LaneConfig, algo: &AlgoInfo, s: &Sizes) -> f64 {
-    let (m, n) = (s.m, s.n);
-    if m > 16.0 || n > 16.0 {
-        return 0.0;
-    }
-    let sweeps = (algo.cost.sweeps)(cfg).0;
-    let (vis, hid) = (m.exp2(), n.exp2());
-    2.0 * s.chains
-        + (vis + hid)
-        + vis.min(s.chains * (sweeps + 1.0)) * n
-        + hid.min(s.chains * sweeps) * m
-}
-
 /// Bytes a lane of `cfg` holds, without (`exact` false) or with its exact evaluation.
 fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) -> f64 {
     let s = Sizes::of(cfg, data, algo);
     let (m, n) = (s.m, s.n);
+    let c = &s.counts;
     let mn = m * n;
     // W and its two packed layouts, for the model, the last finite model and the new copy a
     // record makes of it (before the old one is freed).
-    let model = mn + packed(m, n) + packed(n, m) + m + n;
+    let model = mn + sizes::packed(c.m, c.n) + sizes::packed(c.n, c.m) + m + n;
     let mut values = 3.0 * model;
     // The gradient, the velocity (momentum), the positive statistics, one W handed out.
-    values += mn * (3.0 + f64::from(cfg.momentum != 0.0)) + m + n + stats_scratch(n, s.batch);
+    values +=
+        mn * (3.0 + f64::from(cfg.momentum != 0.0)) + m + n + sizes::stats_scratch(c.n, c.batch);
     // The algorithm's own arrays and its chains.
     let a = algo.cost;
+    let (sweeps, _) = (a.sweeps)(cfg);
     values += a.weight_sets * mn + a.batch_sets * s.batch * n;
     values += match a.chains {
         ChainKind::Full => {
-            s.chains * (m + 3.0 * n) + stats_scratch(n, s.chains) + pattern_tables(cfg, algo, &s)
+            s.chains * (m + 3.0 * n)
+                + sizes::stats_scratch(c.n, c.chains)
+                + sizes::pattern_tables(c.m, c.n, c.chains, sweeps)
         }
-        ChainKind::Visible => s.chains * m + ucd_pattern_tables(cfg, algo, &s),
-        ChainKind::Batch => s.batch * m + stats_scratch(n, s.batch),
+        ChainKind::Visible => s.chains * m + sizes::ucd_pattern_tables(c.m, c.n, s.chains * sweeps),
+        ChainKind::Batch => s.batch * m + sizes::stats_scratch(c.n, c.batch),
     };
     // The mini-batch, E[h|v] of the batch, the data (each page worker loads its own), the row
     // order (8-byte indices).
@@ -596,9 +439,10 @@ pub fn distribution_secs(m: usize, n: usize, speed: &Speed) -> f64 {
 /// temperatures on an m×n model: per chain and step two half-steps over W (half of it visited
 /// per row) and a softplus difference over the hidden units; the run holds a copy of the model.
 pub fn ais_cost(m: usize, n: usize, particles: usize, betas: usize, speed: &Speed) -> (f64, f64) {
+    let packed = sizes::packed(m, n) + sizes::packed(n, m);
     let (m, n, p, b) = (m as f64, n as f64, particles as f64, betas as f64);
     let secs = p * b * (m * n / speed.visits_per_sec + (m + 2.0 * n) / speed.units_per_sec);
-    let bytes = F32 * (m * n + packed(m, n) + packed(n, m) + 4.0 * p * (m + n));
+    let bytes = F32 * (m * n + packed + 4.0 * p * (m + n));
     (bytes, secs)
 }
 

@@ -7,15 +7,17 @@
 //! - [`data`]: the small data sets of §2 with their bounds;
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
 //! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
-//! - [`schema`]: the declarations that drive both shells (options, statistics);
-//! - [`cost`]: the cost model — memory and time of lanes and evaluations, and the budgets;
+//! - [`schema`]: the declarations that drive both shells (options, statistics, budgets);
+//! - [`cost`]: the cost model — memory and time of lanes and evaluations against a shell's
+//!   budget, and the constructors of lanes within one (it reads `train`, `schema` and the
+//!   engine's sizes; none of them reads it);
 //! - [`catalog`]: everything a shell lists (algorithms, options, data sets, presets);
 //! - [`experiments`]: the papers' experiments as presets, their trials and across-trial
 //!   statistics;
 //! - [`diagnostics`]: gradient estimates against the exact gradient;
 //! - [`sampler`]: samplers on the Gibbs conditionals (UCD's chain coupling);
 //! - [`engine`]: how fast the dense work runs — the CPU engine's chains, per-pattern caches
-//!   and SIMD kernels;
+//!   and SIMD kernels, and the sizes of what it holds;
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `bench` (feature `bench`): benchmark workloads, outside every shipped build.
 #![deny(missing_docs)]

@@ -1,15 +1,21 @@
 //! The cost model's memory estimate against the memory lanes really allocate (issue 12): a
 //! counting global allocator records the peak of live heap bytes while a lane is built from
 //! its data, trains, records (with its exact evaluation when it has one) and hands out a
-//! view. One test function, so no other test allocates meanwhile.
+//! view; and the engine's sizes the estimate asks (`engine::cpu::sizes`) against what the
+//! model and its statistics really allocate, so that a size mirroring a constant of
+//! `src/model.rs` fails here when the constant changes. Each test measures holding [`SERIAL`],
+//! so no other test allocates meanwhile.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rbm_core::cost::{self, check_lane};
 use rbm_core::data::Dataset;
+use rbm_core::engine::cpu::sizes;
+use rbm_core::model::{Rbm, Stats};
+use rbm_core::schema::budget;
 use rbm_core::train::{Lane, LaneConfig};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The system allocator, counting live bytes and their peak.
 struct Counting;
@@ -50,6 +56,21 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
+/// Held by each test while it measures: the counts are of the whole process.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Peak heap bytes above the start while `f` runs, and what it returns.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let base = LIVE.load(Ordering::SeqCst);
+    PEAK.store(base, Ordering::SeqCst);
+    let t = f();
+    (PEAK.load(Ordering::SeqCst) - base, t)
+}
+
 /// The data sets of the cases: BAS 4×4, or MNIST-shaped digits with this many rows.
 fn data(rows: usize) -> Dataset {
     if rows == 0 {
@@ -63,7 +84,7 @@ fn data(rows: usize) -> Dataset {
 /// `cfg` on them is built, trains `updates` updates, records and makes a view; and the cost
 /// model's estimate.
 fn measure(cfg: &LaneConfig, rows: usize, updates: u64) -> (f64, f64) {
-    let estimate = check_lane(cfg, &data(rows), &cost::CLI).unwrap().bytes as f64;
+    let estimate = check_lane(cfg, &data(rows), &budget::CLI).unwrap().bytes as f64;
     let base = LIVE.load(Ordering::SeqCst);
     PEAK.store(base, Ordering::SeqCst);
     {
@@ -79,6 +100,7 @@ fn measure(cfg: &LaneConfig, rows: usize, updates: u64) -> (f64, f64) {
 
 #[test]
 fn the_memory_estimate_is_within_a_factor_of_two_of_what_lanes_allocate() {
+    let _serial = serial();
     let lane =
         |algo: &str, hidden: usize, batch: Option<usize>, chains: Option<usize>| LaneConfig {
             algo: algo.into(),
@@ -147,4 +169,60 @@ fn the_memory_estimate_is_within_a_factor_of_two_of_what_lanes_allocate() {
         );
     }
     println!("{}", report.join("\n"));
+}
+
+/// The statistics' scratch the estimate counts ([`sizes::stats_scratch`]) is what
+/// [`Stats::add`] allocates beyond its bitsets: the packed copy of E[h|v] exactly when it goes
+/// unit by unit (the thresholds `BY_UNIT_MIN_HIDDEN` and `BY_UNIT_MIN_ROWS` of `src/model.rs`)
+/// on a hidden layer that is not one chunk wide (the chunk widths of its `Packed`).
+#[test]
+fn the_statistics_scratch_the_estimate_counts_is_what_stats_add_allocates() {
+    let _serial = serial();
+    let m: usize = 4;
+    let mut report = Vec::new();
+    for n in [1, 8, 15, 16, 17, 24, 31, 32, 33, 64, 100] {
+        for rows in [1, 8, 15, 16, 17, 64, 100] {
+            let v: Vec<f32> = (0..rows * m)
+                .map(|i| ((i * 7 + i / 3) % 2) as f32)
+                .collect();
+            let hp: Vec<f32> = (0..rows * n).map(|i| (i % 5) as f32 / 5.0).collect();
+            let mut stats = Stats::new(m, n);
+            let (peak, ()) = peak_of(|| stats.add(&v, &hp));
+            drop(stats);
+            let scratch = 4.0 * sizes::stats_scratch(n, rows);
+            // The bitsets of the rows and of the units, the bitset of every row and the target
+            // list (its capacity doubling up to m + 1 entries): a few words, fewer than the
+            // smallest packed copy (16 rows of one 32-column chunk, 2 KiB).
+            let words = rows * m.div_ceil(64) + (m + 1) * rows.div_ceil(64) + 2 * (m + 1);
+            let bitsets = (8 * words) as f64;
+            report.push(format!(
+                "n {n}, {rows} rows: {peak} bytes, scratch {scratch}"
+            ));
+            assert!(
+                scratch <= peak as f64 && peak as f64 <= scratch + bitsets,
+                "n {n}, {rows} rows: Stats::add allocated {peak} bytes; the estimate counts \
+                 {scratch} bytes of scratch (and up to {bitsets} of bitsets)\n{}",
+                report.join("\n")
+            );
+        }
+    }
+}
+
+/// The packed layouts the estimate counts ([`sizes::packed`]: chunks of 8, 16 or 32 columns)
+/// are what a model holds beside W and its biases: a model large enough to pack W and Wᵀ when
+/// it is made, with layers of each chunk width.
+#[test]
+fn the_packed_layouts_the_estimate_counts_are_what_a_model_holds() {
+    let _serial = serial();
+    for (m, n) in [(5, 4000), (12, 2000), (17, 1000), (64, 300), (4000, 5)] {
+        let (held, model) = peak_of(|| Rbm::zeros(m, n).unwrap());
+        drop(model);
+        let params = 4 * (m * n + m + n);
+        let packed = 4.0 * (sizes::packed(m, n) + sizes::packed(n, m));
+        assert!(
+            held >= params && (held - params) as f64 == packed,
+            "{m}×{n}: the model holds {} bytes beside its parameters; the estimate counts {packed}",
+            held as i64 - params as i64
+        );
+    }
 }

@@ -5,9 +5,10 @@
 mod common;
 
 use common::bas4;
+use rbm_core::schema::budget;
 use rbm_core::train::resume::{read_model_file, resume_config, MAX_MODEL_FILE_BYTES};
 use rbm_core::train::{Lane, LaneConfig};
-use rbm_core::{cost, Error};
+use rbm_core::Error;
 use serde_json::json;
 
 fn cfg(algo: &str) -> LaneConfig {
@@ -118,7 +119,7 @@ fn a_saved_lane_loads_back_at_its_update_with_the_same_exact_log_likelihood() {
     };
     let resumed_cfg = resume_config(&current, Some(&t), &model);
     assert_eq!((resumed_cfg.k, resumed_cfg.every), (3, 25));
-    let mut resumed = Lane::resume(resumed_cfg, bas4(), model, Some(&t), &cost::PAGE).unwrap();
+    let mut resumed = Lane::resume(resumed_cfg, bas4(), model, Some(&t), &budget::PAGE).unwrap();
     let first = resumed.run(0).unwrap();
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].iter, 50);

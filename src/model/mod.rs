@@ -16,7 +16,9 @@ mod packed;
 mod stats;
 
 pub use format::{ModelFile, MODEL_HEADER, MODEL_MAGIC};
+pub(crate) use packed::chunk_width;
 pub use stats::Stats;
+pub(crate) use stats::{BY_UNIT_MIN_HIDDEN, BY_UNIT_MIN_ROWS};
 
 use crate::data::Dataset;
 use crate::engine::cpu::kernels::{bernoulli_row, copy_row};

@@ -21,15 +21,21 @@ pub(super) struct Packed {
     pub(super) data: Vec<f32>,
 }
 
+/// The chunk width of a packed layout `width` columns wide: 32 columns (eight 4-lane
+/// registers), or 16 / 8 for layers of at most 16 / 8 units.
+pub(crate) fn chunk_width(width: usize) -> usize {
+    if width <= 8 {
+        8
+    } else if width <= 16 {
+        16
+    } else {
+        32
+    }
+}
+
 impl Packed {
     pub(super) fn new(k: usize, width: usize) -> Packed {
-        let cw = if width <= 8 {
-            8
-        } else if width <= 16 {
-            16
-        } else {
-            32
-        };
+        let cw = chunk_width(width);
         Packed {
             k,
             width,

@@ -131,8 +131,8 @@ fn add_selected_rows(sum: &mut Params<f32>, bits: &[u64], hp: &[f32], weight: f3
 }
 
 /// Below these sizes [`Stats::add`] goes row by row (same bits; packing would cost more).
-const BY_UNIT_MIN_HIDDEN: usize = 16;
-const BY_UNIT_MIN_ROWS: usize = 16;
+pub(crate) const BY_UNIT_MIN_HIDDEN: usize = 16;
+pub(crate) const BY_UNIT_MIN_ROWS: usize = 16;
 
 /// Work buffers of [`Stats::add_binary_by_unit`] and [`Stats::add_row`].
 #[derive(Clone, Debug)]

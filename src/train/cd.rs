@@ -1,8 +1,7 @@
 //! CD-k (Hinton 2002; docs/algorithms.md §4): chains start at the mini-batch rows and run k full
 //! Gibbs sweeps; the negative statistics are s(v_k) with E[h|v_k].
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::AlgoCost;
+use super::{config, AlgoCost, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 

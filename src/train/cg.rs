@@ -7,8 +7,7 @@
 //! parameters with the centered gradient of both phases; write the plain model.
 //! With ν_μ = ν_λ = 0 and μ = 0, λ = 0 this is CD-k bit for bit.
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::AlgoCost;
+use super::{config, AlgoCost, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 

@@ -487,21 +487,12 @@ impl LaneConfig {
         Ok(cfg)
     }
 
-    /// Checks every option against its schema and against `data`, and the lane's cost against
-    /// the command line's budget ([`crate::cost::CLI`]), with an error naming the option at
-    /// fault.
-    pub fn validate(&self, data: &Dataset) -> Result<()> {
-        self.validate_for(data, &crate::cost::CLI).map(drop)
-    }
-
-    /// [`LaneConfig::validate`] against the `budget` of a shell: the schema, the data, the
-    /// size limits, then the cost model ([`crate::cost::check_lane`]), whose estimate is
-    /// returned (with the reason when the budget drops the exact curve).
-    pub fn validate_for(
-        &self,
-        data: &Dataset,
-        budget: &crate::cost::Budget,
-    ) -> Result<crate::cost::LaneCost> {
+    /// Checks every option against its schema and against `data`, and the size limits every
+    /// shell shares (the model's size, [`MAX_CHAIN_VALUES`]), with an error naming the option at
+    /// fault: what [`LaneConfig::validate`] checks before the lane's cost. `validate` and
+    /// `validate_for`, which go on to check the cost against a shell's budget, are defined with
+    /// the cost model (`src/cost/admit.rs`).
+    pub fn check_options(&self, data: &Dataset) -> Result<()> {
         let algo = find(&self.algo)?;
         let obj = self.to_object();
         for spec in GENERAL.iter().chain(algo.options) {
@@ -551,7 +542,7 @@ impl LaneConfig {
                 ),
             ));
         }
-        crate::cost::check_lane(self, data, budget)
+        Ok(())
     }
 }
 
@@ -623,7 +614,8 @@ mod tests {
                     "a refused value changes nothing"
                 );
             }
-            // A bad value that bypassed `set` is caught by `validate` with the same key.
+            // A bad value that bypassed `set` is caught by `check_options` (and so `validate`)
+            // with the same key.
             if let Some(v) = bad_values(spec).into_iter().find(|v| v.is_number()) {
                 let mut obj = cfg.to_object();
                 obj.insert(spec.key.into(), v.clone());
@@ -634,7 +626,7 @@ mod tests {
                         .unwrap()
                         .name
                         .into();
-                    let e = c.validate(&data).unwrap_err();
+                    let e = c.check_options(&data).unwrap_err();
                     assert_eq!(e.key(), Some(spec.key), "{} = {v}: {e}", spec.key);
                 }
             }
@@ -674,19 +666,19 @@ mod tests {
         for (key, v) in cases {
             let mut c = LaneConfig::default();
             c.set(key, v).unwrap();
-            assert_eq!(c.validate(&data).unwrap_err().key(), Some(key));
+            assert_eq!(c.check_options(&data).unwrap_err().key(), Some(key));
         }
         // 1000 chains are ordinary; 100 000 hidden units on 16 visible ones are not.
         let mut c = LaneConfig::default();
         c.set("hidden", Value::from(100_000)).unwrap();
         c.set("chains", Value::from(1000)).unwrap();
-        let e = c.validate(&data).unwrap_err();
+        let e = c.check_options(&data).unwrap_err();
         assert_eq!(e.key(), Some("hidden"), "{e}");
         assert!(e.to_string().contains("fewer hidden units"), "{e}");
         // A million chains of a 100-unit model: the chains.
         let mut c = LaneConfig::default();
         c.set("hidden", Value::from(100)).unwrap();
         c.set("chains", Value::from(1_000_000)).unwrap();
-        assert_eq!(c.validate(&data).unwrap_err().key(), Some("chains"));
+        assert_eq!(c.check_options(&data).unwrap_err().key(), Some("chains"));
     }
 }

@@ -18,8 +18,7 @@
 //! positive W statistics use the offsets of the first inner step. With d = 1 and K′ = k this
 //! is CG-k bit for bit.
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::{AlgoCost, ChainKind};
+use super::{config, AlgoCost, AlgoInfo, Algorithm, ChainKind, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 

@@ -2,8 +2,7 @@
 //! persistent chains run under θ + θ_F; θ ← θ + η·g and θ_F ← α·θ_F + η_F·g.
 //! With η_F = 0, θ_F stays 0 and the lane is PCD bit for bit.
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::AlgoCost;
+use super::{config, AlgoCost, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 use crate::schema::{Aggregate, StatSpec};

@@ -1,8 +1,12 @@
 //! A training lane: one algorithm training one model on one data set, seeded, with the
 //! compute bookkeeping, the exact evaluation the page plots and the views of its panels.
+//!
+//! A lane is built only within a shell's budget: its public constructors ([`Lane::new`],
+//! [`Lane::within`], [`Lane::with_model`], [`Lane::resume`]) are defined with the cost model
+//! (`src/cost/admit.rs`), which checks the configuration and estimates the lane before
+//! `Lane::admitted` here allocates anything — so this module needs nothing of the cost model.
 
 use super::{find, AlgoInfo, Algorithm, Ctx, LaneConfig, Optimizer, Report, Setup};
-use crate::cost::{self, Budget};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::eval::distribution::{distribution, Distribution};
@@ -101,48 +105,13 @@ pub struct Lane {
     /// this log Z, which spares [`Lane::view`] an enumeration.
     recorded_log_z: Option<(u64, f64)>,
     /// Whether records carry the exact ATLL: the smaller layer has at most `exact_bits` units
-    /// and the evaluation fits the budget the lane was built under ([`crate::cost`]).
+    /// and the evaluation fits the budget the lane was built under (the cost model's estimate).
     exact: bool,
     /// Why the lane trains without the exact curve it would otherwise have (the page's budget).
     notice: Option<String>,
 }
 
 impl Lane {
-    /// A new lane within the command line's budget ([`cost::CLI`]): validates `cfg`,
-    /// initialises the model from the seed's `Init` stream (shared by all lanes of a seed, so
-    /// lanes start from the same model) and builds the algorithm.
-    pub fn new(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane> {
-        Lane::build(cfg, data, None, &cost::CLI)
-    }
-
-    /// [`Lane::new`] within a shell's `budget` (the page's wasm shell passes [`cost::PAGE`]):
-    /// what exceeds it is refused before anything is allocated, and an exact evaluation the
-    /// budget drops leaves the lane without its exact curve, saying why ([`Lane::notice`]).
-    pub fn within(cfg: LaneConfig, data: Arc<Dataset>, budget: &Budget) -> Result<Lane> {
-        Lane::build(cfg, data, None, budget)
-    }
-
-    /// A lane that starts from a given model instead of a fresh initialisation (`cfg.hidden`
-    /// and `cfg.init` are ignored; the model's sizes must fit the data), within the command
-    /// line's budget.
-    pub fn with_model(cfg: LaneConfig, data: Arc<Dataset>, model: Rbm) -> Result<Lane> {
-        Lane::build_from(cfg, data, model, &cost::CLI)
-    }
-
-    /// [`Lane::with_model`] within `budget`, `cfg.hidden` taken from the model.
-    pub(super) fn build_from(
-        cfg: LaneConfig,
-        data: Arc<Dataset>,
-        model: Rbm,
-        budget: &Budget,
-    ) -> Result<Lane> {
-        let cfg = LaneConfig {
-            hidden: model.n(),
-            ..cfg
-        };
-        Lane::build(cfg, data, Some(model), budget)
-    }
-
     /// Sets the counters of a lane that has not run yet (one continued from a saved file).
     pub(super) fn set_counters(&mut self, iter: u64, sweeps: f64, vh_steps: f64) {
         debug_assert!(
@@ -154,13 +123,18 @@ impl Lane {
         self.vh_steps = vh_steps;
     }
 
-    fn build(
+    /// The lane of `cfg` on `data` — from `model` when given (its visible units must be the
+    /// data's), else a fresh model from the seed's `Init` stream (shared by all lanes of a seed,
+    /// so lanes start from the same model) — once the cost model has admitted `cfg` within a
+    /// budget (options, sizes and cost checked): `exact` whether its records carry the exact
+    /// curve, `notice` why it trains without the one it would otherwise have.
+    pub(crate) fn admitted(
         cfg: LaneConfig,
         data: Arc<Dataset>,
         model: Option<Rbm>,
-        budget: &Budget,
+        exact: bool,
+        notice: Option<String>,
     ) -> Result<Lane> {
-        let cost = cfg.validate_for(&data, budget)?;
         let seed = cfg
             .seed
             .ok_or_else(|| Error::option("seed", "a lane needs a seed"))?;
@@ -186,7 +160,6 @@ impl Lane {
         let binary = data.is_binary();
         // Grey-level data are copied thresholded only when an exact curve will use the copy
         // (a 784×500 MNIST lane never evaluates exactly; its copy would be 25 MB per lane).
-        let exact = cost.eval_secs.is_some();
         let eval_data = if binary || !exact {
             data.clone()
         } else {
@@ -219,7 +192,7 @@ impl Lane {
             initial_recorded: false,
             recorded_log_z: None,
             exact,
-            notice: cost.dropped,
+            notice,
             info,
             binary,
             eval_data,

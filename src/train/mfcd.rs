@@ -1,8 +1,7 @@
 //! MF-CD (Welling & Hinton 2002, compared in the PCD paper; docs/algorithms.md §4): CD-1 with
 //! probabilities in place of samples — deterministic mean-field reconstruction.
 
-use super::{AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::{AlgoCost, ChainKind};
+use super::{AlgoCost, AlgoInfo, Algorithm, ChainKind, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 

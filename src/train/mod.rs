@@ -23,7 +23,6 @@ pub use config::LaneConfig;
 pub use lane::{Lane, Record, View};
 pub use optimizer::Optimizer;
 
-use crate::cost::AlgoCost;
 use crate::data::Dataset;
 use crate::engine::{Cpu, Engine};
 use crate::error::{Error, Result};
@@ -141,6 +140,47 @@ pub struct AlgoInfo {
     pub cost: AlgoCost,
     /// Constructor.
     pub build: fn(&Setup) -> Result<Box<dyn Algorithm>>,
+}
+
+/// Where an algorithm's negative phase runs ([`AlgoCost::chains`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainKind {
+    /// `chains` Gibbs chains held as v, h and E[h|v] (chains × (m + 2n) values).
+    Full,
+    /// `chains` chains run in small blocks; only their visible states are kept (chains × m).
+    Visible,
+    /// No chains: the negative phase runs on the mini-batch rows.
+    Batch,
+}
+
+/// What an algorithm holds and spends beyond what every lane does, declared in its file next
+/// to its options ([`AlgoInfo::cost`]): data only, which the cost model (`src/cost.rs`) turns
+/// into a lane's memory and update time.
+#[derive(Clone, Copy, Debug)]
+pub struct AlgoCost {
+    /// m×n f32 arrays it holds (negative statistics, fast parameters, a second model in its
+    /// three layouts…).
+    pub weight_sets: f64,
+    /// batch × n f32 arrays it holds or makes per update (E[h|v] of the batch, UCD's
+    /// thresholds, MF-CD's mean-field passes).
+    pub batch_sets: f64,
+    /// Where its negative phase runs.
+    pub chains: ChainKind,
+    /// Gibbs sweeps per chain and update (an estimate where the count is random), and the
+    /// option that sets them (if one does).
+    pub sweeps: fn(&LaneConfig) -> (f64, Option<&'static str>),
+}
+
+impl AlgoCost {
+    /// An algorithm with `weight_sets` m×n arrays of its own, full chains and k sweeps.
+    pub const fn k_sweeps(weight_sets: f64) -> AlgoCost {
+        AlgoCost {
+            weight_sets,
+            batch_sets: 0.0,
+            chains: ChainKind::Full,
+            sweeps: |c| (c.k as f64, Some("k")),
+        }
+    }
 }
 
 /// Every algorithm, in the order the page lists them. Adding one = one file + one line here.

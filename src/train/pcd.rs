@@ -1,8 +1,7 @@
 //! PCD / SML (Tieleman 2008; docs/algorithms.md §4): persistent chains, k sweeps per update,
 //! never reset.
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::AlgoCost;
+use super::{config, AlgoCost, AlgoInfo, Algorithm, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 

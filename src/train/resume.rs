@@ -5,13 +5,10 @@
 
 use super::config::option;
 use super::{Lane, LaneConfig};
-use crate::cost::Budget;
-use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::Rbm;
 use crate::schema::Scope;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// The largest model file a shell reads (a 784×500 model is about 8 MB of JSON, 1.6 MB binary).
 pub const MAX_MODEL_FILE_BYTES: usize = 64 << 20;
@@ -111,21 +108,12 @@ impl Lane {
             .to_json_with(serde_json::to_value(t).expect("a configuration serialises"))
     }
 
-    /// A lane that continues the model of a file within `budget`: configuration `cfg` (see
-    /// [`resume_config`]), its counters from the file's record (update 0 without one), fresh
-    /// chains and random streams from the seed. Its first record is that of the loaded model
-    /// at the saved update, with the same exact log-likelihood the saving lane had there.
-    pub fn resume(
-        cfg: LaneConfig,
-        data: Arc<Dataset>,
-        model: Rbm,
-        recorded: Option<&Training>,
-        budget: &Budget,
-    ) -> Result<Lane> {
-        let mut lane = Lane::build_from(cfg, data, model, budget)?;
+    /// Takes the counters of a file's training record, when it has one, for a lane continued
+    /// from the file that has not run yet ([`Lane::resume`], built within a budget by the cost
+    /// model); without one the lane starts at update 0.
+    pub(crate) fn resume_counters(&mut self, recorded: Option<&Training>) {
         if let Some(t) = recorded {
-            lane.set_counters(t.iter, t.sweeps, t.vh_steps);
+            self.set_counters(t.iter, t.sweeps, t.vh_steps);
         }
-        Ok(lane)
     }
 }

@@ -17,8 +17,7 @@
 //! With d = 1 this is CD-K′ (the paper's §3 remark), bit for bit here: same chains, same
 //! random-number order, same optimizer step.
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::{AlgoCost, ChainKind};
+use super::{config, AlgoCost, AlgoInfo, Algorithm, ChainKind, Ctx, Report, Setup};
 use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 

@@ -22,8 +22,7 @@
 //!   summed over a chain's steps, as the authors' code counts its discarded samples) and
 //!   `truncated` (the share of chains that hit the cap).
 
-use super::{config, AlgoInfo, Algorithm, Ctx, Report, Setup};
-use crate::cost::{AlgoCost, ChainKind};
+use super::{config, AlgoCost, AlgoInfo, Algorithm, ChainKind, Ctx, Report, Setup};
 use crate::engine::cpu::kernels::{bernoulli_row_key, set_bits};
 use crate::engine::cpu::patterns::met::Patterns;
 use crate::error::{Error, Result};

@@ -13,6 +13,7 @@ use rbm_core::eval::ais::{
     MAX_PARTICLES,
 };
 use rbm_core::eval::exact;
+use rbm_core::schema::budget;
 use serde::Serialize;
 
 /// The exact values are added to the output when the smaller layer has at most this many units
@@ -66,7 +67,8 @@ struct Report<'a> {
 }
 
 /// Runs `rbm ais`: refused up front when the run exceeds the command line's budget
-/// ([`rbm_core::cost::CLI`]); the exact values are added only when their enumeration fits it.
+/// ([`rbm_core::schema::budget::CLI`]); the exact values are added only when their enumeration
+/// fits it.
 pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
     let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
@@ -80,7 +82,7 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
     let (m, n) = (model.m(), model.n());
     // The ranges' messages first, then the budget's (keyed by the flag), then the core's limit.
     if (2..=MAX_PARTICLES).contains(&cfg.particles) && (2..=MAX_BETAS).contains(&cfg.betas) {
-        cost::check_ais(m, n, cfg.particles, cfg.betas, threads, &cost::CLI)?;
+        cost::check_ais(m, n, cfg.particles, cfg.betas, threads, &budget::CLI)?;
     }
     check_config(&model, &cfg)?;
     let plan = if a.reverse {
@@ -92,7 +94,7 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     let result = plan.finish(&parts)?;
-    let exact_fits = cost::check_exact_job("", (m, n), data.rows(), 0.0, threads, &cost::CLI);
+    let exact_fits = cost::check_exact_job("", (m, n), data.rows(), 0.0, threads, &budget::CLI);
     let (exact_log_z, exact_atll) = if m.min(n) <= EXACT_UP_TO && exact_fits.is_ok() {
         let log_z = exact::log_z_threaded(&model, threads)?;
         // On the rows AIS evaluates: grey levels thresholded at 0.5 (binary data unchanged).

@@ -10,6 +10,7 @@ use rbm_core::cost;
 use rbm_core::diagnostics::grad::{exact_gradient, repetition, Accumulator, GradEstimate};
 use rbm_core::error::Error;
 use rbm_core::eval::exact;
+use rbm_core::schema::budget;
 use rbm_core::train::LaneConfig;
 use serde::Serialize;
 use std::sync::Arc;
@@ -90,8 +91,8 @@ pub fn run(a: GradCmd, out: &mut Out) -> CliResult {
     a.algo.0.apply(&mut cfg)?;
     cfg.validate(&data)?;
     if m.min(n) <= exact::MAX_DIST_BITS {
-        let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &cost::CLI.speed);
-        cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &cost::CLI)?;
+        let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &budget::CLI.speed);
+        cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &budget::CLI)?;
     }
     let exact = exact_gradient(&model, &data)?;
     let mut acc = Accumulator::new(model.m(), model.n());

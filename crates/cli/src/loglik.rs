@@ -5,6 +5,7 @@ use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::distribution::{distribution, top_patterns, Pattern};
 use rbm_core::eval::exact;
+use rbm_core::schema::budget;
 use serde::Serialize;
 
 /// Options of `rbm loglik`.
@@ -45,14 +46,14 @@ struct Report {
 
 /// Runs `rbm loglik`: refused up front when the enumeration (and, for m ≤ 20, the full
 /// distribution behind the top patterns) exceeds the command line's budget
-/// ([`rbm_core::cost::CLI`]).
+/// ([`rbm_core::schema::budget::CLI`]).
 pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
     let (m, n) = (model.m(), model.n());
-    let speed = &cost::CLI.speed;
+    let speed = &budget::CLI.speed;
     let top_secs = if m <= exact::MAX_DIST_BITS {
         // top_patterns: the distribution over the 2^m patterns, after its own log Z.
         cost::log_z_secs(m, n, speed) + cost::distribution_secs(m, n, speed)
@@ -65,7 +66,7 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
         data.rows(),
         top_secs,
         threads,
-        &cost::CLI,
+        &budget::CLI,
     )?;
     let eval = exact::evaluate_given(&model, &data, exact::log_z_threaded(&model, threads)?)?;
     let (mass_on_data, distinct, top) = if model.m() <= exact::MAX_DIST_BITS {

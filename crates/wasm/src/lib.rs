@@ -4,9 +4,9 @@
 //! statistics, data sets, presets).
 //!
 //! Lanes, exact evaluations and AIS runs are built within the page's budget
-//! ([`rbm_core::cost::PAGE`]: 256 MiB per lane, an update within 0.5 s, an exact evaluation
-//! inside the lane's worker within 2 s, else the lane trains without its exact curve and
-//! [`WasmLane::notice`] says why).
+//! ([`rbm_core::schema::budget::PAGE`]: 256 MiB per lane, an update within 0.5 s, an exact
+//! evaluation inside the lane's worker within 2 s, else the lane trains without its exact curve
+//! and [`WasmLane::notice`] says why), checked by the cost model ([`rbm_core::cost`]).
 //!
 //! Errors come back as plain objects `{kind, key, message}` ([`ErrorInfo`]), so the page shows
 //! an option's error under its input. A panic (a bug) is recorded by a hook before the module
@@ -22,6 +22,7 @@ use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
 use rbm_core::eval::exact;
 use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
+use rbm_core::schema::budget;
 use rbm_core::train::trace::Trace;
 use rbm_core::train::{resume, Lane, LaneConfig, Record, View};
 use serde::Serialize;
@@ -269,7 +270,7 @@ fn lane_config(config: JsValue) -> Result<LaneConfig, Error> {
 /// through is refused, naming the option; an exact evaluation over the budget is dropped
 /// ([`Lane::notice`]).
 pub fn page_lane(cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane, Error> {
-    Lane::within(cfg, data, &cost::PAGE)
+    Lane::within(cfg, data, &budget::PAGE)
 }
 
 /// The largest smaller layer a lane enumerates inside its own `step` (2^20 states, about a
@@ -374,13 +375,13 @@ impl WasmLane {
         // The configuration as given (its exact limit included) against the page's budget; a
         // curve deferred to the evaluation pool is not computed in this worker, so the lane is
         // then built with the inline limit.
-        cfg.validate_for(&data, &cost::PAGE)?;
+        cfg.validate_for(&data, &budget::PAGE)?;
         let bits = data.m.min(cfg.hidden);
         let wide = bits > INLINE_EXACT_BITS;
         // Within the budget, but too slow for the lane's own slices.
-        let slow = cost::log_z_secs(data.m, cfg.hidden, &cost::PAGE.speed) > INLINE_EXACT_SECS
-            && cost::exact_secs(data.m, cfg.hidden, data.rows(), &cost::PAGE.speed)
-                <= cost::PAGE.eval_secs;
+        let slow = cost::log_z_secs(data.m, cfg.hidden, &budget::PAGE.speed) > INLINE_EXACT_SECS
+            && cost::exact_secs(data.m, cfg.hidden, data.rows(), &budget::PAGE.speed)
+                <= budget::PAGE.eval_secs;
         let deferred = if bits <= cfg.exact_bits && (wide || slow) {
             cfg.exact_bits = bits.min(INLINE_EXACT_BITS + 1) - 1;
             let rows = if data.is_binary() {
@@ -397,7 +398,7 @@ impl WasmLane {
         };
         let lane = match loaded {
             None => page_lane(cfg, data)?,
-            Some((model, t)) => Lane::resume(cfg, data, model, t.as_ref(), &cost::PAGE)?,
+            Some((model, t)) => Lane::resume(cfg, data, model, t.as_ref(), &budget::PAGE)?,
         };
         Ok(WasmLane { lane, deferred })
     }
@@ -594,11 +595,11 @@ impl WasmLane {
     pub fn exact_atll(&self, dataset: &str) -> Result<Option<f64>, JsValue> {
         let rbm = self.lane.model();
         let data = self::dataset(dataset).map_err(js_err)?;
-        let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &cost::PAGE.speed);
+        let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &budget::PAGE.speed);
         let bits = rbm.m().min(rbm.n());
         // A curve deferred for its time (not its width) is still one the page may compute.
         let curve = self.lane.exact() || self.deferred.is_some();
-        if !curve || bits > INLINE_EXACT_BITS || secs > cost::PAGE.eval_secs {
+        if !curve || bits > INLINE_EXACT_BITS || secs > budget::PAGE.eval_secs {
             return Ok(None);
         }
         let data = if data.is_binary() {
@@ -693,13 +694,13 @@ pub fn check_grad_in_page(model: &Rbm, data: &Dataset) -> Result<(), Error> {
             exact::MAX_DIST_BITS
         )));
     }
-    let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &cost::PAGE.speed);
-    let budget = cost::Budget {
+    let extra = cost::exact_gradient_extra_secs(m, n, data.rows(), &budget::PAGE.speed);
+    let in_lane = budget::Budget {
         job_secs: GRAD_IN_LANE_SECS,
         place: "a lane's worker (so that it answers Pause at once)",
-        ..cost::PAGE
+        ..budget::PAGE
     };
-    cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &budget).map(|_| ())
+    cost::check_exact_job("the exact gradient", (m, n), 0, extra, 1, &in_lane).map(|_| ())
 }
 
 /// What [`WasmChain::result`] returns.
@@ -831,7 +832,7 @@ pub fn check_ais_in_page(model: &Rbm, cfg: &AisConfig) -> Result<(), Error> {
             cfg.particles,
             cfg.betas,
             1,
-            &cost::PAGE,
+            &budget::PAGE,
         )?;
     }
     check_config(model, cfg)

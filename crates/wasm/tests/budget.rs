@@ -1,7 +1,7 @@
 //! The page's budget natively: lanes the page builds ([`rbm_playground::page_lane`]) are held to
-//! `rbm_core::cost::PAGE` — the issue 12 sweep's page cases are refused naming the option, a
-//! too-slow exact evaluation drops the curve with a notice — while the same configurations under
-//! the command line's budget behave as the CLI's.
+//! `rbm_core::schema::budget::PAGE` — the issue 12 sweep's page cases are refused naming the
+//! option, a too-slow exact evaluation drops the curve with a notice — while the same
+//! configurations under the command line's budget behave as the CLI's.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rbm_core::data::Dataset;
@@ -35,7 +35,7 @@ fn page_lanes_are_held_to_the_page_budget() {
     let lane = page_lane(wide.clone(), bas4()).unwrap();
     assert!(!lane.exact() && lane.notice().is_some());
     assert!(
-        rbm_core::cost::check_lane(&wide, &bas4(), &rbm_core::cost::CLI)
+        rbm_core::cost::check_lane(&wide, &bas4(), &rbm_core::schema::budget::CLI)
             .unwrap()
             .eval_secs
             .is_some()

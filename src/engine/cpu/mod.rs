@@ -10,6 +10,7 @@ pub mod centered;
 pub mod chains;
 pub mod kernels;
 pub mod patterns;
+pub mod sizes;
 
 pub use centered::Centered;
 pub use chains::Chains;
