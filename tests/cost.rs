@@ -14,40 +14,64 @@ use rbm_core::model::{Rbm, Stats};
 use rbm_core::schema::budget;
 use rbm_core::train::{Lane, LaneConfig};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// The system allocator, counting live bytes and their peak.
+/// The system allocator, counting the live bytes of each thread and their peak: a test's
+/// counts are then its own, whatever the other test threads allocate or free meanwhile (a test
+/// thread that ends frees its thread-local buffers while the next test measures).
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Bytes this thread allocated less what it freed (signed: a thread may free what another
+    /// allocated), and their peak since [`peak_of`] reset it. Constant-initialised cells: using
+    /// them allocates nothing.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 
+/// Adds `delta` bytes to this thread's live count (nothing while the thread is being torn
+/// down).
+fn count(delta: isize) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + delta;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+// SAFETY: every call forwards to the system allocator with the caller's arguments; counting
+// only reads the layout's size.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc` is the system allocator's.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
+            count(layout.size() as isize);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            count(layout.size() as isize);
         }
         p
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        // SAFETY: `p` was allocated by this allocator, which is the system's, with `layout`.
         unsafe { System.dealloc(p, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+        count(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as for `dealloc`, with the caller's `new_size`.
         let q = unsafe { System.realloc(p, layout, new_size) };
         if !q.is_null() {
-            if new_size >= layout.size() {
-                let now = LIVE.fetch_add(new_size - layout.size(), Ordering::SeqCst)
-                    + (new_size - layout.size());
-                PEAK.fetch_max(now, Ordering::SeqCst);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::SeqCst);
-            }
+            count(new_size as isize - layout.size() as isize);
         }
         q
     }
@@ -56,19 +80,20 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// Held by each test while it measures: the counts are of the whole process.
+/// Held by each test while it measures (the counts are per thread; this keeps the measuring
+/// tests from competing for the two cores' caches and memory as well).
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Peak heap bytes above the start while `f` runs, and what it returns.
+/// Peak heap bytes this thread held above the start while `f` runs, and what it returns.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let base = LIVE.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
     let t = f();
-    (PEAK.load(Ordering::SeqCst) - base, t)
+    ((PEAK.with(Cell::get) - base).max(0) as usize, t)
 }
 
 /// The data sets of the cases: BAS 4×4, or MNIST-shaped digits with this many rows.
@@ -85,16 +110,13 @@ fn data(rows: usize) -> Dataset {
 /// model's estimate.
 fn measure(cfg: &LaneConfig, rows: usize, updates: u64) -> (f64, f64) {
     let estimate = check_lane(cfg, &data(rows), &budget::CLI).unwrap().bytes as f64;
-    let base = LIVE.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    {
+    let (peak, ()) = peak_of(|| {
         let mut lane = Lane::new(cfg.clone(), Arc::new(data(rows))).unwrap();
         lane.run(updates).unwrap();
         lane.record().unwrap();
         let view = lane.view(24);
         assert_eq!(view.weights.len(), view.m * view.n);
-    }
-    let peak = PEAK.load(Ordering::SeqCst) - base;
+    });
     (estimate, peak as f64)
 }
 
