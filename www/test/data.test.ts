@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ErrorInfo, LoadedSet } from '../src/generated/core';
 import {
   ASSET_BYTES,
   assetPath,
@@ -12,9 +13,8 @@ import {
   MAX_DATA_BYTES,
   sortIdxFiles,
   userDataEntry,
-} from '../src/data';
-import type { ErrorInfo, LoadedSet } from '../src/generated/core';
-import type { DataSource } from '../src/protocol';
+} from '../src/protocol/data';
+import type { DataSource } from '../src/protocol/messages';
 
 /** gzip bytes, as a file on disk would hold them. */
 async function gzip(bytes: Uint8Array): Promise<Uint8Array> {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addGradPoint, analysisProgress, gradDue, gradPoint, startingAnalysis } from '../src/analysis';
+import { studyTaus } from '../src/app/study';
 import type { GradResult } from '../src/generated/core';
-import { chainCaption, chainColumns } from '../src/panels/chainTime';
-import { gradColumns, gradText } from '../src/panels/gradError';
-import { tauCaption, tauColumns } from '../src/panels/tauHistogram';
-import { pngName, slug } from '../src/png';
-import { studyTaus } from '../src/study';
+import { addGradPoint, analysisProgress, gradDue, gradPoint, startingAnalysis } from '../src/protocol/analyses';
+import { chainCaption, chainColumns } from '../src/views/panels/chainTime';
+import { gradColumns, gradText } from '../src/views/panels/gradError';
+import { tauCaption, tauColumns } from '../src/views/panels/tauHistogram';
+import { pngName, slug } from '../src/views/png';
 
 const grad = (iter: number, bias: number | null, se: number, cosine: number | null = 0.9): GradResult => ({
   iter,

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CoreStepped } from '../src/analysisJobs';
 import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
-import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
-import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
+import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol/messages';
+import type { CoreStepped } from '../src/workers/analysisJobs';
+import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/workers/runner';
 
 let clock: number;
 

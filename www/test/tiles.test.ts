@@ -11,7 +11,7 @@ import {
   TILE_BACKGROUND,
   tileLayout,
   tileOrigin,
-} from '../src/tiles';
+} from '../src/views/tiles';
 
 /** The RGBA of pixel (x, y). */
 const at = (px: Pixels, x: number, y: number) => [...px.data.slice(4 * (y * px.width + x), 4 * (y * px.width + x) + 4)];

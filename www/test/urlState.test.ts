@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/app/state';
+import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/app/urlState';
 import type { OptionEntry } from '../src/generated/core';
-import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from '../src/schema';
-import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/state';
-import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/urlState';
+import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from '../src/protocol/schema';
 import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
 
 /** Any valid value of an option (its default often, null where the core may derive it). */
