@@ -4,8 +4,9 @@
 // page. A generation number drops replies to a run the page has since stopped or replaced.
 import init, { loadAsset, samplerSelfTest, WasmSamplers } from '../../pkg/rbm_playground.js';
 import type { SamplerSlice, SelfTest } from '../generated/core';
-import { fetchBytes, gunzip, isGzip } from '../protocol/data';
+import { isGzip } from '../protocol/data';
 import type { FromSamplerWorker, ToSamplerWorker } from '../protocol/samplers';
+import { fetchBytes, gunzip } from './dataLoad';
 import { errorMessage } from './runner';
 import { zeroDelayScheduler } from './yieldNow';
 

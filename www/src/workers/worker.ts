@@ -1,12 +1,12 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
-// including loading its data (protocol/data.ts: download, gunzip, parse — never on the page's thread).
+// including loading its data (dataLoad.ts: download, gunzip, parse — never on the page's thread).
 // The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
 // blocks of an enumeration (`logz`) and never given a lane; so are its trial workers
 // (trialPool.ts), which run a study's trials one at a time (trialRunner.ts).
 import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
-import { type DataCore, loadSource } from '../protocol/data';
 import { epochNow, type FromWorker, type ToWorker } from '../protocol/messages';
+import { type DataCore, loadSource } from './dataLoad';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
 import { type TrialCore, type TrialLane, TrialRunner } from './trialRunner';
 import { zeroDelayScheduler } from './yieldNow';
