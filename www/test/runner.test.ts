@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol/messages';
-import type { CoreStepped } from '../src/workers/analysisJobs';
+import type { CoreStepped } from '../src/workers/analyses';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/workers/runner';
 
 let clock: number;
@@ -91,6 +91,13 @@ class FakeLane implements CoreLane {
   calls: { updates: number; view: boolean }[] = [];
   readonly m = 4;
   readonly n = 2;
+  get hidden(): number {
+    return this.n;
+  }
+  /** W: w[i·n + j] = i + 10·j + iter (a model that changes as it trains). */
+  weights(): Float32Array {
+    return Float32Array.from({ length: this.m * this.n }, (_, k) => Math.floor(k / this.n) + 10 * (k % this.n) + this.iter);
+  }
   /** Whether the view's distribution waits for the deferred record's log Z. */
   viewAfterExact = false;
   /** Set, like the core's, when the page's budget dropped the exact curve. */
@@ -832,9 +839,10 @@ describe("LaneRunner: exact views of the lane's model (chain walk, gradient erro
       ]),
     );
     const c = done.find((m) => m.id === 1)!.report;
-    expect([c.iter, c.done, c.total, c.chain?.iter, c.chain?.points.length]).toEqual([at, 500, 500, at, 501]);
+    expect([c.iter, c.done, c.total, (c.result as ChainResult | null)?.iter, (c.result as ChainResult | null)?.points.length]).toEqual([at, 500, 500, at, 501]);
     const g = done.find((m) => m.id === 2)!.report;
-    expect([g.grad?.iter, g.grad?.seed, g.grad?.summary.bias_norm]).toEqual([at, 4, 0.5]);
+    const gr = g.result as GradResult | null;
+    expect([gr?.iter, gr?.seed, gr?.summary.bias_norm]).toEqual([at, 4, 0.5]);
     expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
     expect(trace.filter((t) => t === 'analysis').length).toBeLessThan(60); // chunks grow to fill a slice
     expect(core.lanes[0].iter).toBeGreaterThan(at); // training went on

@@ -8,7 +8,7 @@
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 
 import type { ErrorInfo, Trace } from '../generated/core';
-import { type AnalysisKind, type AnalysisReport, type AnalysisRequest, startingAnalysis } from '../protocol/analyses';
+import { type AnalysisKind, type AnalysisReport, type AnalysisReports, type AnalysisRequest, startingAnalysis } from '../protocol/analyses';
 import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from '../protocol/estimate';
 import {
   type DataSource,
@@ -107,8 +107,8 @@ export class LaneHandle implements LaneState {
   modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null = null;
   /** The id of the latest estimate asked for. */
   private estimateId = 0;
-  /** The latest exact view of each kind (protocol/analyses.ts), under way or finished. */
-  analyses: Partial<Record<AnalysisKind, AnalysisReport>> = {};
+  /** The latest analysis of each kind (protocol/analyses.ts), under way or finished. */
+  analyses: AnalysisReports = {};
   /** The id of the latest analysis of each kind asked for (ids are shared by the kinds). */
   private analysisIds: Partial<Record<AnalysisKind, number>> = {};
   private analysisSeq = 0;
@@ -284,16 +284,21 @@ export class LaneHandle implements LaneState {
     this.events.changed(this);
   }
 
-  /** Asks the worker for an exact view of the lane's current model (protocol/analyses.ts), between its
+  /** Asks the worker for an analysis of the lane's current model (protocol/analyses.ts), between its
    * training slices. False when there is no lane yet. */
   analyze(request: AnalysisRequest): boolean {
     if (this.gen === 0 || this.status === 'loading' || this.status === 'fatal') return false;
     this.analysisSeq += 1;
     this.analysisIds[request.kind] = this.analysisSeq;
     this.post({ type: 'analysis', gen: this.gen, id: this.analysisSeq, request });
-    this.analyses[request.kind] = startingAnalysis(request.kind);
+    this.keepAnalysis(startingAnalysis(request.kind));
     this.events.changed(this);
     return true;
+  }
+
+  /** Keeps `r` as the latest report of its kind (each kind's slot holds its own kind's). */
+  private keepAnalysis(r: AnalysisReport): void {
+    (this.analyses as Partial<Record<AnalysisKind, AnalysisReport>>)[r.kind] = r;
   }
 
   /** Stops the analysis of `kind` under way. */
@@ -302,7 +307,7 @@ export class LaneHandle implements LaneState {
     const id = this.analysisIds[kind];
     if (r?.state !== 'running' || id === undefined) return;
     this.post({ type: 'cancelAnalysis', id });
-    this.analyses[kind] = { ...r, state: 'cancelled' };
+    this.keepAnalysis({ ...r, state: 'cancelled' });
     this.events.changed(this);
   }
 
@@ -488,7 +493,7 @@ export class LaneHandle implements LaneState {
       case 'analysis': {
         const kind = msg.report.kind;
         if (msg.gen !== this.gen || msg.id !== this.analysisIds[kind] || this.analyses[kind]?.state !== 'running') return;
-        this.analyses[kind] = msg.report;
+        this.keepAnalysis(msg.report);
         break;
       }
       case 'exact':

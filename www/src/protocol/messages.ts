@@ -91,9 +91,9 @@ export type ToWorker =
   | { type: 'estimate'; gen: number; id: number; dataset: string; settings: EstimateSettings }
   /** Drop estimate `id` (if it is still under way). */
   | { type: 'cancelEstimate'; id: number }
-  /** An exact view of lane `gen`'s current model (protocol/analyses.ts: the chain's law after k sweeps,
-   * or the gradient estimate's error), in this worker between training slices; replaces one
-   * of the same kind under way. */
+  /** An analysis of lane `gen`'s current model (protocol/analyses.ts: any kind, e.g. the
+   * chain's law after k sweeps), in this worker between training slices; replaces one of the
+   * same kind under way. */
   | { type: 'analysis'; gen: number; id: number; request: AnalysisRequest }
   /** Drop analysis `id` (if it is still under way). */
   | { type: 'cancelAnalysis'; id: number }

@@ -1,28 +1,12 @@
-// The worker's side of the papers' exact views (protocol/analyses.ts): at most one chain walk and one
-// gradient estimate per lane, each on a copy of the model as it was when asked for, advanced a
-// chunk of steps (sized to about SLICE_MS) per training slice, with progress reports at a
-// bounded rate. The runner (runner.ts) owns the lane and calls `slice` between its own slices.
-
-import type { AisProgress, ChainResult, GradResult } from '../generated/core';
-import type { AnalysisKind, AnalysisReport, AnalysisRequest } from '../protocol/analyses';
-import { startingAnalysis } from '../protocol/analyses';
+// The worker's side of the analysis channel (protocol/analyses.ts): at most one analysis of each
+// kind per lane, each started by its kind's handler (analyses.ts) on the model as it was when
+// asked for, advanced a chunk of steps (sized to about SLICE_MS) per training slice, with
+// progress reports at a bounded rate. The runner (runner.ts) owns the lane and calls `slice`
+// between its own slices. Nothing here names a kind.
+import type { AisProgress } from '../generated/core';
+import { type AnalysisKind, type AnalysisReport, type AnalysisRequest, startingAnalysis } from '../protocol/analyses';
 import { type FromWorker, isErrorInfo, nextChunk } from '../protocol/messages';
-
-/** A stepped computation of the core (`WasmChain`, `WasmGrad`). */
-export interface CoreStepped<R> {
-  /** Up to `maxSteps` more steps (at least one). Throws the core's ErrorInfo. */
-  step(maxSteps: number): AisProgress;
-  /** The result so far (`WasmChain`) or once done (`WasmGrad`). */
-  result(): R;
-  free(): void;
-}
-
-/** The part of `WasmLane` the analyses use. Both throw the core's ErrorInfo. */
-export interface AnalysisLane {
-  chain(dataset: string, start: string, kMax: number): CoreStepped<ChainResult>;
-  grad(dataset: string, reps: number, seed: number): CoreStepped<GradResult>;
-  readonly iter: number;
-}
+import { type AnalysisLane, type CoreStepped, HANDLERS, type Handler } from './analyses';
 
 /** Least time between two progress reports of one analysis. */
 export const ANALYSIS_REPORT_MS = 100;
@@ -30,7 +14,7 @@ export const ANALYSIS_REPORT_MS = 100;
 interface Job {
   id: number;
   gen: number;
-  run: CoreStepped<ChainResult | GradResult>;
+  run: CoreStepped<unknown>;
   chunk: number;
   report: AnalysisReport;
   lastReport: number;
@@ -60,16 +44,16 @@ export class AnalysisJobs {
     }
     report.iter = lane.iter;
     const t0 = this.now();
-    let run: CoreStepped<ChainResult | GradResult>;
+    let run: CoreStepped<unknown>;
     try {
-      run = request.kind === 'chain' ? lane.chain(dataset, request.start, request.kMax) : lane.grad(dataset, request.reps, request.seed);
+      // The handler of the request's kind (the table pairs each kind with its own).
+      run = (HANDLERS[request.kind] as Handler<AnalysisKind>)(lane, dataset, request);
     } catch (e) {
       if (!isErrorInfo(e)) throw e; // a panic: fatal
       this.post({ type: 'analysis', gen, id, report: { ...report, state: 'failed', error: e.message } });
       return;
     }
     report.ms = this.now() - t0;
-    report.total = request.kind === 'chain' ? request.kMax : request.reps;
     this.jobs.set(request.kind, { id, gen, run, chunk: 1, report, lastReport: -Infinity });
     this.report(request.kind, true);
   }
@@ -127,11 +111,7 @@ export class AnalysisJobs {
     this.jobs.delete(kind);
     const r = job.report;
     r.state = state;
-    if (state === 'done') {
-      const result = job.run.result();
-      if (kind === 'chain') r.chain = result as ChainResult;
-      else r.grad = result as GradResult;
-    }
+    if (state === 'done') r.result = job.run.result() as AnalysisReport['result'];
     job.run.free();
     this.post({ type: 'analysis', gen: job.gen, id: job.id, report: { ...r } });
   }

@@ -32,7 +32,8 @@ import {
   toNextRecord,
   VIEW_MS,
 } from '../protocol/messages';
-import { AnalysisJobs, type AnalysisLane } from './analysisJobs';
+import type { AnalysisLane } from './analyses';
+import { AnalysisJobs } from './analysisJobs';
 
 /** What `WasmLane.step` returns: its view carries the weights. */
 export type Slice = Omit<SliceResult, 'view'> & { view: LaneView | null };
@@ -180,7 +181,7 @@ export class LaneRunner {
   private exactSeq = 0;
   /** The model file the lane continues (until the next `configure`): `reset` returns to it. */
   private file: { bytes: Uint8Array; name: string } | null = null;
-  /** The exact views of the lane's model under way (protocol/analyses.ts), interleaved like the estimate. */
+  /** The analyses of the lane's model under way (protocol/analyses.ts), interleaved like the estimate. */
   private readonly analyses: AnalysisJobs;
 
   constructor(

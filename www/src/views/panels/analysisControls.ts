@@ -1,4 +1,4 @@
-// The controls of one exact view of a lane's model (protocol/analyses.ts), shared by the chain and the
+// The controls of one analysis of a lane's model (protocol/analyses.ts), shared by the chain and the
 // gradient panels: its button, Cancel while it runs, a progress bar and a status line, and the
 // state as `data-state` on the panel's root (for the tests).
 
@@ -8,6 +8,8 @@ import { el, setAttr, setText } from '../dom';
 
 /** What the status line says in each state (running: before the progress). */
 export interface AnalysisWords {
+  /** The kind's steps, e.g. "sweeps". */
+  unit: string;
   running(r: AnalysisReport): string;
   done(r: AnalysisReport): string;
   failed: string;
@@ -54,7 +56,7 @@ export class AnalysisControls {
       return;
     }
     const text = {
-      running: () => `${words.running(r)}: ${analysisProgress(r)}`,
+      running: () => `${words.running(r)}: ${analysisProgress(r, words.unit)}`,
       done: () => words.done(r),
       cancelled: () => 'cancelled',
       failed: () => `${words.failed}: ${r.error ?? 'unknown error'}`,

@@ -7,13 +7,16 @@
 import type { LaneHandle } from '../../app/lane';
 import { formatDuration } from '../../app/progress';
 import type { ChainResult } from '../../generated/core';
-import { DEFAULT_CHAIN } from '../../protocol/analyses';
 import { el, setAttr, setText } from '../dom';
 import { MiniChart } from '../miniChart';
 import { pngName } from '../png';
 import { AnalysisControls } from './analysisControls';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
 import { ViewFields } from './viewFields';
+
+/** The chain's start and sweeps when the page has no value (the schema's defaults of
+ * `chain_start` and `chain_k`, src/schema/views.rs). */
+export const DEFAULT_CHAIN = { start: 'data' as const, kMax: 50 };
 
 /** Most joint states 2^(m+n) the core walks (src/eval/chain.rs MAX_JOINT_BITS). */
 export const CHAIN_JOINT_BITS = 24;
@@ -92,9 +95,9 @@ class ChainTimePanel implements LanePanel {
     if (r === this.shown && width === this.width) return;
     this.shown = r;
     this.width = width;
-    this.controls.show(this.root, r, { running: () => 'walking the chain', done: (q) => `done in ${formatDuration(q.ms)}`, failed: 'failed' });
+    this.controls.show(this.root, r, { unit: 'sweeps', running: () => 'walking the chain', done: (q) => `done in ${formatDuration(q.ms)}`, failed: 'failed' });
     if (!r) return;
-    const res = r.chain;
+    const res = r.result;
     this.chart.el.hidden = !res;
     if (!res) return;
     const { x, ys } = chainColumns(res);

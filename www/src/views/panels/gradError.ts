@@ -1,11 +1,11 @@
 // Gradient error, live (`rbm grad`, src/diagnostics/grad.rs): every `every` updates (and on
 // "now") the lane's worker estimates the lane's algorithm's gradient at its current model over
-// repetitions and compares it with the exact gradient (protocol/analyses.ts); the panel plots, over
+// repetitions and compares it with the exact gradient (its `grad` analysis, protocol/analyses.ts); the panel plots, over
 // training, the bias norm ‖mean − exact‖ against the standard error of the mean, and the cosine
 // to the exact gradient — CD's bias growing out of its error bars, UCD's staying within them.
 
 import type { LaneHandle } from '../../app/lane';
-import { addGradPoint, DEFAULT_GRAD, type GradPoint, gradDue, gradPoint } from '../../protocol/analyses';
+import type { GradResult } from '../../generated/core';
 import { el, setAttr, setText } from '../dom';
 import { formatStat } from '../format';
 import { MiniChart } from '../miniChart';
@@ -13,6 +13,48 @@ import { pngName } from '../png';
 import { AnalysisControls } from './analysisControls';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
 import { ViewFields } from './viewFields';
+
+/** The gradient panel's repetitions and interval when the page has no value (the schema's
+ * `grad_reps`, `grad_every`: 50 repetitions, on request only). Seed 1: an estimate is
+ * `rbm grad --seed 1`'s at the same model. */
+export const DEFAULT_GRAD = { reps: 50, every: 0, seed: 1 };
+
+/** One point of the gradient panel's history: a finished estimate at update `iter`. */
+export interface GradPoint {
+  iter: number;
+  bias: number;
+  cosine: number | null;
+  stdErr: number;
+  /** The bias norm over the standard-error norm: above ~2 the estimate is visibly biased. */
+  ratio: number;
+}
+
+/** The history point of a finished estimate (null without an exact gradient). */
+export function gradPoint(g: GradResult): GradPoint | null {
+  const s = g.summary;
+  if (s.bias_norm === null) return null;
+  return {
+    iter: g.iter,
+    bias: s.bias_norm,
+    cosine: s.cosine,
+    stdErr: s.std_err_norm,
+    ratio: s.std_err_norm > 0 ? s.bias_norm / s.std_err_norm : Number.POSITIVE_INFINITY,
+  };
+}
+
+/** Adds a point to a history sorted by update (a point at the same update replaces it). */
+export function addGradPoint(history: GradPoint[], p: GradPoint): GradPoint[] {
+  const out = history.filter((q) => q.iter !== p.iter);
+  out.push(p);
+  out.sort((a, b) => a.iter - b.iter);
+  return out;
+}
+
+/** Whether the interval asks for a new estimate at update `iter` (after the last one asked at
+ * update `last`, −∞ for none). */
+export function gradDue(every: number, iter: number, last: number): boolean {
+  return every > 0 && iter > 0 && iter - last >= every;
+}
 
 /** The largest smaller layer whose exact gradient the core enumerates (src/eval/exact.rs). */
 export const GRAD_EXACT_BITS = 20;
@@ -123,13 +165,14 @@ class GradErrorPanel implements LanePanel {
     this.shown = r;
     this.width = width;
     this.controls.show(this.root, r, {
+      unit: 'repetitions',
       running: (q) => `estimating at update ${q.iter >= 0 ? q.iter.toLocaleString('en') : '…'}`,
       done: () => '',
       failed: 'cannot estimate',
     });
     if (!r) return;
     if (r.state === 'failed') this.stopped = true;
-    const g = r.grad;
+    const g = r.result;
     const p = g ? gradPoint(g) : null;
     if (g && p) {
       this.history = addGradPoint(this.history, p);
