@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
 import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol/messages';
-import type { CoreStepped } from '../src/workers/analyses';
+import { type CoreStepped, hiddenNorms } from '../src/workers/analyses';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/workers/runner';
 
 let clock: number;
@@ -871,6 +871,24 @@ describe("LaneRunner: exact views of the lane's model (chain walk, gradient erro
     runner.handle(configure({ lr: 0.1, seed: 2, every: 10 }));
     expect(reports().at(-1)).toMatchObject({ id: 4, report: { state: 'cancelled' } });
     expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
+  });
+
+  it("answers a request done in one step (the hidden units' norms) with the lane's weights at that update", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    runner.handle({ type: 'pause' });
+    const lane = core.lanes[0];
+    const at = lane.iter;
+    runner.handle({ type: 'analysis', gen: 1, id: 5, request: { kind: 'hiddenNorms', units: 1 } });
+    runTasks(5);
+    const done = reports().filter((m) => m.id === 5 && m.report.state === 'done');
+    expect(done).toHaveLength(1);
+    const r = done[0].report;
+    expect([r.kind, r.iter, r.done, r.total]).toEqual(['hiddenNorms', at, 1, 1]);
+    expect(r.result).toEqual(hiddenNorms(lane.weights(), lane.n, 1));
+    expect(lane.iter).toBe(at); // a paused lane stays paused
+    expect(tasks).toHaveLength(0);
   });
 
   it("refuses a stale lane's request and reports the core's refusal as failed", () => {

@@ -16,6 +16,20 @@ export interface AnalysisTypes {
   /** The lane's algorithm's gradient estimate over repetitions against the exact gradient
    * (`rbm grad`, src/diagnostics/grad.rs). */
   grad: { request: { reps: number; seed: number }; result: GradResult };
+  /** ‖W[:,j]‖, the Euclidean norm of each hidden unit's weights, at the current update: the
+   * first `units` units, and the mean and largest over all of them (panels/weightNorms.ts). */
+  hiddenNorms: { request: { units: number }; result: HiddenNorms };
+}
+
+/** The result of `hiddenNorms`. */
+export interface HiddenNorms {
+  /** Hidden units n. */
+  n: number;
+  /** ‖W[:,j]‖ of units j = 1..min(units, n), in order. */
+  norms: number[];
+  /** The mean and the largest ‖W[:,j]‖ over all n units. */
+  mean: number;
+  max: number;
 }
 
 export type AnalysisKind = keyof AnalysisTypes;

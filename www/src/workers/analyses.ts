@@ -4,7 +4,7 @@
 // says how to compute. Runs in the lane's worker, never on the page's thread.
 
 import type { AisProgress, ChainResult, GradResult } from '../generated/core';
-import type { AnalysisKind, AnalysisRequestOf, AnalysisResult } from '../protocol/analyses';
+import type { AnalysisKind, AnalysisRequestOf, AnalysisResult, HiddenNorms } from '../protocol/analyses';
 
 /** A stepped computation (the core's `WasmChain`, `WasmGrad`, or `finished`). */
 export interface CoreStepped<R> {
@@ -35,6 +35,25 @@ export function finished<R>(result: R): CoreStepped<R> {
   };
 }
 
+/** ‖W[:,j]‖ of every hidden unit of W (m×n row-major), summed row by row (W's order in
+ * memory; 784×500: about a millisecond); the first `units` norms and the mean and largest. */
+export function hiddenNorms(w: Float32Array, n: number, units: number): HiddenNorms {
+  const sq = new Float64Array(n);
+  for (let at = 0; at < w.length; at += n) {
+    for (let j = 0; j < n; j++) sq[j] += w[at + j] * w[at + j];
+  }
+  let sum = 0;
+  let max = 0;
+  const norms: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const x = Math.sqrt(sq[j]);
+    sum += x;
+    max = Math.max(max, x);
+    if (j < units) norms.push(x);
+  }
+  return { n, norms, mean: n > 0 ? sum / n : 0, max };
+}
+
 /** Starts the computation of a request of kind `K` on the lane's current model, trained on
  * `dataset`. Throws the core's ErrorInfo to refuse it (the page shows the message). */
 export type Handler<K extends AnalysisKind> = (lane: AnalysisLane, dataset: string, request: AnalysisRequestOf<K>) => CoreStepped<AnalysisResult<K>>;
@@ -43,4 +62,5 @@ export type Handler<K extends AnalysisKind> = (lane: AnalysisLane, dataset: stri
 export const HANDLERS: { [K in AnalysisKind]: Handler<K> } = {
   chain: (lane, dataset, r) => lane.chain(dataset, r.start, r.kMax),
   grad: (lane, dataset, r) => lane.grad(dataset, r.reps, r.seed),
+  hiddenNorms: (lane, _dataset, r) => finished(hiddenNorms(lane.weights(), lane.hidden, r.units)),
 };
