@@ -163,6 +163,9 @@ describe('malformed and unknown values', () => {
     const { state, notices } = decode('#lane=cd:id=3&lane=pcd:id=3');
     expect(state.lanes.map((l) => l.id)).toEqual([3, 4]);
     expect(notices).toHaveLength(1);
+    // At the largest id, the lowest free one (a property test found id 1 000 001).
+    const top = decode('#lane=cd:id=1000000&lane=pcd:id=1000000&lane=cd:id=0');
+    expect(top.state.lanes.map((l) => l.id)).toEqual([1_000_000, 1, 0]);
     expect(decode('#lanes=0')).toEqual({ state: { ...first, lanes: [] }, notices: [] });
   });
 

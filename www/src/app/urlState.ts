@@ -307,14 +307,19 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   return { state, notices };
 }
 
-/** Gives a lane whose id another lane already has the next free id. */
+/** Gives a lane whose id another lane already has the next free id (above the largest; the
+ * lowest free one when that would pass MAX_ID). */
 function uniqueIds(lanes: LaneState[], notices: string[]): LaneState[] {
   const seen = new Set<number>();
-  let next = Math.max(-1, ...lanes.map((l) => l.id)) + 1;
+  const taken = new Set(lanes.map((l) => l.id));
+  let next = Math.max(-1, ...taken) + 1;
   for (const lane of lanes) {
     if (seen.has(lane.id)) {
+      if (next > MAX_ID) next = 0;
+      while (taken.has(next)) next++;
       notices.push(`Lane id ${lane.id} was used twice; the second lane now has id ${next}.`);
-      lane.id = next++;
+      lane.id = next;
+      taken.add(next);
     }
     seen.add(lane.id);
   }
