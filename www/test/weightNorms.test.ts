@@ -119,6 +119,24 @@ describe('the ‖W‖ panel: its history over training', () => {
     expect(px.data.every((v, i) => i % 4 !== 3 || v === 255)).toBe(true);
   });
 
+  it('draws a diverged model (norms not finite) grey in the strip and as gaps in the chart', () => {
+    let h = emptyNorms();
+    h = addNorms(h, 1, result([1, 3]));
+    h = addNorms(h, 2, { n: 2, norms: [Number.NaN, Number.POSITIVE_INFINITY], mean: Number.NaN, max: Number.NaN });
+    const px = stripPixels(h);
+    expect([px.lo, px.hi]).toEqual([1, 3]);
+    const at = (x: number, y: number) => [...px.data.subarray(4 * (y * px.width + x), 4 * (y * px.width + x) + 4)];
+    expect([at(1, 0), at(1, 1)]).toEqual([
+      [128, 128, 128, 255],
+      [128, 128, 128, 255],
+    ]);
+    expect(at(0, 1)).toEqual([84, 39, 143, 255]);
+    expect(normColumns(h).ys).toEqual([
+      [2, null],
+      [3, null],
+    ]);
+  });
+
   it('gives the strip about 160 CSS pixels, 2 to 8 per unit', () => {
     expect([rowPx(1), rowPx(16), rowPx(64), rowPx(500)]).toEqual([8, 8, 2, 2]);
   });

@@ -53,9 +53,10 @@ export function addNorms(h: NormHistory, iter: number, r: HiddenNorms, cap = MAX
   return { iters: kept.map((c) => c.it), norms: kept.map((c) => c.norms), mean: kept.map((c) => c.mean), max: kept.map((c) => c.max), n: r.n };
 }
 
-/** The chart's columns: update, mean norm, largest norm. */
-export function normColumns(h: NormHistory): { x: number[]; ys: number[][] } {
-  return { x: h.iters, ys: [h.mean, h.max] };
+/** The chart's columns: update, mean norm, largest norm (null where not finite: a diverged model). */
+export function normColumns(h: NormHistory): { x: number[]; ys: (number | null)[][] } {
+  const finite = (xs: number[]) => xs.map((x) => (Number.isFinite(x) ? x : null));
+  return { x: h.iters, ys: [finite(h.mean), finite(h.max)] };
 }
 
 /** Light to dark: a longer weight vector is darker. */
@@ -76,20 +77,22 @@ function colour(t: number): [number, number, number] {
 
 /** The strip as RGBA pixels: one column per update, one row per unit (unit 1 at the top), each
  * coloured by where its norm lies between the shortest (`lo`, lightest) and the longest (`hi`,
- * darkest) in the strip. */
+ * darkest) finite norm in the strip. */
 export function stripPixels(h: NormHistory): { width: number; height: number; data: Uint8ClampedArray<ArrayBuffer>; lo: number; hi: number } {
   const width = h.iters.length;
   const height = h.norms.reduce((a, c) => Math.max(a, c.length), 0);
   let lo = Number.POSITIVE_INFINITY;
   let hi = 0;
-  for (const c of h.norms) for (const x of c) [lo, hi] = [Math.min(lo, x), Math.max(hi, x)];
+  for (const c of h.norms) for (const x of c) if (Number.isFinite(x)) [lo, hi] = [Math.min(lo, x), Math.max(hi, x)];
   if (!(lo <= hi)) lo = hi;
   const span = hi - lo;
   const data = new Uint8ClampedArray(4 * width * height);
   for (let x = 0; x < width; x++) {
     const col = h.norms[x];
     for (let y = 0; y < height; y++) {
-      const [r, g, b] = y < col.length ? colour(span > 0 ? (col[y] - lo) / span : 1) : [255, 255, 255];
+      const v = col[y];
+      // White below a shorter column; grey where a diverged model has no finite norm.
+      const [r, g, b] = y >= col.length ? [255, 255, 255] : Number.isFinite(v) ? colour(span > 0 ? (v - lo) / span : 1) : [128, 128, 128];
       data.set([r, g, b, 255], 4 * (y * width + x));
     }
   }
