@@ -38,10 +38,10 @@ function assertOwnOrigin(requests, origins) {
 }
 
 /** The ids (or part names) of the controls a student can see and use to change the page (the
- * glossary changes nothing). */
+ * glossary and a chart's PNG download change nothing). */
 const usableControls = (page) =>
   page.$$eval(
-    '#controls input, #controls select, #controls button, .lane input, .lane select, .lane button:not(.tip):not(.term), .tools button:not(#glossary-button)',
+    '#controls input, #controls select, #controls button, .lane input, .lane select, .lane button:not(.tip):not(.term):not(.png-export), .tools button:not(#glossary-button)',
     (els) => els.filter((e) => e.checkVisibility() && !e.disabled).map((e) => e.id || e.closest('[data-part]')?.dataset.part || e.className),
   );
 

@@ -1,6 +1,7 @@
 // End-to-end tests of the papers' views in the page (issue 9): the exact chain after k sweeps
 // and the live gradient error give, at a lane's model, the numbers of `rbm chain` and `rbm grad`
-// at the same model file; the τ histogram of a UCD study; PNG export of a chart.
+// at the same model file; ‖W‖ per hidden unit against the model file's weights; the τ histogram
+// of a UCD study; PNG export of a chart.
 //
 // Run: node --test tests/e2e/papers.test.mjs (after `npm run build`).
 import assert from 'node:assert/strict';
@@ -118,6 +119,36 @@ test("the live gradient error is `rbm grad`'s at the lane's model and seed; a ca
   await enter(page, '#lane-0-grad_reps', '1');
   await page.waitForFunction(() => /from 2 to 10000/.test(document.querySelector('#lane-0-grad_reps-err').textContent));
   assert.match(page.url(), /grad_reps=10000/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("‖W‖ per hidden unit: the lane's worker sends the norms of the model's weight columns over training, those of the model file at the paused update", {
+  timeout: 240_000,
+}, async () => {
+  const { page, errors, card, model, lane } = await trainedBas3(300);
+  const view = `${card} .weight-norms`;
+  await page.locator(view).scrollIntoViewIfNeeded();
+  await page.waitForFunction(([sel, iter]) => document.querySelector(sel)?.dataset.iter === String(iter), [view, lane.iter]);
+  const file = JSON.parse(readFileSync(model, 'utf8'));
+  const [m, n] = [file.visible, file.hidden];
+  assert.equal(await page.getAttribute(view, 'data-units'), `${n}/${n}`);
+  const norms = (await page.getAttribute(view, 'data-norms')).split(',').map(Number);
+  assert.equal(norms.length, n);
+  for (let j = 0; j < n; j++) {
+    const col = Array.from({ length: m }, (_, i) => file.w[i * n + j]);
+    const want = Math.hypot(...col);
+    assert.ok(want > 0 && Math.abs(norms[j] - want) <= 1e-5 * want, `unit ${j + 1}: page ${norms[j]}, model file ${want}`);
+  }
+  // A column per update seen while it trained, drawn one pixel each; the chart of mean and largest.
+  const columns = Number(await page.getAttribute(view, 'data-columns'));
+  assert.ok(columns >= 2, `${columns} columns`);
+  assert.deepEqual(await page.$eval(`${view} canvas.norm-strip`, (c) => [c.width, c.height]), [columns, n]);
+  assert.ok(await page.locator(`${view} .uplot canvas`).count(), 'the mean and largest norm are drawn');
+  assert.match(
+    await page.textContent(`${view} .norm-caption`),
+    new RegExp(`each of the ${n} hidden units .* At update ${lane.iter.toLocaleString('en')}: mean`),
+  );
   assert.deepEqual(errors, []);
   await page.close();
 });

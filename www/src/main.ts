@@ -1,27 +1,27 @@
 // The page's bootstrap: load the core's catalog, restore the state its URL holds, start one
 // Web Worker per lane and draw. Every computation runs in the workers (worker.ts); the views
-// are controls.ts, laneCard.ts and the panels (panels/index.ts).
+// are controls.ts, laneCard.ts and the panels (views/panels/index.ts).
 import './style.css';
 import init, { evaluateClaims, catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
-import { App } from './app';
-import { parts } from './classroom';
-import { assetPath } from './data';
-import { poolSize } from './evalPool';
+import { App } from './app/app';
+import { parts } from './app/classroom';
+import type { WorkerLike } from './app/lane';
+import { installTestHook } from './app/testHook';
+import { readTours, TOUR_TARGETS } from './app/tour';
+import { decodeState, decodeView } from './app/urlState';
 import type { Catalog, SamplerEntry, Verdict } from './generated/core';
-import { GlossaryView } from './glossaryView';
-import type { WorkerLike } from './lane';
-import { laneName } from './laneCard';
-import { Page } from './page';
-import { PANELS } from './panels';
-import { PatternsView } from './patternsView';
-import { mountSamplers } from './samplers/view';
-import { ShareView } from './shareView';
-import { installTestHook } from './testHook';
-import { readTours, TOUR_TARGETS } from './tour';
-import { TourView } from './tourView';
-import { trialWorkers } from './trialPool';
-import { decodeState, decodeView } from './urlState';
-import { watched } from './workerHealth';
+import { assetPath } from './protocol/data';
+import { GlossaryView } from './views/glossaryView';
+import { laneName } from './views/laneCard';
+import { Page } from './views/page';
+import { PANELS } from './views/panels';
+import { PatternsView } from './views/patternsView';
+import { mountSamplers } from './views/samplers';
+import { ShareView } from './views/shareView';
+import { TourView } from './views/tourView';
+import { poolSize } from './workers/evalPool';
+import { trialWorkers } from './workers/trialPool';
+import { watched } from './workers/workerHealth';
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: name.endsWith('.csv') ? 'text/csv' : 'application/json' }));
@@ -32,7 +32,7 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-const newWorker = (name: string): WorkerLike => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name }) as unknown as WorkerLike;
+const newWorker = (name: string): WorkerLike => new Worker(new URL('./workers/worker.ts', import.meta.url), { type: 'module', name }) as unknown as WorkerLike;
 
 async function boot(): Promise<void> {
   // The catalog is the core's (one small call); the lanes' work is all in their workers.

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App, type AppOptions } from '../src/app';
-import { busyWord } from '../src/laneCard';
-import { loadModelInto } from '../src/modelFile';
-import { presetPlan } from '../src/presets';
-import { firstScreen } from '../src/state';
-import { decodeState, encodeState } from '../src/urlState';
+import { App, type AppOptions } from '../src/app/app';
+import { loadModelInto } from '../src/app/modelFile';
+import { presetPlan } from '../src/app/presets';
+import { firstScreen } from '../src/app/state';
+import { decodeState, encodeState } from '../src/app/urlState';
+import { busyWord } from '../src/views/laneCard';
 import { FakeWorker } from './fakeWorker';
 import { catalog } from './fixture';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, yRange } from '../src/chartData';
+import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, yRange } from '../src/app/chartData';
 
 const a = { iter: [0, 10, 20], sweeps: [0, 10, 20], atll: [-11, -9, -8] };
 const b = { iter: [0, 20], sweeps: [0, 60], atll: [-11, -7] };

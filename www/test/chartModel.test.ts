@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Study, type TrialPoint } from '../src/app/study';
 import {
   belowChart,
   belowText,
@@ -13,9 +14,8 @@ import {
   statModel,
   studyModel,
   withAlpha,
-} from '../src/chartModel';
-import { Study, type TrialPoint } from '../src/study';
-import { statLabel, studyStats } from '../src/studyView';
+} from '../src/views/chartModel';
+import { statLabel, studyStats } from '../src/views/studyView';
 
 describe('interpolate', () => {
   it('reads a line through its points at every x of the grid, null outside its range', () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { embedHidden, hiddenCss, hiddenParts, iframeSnippet, NO_VIEW, pageBase, parseHide, parts } from '../src/classroom';
-import { GLOSSARY, TERM_OF_KEY } from '../src/glossary';
-import { introText } from '../src/intro';
-import { PANELS } from '../src/panels';
-import { gridLine, parsePatterns, patternsEntry, patternsText, textDataUrl } from '../src/patterns';
-import { presetPlan } from '../src/presets';
-import { laneOptionKeys, sharedOptions } from '../src/schema';
-import { shareLinks } from '../src/share';
-import { dataFamily, firstScreen } from '../src/state';
-import { decodeState, decodeView, encodeState } from '../src/urlState';
+import { embedHidden, hiddenCss, hiddenParts, iframeSnippet, NO_VIEW, pageBase, parseHide, parts } from '../src/app/classroom';
+import { GLOSSARY, TERM_OF_KEY } from '../src/app/glossary';
+import { introText } from '../src/app/intro';
+import { gridLine, parsePatterns, patternsEntry, patternsText, textDataUrl } from '../src/app/patterns';
+import { presetPlan } from '../src/app/presets';
+import { shareLinks } from '../src/app/share';
+import { dataFamily, firstScreen } from '../src/app/state';
+import { decodeState, decodeView, encodeState } from '../src/app/urlState';
+import { laneOptionKeys, sharedOptions } from '../src/protocol/schema';
+import { PANELS } from '../src/views/panels';
 import { catalog } from './fixture';
 
 const all = parts(catalog, PANELS);

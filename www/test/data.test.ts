@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ASSET_BYTES,
-  assetPath,
-  type DataCore,
-  formatBytes,
-  formatProgress,
-  gunzip,
-  idxDataName,
-  isGzip,
-  loadSource,
-  MAX_DATA_BYTES,
-  sortIdxFiles,
-  userDataEntry,
-} from '../src/data';
 import type { ErrorInfo, LoadedSet } from '../src/generated/core';
-import type { DataSource } from '../src/protocol';
+import { ASSET_BYTES, assetPath, formatBytes, formatProgress, idxDataName, isGzip, MAX_DATA_BYTES, sortIdxFiles, userDataEntry } from '../src/protocol/data';
+import type { DataSource } from '../src/protocol/messages';
+import { type DataCore, gunzip, loadSource } from '../src/workers/dataLoad';
 
 /** gzip bytes, as a file on disk would hold them. */
 async function gzip(bytes: Uint8Array): Promise<Uint8Array> {

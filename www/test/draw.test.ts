@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { absMax, barScale, diverging, grid, patternShape, perRow } from '../src/draw';
+import { absMax, barScale, diverging, grid, patternShape, perRow } from '../src/views/draw';
 
 describe('diverging colour map', () => {
   it('is white at 0, blue for negative, red for positive, and clamps', () => {

@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bracketRange, bracketVerdict, estimateDataset, formatEstimateProgress, formatNats, formatSide, inBracket, stepsPerMethod } from '../src/estimate';
 import type { AisEstimate } from '../src/generated/core';
+import {
+  bracketRange,
+  bracketVerdict,
+  estimateDataset,
+  formatEstimateProgress,
+  formatNats,
+  formatSide,
+  inBracket,
+  stepsPerMethod,
+} from '../src/protocol/estimate';
 
 const side = (method: 'ais' | 'raise', atll: number, half: number): AisEstimate => ({
   log_z: 0,

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CHUNK_BLOCKS, type EvalEvents, EvalPool, poolSize } from '../src/evalPool';
-import { exactProgressText } from '../src/panels/exact';
-import type { ToWorker } from '../src/protocol';
+import type { ToWorker } from '../src/protocol/messages';
+import { exactProgressText } from '../src/views/panels/exact';
+import { CHUNK_BLOCKS, type EvalEvents, EvalPool, poolSize } from '../src/workers/evalPool';
 import { FakeWorker } from './fakeWorker';
 
 let workers: FakeWorker[];

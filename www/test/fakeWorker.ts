@@ -1,7 +1,7 @@
 // A fake lane worker for the page's unit tests: records what the page posts; `reply` plays a
 // message of the worker.
-import type { WorkerLike } from '../src/lane';
-import type { FromWorker, ToWorker } from '../src/protocol';
+import type { WorkerLike } from '../src/app/lane';
+import type { FromWorker, ToWorker } from '../src/protocol/messages';
 
 export class FakeWorker implements WorkerLike {
   posted: ToWorker[] = [];

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LaneHandle } from '../src/lane';
-import type { FromWorker } from '../src/protocol';
+import { LaneHandle } from '../src/app/lane';
+import type { FromWorker } from '../src/protocol/messages';
 import { FakeWorker } from './fakeWorker';
 
 let workers: FakeWorker[];

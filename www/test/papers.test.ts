@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addGradPoint, analysisProgress, gradDue, gradPoint, startingAnalysis } from '../src/analysis';
+import { studyTaus } from '../src/app/study';
 import type { GradResult } from '../src/generated/core';
-import { chainCaption, chainColumns } from '../src/panels/chainTime';
-import { gradColumns, gradText } from '../src/panels/gradError';
-import { tauCaption, tauColumns } from '../src/panels/tauHistogram';
-import { pngName, slug } from '../src/png';
-import { studyTaus } from '../src/study';
+import { analysisProgress, startingAnalysis } from '../src/protocol/analyses';
+import { chainCaption, chainColumns } from '../src/views/panels/chainTime';
+import { addGradPoint, gradColumns, gradDue, gradPoint, gradText } from '../src/views/panels/gradError';
+import { tauCaption, tauColumns } from '../src/views/panels/tauHistogram';
+import { pngName, slug } from '../src/views/png';
 
 const grad = (iter: number, bias: number | null, se: number, cosine: number | null = 0.9): GradResult => ({
   iter,
@@ -48,8 +48,8 @@ describe('gradient error over training', () => {
 
   it('reports progress in steps', () => {
     const r = { ...startingAnalysis('chain'), done: 12, total: 50 };
-    expect(analysisProgress(r)).toBe('sweeps 12 / 50 (24 %)');
-    expect(analysisProgress({ ...startingAnalysis('grad'), done: 1, total: 100 })).toBe('repetitions 1 / 100 (1 %)');
+    expect(analysisProgress(r, 'sweeps')).toBe('sweeps 12 / 50 (24 %)');
+    expect(analysisProgress({ ...startingAnalysis('grad'), done: 1, total: 100 }, 'repetitions')).toBe('repetitions 1 / 100 (1 %)');
   });
 });
 

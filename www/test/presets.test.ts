@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { missingNote, presetDescription, presetPlan, rateLabel } from '../src/app/presets';
+import { laneConfig } from '../src/app/state';
 import type { Catalog, PresetEntry } from '../src/generated/core';
-import { missingNote, presetDescription, presetPlan, rateLabel } from '../src/presets';
-import { laneConfig } from '../src/state';
 import { catalog } from './fixture';
 
 const preset = (name: string): PresetEntry => catalog.presets.find((p) => p.name === name)!;

@@ -11,7 +11,7 @@ import {
   stopInUpdates,
   stuckAtStop,
   updatesPerEpoch,
-} from '../src/progress';
+} from '../src/app/progress';
 
 describe('epochs', () => {
   it('counts updates × batch / rows, fractionally', () => {

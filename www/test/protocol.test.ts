@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addToRate, isErrorInfo, MAX_CHUNK, nextChunk, perSecond, SLICE_MS, toNextRecord } from '../src/protocol';
+import { addToRate, isErrorInfo, MAX_CHUNK, nextChunk, perSecond, SLICE_MS, toNextRecord } from '../src/protocol/messages';
 
 describe('nextChunk (time slicing)', () => {
   it('aims at the slice duration', () => {

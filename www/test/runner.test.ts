@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CoreStepped } from '../src/analysisJobs';
 import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
-import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol';
-import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/runner';
+import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol/messages';
+import { type CoreStepped, hiddenNorms } from '../src/workers/analyses';
+import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/workers/runner';
 
 let clock: number;
 
@@ -91,6 +91,13 @@ class FakeLane implements CoreLane {
   calls: { updates: number; view: boolean }[] = [];
   readonly m = 4;
   readonly n = 2;
+  get hidden(): number {
+    return this.n;
+  }
+  /** W: w[i·n + j] = i + 10·j + iter (a model that changes as it trains). */
+  weights(): Float32Array {
+    return Float32Array.from({ length: this.m * this.n }, (_, k) => Math.floor(k / this.n) + 10 * (k % this.n) + this.iter);
+  }
   /** Whether the view's distribution waits for the deferred record's log Z. */
   viewAfterExact = false;
   /** Set, like the core's, when the page's budget dropped the exact curve. */
@@ -832,9 +839,10 @@ describe("LaneRunner: exact views of the lane's model (chain walk, gradient erro
       ]),
     );
     const c = done.find((m) => m.id === 1)!.report;
-    expect([c.iter, c.done, c.total, c.chain?.iter, c.chain?.points.length]).toEqual([at, 500, 500, at, 501]);
+    expect([c.iter, c.done, c.total, (c.result as ChainResult | null)?.iter, (c.result as ChainResult | null)?.points.length]).toEqual([at, 500, 500, at, 501]);
     const g = done.find((m) => m.id === 2)!.report;
-    expect([g.grad?.iter, g.grad?.seed, g.grad?.summary.bias_norm]).toEqual([at, 4, 0.5]);
+    const gr = g.result as GradResult | null;
+    expect([gr?.iter, gr?.seed, gr?.summary.bias_norm]).toEqual([at, 4, 0.5]);
     expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
     expect(trace.filter((t) => t === 'analysis').length).toBeLessThan(60); // chunks grow to fill a slice
     expect(core.lanes[0].iter).toBeGreaterThan(at); // training went on
@@ -863,6 +871,24 @@ describe("LaneRunner: exact views of the lane's model (chain walk, gradient erro
     runner.handle(configure({ lr: 0.1, seed: 2, every: 10 }));
     expect(reports().at(-1)).toMatchObject({ id: 4, report: { state: 'cancelled' } });
     expect(core.lanes[0].analyses.every((a) => a.freed)).toBe(true);
+  });
+
+  it("answers a request done in one step (the hidden units' norms) with the lane's weights at that update", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'start' });
+    runTasks(3);
+    runner.handle({ type: 'pause' });
+    const lane = core.lanes[0];
+    const at = lane.iter;
+    runner.handle({ type: 'analysis', gen: 1, id: 5, request: { kind: 'hiddenNorms', units: 1 } });
+    runTasks(5);
+    const done = reports().filter((m) => m.id === 5 && m.report.state === 'done');
+    expect(done).toHaveLength(1);
+    const r = done[0].report;
+    expect([r.kind, r.iter, r.done, r.total]).toEqual(['hiddenNorms', at, 1, 1]);
+    expect(r.result).toEqual(hiddenNorms(lane.weights(), lane.n, 1));
+    expect(lane.iter).toBe(at); // a paused lane stays paused
+    expect(tasks).toHaveLength(0);
   });
 
   it("refuses a stale lane's request and reports the core's refusal as failed", () => {

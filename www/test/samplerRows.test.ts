@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSlice, CLASS_HISTORY, emptyRow, islColumns, STRIP_LENGTH, samplesPerSecond } from '../src/samplers/rows';
+import { addSlice, CLASS_HISTORY, emptyRow, islColumns, STRIP_LENGTH, samplesPerSecond } from '../src/views/samplerRows';
 
 const mixing = { samples: 0, classes: 0, changes: 0, mean_run: 0 };
 

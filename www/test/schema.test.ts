@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OptionEntry } from '../src/generated/core';
-import { defaultValue, formatValue, isValid, laneOptionKeys, laneOptions, parseOption, rangeText, sharedOptions } from '../src/schema';
+import { defaultValue, formatValue, isValid, laneOptionKeys, laneOptions, parseOption, rangeText, sharedOptions } from '../src/protocol/schema';
 import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
 
 /** Texts each kind of option must refuse. */

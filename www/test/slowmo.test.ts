@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Trace } from '../src/generated/core';
-import { phaseCaptions, SLOW_MOTION_UNITS } from '../src/panels/slowmo';
+import { phaseCaptions, SLOW_MOTION_UNITS } from '../src/views/panels/slowmo';
 
 const trace = (n: number, states: number): Trace => ({
   iter: 1200,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { dataOptionText, exactNote } from '../src/controls';
-import { appendPoints, emptyCurve, MAX_POINTS, sweepsPerUpdate } from '../src/curve';
-import { formatStatWithUnit } from '../src/format';
-import { formatPerSecond } from '../src/progress';
-import { DATA_DEFAULTS, dataFamily, firstScreen, IMAGES_BATCH, laneConfig, newLaneState } from '../src/state';
+import { appendPoints, emptyCurve, MAX_POINTS, sweepsPerUpdate } from '../src/app/curve';
+import { formatPerSecond } from '../src/app/progress';
+import { DATA_DEFAULTS, dataFamily, firstScreen, IMAGES_BATCH, laneConfig, newLaneState } from '../src/app/state';
+import { dataOptionText, exactNote } from '../src/views/controls';
+import { formatStatWithUnit } from '../src/views/format';
 import { catalog } from './fixture';
 
 describe('page state', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { bandAt, formatDuration, progressText, quantile, Study, schedule, studyCsv, studyJson, type Trial, type TrialPoint } from '../src/app/study';
 import type { StatSpec } from '../src/generated/core';
-import { bandAt, formatDuration, progressText, quantile, Study, schedule, studyCsv, studyJson, type Trial, type TrialPoint } from '../src/study';
 
 const point = (iter: number, atll: number, stats: Record<string, number> = {}, ms = iter): TrialPoint => ({ iter, sweeps: 2 * iter, atll, stats, ms });
 const trial = (points: TrialPoint[], state: Trial['state'] = 'done', diverged = false): Trial => ({

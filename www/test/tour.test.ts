@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parts } from '../src/classroom';
-import { PANELS } from '../src/panels';
-import { presetPlan } from '../src/presets';
-import { firstScreen } from '../src/state';
-import { mergeLink, planStep, readTour, readTours, TOUR_TARGETS } from '../src/tour';
-import { encodeState } from '../src/urlState';
+import { parts } from '../src/app/classroom';
+import { presetPlan } from '../src/app/presets';
+import { firstScreen } from '../src/app/state';
+import { mergeLink, planStep, readTour, readTours, TOUR_TARGETS } from '../src/app/tour';
+import { encodeState } from '../src/app/urlState';
+import { PANELS } from '../src/views/panels';
 import { catalog } from './fixture';
 
 const targets = new Set([...parts(catalog, PANELS).map((p) => p.key), ...TOUR_TARGETS]);

@@ -1,15 +1,15 @@
 // The page's trial workers: the pool (trialPool.ts) with fake workers, a trial worker's runner
 // (trialRunner.ts) with a fake core, and the App running a study over them.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
-import { claimRows, claimsNote } from '../src/claims';
+import { App } from '../src/app/app';
+import { claimRows, claimsNote } from '../src/app/claims';
+import { presetPlan } from '../src/app/presets';
+import { Study, type Trial } from '../src/app/study';
 import type { CoreRecord, Verdict } from '../src/generated/core';
-import { presetPlan } from '../src/presets';
-import type { FromWorker, ToWorker, TrialTaus } from '../src/protocol';
-import type { Slice } from '../src/runner';
-import { Study, type Trial } from '../src/study';
-import { TrialPool, trialWorkers } from '../src/trialPool';
-import { type TrialCore, type TrialLane, TrialRunner } from '../src/trialRunner';
+import type { FromWorker, ToWorker, TrialTaus } from '../src/protocol/messages';
+import type { Slice } from '../src/workers/runner';
+import { TrialPool, trialWorkers } from '../src/workers/trialPool';
+import { type TrialCore, type TrialLane, TrialRunner } from '../src/workers/trialRunner';
 import { FakeWorker } from './fakeWorker';
 import { catalog } from './fixture';
 

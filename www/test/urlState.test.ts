@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/app/state';
+import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/app/urlState';
 import type { OptionEntry } from '../src/generated/core';
-import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from '../src/schema';
-import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/state';
-import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/urlState';
+import { defaultValue, isValid, laneOptionKeys, type OptionValue, optionSpec, sharedOptions, viewOptions } from '../src/protocol/schema';
 import { catalog } from './fixture'; // the core's catalog; regenerate: node www/test/fixtures/update-catalog.mjs
 
 /** Any valid value of an option (its default often, null where the core may derive it). */
@@ -163,6 +163,9 @@ describe('malformed and unknown values', () => {
     const { state, notices } = decode('#lane=cd:id=3&lane=pcd:id=3');
     expect(state.lanes.map((l) => l.id)).toEqual([3, 4]);
     expect(notices).toHaveLength(1);
+    // At the largest id, the lowest free one (a property test found id 1 000 001).
+    const top = decode('#lane=cd:id=1000000&lane=pcd:id=1000000&lane=cd:id=0');
+    expect(top.state.lanes.map((l) => l.id)).toEqual([1_000_000, 1, 0]);
     expect(decode('#lanes=0')).toEqual({ state: { ...first, lanes: [] }, notices: [] });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FromWorker } from '../src/protocol';
-import { type Clock, WatchedWorker } from '../src/workerHealth';
+import type { FromWorker } from '../src/protocol/messages';
+import { type Clock, WatchedWorker } from '../src/workers/workerHealth';
 import { FakeWorker } from './fakeWorker';
 
 /** A clock the test moves by hand: `advance` runs the ticks that fall due. */

@@ -539,6 +539,19 @@ impl WasmLane {
         self.lane.stopping_times().map(<[u32]>::to_vec)
     }
 
+    /// A copy of the current weights W, m×n row-major (`w[i·n + j]` joins visible unit i and
+    /// hidden unit j): what the page's analysis handlers read in the lane's worker
+    /// (www/src/workers/analyses.ts).
+    pub fn weights(&self) -> Vec<f32> {
+        self.lane.model().w().to_vec()
+    }
+
+    /// Hidden units n (the columns of [`WasmLane::weights`]).
+    #[wasm_bindgen(getter)]
+    pub fn hidden(&self) -> u32 {
+        self.lane.model().n() as u32
+    }
+
     /// Updates done so far.
     #[wasm_bindgen(getter)]
     pub fn iter(&self) -> f64 {

@@ -1,0 +1,114 @@
+// The papers' experiments (the catalog's presets, the table `rbm reproduce` runs) turned into
+// the page's state. Pure logic, no DOM: every option comes from the core's full configuration
+// of each lane (`Preset::lane_config`), read through the schema; an algorithm the loaded core
+// does not register is left out with a note (it appears by itself once the core registers it).
+import type { Catalog, PresetEntry } from '../generated/core';
+import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from '../protocol/schema';
+import { type LaneState, type PageState, viewState } from './state';
+
+/** What the page becomes when a preset is chosen. */
+export interface PresetPlan {
+  state: PageState;
+  /** Lanes whose algorithm the loaded core does not register. */
+  missing: { label: string; algo: string }[];
+  lr: number;
+}
+
+/** A configuration value read as the option's value (the schema default when absent). */
+function configValue(catalog: Catalog, config: Record<string, number | string | null>, key: string): OptionValue {
+  if (key in config) return config[key];
+  const spec = optionSpec(catalog, key);
+  return spec ? defaultValue(spec) : null;
+}
+
+/**
+ * The state of preset `p` at its learning rate `rateIndex`, keeping the page's `seed`: the
+ * shared options and every lane option from the core's configuration of the preset's lanes,
+ * lane i with id i (the preset's stream index, as in `rbm reproduce`), the equal-compute axis
+ * and the preset's length as the end point.
+ */
+export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, seed: OptionValue): PresetPlan {
+  const r = Math.min(Math.max(0, Math.floor(rateIndex)), p.rates.length - 1);
+  const lr = p.rates[r];
+  const lanes: LaneState[] = [];
+  const missing: PresetPlan['missing'] = [];
+  p.lanes.forEach((l, index) => {
+    if (!catalog.algorithms.some((a) => a.name === l.algo)) {
+      missing.push({ label: l.label, algo: l.algo });
+      return;
+    }
+    const options: Record<string, OptionValue> = {};
+    for (const key of laneOptionKeys(catalog, l.algo)) options[key] = key === 'lr' ? lr : configValue(catalog, l.config, key);
+    lanes.push({ id: index, algo: l.algo, label: l.label, options });
+  });
+  const first = p.lanes[0]?.config ?? {};
+  // The page runs trials where each lane computes its own exact curve (the small sets).
+  const small = catalog.data_sets.find((d) => d.name === p.data)?.patterns.length ?? 0;
+  const shared: Record<string, OptionValue> = {};
+  for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : configValue(catalog, first, spec.key);
+  return {
+    // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
+    state: {
+      data: p.data,
+      shared,
+      lanes,
+      axis: 'sweeps',
+      stop: p.iters,
+      stopUnit: 'updates',
+      preset: p.name,
+      rate: r,
+      trials: small > 0 ? p.trials : null,
+      wide: false,
+      views: viewState(catalog),
+    },
+    missing,
+    lr,
+  };
+}
+
+/** The text of the learning-rate choice, e.g. "η = 0.01 (the paper's text)". */
+export function rateLabel(p: PresetEntry, i: number): string {
+  const note = p.rate_notes[i];
+  return `η = ${p.rates[i]}${note ? ` (${note})` : ''}`;
+}
+
+/** What the page's curve is, against what the paper (and `rbm reproduce`) measures. */
+function measureNote(p: PresetEntry): string {
+  if (!p.eval_data) return '';
+  if (p.ais) {
+    return (
+      ` The paper measures the ${p.eval_data} log-likelihood by AIS; here no exact curve exists for ${p.hidden} hidden units: ` +
+      `"Estimate log-likelihood (AIS)" on a lane brackets it (\`rbm reproduce\` runs AIS of ${p.ais.particles} particles × ${p.ais.betas.toLocaleString('en')} β at every checkpoint).`
+    );
+  }
+  return (
+    ` The curves are the exact log-likelihood of the training digits (thresholded at 0.5), each point summed over 2^${p.hidden} states by the page's evaluation workers; ` +
+    `the paper, and \`rbm reproduce\`, report the ${p.eval_data} digits'.`
+  );
+}
+
+/**
+ * The preset's one-line description: the paper, the set-up and how the page runs it. What the
+ * paper found is the claims list under the chart (checked on the trials); a preset without
+ * claims keeps its "what to look for" text here.
+ */
+export function presetDescription(p: PresetEntry, studies: boolean): string {
+  const chains = p.chains === null ? (p.batch === null ? 'one chain per training row' : 'one chain per batch row') : `${p.chains.toLocaleString('en')} chains`;
+  const batch = p.batch === null ? 'full batch' : `batch ${p.batch}`;
+  const decay = p.decay ? ', η decaying linearly to 0' : '';
+  const trials = `${p.trials} trial${p.trials === 1 ? '' : 's'}`;
+  const how = studies
+    ? `each lane runs the trials set below (the paper's ${trials} by default), seeded as \`rbm reproduce ${p.name}\` seeds them`
+    : `\`rbm reproduce ${p.name}\` runs ${trials}; this is one, with the page's seed`;
+  const expect = p.claims.length ? '' : ` ${p.expect}`;
+  return `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates (${how}).${expect}${measureNote(p)}`;
+}
+
+/** The note for lanes the loaded core cannot run. */
+export function missingNote(missing: PresetPlan['missing']): string {
+  if (!missing.length) return '';
+  const names = missing.map((m) => `${m.label} (algorithm '${m.algo}')`).join(', ');
+  return missing.length === 1
+    ? `${names} is not available in this build of the core, so its lane is left out; it appears here once the core registers the algorithm.`
+    : `${names} are not available in this build of the core, so their lanes are left out; they appear here once the core registers the algorithms.`;
+}

@@ -1,0 +1,91 @@
+// A study under way: the Study (study.ts: trials, bands, progress) and the pool of trial
+// workers (trialPool.ts) that runs it, with its status (ready, running, paused, done) and the
+// time it has been running. DOM-free; the App makes one when the user starts a study and drops
+// it when anything it depends on changes.
+
+import { type TrialJob, TrialPool } from '../workers/trialPool';
+import type { WorkerFactory } from './lane';
+import { Study, type StudyPlan, type Trial } from './study';
+
+export type StudyStatus = 'ready' | 'running' | 'paused' | 'done';
+
+export class StudyRun {
+  readonly study: Study;
+  status: StudyStatus = 'ready';
+  /** Grows with every change of the study's numbers (for caches of what is drawn). */
+  version = 0;
+  private readonly pool: TrialPool;
+  /** Milliseconds run before the current stretch, and when the current stretch began. */
+  private ranMs = 0;
+  private since: number | null = null;
+
+  constructor(
+    plan: StudyPlan,
+    job: (trial: Trial) => Omit<TrialJob, 'trial'>,
+    factory: WorkerFactory,
+    readonly workers: number,
+    private readonly changed: () => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.study = new Study(plan);
+    this.pool = new TrialPool(factory, workers, {
+      next: () => {
+        const t = this.study.next();
+        return t ? { trial: t, ...job(t) } : null;
+      },
+      points: (trial, points, taus) => {
+        this.study.add(trial, points, points[points.length - 1]?.ms ?? 0);
+        if (taus) trial.taus = taus;
+        this.bump();
+      },
+      done: (trial, ms, error) => {
+        this.study.finish(trial, ms, error);
+        if (this.study.finished()) this.stopClock('done');
+        this.bump();
+      },
+    });
+  }
+
+  private bump(): void {
+    this.version += 1;
+    this.changed();
+  }
+
+  private stopClock(status: StudyStatus): void {
+    if (this.since !== null) this.ranMs += this.now() - this.since;
+    this.since = null;
+    this.status = status;
+  }
+
+  start(): void {
+    if (this.status === 'running' || this.status === 'done') return;
+    this.status = 'running';
+    this.since = this.now();
+    this.pool.start();
+    if (this.study.finished()) this.stopClock('done');
+    this.bump();
+  }
+
+  pause(): void {
+    if (this.status !== 'running') return;
+    this.pool.pause();
+    this.stopClock('paused');
+    this.bump();
+  }
+
+  /** Ends every worker (the study's numbers stay readable). */
+  dispose(): void {
+    for (const t of this.pool.dispose()) this.study.requeue(t);
+    if (this.status === 'running') this.stopClock('paused');
+  }
+
+  /** Milliseconds the study has been running. */
+  elapsedMs(): number {
+    return this.ranMs + (this.since !== null ? this.now() - this.since : 0);
+  }
+
+  /** Trials under way. */
+  get busy(): number {
+    return this.pool.busy;
+  }
+}

@@ -1,0 +1,189 @@
+// `window.__rbm`: what the end-to-end tests read (numbers, never pixels) and the test-only
+// crash of a lane's wasm core.
+
+import type { Catalog, ErrorInfo, Verdict } from '../generated/core';
+import type { LaneStatus } from '../protocol/messages';
+import type { OptionValue } from '../protocol/schema';
+import type { App } from './app';
+import type { Axis } from './chartData';
+import { epochsDone, rowsPerSecond } from './progress';
+import type { PageState } from './state';
+import type { Band } from './study';
+
+export interface LaneSnapshot {
+  id: number;
+  algo: string;
+  label: string | null;
+  status: LaneStatus;
+  message: string | null;
+  gen: number;
+  /** Whether a configuration awaits the worker's answer. */
+  pending: boolean;
+  seed: string;
+  iter: number;
+  /** Updates per second. */
+  rate: number;
+  /** Epochs done (updates × batch / rows). */
+  epoch: number;
+  /** Training rows per second. */
+  rowsPerSecond: number;
+  /** Milliseconds spent training. */
+  elapsed: number;
+  /** How long the lane's worker took to answer the latest Pause (ms, by the worker's clock). */
+  pauseReply: number | null;
+  /** The lane's end point in updates (null: none). */
+  until: number | null;
+  /** Data on its way to the worker (null: none). */
+  dataLoad: { label: string; received: number; total: number | null } | null;
+  options: Record<string, OptionValue>;
+  inputErrors: Record<string, string>;
+  rejection: ErrorInfo | null;
+  iters: number[];
+  sweeps: number[];
+  atll: number[];
+  stats: Record<string, number>;
+  /** The exact evaluation the lane waits for (the evaluation pool), or the last that failed. */
+  exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
+  /** The update of the lane's latest slow-motion trace (null: none). */
+  traced: number | null;
+  /** The model file the lane continues or last refused (null: none). */
+  modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null;
+}
+
+/** A study as the tests read it: every trial's records and every band. */
+export interface StudySnapshot {
+  status: string;
+  runs: number;
+  until: number;
+  every: number;
+  seed: number;
+  workers: number;
+  lanes: {
+    id: number;
+    label: string;
+    trials: { index: number; state: string; diverged: boolean; iters: number[]; sweeps: number[]; atll: number[]; stats: Record<string, number>[] }[];
+    bands: (Pick<Band, 'iter' | 'median' | 'q025' | 'q10' | 'q90' | 'q975' | 'mean' | 'sweeps' | 'trials' | 'stats'> | null)[];
+  }[];
+  progress: { done: number; running: number; failed: number; total: number; fraction: number; etaMs: number | null };
+  elapsedMs: number;
+  verdicts: Verdict[] | null;
+}
+
+export interface TestHook {
+  /** The study under way or finished (null: none). */
+  study(): StudySnapshot | null;
+  /** True once the catalog is loaded and the first lanes are made. */
+  ready: boolean;
+  lanes(): LaneSnapshot[];
+  /** Whether some lane is running (as its worker says). */
+  running(): boolean;
+  /** The data set, every shared option and the end point. */
+  settings(): Record<string, OptionValue>;
+  axis(): Axis;
+  catalog(): Catalog;
+  state(): PageState;
+  notices(): string[];
+  /** Makes lane `id`'s wasm core panic (as a bug would). */
+  crash(id: number): void;
+  /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
+  exitWorker(id: number): void;
+  /** The data sets the picker offers (names). */
+  dataSets(): string[];
+  /** Whether the page has drawn every change so far (it draws in the next animation frame). */
+  drawn(): boolean;
+}
+
+export function installTestHook(app: App, drawn: () => boolean): TestHook {
+  const hook: TestHook = {
+    drawn,
+    ready: false,
+    study: () => {
+      const run = app.study;
+      if (!run) return null;
+      const s = run.study;
+      return {
+        status: run.status,
+        runs: s.plan.runs,
+        until: s.plan.until,
+        every: s.plan.every,
+        seed: s.plan.seed,
+        workers: run.workers,
+        lanes: s.plan.lanes.map((l, i) => ({
+          id: l.id,
+          label: l.label,
+          trials: s.trials[i].map((t) => ({
+            index: t.index,
+            state: t.state,
+            diverged: t.diverged,
+            iters: t.points.map((p) => p.iter),
+            sweeps: t.points.map((p) => p.sweeps),
+            atll: t.points.map((p) => p.atll),
+            stats: t.points.map((p) => ({ ...p.stats })),
+          })),
+          bands: s.bands(i).map(
+            (b) =>
+              b && {
+                iter: b.iter,
+                median: b.median,
+                q025: b.q025,
+                q10: b.q10,
+                q90: b.q90,
+                q975: b.q975,
+                mean: b.mean,
+                sweeps: b.sweeps,
+                trials: b.trials,
+                stats: { ...b.stats },
+              },
+          ),
+        })),
+        progress: s.progress(run.workers),
+        elapsedMs: run.elapsedMs(),
+        verdicts: app.verdicts(),
+      };
+    },
+    lanes: () =>
+      app.lanes.map((l) => {
+        const rows = app.dataset()?.rows ?? 1;
+        const batch = app.batchOf(l);
+        return {
+          id: l.id,
+          algo: l.algo,
+          label: l.label,
+          status: l.status,
+          message: l.message,
+          gen: l.gen,
+          pending: l.sent !== l.answered,
+          seed: l.seed,
+          iter: l.iter,
+          rate: l.rate,
+          epoch: epochsDone(l.iter, batch, rows),
+          rowsPerSecond: rowsPerSecond(l.rate, batch),
+          elapsed: l.elapsed,
+          pauseReply: l.pauseReply,
+          until: l.limitAt,
+          dataLoad: l.dataLoad && { ...l.dataLoad },
+          options: { ...l.options },
+          inputErrors: { ...l.inputErrors },
+          rejection: l.rejection,
+          iters: [...l.curve.iter],
+          sweeps: [...l.curve.sweeps],
+          atll: [...l.curve.atll],
+          stats: { ...l.stats },
+          exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
+          modelFile: l.modelFile && { ...l.modelFile },
+          traced: l.trace?.iter ?? null,
+        };
+      }),
+    running: () => app.running(),
+    settings: () => ({ data: app.data, ...app.shared, stop: app.stop, stop_unit: app.stopUnit }),
+    axis: () => app.axis,
+    catalog: () => app.catalog,
+    state: () => app.state(),
+    notices: () => [...app.notices],
+    crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
+    exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
+    dataSets: () => app.dataSets.map((d) => d.name),
+  };
+  (window as unknown as { __rbm: TestHook }).__rbm = hook;
+  return hook;
+}

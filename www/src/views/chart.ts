@@ -1,0 +1,213 @@
+// The log-likelihood chart: uPlot (≈ 50 KB, canvas, fast with thousands of points, well kept).
+// It draws a ChartModel (chartModel.ts: lanes' curves, or a study's medians, bands and single
+// trials, all on one shared x column) and a readout of every lane's value at the cursor.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { AXIS_LABEL, type Axis, swatchBackground } from '../app/chartData';
+import { belowChart, belowText, type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
+import { el } from './dom';
+import { pngButton } from './png';
+
+/** How a chart looks. */
+export interface ChartSettings {
+  /** The vertical axis's label. */
+  yLabel: string;
+  /** The label on a short chart (an embed, a phone); none: `yLabel`. */
+  shortLabel?: string;
+  /** Smallest width and the height range, in CSS pixels (the height follows the width). */
+  minWidth: number;
+  minHeight: number;
+  maxHeight: number;
+  /** The name of the chart's PNG file (none: no PNG button). */
+  pngName?: () => string;
+}
+
+export const LIKELIHOOD_CHART: ChartSettings = {
+  yLabel: 'average log-likelihood (exact)',
+  shortLabel: 'log-likelihood',
+  minWidth: 280,
+  minHeight: 220,
+  maxHeight: 360,
+};
+
+export class LikelihoodChart {
+  private plot: uPlot | null = null;
+  private key = '';
+  private model: ChartModel | null = null;
+  private axis: Axis = 'iter';
+  private cursor: number | null = null;
+  private zoomAxis: Axis = 'iter';
+  private yLabel = '';
+  private readonly box: HTMLElement;
+  private readonly readoutEl: HTMLElement;
+  private readonly belowEl: HTMLElement;
+  /** The x range the user zoomed to (null: all): kept while the lanes train and redraw. */
+  private zoom: [number, number] | null = null;
+  private readonly zoomBar: HTMLElement;
+  private readonly unzoom: HTMLButtonElement;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly settings: ChartSettings = LIKELIHOOD_CHART,
+  ) {
+    this.box = el('div', { className: 'plot' });
+    this.readoutEl = el('div', { className: 'readout', id: `${root.id || 'chart'}-readout` });
+    this.readoutEl.setAttribute('aria-live', 'off');
+    this.belowEl = el('p', { className: 'below-chart', hidden: true });
+    this.unzoom = el('button', { type: 'button', className: 'unzoom', hidden: true, textContent: 'Show all' });
+    this.unzoom.addEventListener('click', () => this.setZoom(null));
+    this.zoomBar = el(
+      'p',
+      { className: 'zoom-hint' },
+      el('span', {}, 'Drag across the chart to zoom in; double-click or "Show all" to zoom out. Hover (or tap) for every lane’s value.'),
+      ' ',
+      this.unzoom,
+    );
+    root.append(this.zoomBar, this.box, this.belowEl, this.readoutEl);
+    if (settings.pngName) root.append(el('div', { className: 'mini-tools' }, pngButton(this.box, settings.pngName, 'the chart')));
+    this.box.addEventListener('dblclick', () => this.setZoom(null));
+    // A tap (or a finger moving) on a phone moves the cursor, as hovering does with a mouse.
+    const touch = (e: TouchEvent) => {
+      const t = e.touches[0];
+      const plot = this.plot;
+      if (!t || !plot) return;
+      const r = plot.over.getBoundingClientRect();
+      const left = t.clientX - r.left;
+      if (left < 0 || left > r.width) return;
+      plot.setCursor({ left, top: Math.min(r.height, Math.max(0, t.clientY - r.top)) });
+    };
+    this.box.addEventListener('touchstart', touch, { passive: true });
+    this.box.addEventListener('touchmove', touch, { passive: true });
+  }
+
+  /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */
+  update(model: ChartModel, axis: Axis, yLabel = this.settings.yLabel): void {
+    this.model = model;
+    this.axis = axis;
+    this.yLabel = yLabel;
+    const key = JSON.stringify([model.series, model.bands, axis, yLabel]);
+    const data = [model.x, ...model.ys] as uPlot.AlignedData;
+    if (!this.plot || key !== this.key) {
+      this.plot?.destroy();
+      this.key = key;
+      this.cursor = null;
+      // Another axis is another zoom.
+      if (axis !== this.zoomAxis) this.zoom = null;
+      this.zoomAxis = axis;
+      this.plot = new uPlot(this.options(model, axis), data, this.box);
+      const range = modelRange(model);
+      const plot = this.plot;
+      plot.batch(() => {
+        if (range) plot.setScale('y', { min: range[0], max: range[1] });
+        if (this.zoom) plot.setScale('x', { min: this.zoom[0], max: this.zoom[1] });
+      });
+    } else {
+      const range = modelRange(model);
+      const plot = this.plot;
+      plot.batch(() => {
+        // A zoomed chart keeps its x range while new points come in.
+        plot.setData(data, this.zoom === null);
+        if (range) plot.setScale('y', { min: range[0], max: range[1] });
+        if (this.zoom) plot.setScale('x', { min: this.zoom[0], max: this.zoom[1] });
+      });
+    }
+    this.unzoom.hidden = this.zoom === null;
+    this.showReadout();
+    const range = modelRange(model);
+    const text = range ? belowText(belowChart(model, range)) : '';
+    if (this.belowEl.textContent !== text) this.belowEl.textContent = text;
+    this.belowEl.hidden = text === '';
+  }
+
+  /** Zooms the x axis to `range` (null: everything), kept until the user changes it. */
+  private setZoom(range: [number, number] | null): void {
+    this.zoom = range;
+    this.unzoom.hidden = range === null;
+    if (range) this.root.dataset.zoom = range.join(',');
+    else delete this.root.dataset.zoom;
+    const plot = this.plot;
+    if (!plot) return;
+    if (range) plot.setScale('x', { min: range[0], max: range[1] });
+    else plot.setData(plot.data, true);
+    const y = this.model && modelRange(this.model);
+    if (y) plot.setScale('y', { min: y[0], max: y[1] });
+  }
+
+  resize(): void {
+    if (this.plot) this.plot.setSize(this.size());
+  }
+
+  private size(): { width: number; height: number } {
+    const { minWidth, minHeight, maxHeight } = this.settings;
+    const width = Math.max(minWidth, this.root.clientWidth);
+    // In an embed (embed=1, e.g. an 800×500 iframe) the chart fits above the fold with its readout
+    // (two lines of lanes at 800 px).
+    const embed = document.documentElement.classList.contains('embed');
+    const cap = embed ? Math.min(maxHeight, Math.max(140, window.innerHeight - 265)) : maxHeight;
+    return { width, height: Math.round(Math.min(cap, Math.max(Math.min(minHeight, cap), width * 0.42))) };
+  }
+
+  /** Every lane's value at the cursor (or, without one, at its last point). */
+  private showReadout(): void {
+    const m = this.model;
+    if (!m) return;
+    const r = readout(m, this.cursor, this.axis);
+    const head = this.cursor === null ? 'latest' : `${AXIS_LABEL[this.axis]}: ${r.x}`;
+    this.readoutEl.replaceChildren(
+      el('span', { className: 'readout-x' }, head),
+      ...r.rows.map((row) => {
+        const sw = el('span', { className: 'swatch' });
+        sw.style.background = swatchBackground(row.colour, row.dash);
+        return el('span', { className: 'readout-row' }, sw, `${row.label}: ${row.text}`);
+      }),
+    );
+  }
+
+  private options(model: ChartModel, axis: Axis): uPlot.Options {
+    const series: uPlot.Series[] = [
+      { label: AXIS_LABEL[axis], value: (_u, v) => formatX(v, axis) },
+      ...model.series.map((s) => ({
+        label: s.label,
+        stroke: withAlpha(s.colour, s.alpha),
+        width: s.width,
+        ...(s.dash ? { dash: s.dash } : {}),
+        spanGaps: true,
+        points: { show: false },
+        value: (_u: uPlot, v: number | null) => formatAtll(v),
+      })),
+    ];
+    return {
+      ...this.size(),
+      series,
+      bands: model.bands.map((b) => ({ series: [b.upper + 1, b.lower + 1] as [number, number], fill: b.fill })),
+      scales: { x: { time: false } },
+      axes: [
+        { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' }, values: (_u, vals) => vals.map((v) => formatX(v, axis)) },
+        // A short chart (an embed, a phone) has room for a short label only.
+        { label: this.size().height < 300 ? (this.settings.shortLabel ?? this.yLabel) : this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
+      ],
+      legend: { show: false },
+      // A drag selects an x range; the chart zooms to it itself (setSelect) and keeps it.
+      cursor: { drag: { x: true, y: false, setScale: false } },
+      hooks: {
+        setSelect: [
+          (u) => {
+            if (u.select.width < 2) return;
+            const a = u.posToVal(u.select.left, 'x');
+            const b = u.posToVal(u.select.left + u.select.width, 'x');
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            if (b > a) this.setZoom([a, b]);
+          },
+        ],
+        setCursor: [
+          (u) => {
+            const idx = u.cursor.idx ?? null;
+            if (idx === this.cursor) return;
+            this.cursor = idx;
+            this.showReadout();
+          },
+        ],
+      },
+    };
+  }
+}

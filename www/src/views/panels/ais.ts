@@ -1,0 +1,122 @@
+// The AIS / RAISE bracket of the lane's test log-likelihood, for models of any size (the exact
+// curve needs a smaller layer of at most `exact_bits` units): a button, progress with Cancel,
+// and the result — AIS above, RAISE below, the exact value between them when it exists. The
+// work runs in the lane's worker between its training slices (runner.ts), never here.
+
+import type { LaneHandle } from '../../app/lane';
+import { formatDuration } from '../../app/progress';
+import {
+  BETA_CHOICES,
+  bracketVerdict,
+  DEFAULT_ESTIMATE,
+  type EstimateReport,
+  formatEstimateProgress,
+  formatNats,
+  formatSide,
+  PARTICLE_CHOICES,
+  RAISE_NOTE,
+} from '../../protocol/estimate';
+import { el, setAttr, setText } from '../dom';
+import type { LanePanel, PanelContext, PanelKind } from './panel';
+
+function choice(id: string, label: string, values: readonly number[], value: number): [HTMLLabelElement, HTMLSelectElement] {
+  const select = el('select', { id });
+  select.append(...values.map((v) => new Option(v.toLocaleString('en'), String(v), v === value, v === value)));
+  return [el('label', { htmlFor: id }, label), select];
+}
+
+class AisPanel implements LanePanel {
+  private root!: HTMLElement;
+  private run!: HTMLButtonElement;
+  private cancel!: HTMLButtonElement;
+  private particles!: HTMLSelectElement;
+  private betas!: HTMLSelectElement;
+  private bar!: HTMLProgressElement;
+  private progress!: HTMLElement;
+  private result!: HTMLElement;
+  private lane: LaneHandle | null = null;
+  private shown: EstimateReport | null | undefined;
+
+  mount(container: HTMLElement, ctx: PanelContext): void {
+    const [pl, particles] = choice(`${ctx.idPrefix}-ais-particles`, 'particles', PARTICLE_CHOICES, DEFAULT_ESTIMATE.particles);
+    const [bl, betas] = choice(`${ctx.idPrefix}-ais-betas`, 'β', BETA_CHOICES, DEFAULT_ESTIMATE.betas);
+    this.particles = particles;
+    this.betas = betas;
+    this.run = el('button', { type: 'button', className: 'ais-run', textContent: 'Estimate log-likelihood (AIS)' });
+    this.cancel = el('button', { type: 'button', className: 'ais-cancel', textContent: 'Cancel', hidden: true });
+    this.bar = el('progress', { className: 'ais-bar', max: 1, value: 0, hidden: true });
+    this.progress = el('span', { className: 'ais-progress' });
+    this.result = el('div', { className: 'ais-result' });
+    this.run.addEventListener('click', () => {
+      this.lane?.estimateLikelihood({ particles: Number(this.particles.value), betas: Number(this.betas.value), seed: DEFAULT_ESTIMATE.seed });
+    });
+    this.cancel.addEventListener('click', () => this.lane?.cancelEstimate());
+    this.root = el(
+      'div',
+      { className: 'ais' },
+      el('div', { className: 'ais-controls' }, pl, particles, ' ', bl, betas, ' ', this.run, ' ', this.cancel),
+      el('div', {}, this.bar, ' ', this.progress),
+      this.result,
+    );
+    container.append(this.root);
+  }
+
+  update(lane: LaneHandle): void {
+    this.lane = lane;
+    const idle = lane.estimate?.state !== 'running';
+    this.run.disabled = !idle || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
+    const r = lane.estimate;
+    if (r === this.shown) return;
+    this.shown = r;
+    setAttr(this.root, 'data-state', r ? r.state : 'none');
+    this.cancel.hidden = idle;
+    this.bar.hidden = r?.state !== 'running';
+    this.bar.value = r && r.total > 0 ? r.done / r.total : 0;
+    if (!r) {
+      setText(this.progress, '');
+      this.result.replaceChildren();
+      return;
+    }
+    const what = r.phase === 'ais' ? 'AIS' : 'RAISE';
+    const words: Record<EstimateReport['state'], string> = {
+      running: `${what}: ${formatEstimateProgress(r.done, r.total)}`,
+      done: `done in ${formatDuration(r.ms)}`,
+      cancelled: 'cancelled',
+      failed: `failed: ${r.error ?? 'unknown error'}`,
+    };
+    setText(this.progress, words[r.state]);
+    const lines: HTMLElement[] = [];
+    if (r.ais) lines.push(el('div', { className: 'ais-upper', title: "AIS's estimate, ±3σ: high on average" }, `${formatSide(r.ais)} (upper side)`));
+    if (r.exact !== null) lines.push(el('div', { className: 'ais-exact' }, `exact ${formatNats(r.exact)}`));
+    if (r.raise) lines.push(el('div', { className: 'ais-lower', title: "RAISE's stochastic lower bound, ±3σ" }, `${formatSide(r.raise)} (lower side)`));
+    if (r.ais && r.raise) lines.push(el('div', { className: 'ais-verdict' }, bracketVerdict(r.exact, r.ais, r.raise)));
+    const s = r.settings;
+    lines.push(
+      el(
+        'div',
+        { className: 'ais-settings' },
+        `average log-likelihood of ${r.dataset} at update ${r.iter.toLocaleString('en')} · ${s.particles} particles × ${s.betas.toLocaleString('en')} β, seed ${s.seed}`,
+      ),
+    );
+    if (r.raise) lines.push(el('div', { className: 'ais-note' }, RAISE_NOTE));
+    this.result.replaceChildren(...lines);
+    const num = (name: string, x: number | null | undefined) => setAttr(this.root, `data-${name}`, x === null || x === undefined ? '' : String(x));
+    num('ais', r.ais?.atll);
+    num('ais-lo', r.ais?.atll_lo);
+    num('ais-hi', r.ais?.atll_hi);
+    num('raise', r.raise?.atll);
+    num('raise-lo', r.raise?.atll_lo);
+    num('raise-hi', r.raise?.atll_hi);
+    num('exact', r.exact);
+    num('ms', r.ms);
+    num('iter', r.iter);
+  }
+}
+
+export const aisPanel: PanelKind = {
+  name: 'ais',
+  title: 'AIS log-likelihood estimate',
+  help: "Brackets the log-likelihood on the test digits when it cannot be computed exactly: AIS from above, RAISE from below, run in the lane's worker.",
+  term: 'ais',
+  create: () => new AisPanel(),
+};
