@@ -112,9 +112,8 @@ fn detect() -> Arm {
     arm
 }
 
-/// Whether the code written for `need` runs now: the CPU has it (an arm enabled at compile
-/// time folds to `true`, with no load), and — in the crate's tests — it is not above the arm
-/// [`force`]d on this thread.
+/// Whether the code written for `need` runs now: the CPU has it, and — in the crate's tests — it
+/// is not above the arm [`force`]d on this thread. The dispatching functions ask [`has!`].
 #[inline(always)]
 fn has(need: Arm) -> bool {
     #[cfg(test)]
@@ -122,6 +121,17 @@ fn has(need: Arm) -> bool {
         return arm.includes(need);
     }
     BASELINE.includes(need) || (need.native() && need as u8 <= detected())
+}
+
+/// [`has`] for an arm named where the dispatch is written. Outside the tests, an arm enabled at
+/// compile time (SSE2 on x86-64, SIMD128 in the page's wasm) is a constant `true` before any
+/// inlining or folding, so the dispatching function is as small as its arm's code alone (and
+/// inlines where that code did); a detected arm costs [`detected`]'s one load.
+macro_rules! has {
+    ($arm:expr) => {{
+        const ALWAYS: bool = !cfg!(test) && BASELINE.includes($arm);
+        ALWAYS || has($arm)
+    }};
 }
 
 #[cfg(test)]
@@ -219,11 +229,11 @@ mod x86_64;
 #[inline(always)]
 pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if has(Arm::Sse2) {
+    if has!(Arm::Sse2) {
         return x86_64::nonzero_not_one(x);
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if has(Arm::Simd128) {
+    if has!(Arm::Simd128) {
         return wasm32::nonzero_not_one(x);
     }
     plain::nonzero_not_one(x)
@@ -233,11 +243,11 @@ pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
 #[inline(always)]
 pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if has(Arm::Sse2) {
+    if has!(Arm::Sse2) {
         return x86_64::below_one(u, t);
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if has(Arm::Simd128) {
+    if has!(Arm::Simd128) {
         return wasm32::below_one(u, t);
     }
     plain::below_one(u, t)
@@ -269,19 +279,19 @@ pub fn sum_selected_bits<const Q: usize>(
     assert_rows_inside(bits, word0, 4 * Q, blk.len());
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        if Q == 8 && has(Arm::Avx) {
+        if Q == 8 && has!(Arm::Avx) {
             // SAFETY: the CPU has AVX (`has`: enabled at compile time or detected at run
             // time); every set bit addresses a whole row inside `blk` (asserted above).
             return unsafe { x86_64::sum_selected_bits_avx(init, blk, word0, bits) };
         }
-        if has(Arm::Sse2) {
+        if has!(Arm::Sse2) {
             // SAFETY: SSE2 is enabled at compile time (this block is compiled only then);
             // every set bit addresses a whole row inside `blk` (asserted above).
             return unsafe { x86_64::sum_selected_bits_sse2(init, blk, word0, bits) };
         }
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if has(Arm::Simd128) {
+    if has!(Arm::Simd128) {
         // SAFETY: every set bit addresses a whole row inside `blk` (asserted above); SIMD128
         // is enabled at compile time (this block is compiled only then).
         return unsafe { wasm32::sum_selected_bits(init, blk, word0, bits) };
@@ -309,19 +319,19 @@ pub fn sum_selected_bits2<const Q: usize>(
     }
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        if Q.is_multiple_of(2) && has(Arm::Avx) {
+        if Q.is_multiple_of(2) && has!(Arm::Avx) {
             // SAFETY: the CPU has AVX (`has`: enabled at compile time or detected at run
             // time); every set bit addresses a whole row inside `blk` (asserted above).
             return unsafe { x86_64::sum_selected_bits2_avx(acc, blk, bits) };
         }
-        if Q <= 4 && has(Arm::Sse2) {
+        if Q <= 4 && has!(Arm::Sse2) {
             // SAFETY: SSE2 is enabled at compile time (this block is compiled only then);
             // every set bit addresses a whole row inside `blk` (asserted above).
             return unsafe { x86_64::sum_selected_bits2_sse2(acc, blk, bits) };
         }
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if Q <= 4 && has(Arm::Simd128) {
+    if Q <= 4 && has!(Arm::Simd128) {
         // SAFETY: every set bit addresses a whole row inside `blk` (asserted above); SIMD128
         // is enabled at compile time (this block is compiled only then).
         return unsafe { wasm32::sum_selected_bits2(acc, blk, bits) };
@@ -371,7 +381,7 @@ fn lockstep<A>(bits: [&[u64]; 2], acc: &mut [A; 2], add: impl Fn(&mut A, usize))
 #[inline(always)]
 pub fn one_plus_exp_neg_in_place(t: &mut [f32]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if t.len() >= 8 && has(Arm::Avx2) {
+    if t.len() >= 8 && has!(Arm::Avx2) {
         // SAFETY: the CPU has AVX2 (`has`: enabled at compile time or detected at run time).
         return unsafe { x86_64::one_plus_exp_neg_in_place_avx2(t) };
     }
@@ -383,11 +393,11 @@ pub fn one_plus_exp_neg_in_place(t: &mut [f32]) {
 #[inline(always)]
 pub fn halves_to_uniforms(x0: u64, x1: u64) -> [f32; 4] {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if has(Arm::Sse2) {
+    if has!(Arm::Sse2) {
         return x86_64::halves_to_uniforms(x0, x1);
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if has(Arm::Simd128) {
+    if has!(Arm::Simd128) {
         return wasm32::halves_to_uniforms(x0, x1);
     }
     plain::halves_to_uniforms(x0, x1)
@@ -397,14 +407,13 @@ pub fn halves_to_uniforms(x0: u64, x1: u64) -> [f32; 4] {
 /// sub-stream l): each step fills eight draws of `out` (a multiple of eight long), value l from
 /// sub-stream l, the top 24 bits of its output times 2⁻²⁴ ([`plain::xoshiro128p_fill`], the
 /// definition). Four u32 lanes per operation on SSE2 and SIMD128.
-#[inline]
 pub fn xoshiro128p_fill(s: &mut [[u32; 8]; 4], out: &mut [f32]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if has(Arm::Sse2) {
+    if has!(Arm::Sse2) {
         return x86_64::xoshiro128p_fill(s, out);
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if has(Arm::Simd128) {
+    if has!(Arm::Simd128) {
         return wasm32::xoshiro128p_fill(s, out);
     }
     plain::xoshiro128p_fill(s, out)
