@@ -226,7 +226,7 @@ pub fn bernoulli_quads<const Q: usize>(u: &[f32], t: &[f32]) -> u64 {
 ///
 /// # Panics
 /// If a set bit addresses past the end of `blk`.
-#[inline]
+#[inline(always)]
 pub fn sum_selected_bits<const Q: usize>(
     init: &[[f32; 4]; Q],
     blk: &[f32],

@@ -121,7 +121,7 @@ pub fn rows_mask(v: &[f32], m: usize, row_bits: &mut [u64]) -> bool {
 ///
 /// # Panics
 /// If the bitsets differ in length or a set bit addresses past the end of `blk`.
-#[inline]
+#[inline(always)]
 pub fn sum_selected_bits2<const Q: usize>(
     acc: [&mut [[f32; 4]; Q]; 2],
     blk: &[f32],

@@ -253,30 +253,24 @@ pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
     plain::below_one(u, t)
 }
 
-/// Panics unless every set bit of `bits` (bit j of word w = row 64·(`word0` + w) + j) addresses
-/// a whole row of `width` values inside a block of `len` values: what every arm's loads rely on.
-#[inline(always)]
-fn assert_rows_inside(bits: &[u64], word0: usize, width: usize, len: usize) {
-    if let Some((w, &last)) = bits.iter().enumerate().rev().find(|(_, &b)| b != 0) {
-        let top = 64 * (word0 + w) + 63 - last.leading_zeros() as usize;
-        assert!((top + 1) * width <= len, "bit past the packed block");
-    }
-}
-
 /// `init + Σ_{i ∈ bits} blk[i·W .. i·W+W]` over the set bits of `bits` (bit j of word w is row
 /// 64·(`word0` + w) + j of `blk`), in increasing row order; W = 4·`Q` columns. AVX for Q = 8
 /// where the CPU has it, else SSE2 / SIMD128 (Q 4-lane accumulators), else plain loops.
 ///
 /// # Panics
 /// If a set bit addresses past the end of `blk`.
-#[inline(always)]
+#[inline]
 pub fn sum_selected_bits<const Q: usize>(
     init: &[[f32; 4]; Q],
     blk: &[f32],
     word0: usize,
     bits: &[u64],
 ) -> [[f32; 4]; Q] {
-    assert_rows_inside(bits, word0, 4 * Q, blk.len());
+    // Every arm's loads rely on this: each set bit addresses a whole row inside `blk`.
+    if let Some((w, &last)) = bits.iter().enumerate().rev().find(|(_, &b)| b != 0) {
+        let top = 64 * (word0 + w) + 63 - last.leading_zeros() as usize;
+        assert!((top + 1) * 4 * Q <= blk.len(), "bit past the packed block");
+    }
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         if Q == 8 && has!(Arm::Avx) {
@@ -307,15 +301,19 @@ pub fn sum_selected_bits<const Q: usize>(
 ///
 /// # Panics
 /// If the bitsets differ in length or a set bit addresses past the end of `blk`.
-#[inline(always)]
+#[inline]
 pub fn sum_selected_bits2<const Q: usize>(
     acc: [&mut [[f32; 4]; Q]; 2],
     blk: &[f32],
     bits: [&[u64]; 2],
 ) {
     assert_eq!(bits[0].len(), bits[1].len(), "bitsets of one length");
+    // Every arm's loads rely on this: each set bit addresses a whole row inside `blk`.
     for b in bits {
-        assert_rows_inside(b, 0, 4 * Q, blk.len());
+        if let Some((w, &last)) = b.iter().enumerate().rev().find(|(_, &x)| x != 0) {
+            let top = 64 * w + 63 - last.leading_zeros() as usize;
+            assert!((top + 1) * 4 * Q <= blk.len(), "bit past the packed block");
+        }
     }
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {

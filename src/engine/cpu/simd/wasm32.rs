@@ -41,30 +41,29 @@ pub unsafe fn sum_selected_bits<const Q: usize>(
     word0: usize,
     bits: &[u64],
 ) -> [[f32; 4]; Q] {
-    let mut a: [v128; Q] = std::array::from_fn(|q| {
-        // SAFETY: the load reads the 4 values of `init[q]`.
-        unsafe { v128_load(init[q].as_ptr() as *const v128) }
-    });
-    let base = blk.as_ptr();
-    for (w, &word) in bits.iter().enumerate() {
-        let mut m = word;
-        while m != 0 {
-            let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-            m &= m - 1;
-            for (q, acc) in a.iter_mut().enumerate() {
-                // SAFETY: row i is inside `blk` (the caller's contract), so its values
-                // 4q .. 4q + 4 (q < Q) are: i·4Q + 4q + 4 ≤ (i + 1)·4Q ≤ `blk.len()`.
-                let r = unsafe { v128_load(base.add(i * 4 * Q + 4 * q) as *const v128) };
-                *acc = f32x4_add(*acc, r);
+    // SAFETY: the loads read the 4 values of `init[q]`, or values 4q .. 4q + 4 (q < Q) of a row
+    // i of a set bit, which is inside `blk` (the caller's contract): i·4Q + 4q + 4 ≤ (i + 1)·4Q
+    // ≤ `blk.len()`; the stores write the 4 values of `out[q]`.
+    unsafe {
+        let mut a: [v128; Q] = std::array::from_fn(|q| v128_load(init[q].as_ptr() as *const v128));
+        let base = blk.as_ptr();
+        for (w, &word) in bits.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let r = base.add(i * 4 * Q) as *const v128;
+                for (q, acc) in a.iter_mut().enumerate() {
+                    *acc = f32x4_add(*acc, v128_load(r.add(q)));
+                }
             }
         }
+        let mut out = [[0.0f32; 4]; Q];
+        for (o, v) in out.iter_mut().zip(a) {
+            v128_store(o.as_mut_ptr() as *mut v128, v);
+        }
+        out
     }
-    let mut out = [[0.0f32; 4]; Q];
-    for (o, v) in out.iter_mut().zip(a) {
-        // SAFETY: the store writes the 4 values of `o`.
-        unsafe { v128_store(o.as_mut_ptr() as *mut v128, v) };
-    }
-    out
 }
 
 /// [`super::sum_selected_bits2`] in Q v128 accumulators per bitset (Q ≤ 4: sixteen would
@@ -79,26 +78,25 @@ pub unsafe fn sum_selected_bits2<const Q: usize>(
     blk: &[f32],
     bits: [&[u64]; 2],
 ) {
-    let mut acc: [[v128; Q]; 2] = std::array::from_fn(|t| {
-        std::array::from_fn(|q| {
-            // SAFETY: the load reads the 4 values of `out[t][q]`.
-            unsafe { v128_load(out[t][q].as_ptr() as *const v128) }
-        })
-    });
-    let base = blk.as_ptr();
-    let add = |a: &mut [v128; Q], i: usize| {
-        for (q, a) in a.iter_mut().enumerate() {
-            // SAFETY: `lockstep` passes set bits only: row i is inside `blk` (the caller's
-            // contract), so its values 4q .. 4q + 4 (q < Q) are.
-            let r = unsafe { v128_load(base.add(i * 4 * Q + 4 * q) as *const v128) };
-            *a = f32x4_add(*a, r);
-        }
-    };
-    super::lockstep(bits, &mut acc, add);
-    for (o, a) in out.into_iter().zip(acc) {
-        for (o, v) in o.iter_mut().zip(a) {
-            // SAFETY: the store writes the 4 values of `o`.
-            unsafe { v128_store(o.as_mut_ptr() as *mut v128, v) };
+    // SAFETY: the loads read the 4 values of `out[t][q]`, or values 4q .. 4q + 4 (q < Q) of a
+    // row i that `lockstep` passes, the row of a set bit, inside `blk` (the caller's contract);
+    // the stores write the 4 values of `out[t][q]`.
+    unsafe {
+        let mut acc: [[v128; Q]; 2] = std::array::from_fn(|t| {
+            std::array::from_fn(|q| v128_load(out[t][q].as_ptr() as *const v128))
+        });
+        let base = blk.as_ptr();
+        let add = |a: &mut [v128; Q], i: usize| {
+            let r = base.add(i * 4 * Q) as *const v128;
+            for (q, a) in a.iter_mut().enumerate() {
+                *a = f32x4_add(*a, v128_load(r.add(q)));
+            }
+        };
+        super::lockstep(bits, &mut acc, add);
+        for (o, a) in out.into_iter().zip(acc) {
+            for (o, v) in o.iter_mut().zip(a) {
+                v128_store(o.as_mut_ptr() as *mut v128, v);
+            }
         }
     }
 }

@@ -43,30 +43,30 @@ pub unsafe fn sum_selected_bits_sse2<const Q: usize>(
     word0: usize,
     bits: &[u64],
 ) -> [[f32; 4]; Q] {
-    let mut a: [__m128; Q] = std::array::from_fn(|q| {
-        // SAFETY: SSE2 is enabled at compile time; the load reads the 4 values of `init[q]`.
-        unsafe { _mm_loadu_ps(init[q].as_ptr()) }
-    });
-    let base = blk.as_ptr();
-    for (w, &word) in bits.iter().enumerate() {
-        let mut m = word;
-        while m != 0 {
-            let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-            m &= m - 1;
-            for (q, acc) in a.iter_mut().enumerate() {
-                // SAFETY: SSE2 is enabled at compile time. Row i is inside `blk` (the caller's
-                // contract), so its values 4q .. 4q + 4 (q < Q) are: i·4Q + 4q + 4 ≤ (i + 1)·4Q
-                // ≤ `blk.len()`.
-                *acc = unsafe { _mm_add_ps(*acc, _mm_loadu_ps(base.add(i * 4 * Q + 4 * q))) };
+    // SAFETY: SSE2 is enabled at compile time (see the module). The loads read the 4 values of
+    // `init[q]`, or values 4q .. 4q + 4 (q < Q) of a row i of a set bit, which is inside `blk`
+    // (the caller's contract): i·4Q + 4q + 4 ≤ (i + 1)·4Q ≤ `blk.len()`; the stores write the 4
+    // values of `out[q]`.
+    unsafe {
+        let mut a: [__m128; Q] = std::array::from_fn(|q| _mm_loadu_ps(init[q].as_ptr()));
+        let base = blk.as_ptr();
+        for (w, &word) in bits.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let r = base.add(i * 4 * Q);
+                for (q, acc) in a.iter_mut().enumerate() {
+                    *acc = _mm_add_ps(*acc, _mm_loadu_ps(r.add(4 * q)));
+                }
             }
         }
+        let mut out = [[0.0f32; 4]; Q];
+        for (o, v) in out.iter_mut().zip(a) {
+            _mm_storeu_ps(o.as_mut_ptr(), v);
+        }
+        out
     }
-    let mut out = [[0.0f32; 4]; Q];
-    for (o, v) in out.iter_mut().zip(a) {
-        // SAFETY: the store writes the 4 values of `o`.
-        unsafe { _mm_storeu_ps(o.as_mut_ptr(), v) };
-    }
-    out
 }
 
 /// [`super::sum_selected_bits`] in Q/2 8-lane registers (Q even, at most 8): the same
@@ -82,35 +82,36 @@ pub unsafe fn sum_selected_bits_avx<const Q: usize>(
     word0: usize,
     bits: &[u64],
 ) -> [[f32; 4]; Q] {
-    let flat = init.as_flattened();
-    let h = Q / 2;
-    let mut a = [_mm256_setzero_ps(); 4];
-    for (q, acc) in a.iter_mut().enumerate().take(h) {
-        // SAFETY: values 8q .. 8q + 8 of `init`'s 4Q (q < Q/2).
-        *acc = unsafe { _mm256_loadu_ps(flat.as_ptr().add(8 * q)) };
-    }
-    let base = blk.as_ptr();
-    for (w, &word) in bits.iter().enumerate() {
-        let mut m = word;
-        while m != 0 {
-            let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-            m &= m - 1;
-            for (q, acc) in a.iter_mut().enumerate().take(h) {
-                // SAFETY: row i is inside `blk` (the caller's contract), so its values
-                // 8q .. 8q + 8 (q < Q/2) are: i·4Q + 8q + 8 ≤ (i + 1)·4Q ≤ `blk.len()`.
-                *acc = _mm256_add_ps(*acc, unsafe {
-                    _mm256_loadu_ps(base.add(i * 4 * Q + 8 * q))
-                });
+    // SAFETY: AVX: the caller's contract. The loads read values 8q .. 8q + 8 (q < Q/2) of the 4Q
+    // of `init`, or of a row i of a set bit, which is inside `blk` (the caller's contract):
+    // i·4Q + 8q + 8 ≤ (i + 1)·4Q ≤ `blk.len()`; the stores write values 8q .. 8q + 8 of the 4Q
+    // of `out`.
+    unsafe {
+        let flat = init.as_flattened();
+        let h = Q / 2;
+        let mut a = [_mm256_setzero_ps(); 4];
+        for (q, acc) in a.iter_mut().enumerate().take(h) {
+            *acc = _mm256_loadu_ps(flat.as_ptr().add(8 * q));
+        }
+        let base = blk.as_ptr();
+        for (w, &word) in bits.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let r = base.add(i * 4 * Q);
+                for (q, acc) in a.iter_mut().enumerate().take(h) {
+                    *acc = _mm256_add_ps(*acc, _mm256_loadu_ps(r.add(8 * q)));
+                }
             }
         }
+        let mut out = [[0.0f32; 4]; Q];
+        let o = out.as_flattened_mut().as_mut_ptr();
+        for (q, v) in a.iter().enumerate().take(h) {
+            _mm256_storeu_ps(o.add(8 * q), *v);
+        }
+        out
     }
-    let mut out = [[0.0f32; 4]; Q];
-    let o = out.as_flattened_mut().as_mut_ptr();
-    for (q, v) in a.iter().enumerate().take(h) {
-        // SAFETY: values 8q .. 8q + 8 of `out`'s 4Q (q < Q/2).
-        unsafe { _mm256_storeu_ps(o.add(8 * q), *v) };
-    }
-    out
 }
 
 /// [`super::sum_selected_bits2`] in Q 4-lane registers per bitset (Q ≤ 4, so that the two
@@ -125,26 +126,25 @@ pub unsafe fn sum_selected_bits2_sse2<const Q: usize>(
     blk: &[f32],
     bits: [&[u64]; 2],
 ) {
-    let mut acc: [[__m128; Q]; 2] = std::array::from_fn(|t| {
-        std::array::from_fn(|q| {
-            // SAFETY: SSE2 is enabled at compile time; the load reads the 4 values of
-            // `out[t][q]`.
-            unsafe { _mm_loadu_ps(out[t][q].as_ptr()) }
-        })
-    });
-    let base = blk.as_ptr();
-    let add = |a: &mut [__m128; Q], i: usize| {
-        for (q, a) in a.iter_mut().enumerate() {
-            // SAFETY: SSE2 is enabled at compile time. `lockstep` passes set bits only: row i
-            // is inside `blk` (the caller's contract), so its values 4q .. 4q + 4 (q < Q) are.
-            *a = unsafe { _mm_add_ps(*a, _mm_loadu_ps(base.add(i * 4 * Q + 4 * q))) };
-        }
-    };
-    super::lockstep(bits, &mut acc, add);
-    for (o, a) in out.into_iter().zip(acc) {
-        for (o, v) in o.iter_mut().zip(a) {
-            // SAFETY: the store writes the 4 values of `o`.
-            unsafe { _mm_storeu_ps(o.as_mut_ptr(), v) };
+    // SAFETY: SSE2 is enabled at compile time (see the module). The loads read the 4 values of
+    // `out[t][q]`, or values 4q .. 4q + 4 (q < Q) of a row i that `lockstep` passes, the row of
+    // a set bit, inside `blk` (the caller's contract); the stores write the 4 values of
+    // `out[t][q]`.
+    unsafe {
+        let mut acc: [[__m128; Q]; 2] =
+            std::array::from_fn(|t| std::array::from_fn(|q| _mm_loadu_ps(out[t][q].as_ptr())));
+        let base = blk.as_ptr();
+        let add = |a: &mut [__m128; Q], i: usize| {
+            let r = base.add(i * 4 * Q);
+            for (q, a) in a.iter_mut().enumerate() {
+                *a = _mm_add_ps(*a, _mm_loadu_ps(r.add(4 * q)));
+            }
+        };
+        super::lockstep(bits, &mut acc, add);
+        for (o, a) in out.into_iter().zip(acc) {
+            for (o, v) in o.iter_mut().zip(a) {
+                _mm_storeu_ps(o.as_mut_ptr(), v);
+            }
         }
     }
 }
@@ -160,30 +160,32 @@ pub unsafe fn sum_selected_bits2_avx<const Q: usize>(
     blk: &[f32],
     bits: [&[u64]; 2],
 ) {
-    let h = Q / 2;
-    let mut acc = [[_mm256_setzero_ps(); 4]; 2];
-    for (a, init) in acc.iter_mut().zip(&out) {
-        let flat = init.as_flattened();
-        for (q, a) in a.iter_mut().enumerate().take(h) {
-            // SAFETY: values 8q .. 8q + 8 of the 4Q of `init` (q < Q/2).
-            *a = unsafe { _mm256_loadu_ps(flat.as_ptr().add(8 * q)) };
+    // SAFETY: AVX: the caller's contract (and the closure is inlined into this function). The
+    // loads read values 8q .. 8q + 8 (q < Q/2) of the 4Q of `out[t]`, or of a row i that
+    // `lockstep` passes, the row of a set bit, inside `blk` (the caller's contract); the stores
+    // write values 8q .. 8q + 8 of the 4Q of `out[t]`.
+    unsafe {
+        let h = Q / 2;
+        let mut acc = [[_mm256_setzero_ps(); 4]; 2];
+        for (a, init) in acc.iter_mut().zip(&out) {
+            let flat = init.as_flattened();
+            for (q, a) in a.iter_mut().enumerate().take(h) {
+                *a = _mm256_loadu_ps(flat.as_ptr().add(8 * q));
+            }
         }
-    }
-    let base = blk.as_ptr();
-    let add = |a: &mut [__m256; 4], i: usize| {
-        for (q, a) in a.iter_mut().enumerate().take(h) {
-            // SAFETY: `lockstep` passes set bits only: row i is inside `blk` (the caller's
-            // contract), so its values 8q .. 8q + 8 (q < Q/2) are. AVX: the CPU has it (the
-            // caller's contract), and the closure is inlined into this function.
-            *a = unsafe { _mm256_add_ps(*a, _mm256_loadu_ps(base.add(i * 4 * Q + 8 * q))) };
-        }
-    };
-    super::lockstep(bits, &mut acc, add);
-    for (o, a) in out.into_iter().zip(&acc) {
-        let o = o.as_flattened_mut().as_mut_ptr();
-        for (q, v) in a.iter().enumerate().take(h) {
-            // SAFETY: values 8q .. 8q + 8 of the 4Q of `o` (q < Q/2).
-            unsafe { _mm256_storeu_ps(o.add(8 * q), *v) };
+        let base = blk.as_ptr();
+        let add = |a: &mut [__m256; 4], i: usize| {
+            let r = base.add(i * 4 * Q);
+            for (q, a) in a.iter_mut().enumerate().take(h) {
+                *a = _mm256_add_ps(*a, _mm256_loadu_ps(r.add(8 * q)));
+            }
+        };
+        super::lockstep(bits, &mut acc, add);
+        for (o, a) in out.into_iter().zip(&acc) {
+            let o = o.as_flattened_mut().as_mut_ptr();
+            for (q, v) in a.iter().enumerate().take(h) {
+                _mm256_storeu_ps(o.add(8 * q), *v);
+            }
         }
     }
 }
