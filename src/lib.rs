@@ -21,6 +21,10 @@
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `bench` (feature `bench`): benchmark workloads, outside every shipped build.
 #![deny(missing_docs)]
+// Every unsafe operation sits in an `unsafe` block (also inside `unsafe fn`), and every such
+// block says why it is sound in a `// SAFETY:` comment (the per-target code: engine::cpu::simd).
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "bench")]
 pub mod bench;

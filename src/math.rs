@@ -54,47 +54,11 @@ pub fn one_plus_exp_neg(a: &[f32], out: &mut [f32]) {
 }
 
 /// [`one_plus_exp_neg`] in place: `t[j] ← 1 + e^{−t[j]}` (the pattern tables' runs of new
-/// slots). Eight values at a time where an x86-64 CPU has AVX2: the same operations on each
-/// value, so the same bits on every target.
+/// slots). Eight values at a time where an x86-64 CPU has AVX2 (`engine::cpu::simd`): the same
+/// operations on each value, so the same bits on every target.
 #[inline]
 pub fn one_plus_exp_neg_in_place(t: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if t.len() >= 8 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was detected at run time.
-        return unsafe { wide::one_plus_exp_neg_in_place(t) };
-    }
-    for x in t {
-        *x = one_plus_exp_neg_one(*x);
-    }
-}
-
-/// The map compiled for 256-bit vectors (the compiler vectorises it eight wide; it never
-/// fuses a multiply and an add, so each value's operations are the scalar ones).
-#[cfg(target_arch = "x86_64")]
-mod wide {
-    use super::one_plus_exp_neg_one;
-
-    /// Eights, then fours, then single values: the short runs of table slots (multiples of
-    /// four) need no value-at-a-time step. Plain loops: closures passed to iterator adapters
-    /// or `map` may stay out of line, and would then miss this function's target features.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn one_plus_exp_neg_in_place(t: &mut [f32]) {
-        let (eights, rest) = t.as_chunks_mut::<8>();
-        for c in eights {
-            for x in c {
-                *x = one_plus_exp_neg_one(*x);
-            }
-        }
-        let (fours, rest) = rest.as_chunks_mut::<4>();
-        for c in fours {
-            for x in c {
-                *x = one_plus_exp_neg_one(*x);
-            }
-        }
-        for x in rest {
-            *x = one_plus_exp_neg_one(*x);
-        }
-    }
+    crate::engine::cpu::simd::one_plus_exp_neg_in_place(t)
 }
 
 /// One value of [`one_plus_exp_neg`]: 1 + e^{−a}.

@@ -4,6 +4,7 @@
 //! purpose, all derived from a single user seed, so the same seed gives the same curve natively
 //! and in wasm. `SmallRng`/`StdRng` are never used: their algorithms differ between targets.
 
+use crate::engine::cpu::simd;
 use rand::{Rng as _, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -93,48 +94,16 @@ pub fn fill_uniform(rng: &mut Rng, out: &mut [f32]) {
 }
 
 /// The four draws of two outputs: the top 24 bits of `x0`'s high and low halves, then
-/// `x1`'s. As one vector on SSE2 and SIMD128 (the halves swapped in place, shifted and
-/// converted at once); the same numbers everywhere.
+/// `x1`'s. As one vector on SSE2 and SIMD128 (`engine::cpu::simd`); the same numbers everywhere.
 #[inline(always)]
 fn halves_to_uniforms(x0: u64, x1: u64) -> [f32; 4] {
-    const K: f32 = 1.0 / 16_777_216.0;
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86_64; the store writes the four floats of `q`.
-    unsafe {
-        use std::arch::x86_64::*;
-        let v = _mm_set_epi64x(x1 as i64, x0 as i64);
-        let v = _mm_srli_epi32::<8>(_mm_shuffle_epi32::<0b10_11_00_01>(v));
-        let mut q = [0.0f32; 4];
-        _mm_storeu_ps(
-            q.as_mut_ptr(),
-            _mm_mul_ps(_mm_cvtepi32_ps(v), _mm_set1_ps(K)),
-        );
-        q
-    }
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    // SAFETY: the store writes the four floats of `q` (wasm stores need no alignment).
-    unsafe {
-        use std::arch::wasm32::*;
-        let v = u64x2(x0, x1);
-        let v = u32x4_shr(i32x4_shuffle::<1, 0, 3, 2>(v, v), 8);
-        let mut q = [0.0f32; 4];
-        v128_store(
-            q.as_mut_ptr().cast(),
-            f32x4_mul(f32x4_convert_i32x4(v), f32x4_splat(K)),
-        );
-        q
-    }
-    #[cfg(not(any(
-        target_arch = "x86_64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )))]
-    {
-        let w = [(x0 >> 32) as u32, x0 as u32, (x1 >> 32) as u32, x1 as u32];
-        w.map(|w| (w >> 8) as i32 as f32 * K)
-    }
+    simd::halves_to_uniforms(x0, x1)
 }
 
-/// The wide path of [`fill_uniform`].
+/// The wide path of [`fill_uniform`]: the [`LANES`] Xoshiro128+ sub-streams in lockstep (state
+/// word-major: `s[w][l]` is word w of sub-stream l), each step filling [`LANES`] draws, `l` from
+/// sub-stream l. Four u32 lanes per vector on SSE2 and SIMD128, scalar elsewhere
+/// (`engine::cpu::simd`, whose plain path is the definition); the same bits on every target.
 fn fill_uniform_wide(rng: &mut Rng, out: &mut [f32]) {
     // Sub-stream l's words: the low and high halves of two SplitMix64 outputs (`from_fn` calls
     // in index order, so sub-stream l takes the l-th output of `rng`).
@@ -150,127 +119,11 @@ fn fill_uniform_wide(rng: &mut Rng, out: &mut [f32]) {
     let mut s: [[u32; LANES]; 4] = std::array::from_fn(|w| std::array::from_fn(|l| seeds[l][w]));
     let whole = out.len() - out.len() % LANES;
     let (body, rest) = out.split_at_mut(whole);
-    wide::fill(&mut s, body);
+    simd::xoshiro128p_fill(&mut s, body);
     if !rest.is_empty() {
         let mut last = [0.0; LANES];
-        wide::fill(&mut s, &mut last);
+        simd::xoshiro128p_fill(&mut s, &mut last);
         rest.copy_from_slice(&last[..rest.len()]);
-    }
-}
-
-/// The [`LANES`] Xoshiro128+ sub-streams in lockstep (state word-major: `s[w][l]` is word w of
-/// sub-stream l); each step fills [`LANES`] draws, `l` from sub-stream l. Four u32 lanes per
-/// vector on SSE2 and SIMD128, scalar elsewhere; the same bits on every target.
-mod wide {
-    use super::LANES;
-    const K: f32 = 1.0 / 16_777_216.0;
-
-    /// The scalar steps (the definition; the vector ones are tested against it). `out.len()`
-    /// is a multiple of [`LANES`].
-    #[allow(dead_code)]
-    pub(super) fn fill_scalar(s: &mut [[u32; LANES]; 4], out: &mut [f32]) {
-        let [s0, s1, s2, s3] = s;
-        for c in out.chunks_exact_mut(LANES) {
-            for l in 0..LANES {
-                c[l] = (s0[l].wrapping_add(s3[l]) >> 8) as i32 as f32 * K;
-                let t = s1[l] << 9;
-                s2[l] ^= s0[l];
-                s3[l] ^= s1[l];
-                s1[l] ^= s2[l];
-                s0[l] ^= s3[l];
-                s2[l] ^= t;
-                s3[l] = s3[l].rotate_left(11);
-            }
-        }
-    }
-
-    #[cfg(not(any(
-        target_arch = "x86_64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )))]
-    pub(super) use fill_scalar as fill;
-
-    /// The vector steps from a target's operations on four u32 lanes (`$v` the vector type).
-    macro_rules! fill_u32x4 {
-        ($s:ident, $out:ident, $v:ty, load: $load:expr, store: $store:expr, store_f: $store_f:expr,
-         add: $add:path, xor: $xor:path, or: $or:path, shl: $shl:ident, shr: $shr:ident,
-         to_f32: $cvt:expr) => {{
-            const V: usize = LANES / 4;
-            let mut st: [[$v; V]; 4] =
-                std::array::from_fn(|w| std::array::from_fn(|q| $load($s[w][4 * q..].as_ptr())));
-            for c in $out.chunks_exact_mut(LANES) {
-                for q in 0..V {
-                    let [s0, s1, s2, s3] = [st[0][q], st[1][q], st[2][q], st[3][q]];
-                    $store_f(c[4 * q..].as_mut_ptr(), $cvt($shr!($add(s0, s3), 8)));
-                    let t = $shl!(s1, 9);
-                    let s2 = $xor(s2, s0);
-                    let s3 = $xor(s3, s1);
-                    let s1 = $xor(s1, s2);
-                    let s0 = $xor(s0, s3);
-                    let s2 = $xor(s2, t);
-                    let s3 = $or($shl!(s3, 11), $shr!(s3, 21));
-                    [st[0][q], st[1][q], st[2][q], st[3][q]] = [s0, s1, s2, s3];
-                }
-            }
-            for w in 0..4 {
-                for q in 0..V {
-                    $store($s[w][4 * q..].as_mut_ptr(), st[w][q]);
-                }
-            }
-        }};
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    pub(super) fn fill(s: &mut [[u32; LANES]; 4], out: &mut [f32]) {
-        use std::arch::x86_64::*;
-        macro_rules! shl {
-            ($v:expr, $n:literal) => {
-                _mm_slli_epi32::<$n>($v)
-            };
-        }
-        macro_rules! shr {
-            ($v:expr, $n:literal) => {
-                _mm_srli_epi32::<$n>($v)
-            };
-        }
-        // SAFETY: SSE2 is part of x86_64. Every pointer is to the first of four u32 of a state
-        // word or four f32 of a chunk (index 4q, q < LANES / 4): in bounds; the accesses are
-        // unaligned ones.
-        unsafe {
-            let k = _mm_set1_ps(K);
-            fill_u32x4!(s, out, __m128i,
-                load: |p: *const u32| _mm_loadu_si128(p.cast()),
-                store: |p: *mut u32, v| _mm_storeu_si128(p.cast(), v),
-                store_f: |p: *mut f32, v| _mm_storeu_ps(p, v),
-                add: _mm_add_epi32, xor: _mm_xor_si128, or: _mm_or_si128,
-                shl: shl, shr: shr, to_f32: |y| _mm_mul_ps(_mm_cvtepi32_ps(y), k));
-        }
-    }
-
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    pub(super) fn fill(s: &mut [[u32; LANES]; 4], out: &mut [f32]) {
-        use std::arch::wasm32::*;
-        macro_rules! shl {
-            ($v:expr, $n:literal) => {
-                i32x4_shl($v, $n)
-            };
-        }
-        macro_rules! shr {
-            ($v:expr, $n:literal) => {
-                u32x4_shr($v, $n)
-            };
-        }
-        // SAFETY: every pointer is to the first of four u32 of a state word or four f32 of a
-        // chunk (index 4q, q < LANES / 4): in bounds; wasm loads and stores need no alignment.
-        unsafe {
-            let k = f32x4_splat(K);
-            fill_u32x4!(s, out, v128,
-                load: |p: *const u32| v128_load(p.cast()),
-                store: |p: *mut u32, v| v128_store(p.cast(), v),
-                store_f: |p: *mut f32, v| v128_store(p.cast(), v),
-                add: i32x4_add, xor: v128_xor, or: v128_or,
-                shl: shl, shr: shr, to_f32: |y| f32x4_mul(f32x4_convert_i32x4(y), k));
-        }
     }
 }
 
@@ -344,7 +197,7 @@ mod tests {
             }
             assert_eq!(r, expect_r, "len {len}");
             let mut want = vec![0.0; len.next_multiple_of(LANES)];
-            wide::fill_scalar(&mut s, &mut want);
+            simd::plain::xoshiro128p_fill(&mut s, &mut want);
             assert!(got
                 .iter()
                 .zip(&want)

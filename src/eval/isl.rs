@@ -70,11 +70,17 @@ pub fn hamming(a: &[u64], b: &[u64]) -> u32 {
 pub fn distances(rows: &Packed, s: &[u64], mut f: impl FnMut(usize, u32)) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
+        /// [`distances_generic`] compiled for POPCNT.
+        ///
+        /// # Safety
+        /// The CPU has POPCNT. (The body is safe code: only the target feature makes a call
+        /// unsafe.)
         #[target_feature(enable = "popcnt")]
         unsafe fn with_popcnt(rows: &Packed, s: &[u64], f: &mut dyn FnMut(usize, u32)) {
             distances_generic(rows, s, f)
         }
-        // SAFETY: the CPU has POPCNT (checked just above).
+        // SAFETY: `with_popcnt` needs only a CPU with POPCNT, which `is_x86_feature_detected!`
+        // found just above; its body is safe code (bounds-checked slices).
         unsafe { with_popcnt(rows, s, &mut f) };
         return;
     }

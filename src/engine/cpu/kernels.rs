@@ -1,12 +1,14 @@
 //! The inner kernel of every Gibbs step: summing rows selected by active 0/1 units.
 //!
-//! Explicit SIMD (SSE2 or, when the CPU has it, AVX on x86-64; SIMD128 on wasm32; plain loops
-//! elsewhere) keeps 32 columns
-//! in eight 4-lane registers while walking a list of active indices (PERFORMANCE.md: "8 v128
-//! accumulators per chunk walking the list of active indices"). Only additions, in index
-//! order, so every target gives the same bits.
+//! What is computed; how fast is the folder `simd`'s: explicit SIMD (SSE2 or, when the CPU has
+//! it, AVX on x86-64; SIMD128 on wasm32; plain loops elsewhere) keeps 32 columns in eight 4-lane
+//! registers while walking a list of active indices (PERFORMANCE.md: "8 v128 accumulators per
+//! chunk walking the list of active indices"). Only additions, in index order, so every target
+//! gives the same bits.
 
 pub mod by_unit;
+
+use super::simd;
 
 /// Sets `bits` (⌈len/64⌉ words, bit i = unit i) to the non-zero entries of `x` and returns
 /// true if every non-zero entry is exactly 1 (NaN counts as non-zero and not 1). Compares four
@@ -19,7 +21,7 @@ pub fn row_mask(x: &[f32], bits: &mut [u64]) -> bool {
     fn quads_mask(quads: &[[f32; 4]]) -> (u64, bool) {
         let (mut word, mut other) = (0u64, 0u32);
         for (q, v) in quads.iter().enumerate() {
-            let (nz, no) = imp::nonzero_not_one(v);
+            let (nz, no) = simd::nonzero_not_one(v);
             word |= (nz as u64) << (4 * q);
             other |= no;
         }
@@ -79,7 +81,7 @@ pub fn row_keys(rows: &[f32], width: usize, keys: &mut Vec<u32>) -> bool {
             let (q, rest) = row.split_at(4 * Q);
             let mut key = 0;
             for (j, x) in q.as_chunks::<4>().0.iter().enumerate() {
-                let (nz, no) = imp::nonzero_not_one(x);
+                let (nz, no) = simd::nonzero_not_one(x);
                 key |= nz << (4 * j);
                 other |= no;
             }
@@ -173,7 +175,7 @@ pub fn bernoulli_row_key(x: &mut [f32], u: &[f32], t: &[f32]) -> u64 {
     let (tq, tr) = t.as_chunks::<4>();
     let mut key = 0u64;
     for (q, ((x, u), t)) in xq.iter_mut().zip(uq).zip(tq).enumerate() {
-        let on = imp::below_one(u, t);
+        let on = simd::below_one(u, t);
         *x = NIBBLES[on as usize];
         key |= u64::from(on).checked_shl(4 * q as u32).unwrap_or(0);
     }
@@ -214,7 +216,7 @@ pub fn bernoulli_quads<const Q: usize>(u: &[f32], t: &[f32]) -> u64 {
     for q in 0..Q {
         let uq = u[4 * q..4 * q + 4].try_into().expect("4 values");
         let tq = t[4 * q..4 * q + 4].try_into().expect("4 values");
-        key |= u64::from(imp::below_one(uq, tq)) << (4 * q);
+        key |= u64::from(simd::below_one(uq, tq)) << (4 * q);
     }
     key
 }
@@ -224,18 +226,14 @@ pub fn bernoulli_quads<const Q: usize>(u: &[f32], t: &[f32]) -> u64 {
 ///
 /// # Panics
 /// If a set bit addresses past the end of `blk`.
-#[inline]
+#[inline(always)]
 pub fn sum_selected_bits<const Q: usize>(
     init: &[[f32; 4]; Q],
     blk: &[f32],
     word0: usize,
     bits: &[u64],
 ) -> [[f32; 4]; Q] {
-    if let Some((w, &last)) = bits.iter().enumerate().rev().find(|(_, &b)| b != 0) {
-        let top = 64 * (word0 + w) + 63 - last.leading_zeros() as usize;
-        assert!((top + 1) * 4 * Q <= blk.len(), "bit past the packed block");
-    }
-    imp::sum_selected_bits(init, blk, word0, bits)
+    simd::sum_selected_bits(init, blk, word0, bits)
 }
 
 /// The set bits of a bitset (bit j of word w = index 64·w + j), in increasing order.
@@ -251,220 +249,6 @@ pub fn set_bits(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
             })
         })
     })
-}
-
-#[cfg(target_arch = "x86_64")]
-mod imp {
-    use std::arch::x86_64::*;
-
-    /// Bit masks of (x ≠ 0) and (x ≠ 0 ∧ x ≠ 1) for four values.
-    #[inline(always)]
-    pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
-        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 4 values of `x`.
-        unsafe {
-            let v = _mm_loadu_ps(x.as_ptr());
-            let nz = _mm_cmpneq_ps(v, _mm_setzero_ps());
-            let no = _mm_and_ps(nz, _mm_cmpneq_ps(v, _mm_set1_ps(1.0)));
-            (_mm_movemask_ps(nz) as u32, _mm_movemask_ps(no) as u32)
-        }
-    }
-
-    /// Bit mask of u·t < 1 for four values.
-    #[inline(always)]
-    pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
-        // SAFETY: SSE2 is part of the x86-64 baseline; the loads read the 4 values of each.
-        unsafe {
-            let p = _mm_mul_ps(_mm_loadu_ps(u.as_ptr()), _mm_loadu_ps(t.as_ptr()));
-            _mm_movemask_ps(_mm_cmplt_ps(p, _mm_set1_ps(1.0))) as u32
-        }
-    }
-
-    #[inline(always)]
-    pub fn sum_selected_bits<const Q: usize>(
-        init: &[[f32; 4]; Q],
-        blk: &[f32],
-        word0: usize,
-        bits: &[u64],
-    ) -> [[f32; 4]; Q] {
-        if Q == 8 && std::arch::is_x86_feature_detected!("avx") {
-            // SAFETY: AVX was detected at run time.
-            unsafe { bits_avx(init, blk, word0, bits) }
-        } else {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            unsafe { bits_sse2(init, blk, word0, bits) }
-        }
-    }
-
-    /// 4-lane registers. Loads read 4·Q floats inside `blk` (bounds checked by the caller).
-    #[inline(always)]
-    unsafe fn bits_sse2<const Q: usize>(
-        init: &[[f32; 4]; Q],
-        blk: &[f32],
-        word0: usize,
-        bits: &[u64],
-    ) -> [[f32; 4]; Q] {
-        let mut a: [__m128; Q] = std::array::from_fn(|q| _mm_loadu_ps(init[q].as_ptr()));
-        let base = blk.as_ptr();
-        for (w, &word) in bits.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-                m &= m - 1;
-                let r = base.add(i * 4 * Q);
-                for (q, acc) in a.iter_mut().enumerate() {
-                    *acc = _mm_add_ps(*acc, _mm_loadu_ps(r.add(4 * q)));
-                }
-            }
-        }
-        let mut out = [[0.0f32; 4]; Q];
-        for (o, v) in out.iter_mut().zip(a) {
-            _mm_storeu_ps(o.as_mut_ptr(), v);
-        }
-        out
-    }
-
-    /// 8-lane registers (Q even): the same element-wise additions, half the instructions.
-    #[target_feature(enable = "avx")]
-    unsafe fn bits_avx<const Q: usize>(
-        init: &[[f32; 4]; Q],
-        blk: &[f32],
-        word0: usize,
-        bits: &[u64],
-    ) -> [[f32; 4]; Q] {
-        let flat = init.as_flattened();
-        let h = Q / 2;
-        let mut a = [_mm256_setzero_ps(); 4];
-        for (q, acc) in a.iter_mut().enumerate().take(h) {
-            *acc = _mm256_loadu_ps(flat.as_ptr().add(8 * q));
-        }
-        let base = blk.as_ptr();
-        for (w, &word) in bits.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-                m &= m - 1;
-                let r = base.add(i * 4 * Q);
-                for (q, acc) in a.iter_mut().enumerate().take(h) {
-                    *acc = _mm256_add_ps(*acc, _mm256_loadu_ps(r.add(8 * q)));
-                }
-            }
-        }
-        let mut out = [[0.0f32; 4]; Q];
-        let o = out.as_flattened_mut().as_mut_ptr();
-        for (q, v) in a.iter().enumerate().take(h) {
-            _mm256_storeu_ps(o.add(8 * q), *v);
-        }
-        out
-    }
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod imp {
-    use std::arch::wasm32::*;
-
-    /// Bit masks of (x ≠ 0) and (x ≠ 0 ∧ x ≠ 1) for four values.
-    #[inline(always)]
-    pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
-        // SAFETY: the load reads the 4 values of `x`; v128 loads need no alignment.
-        let v = unsafe { v128_load(x.as_ptr() as *const v128) };
-        let nz = f32x4_ne(v, f32x4_splat(0.0));
-        let no = v128_and(nz, f32x4_ne(v, f32x4_splat(1.0)));
-        (i32x4_bitmask(nz) as u32, i32x4_bitmask(no) as u32)
-    }
-
-    /// Bit mask of u·t < 1 for four values.
-    #[inline(always)]
-    pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
-        // SAFETY: the loads read the 4 values of each; v128 loads need no alignment.
-        let (u, t) = unsafe {
-            (
-                v128_load(u.as_ptr() as *const v128),
-                v128_load(t.as_ptr() as *const v128),
-            )
-        };
-        i32x4_bitmask(f32x4_lt(f32x4_mul(u, t), f32x4_splat(1.0))) as u32
-    }
-
-    /// Q v128 accumulators walking the set bits.
-    #[inline(always)]
-    pub fn sum_selected_bits<const Q: usize>(
-        init: &[[f32; 4]; Q],
-        blk: &[f32],
-        word0: usize,
-        bits: &[u64],
-    ) -> [[f32; 4]; Q] {
-        // SAFETY: every load reads 4·Q floats inside `blk` (bounds checked by the caller) or
-        // `init`; v128 loads and stores have no alignment requirement.
-        unsafe {
-            let mut a: [v128; Q] =
-                std::array::from_fn(|q| v128_load(init[q].as_ptr() as *const v128));
-            let base = blk.as_ptr();
-            for (w, &word) in bits.iter().enumerate() {
-                let mut m = word;
-                while m != 0 {
-                    let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let r = base.add(i * 4 * Q) as *const v128;
-                    for (q, acc) in a.iter_mut().enumerate() {
-                        *acc = f32x4_add(*acc, v128_load(r.add(q)));
-                    }
-                }
-            }
-            let mut out = [[0.0f32; 4]; Q];
-            for (o, v) in out.iter_mut().zip(a) {
-                v128_store(o.as_mut_ptr() as *mut v128, v);
-            }
-            out
-        }
-    }
-}
-
-#[cfg(not(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-)))]
-mod imp {
-    /// Bit masks of (x ≠ 0) and (x ≠ 0 ∧ x ≠ 1) for four values.
-    #[inline(always)]
-    pub fn nonzero_not_one(x: &[f32; 4]) -> (u32, u32) {
-        let (mut nz, mut no) = (0, 0);
-        for (t, &v) in x.iter().enumerate() {
-            nz |= u32::from(v != 0.0) << t;
-            no |= u32::from((v != 0.0) & (v != 1.0)) << t;
-        }
-        (nz, no)
-    }
-
-    /// Bit mask of u·t < 1 for four values.
-    #[inline(always)]
-    pub fn below_one(u: &[f32; 4], t: &[f32; 4]) -> u32 {
-        (0..4).fold(0, |k, j| k | (u32::from(u[j] * t[j] < 1.0) << j))
-    }
-
-    /// Plain loops over the set bits.
-    #[inline(always)]
-    pub fn sum_selected_bits<const Q: usize>(
-        init: &[[f32; 4]; Q],
-        blk: &[f32],
-        word0: usize,
-        bits: &[u64],
-    ) -> [[f32; 4]; Q] {
-        let mut acc = *init;
-        for (w, &word) in bits.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let i = 64 * (word0 + w) + m.trailing_zeros() as usize;
-                m &= m - 1;
-                let row = &blk[i * 4 * Q..(i + 1) * 4 * Q];
-                for (q, a) in acc.iter_mut().enumerate() {
-                    a.iter_mut()
-                        .zip(&row[4 * q..4 * q + 4])
-                        .for_each(|(a, r)| *a += r);
-                }
-            }
-        }
-        acc
-    }
 }
 
 #[cfg(test)]

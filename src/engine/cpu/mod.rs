@@ -1,15 +1,19 @@
-//! The CPU engine ([`Cpu`]): the reference engine, natively and in wasm.
+//! The CPU engine ([`Cpu`]), natively and in wasm: the fast engine, equal to the reference
+//! engine ([`crate::engine::reference`]) bit for bit.
 //!
 //! - [`chains`]: Gibbs chains, row by row or, for small models, on patterns;
 //! - [`patterns`]: the per-pattern caches of small models (same bits as computing every row);
-//! - [`kernels`]: the row kernels the conditionals and statistics run on;
-//! - [`centered`]: the centered parameterisation of CG and CS-DCP.
+//! - [`kernels`]: the row kernels the conditionals and statistics run on, whose per-target
+//!   instructions (SSE2, AVX, AVX2, SIMD128 and the plain path) are all in `simd`;
+//! - [`centered`]: the centered parameterisation of CG and CS-DCP;
+//! - [`sizes`]: what the engine holds, for the cost model.
 //!
 //! Every fast path here has a test against the plain path it replaces, bit for bit.
 pub mod centered;
 pub mod chains;
 pub mod kernels;
 pub mod patterns;
+pub(crate) mod simd;
 pub mod sizes;
 
 pub use centered::Centered;

@@ -106,7 +106,7 @@ pub fn rows_mask(v: &[f32], m: usize, row_bits: &mut [u64]) -> bool {
     for (vr, b) in v.chunks_exact(m).zip(row_bits.iter_mut()) {
         let mut word = 0u64;
         for (q, x) in vr.as_chunks::<4>().0.iter().enumerate() {
-            let (nz, no) = super::imp::nonzero_not_one(x);
+            let (nz, no) = crate::engine::cpu::simd::nonzero_not_one(x);
             word |= u64::from(nz) << (4 * q);
             other |= no;
         }
@@ -121,192 +121,13 @@ pub fn rows_mask(v: &[f32], m: usize, row_bits: &mut [u64]) -> bool {
 ///
 /// # Panics
 /// If the bitsets differ in length or a set bit addresses past the end of `blk`.
-#[inline]
+#[inline(always)]
 pub fn sum_selected_bits2<const Q: usize>(
     acc: [&mut [[f32; 4]; Q]; 2],
     blk: &[f32],
     bits: [&[u64]; 2],
 ) {
-    assert_eq!(bits[0].len(), bits[1].len(), "bitsets of one length");
-    for b in bits {
-        if let Some((w, &last)) = b.iter().enumerate().rev().find(|(_, &x)| x != 0) {
-            let top = 64 * w + 63 - last.leading_zeros() as usize;
-            assert!((top + 1) * 4 * Q <= blk.len(), "bit past the packed block");
-        }
-    }
-    imp::sum_selected_bits2(acc, blk, bits)
-}
-
-/// [`sum_selected_bits2`] one bitset at a time (where two sets of accumulators would not fit
-/// the registers).
-#[inline(always)]
-fn singly<const Q: usize>(acc: [&mut [[f32; 4]; Q]; 2], blk: &[f32], bits: [&[u64]; 2]) {
-    for (a, b) in acc.into_iter().zip(bits) {
-        *a = super::sum_selected_bits(a, blk, 0, b);
-    }
-}
-
-/// Walks the set bits of two bitsets in lockstep with accumulators `acc`, calling
-/// `add(acc[0], i); add(acc[1], j)` while both words have bits left, then `add` for the rest of
-/// either; each bitset in increasing order.
-#[inline(always)]
-fn lockstep<A>(bits: [&[u64]; 2], acc: &mut [A; 2], add: impl Fn(&mut A, usize)) {
-    let [a0, a1] = acc;
-    for (w, (&x, &y)) in bits[0].iter().zip(bits[1]).enumerate() {
-        let (mut a, mut b) = (x, y);
-        while a != 0 && b != 0 {
-            let (i, j) = (
-                64 * w + a.trailing_zeros() as usize,
-                64 * w + b.trailing_zeros() as usize,
-            );
-            a &= a - 1;
-            b &= b - 1;
-            add(a0, i);
-            add(a1, j);
-        }
-        while a != 0 {
-            add(a0, 64 * w + a.trailing_zeros() as usize);
-            a &= a - 1;
-        }
-        while b != 0 {
-            add(a1, 64 * w + b.trailing_zeros() as usize);
-            b &= b - 1;
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod imp {
-    use super::lockstep;
-    use std::arch::x86_64::*;
-
-    #[inline(always)]
-    pub fn sum_selected_bits2<const Q: usize>(
-        acc: [&mut [[f32; 4]; Q]; 2],
-        blk: &[f32],
-        bits: [&[u64]; 2],
-    ) {
-        if Q.is_multiple_of(2) && std::arch::is_x86_feature_detected!("avx") {
-            // SAFETY: AVX was detected at run time; loads stay inside `blk` (checked by the
-            // caller).
-            unsafe { pair_avx(acc, blk, bits) }
-        } else if Q <= 4 {
-            // SAFETY: SSE2 is part of the x86-64 baseline; loads as above.
-            unsafe { pair_sse2(acc, blk, bits) }
-        } else {
-            // Sixteen 4-lane accumulators would spill: one bitset at a time.
-            super::singly(acc, blk, bits);
-        }
-    }
-
-    /// 4-lane registers, Q per bitset.
-    #[inline(always)]
-    unsafe fn pair_sse2<const Q: usize>(
-        out: [&mut [[f32; 4]; Q]; 2],
-        blk: &[f32],
-        bits: [&[u64]; 2],
-    ) {
-        let mut acc: [[__m128; Q]; 2] =
-            std::array::from_fn(|t| std::array::from_fn(|q| _mm_loadu_ps(out[t][q].as_ptr())));
-        let base = blk.as_ptr();
-        let add = |a: &mut [__m128; Q], i: usize| {
-            let r = base.add(i * 4 * Q);
-            for (q, a) in a.iter_mut().enumerate() {
-                *a = _mm_add_ps(*a, _mm_loadu_ps(r.add(4 * q)));
-            }
-        };
-        lockstep(bits, &mut acc, add);
-        for (o, a) in out.into_iter().zip(acc) {
-            for (o, v) in o.iter_mut().zip(a) {
-                _mm_storeu_ps(o.as_mut_ptr(), v);
-            }
-        }
-    }
-
-    /// 8-lane registers (Q even), Q/2 per bitset: the same element-wise additions.
-    #[target_feature(enable = "avx")]
-    unsafe fn pair_avx<const Q: usize>(
-        out: [&mut [[f32; 4]; Q]; 2],
-        blk: &[f32],
-        bits: [&[u64]; 2],
-    ) {
-        let h = Q / 2;
-        let mut acc = [[_mm256_setzero_ps(); 4]; 2];
-        for (a, init) in acc.iter_mut().zip(&out) {
-            let flat = init.as_flattened();
-            for (q, a) in a.iter_mut().enumerate().take(h) {
-                *a = _mm256_loadu_ps(flat.as_ptr().add(8 * q));
-            }
-        }
-        let base = blk.as_ptr();
-        let add = |a: &mut [__m256; 4], i: usize| {
-            let r = base.add(i * 4 * Q);
-            for (q, a) in a.iter_mut().enumerate().take(h) {
-                *a = _mm256_add_ps(*a, _mm256_loadu_ps(r.add(8 * q)));
-            }
-        };
-        lockstep(bits, &mut acc, add);
-        for (o, a) in out.into_iter().zip(&acc) {
-            let o = o.as_flattened_mut().as_mut_ptr();
-            for (q, v) in a.iter().enumerate().take(h) {
-                _mm256_storeu_ps(o.add(8 * q), *v);
-            }
-        }
-    }
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod imp {
-    use super::lockstep;
-    use std::arch::wasm32::*;
-
-    /// Q v128 accumulators per bitset (one bitset at a time for Q = 8: sixteen would spill).
-    #[inline(always)]
-    pub fn sum_selected_bits2<const Q: usize>(
-        out: [&mut [[f32; 4]; Q]; 2],
-        blk: &[f32],
-        bits: [&[u64]; 2],
-    ) {
-        if Q > 4 {
-            return super::singly(out, blk, bits);
-        }
-        // SAFETY: every load reads 4·Q floats inside `blk` (bounds checked by the caller) or
-        // `init`; v128 loads and stores have no alignment requirement.
-        unsafe {
-            let mut acc: [[v128; Q]; 2] = std::array::from_fn(|t| {
-                std::array::from_fn(|q| v128_load(out[t][q].as_ptr() as *const v128))
-            });
-            let base = blk.as_ptr();
-            let add = |a: &mut [v128; Q], i: usize| {
-                let r = base.add(i * 4 * Q) as *const v128;
-                for (q, a) in a.iter_mut().enumerate() {
-                    *a = f32x4_add(*a, v128_load(r.add(q)));
-                }
-            };
-            lockstep(bits, &mut acc, add);
-            for (o, a) in out.into_iter().zip(acc) {
-                for (o, v) in o.iter_mut().zip(a) {
-                    v128_store(o.as_mut_ptr() as *mut v128, v);
-                }
-            }
-        }
-    }
-}
-
-#[cfg(not(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-)))]
-mod imp {
-    /// One bitset at a time.
-    #[inline(always)]
-    pub fn sum_selected_bits2<const Q: usize>(
-        acc: [&mut [[f32; 4]; Q]; 2],
-        blk: &[f32],
-        bits: [&[u64]; 2],
-    ) {
-        super::singly(acc, blk, bits);
-    }
+    crate::engine::cpu::simd::sum_selected_bits2(acc, blk, bits)
 }
 
 #[cfg(test)]
