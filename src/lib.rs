@@ -2,11 +2,11 @@
 //! Boltzmann Machines. It knows no shell — no wasm-bindgen, no command-line parser — so the page's
 //! WebAssembly bindings (`crates/wasm`) and the `rbm` command line (`crates/cli`) only translate.
 //!
-//! - [`model`]: the RBM of docs/algorithms.md §1 (conditionals, free energy, statistics, file
-//!   format);
+//! - [`model`]: the RBM of docs/algorithms.md §1 (parameters, conditionals, free energy;
+//!   packed layouts, statistics and file formats in its own files);
 //! - [`data`]: the small data sets of §2 with their bounds;
 //! - [`eval`]: exact log Z, log-likelihood, model distribution and gradient (§2);
-//! - [`train`]: the training algorithms of §4 behind one trait, and seeded lanes;
+//! - [`train`]: the training algorithms of §4, each one file over any engine, and seeded lanes;
 //! - [`schema`]: the declarations that drive both shells (options, statistics, budgets);
 //! - [`cost`]: the cost model — memory and time of lanes and evaluations against a shell's
 //!   budget, and the constructors of lanes within one (it reads `train`, `schema` and the
@@ -16,8 +16,9 @@
 //!   statistics;
 //! - [`diagnostics`]: gradient estimates against the exact gradient;
 //! - [`sampler`]: samplers on the Gibbs conditionals (UCD's chain coupling);
-//! - [`engine`]: how fast the dense work runs — the CPU engine's chains, per-pattern caches
-//!   and SIMD kernels, and the sizes of what it holds;
+//! - [`engine`]: how fast the dense work runs — the `Engine` trait the algorithms are written
+//!   against, the CPU engine (chains, per-pattern caches, SIMD kernels, the sizes of what it
+//!   holds) and the reference engine, the formulas as plain loops that the CPU engine equals;
 //! - [`rng`], [`math`]: platform-independent random streams and numerics;
 //! - `bench` (feature `bench`): benchmark workloads, outside every shipped build.
 #![deny(missing_docs)]
