@@ -193,15 +193,116 @@ pub fn load_model(path: &str) -> CliResult<Rbm> {
     Rbm::from_file_bytes(&bytes).map_err(|e| Failure::Msg(format!("{path}: {e}")))
 }
 
-/// Fails at once when `path` cannot be written (before hours of training, not after). An
-/// existing file is left as it is until the model is saved.
+/// Fails at once when `path` cannot be written (before hours of training, not after), and
+/// leaves no trace: an existing file is opened for appending and left as it is, and for a new
+/// file the folder is checked by creating and removing the temporary file [`write_atomic`]
+/// would write.
 pub fn check_writable(path: &str) -> CliResult {
+    let fail = |e: std::io::Error| Failure::Msg(format!("cannot write model file '{path}': {e}"));
+    let target = Path::new(path);
+    if target.is_dir() {
+        return Err(Failure::Msg(format!(
+            "cannot write model file '{path}': it is a folder"
+        )));
+    }
+    if target.exists() {
+        return std::fs::OpenOptions::new()
+            .append(true)
+            .open(target)
+            .map(drop)
+            .map_err(fail);
+    }
+    let tmp = temporary_path(target);
     std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map(drop)
-        .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(fail)?;
+    std::fs::remove_file(&tmp).map_err(fail)
+}
+
+/// The temporary file beside `target` that [`write_atomic`] writes first: in the same folder
+/// (so the rename stays on one file system), hidden, and named after the process.
+fn temporary_path(target: &Path) -> std::path::PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    target.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Writes `bytes` to `path` so that it holds either its old content or all of the new one,
+/// whatever happens meanwhile ([`AtomicFile`]). `what` names the file in messages ("model
+/// file").
+pub fn write_atomic(path: &str, bytes: &[u8], what: &str) -> CliResult {
+    let mut f = AtomicFile::create(path, what)?;
+    f.write_all(bytes)?;
+    f.commit()
+}
+
+/// A file written whole or not at all, whatever happens meanwhile (SIGKILL, a full disk, a
+/// power cut after the rename): what is written goes to a temporary file in the same folder,
+/// which [`AtomicFile::commit`] flushes to the disk and renames over the target. Dropped
+/// without a commit (an error on the way), it removes the temporary file and the target is
+/// untouched.
+pub struct AtomicFile {
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    tmp: PathBuf,
+    path: String,
+    what: String,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (`what` names it in messages: "model file", "samples file").
+    pub fn create(path: &str, what: &str) -> CliResult<AtomicFile> {
+        let tmp = temporary_path(Path::new(path));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(|e| Failure::Msg(format!("cannot write {what} '{path}': {e}")))?;
+        Ok(AtomicFile {
+            file: Some(std::io::BufWriter::new(file)),
+            tmp,
+            path: path.to_string(),
+            what: what.to_string(),
+        })
+    }
+
+    fn fail(&self, e: std::io::Error) -> Failure {
+        Failure::Msg(format!("cannot write {} '{}': {e}", self.what, self.path))
+    }
+
+    /// Appends `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> CliResult {
+        use std::io::Write;
+        let r = self.file.as_mut().map_or(Ok(()), |f| f.write_all(bytes));
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Flushes everything to the disk and renames the file over the target.
+    pub fn commit(mut self) -> CliResult {
+        let Some(f) = self.file.take() else {
+            return Ok(());
+        };
+        let done = f
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)
+            .and_then(|f| f.sync_all())
+            .and_then(|()| std::fs::rename(&self.tmp, &self.path));
+        done.map_err(|e| {
+            let _ = std::fs::remove_file(&self.tmp);
+            self.fail(e)
+        })
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Writes `model` to `path`: the binary format with 8-bit weights when the name ends in
@@ -214,8 +315,7 @@ pub fn save_model(path: &str, model: &Rbm) -> CliResult {
     } else {
         (model.to_json() + "\n").into_bytes()
     };
-    std::fs::write(path, bytes)
-        .map_err(|e| Failure::Msg(format!("cannot write model file '{path}': {e}")))
+    write_atomic(path, &bytes, "model file")
 }
 
 /// Checks that `model` fits `data`.

@@ -9,7 +9,6 @@ use rbm_core::eval::isl::Isl;
 use rbm_core::eval::mixing::{MixingCounter, Nearest};
 use rbm_core::sampler::{self, drift, study, SampleStream, SamplerConfig, OPTIONS, SAMPLERS};
 use serde::Serialize;
-use std::io::Write;
 use std::time::Instant;
 
 /// The sampler and its options as flags, from the core's declarations.
@@ -145,9 +144,7 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
     let train = load_data(&a.rates_data)?;
     check_fit(&model, &train)?;
     let mut file = match &a.out {
-        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(
-            |e| super::common::Failure::Msg(format!("cannot write samples file '{p}': {e}")),
-        )?)),
+        Some(p) => Some(super::common::AtomicFile::create(p, "samples file")?),
         None => None,
     };
     let seed = a.seed.unwrap_or_else(entropy_seed);
@@ -167,17 +164,15 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
             line.clear();
             line.extend(x.iter().map(|&b| if b != 0.0 { b'1' } else { b'0' }));
             line.push(b'\n');
-            f.write_all(&line)
-                .map_err(|e| super::common::Failure::Msg(format!("cannot write samples: {e}")))?;
+            f.write_all(&line)?;
         }
         if let Some((nn, c)) = &mut classes {
             c.add(nn.class(x));
         }
     }
     let seconds = t0.elapsed().as_secs_f64();
-    if let Some(mut f) = file {
-        f.flush()
-            .map_err(|e| super::common::Failure::Msg(format!("cannot write samples: {e}")))?;
+    if let Some(f) = file {
+        f.commit()?;
     }
     out.line(&SampleSummary {
         seed,

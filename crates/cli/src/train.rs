@@ -105,8 +105,10 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     Ok(())
 }
 
-/// With `--save-model`, Ctrl-C (SIGINT) sets the returned flag; the loop checks it between
-/// updates and saves the model it holds. A second Ctrl-C ends the process at once.
+/// With `--save-model`, Ctrl-C (SIGINT), SIGTERM (what a batch scheduler such as Slurm or GNU
+/// parallel's `--timeout` sends) and SIGHUP (a closed terminal) set the returned flag; the loop
+/// checks it between updates and saves the model it holds. A second signal ends the process at
+/// once.
 fn on_interrupt() -> CliResult<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let set = flag.clone();
@@ -115,11 +117,11 @@ fn on_interrupt() -> CliResult<Arc<AtomicBool>> {
             std::process::exit(130);
         }
     })
-    .map_err(|e| Failure::Msg(format!("cannot catch Ctrl-C: {e}")))?;
+    .map_err(|e| Failure::Msg(format!("cannot catch Ctrl-C, SIGTERM and SIGHUP: {e}")))?;
     Ok(flag)
 }
 
-/// After Ctrl-C: prints the record of the last update done (unless already printed), saves
+/// After Ctrl-C, SIGTERM or SIGHUP: prints the record of the last update done (unless already printed), saves
 /// that model and ends with an error line naming the update count.
 fn save_interrupted(lane: &mut Lane, a: &TrainCmd, every: u64, out: &mut Out) -> CliResult {
     if !lane.iter().is_multiple_of(every) {
@@ -128,7 +130,8 @@ fn save_interrupted(lane: &mut Lane, a: &TrainCmd, every: u64, out: &mut Out) ->
     let path = a.save_model.as_deref().unwrap_or_default();
     save_model(path, lane.model())?;
     Err(Failure::Msg(format!(
-        "interrupted after {} updates; the model at update {} is saved to '{path}'",
+        "interrupted after {} updates (SIGINT, SIGTERM or SIGHUP); the model at update {} is \
+         saved to '{path}'",
         lane.iter(),
         lane.iter()
     )))

@@ -591,15 +591,23 @@ fn inputs_are_bounded_and_outputs_checked_first() {
     assert!(stdout.is_empty(), "nothing ran: {stdout}");
 }
 
-/// Ctrl-C (SIGINT) during `rbm train --save-model` saves the model of the last update done:
-/// the run prints that update's record and names its count, and the file equals the one a run
-/// of exactly that many updates saves.
+/// Ctrl-C (SIGINT), SIGTERM (a batch scheduler's) and SIGHUP (a closed terminal) during
+/// `rbm train --save-model` save the model of the last update done: the run prints that
+/// update's record and names its count, and the file equals the one a run of exactly that many
+/// updates saves.
 #[cfg(unix)]
 #[test]
-fn sigint_during_train_saves_the_model_of_the_updates_done() {
+fn a_signal_during_train_saves_the_model_of_the_updates_done() {
+    for signal in ["INT", "TERM", "HUP"] {
+        signal_during_train_saves_the_model(signal);
+    }
+}
+
+#[cfg(unix)]
+fn signal_during_train_saves_the_model(signal: &str) {
     use std::io::{BufRead, BufReader};
-    let saved = Temp::new("interrupted.json", "");
-    let again = Temp::new("uninterrupted.json", "");
+    let saved = Temp::new(&format!("interrupted-{signal}.json"), "");
+    let again = Temp::new(&format!("uninterrupted-{signal}.json"), "");
     let args = |iters: &str, path: &str| -> Vec<String> {
         [
             "train",
@@ -635,7 +643,7 @@ fn sigint_during_train_saves_the_model_of_the_updates_done() {
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
     let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
@@ -643,12 +651,15 @@ fn sigint_during_train_saves_the_model_of_the_updates_done() {
     std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "an interrupted run fails: {err}");
+    assert!(
+        !out.status.success(),
+        "SIG{signal}: an interrupted run fails: {err}"
+    );
     let done: u64 = err
         .strip_prefix("error: interrupted after ")
         .and_then(|s| s.split(' ').next())
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("names the updates done: {err}"));
+        .unwrap_or_else(|| panic!("SIG{signal}: names the updates done: {err}"));
     assert!(done > 0 && done < 100_000_000, "{done}");
     lines.extend(rest.lines().map(String::from));
     let last: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
@@ -667,6 +678,117 @@ fn sigint_during_train_saves_the_model_of_the_updates_done() {
     let a = args(&n, again.path());
     json_lines(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(text, std::fs::read_to_string(&again.0).unwrap());
+}
+
+/// A refused run with `--save-model` leaves nothing behind (the early writability check used
+/// to create an empty file), and leaves an existing model as it was.
+#[test]
+fn a_refused_run_leaves_no_model_file_behind() {
+    let dir = std::env::temp_dir().join(format!("rbm-cli-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let new = dir.join("new.json");
+    let path = new.to_str().unwrap();
+    for bad in [
+        &["--lr", "-1"][..],
+        &["--algo", "nope"],
+        &["--hidden", "1048576"],
+    ] {
+        let mut args = vec![
+            "train",
+            "--data",
+            "bas4",
+            "--iters",
+            "3",
+            "--save-model",
+            path,
+        ];
+        args.extend_from_slice(bad);
+        assert_one_line_error(&args);
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert!(left.is_empty(), "{bad:?} left {left:?}");
+    }
+    let old = Temp::new("kept.json", &random_model(16, 4, 0.5, 2).to_json());
+    let before = std::fs::read(&old.0).unwrap();
+    assert_one_line_error(&[
+        "train",
+        "--data",
+        "bas4",
+        "--lr",
+        "-1",
+        "--save-model",
+        old.path(),
+    ]);
+    assert_eq!(
+        std::fs::read(&old.0).unwrap(),
+        before,
+        "the old model is kept"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A model file is replaced whole or not at all: SIGKILL the moment the file starts to change
+/// (watched by spinning on its size and time) leaves either the good model that was there or
+/// the whole new one, never a partial or empty file (the write used to truncate the file
+/// first). The new model is MNIST's 784×500 (8.5 MB of JSON), so a write takes milliseconds.
+#[cfg(unix)]
+#[test]
+fn sigkill_while_saving_leaves_the_old_model_or_the_new_one() {
+    let dir = std::env::temp_dir().join(format!("rbm-cli-atomic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("m.json");
+    let old = Rbm::zeros(784, 500).unwrap().to_json();
+    for round in 0..3 {
+        std::fs::write(&target, &old).unwrap();
+        let before = std::fs::metadata(&target).unwrap();
+        let stamp = (before.len(), before.modified().unwrap());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rbm"))
+            .args([
+                "train",
+                "--data",
+                "mnist",
+                "--hidden",
+                "500",
+                "--iters",
+                "0",
+                "--every",
+                "1",
+                "--exact-bits",
+                "0",
+                "--seed",
+                "3",
+                "--save-model",
+            ])
+            .arg(&target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let changed = loop {
+            if let Ok(m) = std::fs::metadata(&target) {
+                if (m.len(), m.modified().unwrap()) != stamp {
+                    child.kill().unwrap();
+                    break true;
+                }
+            }
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+        };
+        let _ = child.wait();
+        let text = std::fs::read_to_string(&target).unwrap();
+        let model = Rbm::from_json(&text).unwrap_or_else(|e| {
+            panic!("round {round}: killed as the file changed ({changed}): not a model ({e})")
+        });
+        assert_eq!((model.m(), model.n()), (784, 500));
+        // A killed write may leave its hidden temporary file, never the target half-written.
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            if e.path() != target {
+                std::fs::remove_file(e.path()).unwrap();
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Seeds the CLI draws (no `--seed`) are at most 2^53 − 1, so the page (f64 numbers) can
