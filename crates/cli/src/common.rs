@@ -305,6 +305,30 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Most bytes one number takes in a JSON model file: an f32's shortest f64 form
+/// (`-1.2345678901234567e-45`, 23 characters) and its comma.
+const JSON_BYTES_PER_NUMBER: u64 = 24;
+
+/// Refuses, before any training, to save an m×n model as JSON when the file could exceed what
+/// the CLI reads back ([`MAX_INPUT_BYTES`]): the binary formats (`.rbm`, `.q8.rbm`) hold any
+/// model the core accepts in a quarter of that or less.
+pub fn check_readable_back(path: &str, m: usize, n: usize) -> CliResult {
+    if path.ends_with(".rbm") {
+        return Ok(());
+    }
+    let numbers = (m * n + m + n) as u64;
+    if numbers * JSON_BYTES_PER_NUMBER + 256 <= MAX_INPUT_BYTES {
+        return Ok(());
+    }
+    fail(format!(
+        "a {m}×{n} model as JSON ('{path}') could exceed the {} MiB that rbm reads back \
+         (--save-model): save it in the binary format instead, a name ending in .rbm ({} MiB) \
+         or .q8.rbm (8-bit weights)",
+        MAX_INPUT_BYTES >> 20,
+        (numbers * 4) >> 20
+    ))
+}
+
 /// Writes `model` to `path`: the binary format with 8-bit weights when the name ends in
 /// `.q8.rbm`, the exact binary format when it ends in `.rbm`, else JSON.
 pub fn save_model(path: &str, model: &Rbm) -> CliResult {

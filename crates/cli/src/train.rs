@@ -1,7 +1,8 @@
 //! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
 use super::common::{
-    check_writable, entropy_seed, load_data, save_model, CliResult, Failure, Out, TrainArgs,
+    check_readable_back, check_writable, entropy_seed, load_data, save_model, CliResult, Failure,
+    Out, TrainArgs,
 };
 use clap::Args;
 use rbm_core::train::{Lane, LaneConfig};
@@ -54,6 +55,9 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     let seed = cfg.seed.unwrap_or_else(entropy_seed);
     cfg.seed = Some(seed);
     let mut lane = Lane::new(cfg.clone(), data.clone())?;
+    if let Some(path) = &a.save_model {
+        check_readable_back(path, data.m, cfg.hidden)?;
+    }
     // Installed before the first line, so that a caller who saw it can interrupt safely.
     let interrupted = match &a.save_model {
         Some(_) => on_interrupt()?,

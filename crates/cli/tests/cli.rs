@@ -681,7 +681,8 @@ fn signal_during_train_saves_the_model(signal: &str) {
 }
 
 /// A refused run with `--save-model` leaves nothing behind (the early writability check used
-/// to create an empty file), and leaves an existing model as it was.
+/// to create an empty file), and leaves an existing model as it was; a model too big to read
+/// back as JSON is refused before training, with the binary format as advice.
 #[test]
 fn a_refused_run_leaves_no_model_file_behind() {
     let dir = std::env::temp_dir().join(format!("rbm-cli-refused-{}", std::process::id()));
@@ -692,6 +693,8 @@ fn a_refused_run_leaves_no_model_file_behind() {
         &["--lr", "-1"][..],
         &["--algo", "nope"],
         &["--hidden", "1048576"],
+        // Within the budget, but too big to read back as JSON: refused before training.
+        &["--hidden", "1048576", "--exact-bits", "0"],
     ] {
         let mut args = vec![
             "train",
@@ -704,6 +707,10 @@ fn a_refused_run_leaves_no_model_file_behind() {
         ];
         args.extend_from_slice(bad);
         assert_one_line_error(&args);
+        if bad.len() == 4 {
+            let err = String::from_utf8_lossy(&rbm(&args).stderr).into_owned();
+            assert!(err.contains("reads back") && err.contains(".rbm"), "{err}");
+        }
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
         assert!(left.is_empty(), "{bad:?} left {left:?}");
     }
