@@ -28,7 +28,7 @@ class ChainsPanel implements LanePanel {
     const small = shape[1] <= 8;
     const layout = tileLayout(count, shape, width, { cols: Math.min(count, 12), gap: small ? 4 : 2, maxCell: small ? 5 : 2 });
     drawPixels(this.fold.canvas, greyPixels(view.chains, view.m, layout));
-    const text = `The current visible states of the first ${count} chains of the negative phase at update ${view.iter}${dataFamily(ds) === 'images' ? ' (samples of the model, 0/1: black is 1)' : ''}.`;
+    const text = `The current visible states of the first ${count} chains of the negative phase at update ${view.iter.toLocaleString('en')}${dataFamily(ds) === 'images' ? ' (samples of the model, 0/1: black is 1)' : ''}.`;
     this.fold.canvas.setAttribute('aria-label', text);
     setText(this.fold.caption, text);
   }

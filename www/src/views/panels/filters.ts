@@ -50,7 +50,7 @@ class FiltersPanel implements LanePanel {
     this.toggle.hidden = n <= FIRST_FILTERS;
     setText(this.toggle, this.showAll ? `Show the first ${FIRST_FILTERS}` : `Show all ${n}`);
     const which = count === n ? `each of the ${n} hidden units` : `the first ${count} of the ${n} hidden units`;
-    const text = `Weight filters at update ${view.iter}: column j of W for ${which}, as a ${shape.join('×')} image; blue negative, red positive, white 0 (scale ±${scale.toFixed(2)}).`;
+    const text = `Weight filters at update ${view.iter.toLocaleString('en')}: column j of W for ${which}, as a ${shape.join('×')} image; blue negative, red positive, white 0 (scale ±${scale.toFixed(2)}).`;
     this.canvas.setAttribute('aria-label', text);
     setText(this.caption, text);
   }

@@ -29,7 +29,7 @@ class ReconstructionsPanel implements LanePanel {
     // Originals in the first row, their reconstructions in the second.
     const layout = tileLayout(2 * count, shape, width, { cols: count, gap: 2, maxCell: 3 });
     drawPixels(this.fold.canvas, greyPixels(view.originals.concat(view.reconstructions), view.m, layout));
-    const text = `Top: the first ${count} training images; below each, its reconstruction E[v | E[h|v]] under the model at update ${view.iter}.`;
+    const text = `Top: the first ${count} training images; below each, its reconstruction E[v | E[h|v]] under the model at update ${view.iter.toLocaleString('en')}.`;
     this.fold.canvas.setAttribute('aria-label', text);
     setText(this.fold.caption, text);
   }
