@@ -171,7 +171,7 @@ impl Engine for Reference {
     }
 
     fn stats(model: &Rbm) -> Stats {
-        Stats::new(model.m(), model.n())
+        Cpu::stats(model)
     }
 
     fn positive_phase(model: &Rbm, batch: &[f32], pos: &mut Stats, _next: Option<&mut RefChains>) {
@@ -187,11 +187,11 @@ impl Engine for Reference {
     }
 
     fn step(opt: &mut Optimizer, model: &mut Rbm, pos: &Stats, neg: &Stats, lr: f32) {
-        opt.step(model, pos, neg, lr);
+        Cpu::step(opt, model, pos, neg, lr);
     }
 
     fn grad(opt: &Optimizer) -> &Params<f32> {
-        opt.grad()
+        Cpu::grad(opt)
     }
 
     fn zeros(model: &Rbm) -> Params<f32> {
@@ -211,11 +211,11 @@ impl Engine for Reference {
     }
 
     fn copy(model: &Rbm) -> Rbm {
-        model.clone()
+        Cpu::copy(model)
     }
 
     fn centered(model: &Rbm, data: &Dataset, nu_mu: f32, nu_lambda: f32) -> Result<Centered> {
-        Centered::new(model, data, nu_mu, nu_lambda)
+        Cpu::centered(model, data, nu_mu, nu_lambda)
     }
 
     fn begin_batch(c: &mut Centered, model: &Rbm, batch: &[f32], _next: Option<&mut RefChains>) {
@@ -224,11 +224,11 @@ impl Engine for Reference {
     }
 
     fn slide(c: &mut Centered) {
-        c.slide();
+        Cpu::slide(c);
     }
 
     fn centered_data_stats(c: &mut Centered, batch: &[f32], pos: &mut Stats) {
-        c.data_stats(batch, pos);
+        Cpu::centered_data_stats(c, batch, pos);
     }
 
     fn centered_chain_stats(c: &mut Centered, chains: &RefChains, neg: &mut Stats) {
@@ -243,6 +243,6 @@ impl Engine for Reference {
         lr: f32,
         model: &mut Rbm,
     ) {
-        c.step(opt, pos, neg, lr, model);
+        Cpu::centered_step(c, opt, pos, neg, lr, model);
     }
 }
