@@ -4,6 +4,8 @@
 //! purpose, all derived from a single user seed, so the same seed gives the same curve natively
 //! and in wasm. `SmallRng`/`StdRng` are never used: their algorithms differ between targets.
 
+pub mod philox;
+
 use crate::engine::cpu::simd;
 use rand::{Rng as _, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

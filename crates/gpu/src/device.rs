@@ -1,0 +1,565 @@
+//! One GPU as the engine sees it ([`Device`]): the wgpu device and queue, the compiled kernels,
+//! and the command encoder that collects an update's dispatches into one submission.
+//!
+//! Every dispatch's parameters and every small upload go into one host-side ring, written to
+//! the GPU once per submission (`queue.write_buffer` is applied at the start of the next
+//! submit, so two uploads to the same buffer between two submits would otherwise see only the
+//! last); a dispatch reads its 256-byte slot through a dynamic uniform offset.
+
+use rbm_core::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use wgpu::util::DeviceExt;
+
+/// Bytes of one dispatch's parameter slot (the uniform offset alignment WebGPU guarantees).
+const SLOT: usize = 256;
+/// Bytes of the upload ring; larger uploads go straight to the queue after a submission.
+const RING: usize = 8 << 20;
+/// Threads of an element-wise workgroup.
+const WG: u32 = 256;
+
+/// The kernels (WGSL entry points) of the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Tiled A·B with an epilogue (gemm.wgsl).
+    Gemm,
+    /// The parameter step.
+    Step,
+    /// out = a + b.
+    Add,
+    /// x = α·x + η·g.
+    DecayAdd,
+    /// Column sums (bias statistics).
+    Colsum,
+    /// Chains restarted at batch rows.
+    Restart,
+    /// Philox uniforms, for tests.
+    Uniforms,
+}
+
+const KERNELS: [(Kernel, &str); 7] = [
+    (Kernel::Gemm, "gemm"),
+    (Kernel::Step, "step"),
+    (Kernel::Add, "add"),
+    (Kernel::DecayAdd, "decay_add"),
+    (Kernel::Colsum, "colsum"),
+    (Kernel::Restart, "restart"),
+    (Kernel::Uniforms, "uniforms"),
+];
+
+/// One dispatch's parameters, as the WGSL struct `P` of common.wgsl: 20 words, then 8 floats.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Params {
+    pub rows: u32,
+    pub cols: u32,
+    pub depth: u32,
+    pub mode: u32,
+    pub a_off: u32,
+    pub a_row: u32,
+    pub a_k: u32,
+    pub b_off: u32,
+    pub b_k: u32,
+    pub b_col: u32,
+    pub bias_off: u32,
+    pub c_off: u32,
+    pub key: [u32; 2],
+    pub draw: u64,
+    pub count: u32,
+    pub mn: u32,
+    pub flags: u32,
+    pub extra: u32,
+    pub f: [f32; 8],
+}
+
+impl Params {
+    fn bytes(&self) -> [u8; 112] {
+        let words: [u32; 28] = [
+            self.rows,
+            self.cols,
+            self.depth,
+            self.mode,
+            self.a_off,
+            self.a_row,
+            self.a_k,
+            self.b_off,
+            self.b_k,
+            self.b_col,
+            self.bias_off,
+            self.c_off,
+            self.key[0],
+            self.key[1],
+            self.draw as u32,
+            (self.draw >> 32) as u32,
+            self.count,
+            self.mn,
+            self.flags,
+            self.extra,
+            self.f[0].to_bits(),
+            self.f[1].to_bits(),
+            self.f[2].to_bits(),
+            self.f[3].to_bits(),
+            self.f[4].to_bits(),
+            self.f[5].to_bits(),
+            self.f[6].to_bits(),
+            self.f[7].to_bits(),
+        ];
+        let mut out = [0u8; 112];
+        for (o, w) in out.chunks_exact_mut(4).zip(words) {
+            o.copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+}
+
+/// A storage buffer of f32 on the GPU, with an identity for the bind-group cache.
+#[derive(Debug)]
+pub struct Buf {
+    id: u64,
+    /// The wgpu buffer.
+    pub buf: wgpu::Buffer,
+    /// Its length in f32.
+    pub len: usize,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// What the adapter is, for `rbm devices` and for labelling GPU figures.
+#[derive(Clone, Debug)]
+pub struct AdapterInfo {
+    /// The adapter's name ("NVIDIA H100 PCIe", "llvmpipe (LLVM 15.0.6, 256 bits)").
+    pub name: String,
+    /// The API it is reached through ("Vulkan", "Metal", "Dx12", "BrowserWebGpu").
+    pub backend: String,
+    /// "DiscreteGpu", "IntegratedGpu", "Cpu" (a software rasteriser) …
+    pub kind: String,
+    /// The driver and its version, where the API says.
+    pub driver: String,
+}
+
+impl From<wgpu::AdapterInfo> for AdapterInfo {
+    fn from(i: wgpu::AdapterInfo) -> Self {
+        AdapterInfo {
+            name: i.name,
+            backend: format!("{:?}", i.backend),
+            kind: format!("{:?}", i.device_type),
+            driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
+        }
+    }
+}
+
+/// The adapters wgpu finds on this machine (`rbm devices`).
+pub fn adapters() -> Vec<AdapterInfo> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+        .into_iter()
+        .map(|a| a.get_info().into())
+        .collect()
+}
+
+struct State {
+    encoder: Option<wgpu::CommandEncoder>,
+    ring: Vec<u8>,
+    bind_groups: HashMap<(Kernel, [u64; 5]), wgpu::BindGroup>,
+    submissions: u64,
+}
+
+/// A GPU with the engine's kernels compiled for it.
+pub struct Device {
+    /// The adapter the device was opened on.
+    pub info: AdapterInfo,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    layout: wgpu::BindGroupLayout,
+    pipelines: HashMap<Kernel, wgpu::ComputePipeline>,
+    ring: wgpu::Buffer,
+    dummy_ro: Buf,
+    dummy_rw: [Buf; 2],
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({})", self.info.name)
+    }
+}
+
+impl Device {
+    /// The first adapter wgpu offers (the high-performance one where there are several), or
+    /// `index` into [`adapters`]; a clear error where none is there.
+    pub fn open(index: Option<usize>) -> Result<Arc<Device>> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = match index {
+            Some(i) => pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+                .into_iter()
+                .nth(i)
+                .ok_or_else(|| Error::Invalid(format!("no GPU adapter number {i} (rbm devices lists them)")))?,
+            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: None,
+                ..Default::default()
+            }))
+            .map_err(|e| {
+                Error::Invalid(format!(
+                    "no GPU found ({e}): the GPU engine needs a Vulkan, Metal or DX12 driver (on Debian without a GPU: apt-get install mesa-vulkan-drivers); use --device cpu"
+                ))
+            })?,
+        };
+        Device::on(adapter)
+    }
+
+    fn on(adapter: wgpu::Adapter) -> Result<Arc<Device>> {
+        let info: AdapterInfo = adapter.get_info().into();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("rbm"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Invalid(format!("the GPU {} refused a device: {e}", info.name)))?;
+        let source = format!(
+            "{}\n{}\n{}",
+            include_str!("shaders/common.wgsl"),
+            include_str!("shaders/gemm.wgsl"),
+            include_str!("shaders/elementwise.wgsl")
+        );
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("rbm kernels"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("rbm"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(112),
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, true),
+                storage(3, true),
+                storage(4, false),
+                storage(5, false),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("rbm"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines = KERNELS
+            .iter()
+            .map(|&(k, entry)| {
+                let p = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (k, p)
+            })
+            .collect();
+        let ring = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ring"),
+            size: RING as u64,
+            usage: wgpu::BufferUsages::UNIFORM
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
+        Ok(Arc::new(Device {
+            info,
+            dummy_ro: mk(&device),
+            dummy_rw: [mk(&device), mk(&device)],
+            device,
+            queue,
+            layout,
+            pipelines,
+            ring,
+            state: Mutex::new(State {
+                encoder: None,
+                ring: Vec::with_capacity(RING),
+                bind_groups: HashMap::new(),
+                submissions: 0,
+            }),
+        }))
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A zeroed buffer of `len` f32.
+    pub fn zeros(&self, len: usize) -> Buf {
+        Buf::zeroed(&self.device, len)
+    }
+
+    /// A buffer holding `data`.
+    pub fn buffer(&self, data: &[f32]) -> Buf {
+        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let buf = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: &bytes,
+            usage: Buf::USAGE,
+        });
+        Buf {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            buf,
+            len: data.len(),
+        }
+    }
+
+    /// Records `dst[offset..] ← data` in order with the dispatches around it.
+    pub fn upload(&self, dst: &Buf, offset: usize, data: &[f32]) {
+        assert!(offset + data.len() <= dst.len, "upload past the buffer's end");
+        let bytes = data.len() * 4;
+        if bytes == 0 {
+            return;
+        }
+        let mut st = self.state();
+        if bytes > RING / 2 {
+            self.submit(&mut st);
+            let raw: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+            self.queue.write_buffer(&dst.buf, (offset * 4) as u64, &raw);
+            return;
+        }
+        let at = self.reserve(&mut st, bytes);
+        for (o, x) in st.ring[at..at + bytes].chunks_exact_mut(4).zip(data) {
+            o.copy_from_slice(&x.to_le_bytes());
+        }
+        self.encoder(&mut st).copy_buffer_to_buffer(
+            &self.ring,
+            at as u64,
+            &dst.buf,
+            (offset * 4) as u64,
+            bytes as u64,
+        );
+    }
+
+    /// Records `dst[dst_off..] ← src[src_off..src_off + len]`.
+    pub fn copy(&self, src: &Buf, src_off: usize, dst: &Buf, dst_off: usize, len: usize) {
+        let mut st = self.state();
+        self.encoder(&mut st).copy_buffer_to_buffer(
+            &src.buf,
+            (src_off * 4) as u64,
+            &dst.buf,
+            (dst_off * 4) as u64,
+            (len * 4) as u64,
+        );
+    }
+
+    /// Records zeroing `buf`.
+    pub fn clear(&self, buf: &Buf) {
+        let mut st = self.state();
+        self.encoder(&mut st).clear_buffer(&buf.buf, 0, None);
+    }
+
+    /// Room for `bytes` in the ring, `SLOT`-aligned (submitting what is pending when full).
+    fn reserve(&self, st: &mut State, bytes: usize) -> usize {
+        let at = st.ring.len().next_multiple_of(SLOT);
+        if at + bytes > RING {
+            self.submit(st);
+            return self.reserve(st, bytes);
+        }
+        st.ring.resize(at + bytes, 0);
+        at
+    }
+
+    fn encoder<'s>(&self, st: &'s mut State) -> &'s mut wgpu::CommandEncoder {
+        st.encoder.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+        })
+    }
+
+    /// Records one dispatch of `kernel` over `groups` workgroups with `params`, reading
+    /// `inputs` (bindings 1–3) and writing `outputs` (bindings 4–5).
+    pub fn dispatch(
+        &self,
+        kernel: Kernel,
+        params: &Params,
+        inputs: [Option<&Buf>; 3],
+        outputs: [Option<&Buf>; 2],
+        groups: (u32, u32),
+    ) {
+        let mut st = self.state();
+        let at = self.reserve(&mut st, SLOT);
+        st.ring[at..at + 112].copy_from_slice(&params.bytes());
+        let bufs = [
+            inputs[0].unwrap_or(&self.dummy_ro),
+            inputs[1].unwrap_or(&self.dummy_ro),
+            inputs[2].unwrap_or(&self.dummy_ro),
+            outputs[0].unwrap_or(&self.dummy_rw[0]),
+            outputs[1].unwrap_or(&self.dummy_rw[1]),
+        ];
+        let key = (kernel, bufs.map(|b| b.id));
+        if st.bind_groups.len() > 4096 {
+            st.bind_groups.clear();
+        }
+        let group = st
+            .bind_groups
+            .entry(key)
+            .or_insert_with(|| {
+                let mut entries = vec![wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &self.ring,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(SLOT as u64),
+                    }),
+                }];
+                for (i, b) in bufs.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: i as u32 + 1,
+                        resource: b.buf.as_entire_binding(),
+                    });
+                }
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &self.layout,
+                    entries: &entries,
+                })
+            })
+            .clone();
+        let pipeline = &self.pipelines[&kernel];
+        let enc = self.encoder(&mut st);
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &group, &[at as u32]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+    }
+
+    /// An element-wise kernel over `count` elements.
+    pub fn elementwise(
+        &self,
+        kernel: Kernel,
+        params: &Params,
+        count: usize,
+        inputs: [Option<&Buf>; 3],
+        outputs: [Option<&Buf>; 2],
+    ) {
+        let groups = (count as u32).div_ceil(WG).max(1);
+        let (x, y) = if groups > 65_535 {
+            (65_535, groups.div_ceil(65_535))
+        } else {
+            (groups, 1)
+        };
+        self.dispatch(kernel, params, inputs, outputs, (x, y));
+    }
+
+    /// Submits what is recorded: one submission per call, however many dispatches.
+    pub fn flush(&self) {
+        let mut st = self.state();
+        self.submit(&mut st);
+    }
+
+    fn submit(&self, st: &mut State) {
+        if let Some(enc) = st.encoder.take() {
+            if !st.ring.is_empty() {
+                self.queue.write_buffer(&self.ring, 0, &st.ring);
+            }
+            self.queue.submit([enc.finish()]);
+            st.ring.clear();
+            st.submissions += 1;
+            if st.submissions % 64 == 0 {
+                // Reclaims finished submissions' resources without waiting.
+                let _ = self.device.poll(wgpu::PollType::Poll);
+            }
+        }
+    }
+
+    /// Submits what is recorded and waits until the GPU has done it.
+    pub fn finish(&self) {
+        self.flush();
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+
+    /// `buf[offset..offset + len]` on the host (submits and waits).
+    pub fn read(&self, buf: &Buf, offset: usize, len: usize) -> Vec<f32> {
+        if len == 0 {
+            return Vec::new();
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read"),
+            size: (len * 4) as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        {
+            let mut st = self.state();
+            self.encoder(&mut st).copy_buffer_to_buffer(
+                &buf.buf,
+                (offset * 4) as u64,
+                &staging,
+                0,
+                (len * 4) as u64,
+            );
+            self.submit(&mut st);
+        }
+        let slice = staging.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        let view = slice
+            .get_mapped_range()
+            .expect("a buffer mapped for reading is readable");
+        let out = view
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        drop(view);
+        staging.unmap();
+        out
+    }
+}
+
+impl Buf {
+    /// Another handle on the same buffer.
+    pub fn clone_ref(&self) -> Buf {
+        Buf {
+            id: self.id,
+            buf: self.buf.clone(),
+            len: self.len,
+        }
+    }
+
+    const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+        .union(wgpu::BufferUsages::COPY_DST)
+        .union(wgpu::BufferUsages::COPY_SRC);
+
+    fn zeroed(device: &wgpu::Device, len: usize) -> Buf {
+        Buf {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            buf: device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: (len.max(1) * 4) as u64,
+                usage: Buf::USAGE,
+                mapped_at_creation: false,
+            }),
+            len,
+        }
+    }
+}

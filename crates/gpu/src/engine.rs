@@ -1,0 +1,557 @@
+//! The GPU engine ([`Gpu`]): the operations of rbm_core's `Engine` trait as WGSL dispatches
+//! recorded into one command encoder and submitted once per update (`Device`).
+//!
+//! Numbers: f32 throughout, as the CPU engine; sums are taken in another order (tiles of 16
+//! along the summed index) and `exp` is the GPU's, so results equal the CPU engine's within
+//! f32 rounding, not bit for bit, and a Bernoulli draw whose uniform falls within rounding of
+//! its probability may differ. Draws use Philox4x32-10 keyed by the lane's seed and lane
+//! (`rbm_core::rng::philox`): a run is reproducible for a seed on a given GPU.
+//!
+//! Layouts: a parameter set θ is one buffer [W | b | c] (W m×n row-major), so the step, FPCD's
+//! sums and copies are single dispatches; statistics sums use the same layout.
+
+use crate::device::{Buf, Device, Kernel, Params};
+use rbm_core::data::Dataset;
+use rbm_core::engine::Engine;
+use rbm_core::error::{Error, Result};
+use rbm_core::model::Rbm;
+use rbm_core::rng::philox;
+use std::sync::{Arc, OnceLock};
+
+/// The GPU engine (issue 30): WGSL compute shaders through wgpu.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gpu;
+
+/// An m×n model on the GPU: θ = [W | b | c].
+pub struct GpuModel {
+    dev: Arc<Device>,
+    theta: Buf,
+    m: usize,
+    n: usize,
+}
+
+/// A parameter-shaped buffer [W | b | c] (a gradient, FPCD's fast weights).
+pub struct GpuParams {
+    dev: Arc<Device>,
+    x: Buf,
+    m: usize,
+    n: usize,
+}
+
+/// Gibbs chains on the GPU: visible states, hidden states, E[h|v]; a host copy of the
+/// visible states is made when a view asks.
+pub struct GpuChains {
+    dev: Arc<Device>,
+    v: Buf,
+    h: Buf,
+    hp: Buf,
+    /// The batch rows chains restart at, when their number differs from the chains'.
+    batch: Option<Buf>,
+    count: usize,
+    m: usize,
+    n: usize,
+    host: OnceLock<Vec<f32>>,
+}
+
+/// Statistics sums [Σ v hᵀ | Σ v | Σ h] and their count, with the scratch their phases need.
+pub struct GpuStats {
+    dev: Arc<Device>,
+    sums: Buf,
+    count: f32,
+    m: usize,
+    n: usize,
+    scratch: Option<Scratch>,
+}
+
+/// Per-rows scratch of a statistics object: the batch, E[h|v], and mean-field visibles.
+struct Scratch {
+    rows: usize,
+    batch: Buf,
+    hp: Buf,
+    v1: Buf,
+}
+
+/// The parameter step's state: the gradient, and the velocity when momentum is on (in the
+/// same buffer, after the gradient).
+pub struct GpuOptimizer {
+    grad: GpuParams,
+    weight_decay: f32,
+    momentum: f32,
+}
+
+/// A lane's random stream: a Philox key and the number of draws made (each half-sweep of every
+/// chain is one draw, its uniforms indexed by chain·width + unit).
+#[derive(Clone, Debug)]
+pub struct GpuRng {
+    key: [u32; 2],
+    draw: u64,
+}
+
+/// The centered parameterisation is not on the GPU engine yet: CG and CS-DCP run on the CPU.
+pub enum NoCentered {}
+
+fn len(m: usize, n: usize) -> usize {
+    m * n + m + n
+}
+
+impl GpuModel {
+    /// `model` uploaded to `dev`.
+    pub fn upload(dev: &Arc<Device>, model: &Rbm) -> GpuModel {
+        let mut theta = Vec::with_capacity(len(model.m(), model.n()));
+        theta.extend_from_slice(model.w());
+        theta.extend_from_slice(&model.b);
+        theta.extend_from_slice(&model.c);
+        GpuModel {
+            dev: dev.clone(),
+            theta: dev.buffer(&theta),
+            m: model.m(),
+            n: model.n(),
+        }
+    }
+
+    /// The model on the host (waits for the GPU).
+    pub fn download(&self) -> Result<Rbm> {
+        let t = self.dev.read(&self.theta, 0, self.theta.len);
+        let (mn, m) = (self.m * self.n, self.m);
+        Rbm::from_params(
+            self.m,
+            self.n,
+            rbm_core::model::Params {
+                w: t[..mn].to_vec(),
+                b: t[mn..mn + m].to_vec(),
+                c: t[mn + m..].to_vec(),
+            },
+        )
+    }
+
+    /// The device it lives on.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.dev
+    }
+
+    /// Visible and hidden units (m, n).
+    pub fn shape(&self) -> (usize, usize) {
+        (self.m, self.n)
+    }
+}
+
+impl GpuParams {
+    /// The parameters on the host as [W | b | c] (waits for the GPU).
+    pub fn download(&self) -> Vec<f32> {
+        self.dev.read(&self.x, 0, len(self.m, self.n))
+    }
+}
+
+impl GpuOptimizer {
+    /// The step of the lane's weight decay λ and momentum μ for `model`'s shape.
+    pub fn new(model: &GpuModel, weight_decay: f32, momentum: f32) -> GpuOptimizer {
+        let l = len(model.m, model.n);
+        GpuOptimizer {
+            grad: GpuParams {
+                dev: model.dev.clone(),
+                x: model.dev.zeros(if momentum != 0.0 { 2 * l } else { l }),
+                m: model.m,
+                n: model.n,
+            },
+            weight_decay,
+            momentum,
+        }
+    }
+}
+
+impl GpuRng {
+    /// The stream of (`seed`, `lane`).
+    pub fn new(seed: u64, lane: u64) -> GpuRng {
+        GpuRng {
+            key: philox::key(seed, lane),
+            draw: 0,
+        }
+    }
+
+    fn next(&mut self) -> ([u32; 2], u64) {
+        self.draw += 1;
+        (self.key, self.draw)
+    }
+}
+
+impl GpuChains {
+    /// The chains' hidden states (0/1) of the last sweep on the host (waits for the GPU).
+    pub fn hidden_states(&self) -> Vec<f32> {
+        self.dev.read(&self.h, 0, self.count * self.n)
+    }
+
+    /// The chains' E[h|v] on the host (waits for the GPU).
+    pub fn hidden_means(&self) -> Vec<f32> {
+        self.dev.read(&self.hp, 0, self.count * self.n)
+    }
+}
+
+/// The epilogue of a product.
+#[derive(Clone, Copy)]
+enum Out {
+    Sums = 0,
+    Means = 1,
+    Draw = 2,
+}
+
+/// Rows × cols of `op` over depth, A and B through strides, into `out` (see gemm.wgsl).
+struct Gemm<'a> {
+    rows: usize,
+    cols: usize,
+    depth: usize,
+    a: (&'a Buf, usize, usize),
+    b: (&'a Buf, usize, usize, usize),
+    bias: Option<(&'a Buf, usize)>,
+}
+
+fn gemm(dev: &Device, g: Gemm, out: Out, target: &Buf, c_off: usize, draw: Option<([u32; 2], u64)>) {
+    let (key, draw) = draw.unwrap_or(([0, 0], 0));
+    let p = Params {
+        rows: g.rows as u32,
+        cols: g.cols as u32,
+        depth: g.depth as u32,
+        mode: out as u32,
+        a_off: 0,
+        a_row: g.a.1 as u32,
+        a_k: g.a.2 as u32,
+        b_off: g.b.1 as u32,
+        b_k: g.b.2 as u32,
+        b_col: g.b.3 as u32,
+        bias_off: g.bias.map_or(0, |b| b.1) as u32,
+        c_off: c_off as u32,
+        key,
+        draw,
+        f: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
+    let groups = ((g.cols as u32).div_ceil(64), (g.rows as u32).div_ceil(64));
+    dev.dispatch(
+        Kernel::Gemm,
+        &p,
+        [Some(g.a.0), Some(g.b.0), g.bias.map(|b| b.0)],
+        [Some(target), None],
+        groups,
+    );
+}
+
+/// Hidden layer of `rows` visible rows `v`: c + vᵀW, with `out`'s epilogue.
+fn hidden(model: &GpuModel, v: &Buf, rows: usize, out: Out, target: &Buf, draw: Option<([u32; 2], u64)>) {
+    let (m, n) = (model.m, model.n);
+    let g = Gemm {
+        rows,
+        cols: n,
+        depth: m,
+        a: (v, m, 1),
+        b: (&model.theta, 0, n, 1),
+        bias: Some((&model.theta, m * n + m)),
+    };
+    gemm(&model.dev, g, out, target, 0, draw);
+}
+
+/// Visible layer of `rows` hidden rows `h`: b + W h, with `out`'s epilogue.
+fn visible(model: &GpuModel, h: &Buf, rows: usize, out: Out, target: &Buf, draw: Option<([u32; 2], u64)>) {
+    let (m, n) = (model.m, model.n);
+    let g = Gemm {
+        rows,
+        cols: m,
+        depth: n,
+        a: (h, n, 1),
+        b: (&model.theta, 0, 1, n),
+        bias: Some((&model.theta, m * n)),
+    };
+    gemm(&model.dev, g, out, target, 0, draw);
+}
+
+/// `stats` ← s(v) with E[h|v] = `hp` summed over `rows` rows.
+fn sums(stats: &mut GpuStats, v: &Buf, hp: &Buf, rows: usize) {
+    let (m, n) = (stats.m, stats.n);
+    let g = Gemm {
+        rows: m,
+        cols: n,
+        depth: rows,
+        a: (v, 1, m),
+        b: (hp, 0, n, 1),
+        bias: None,
+    };
+    gemm(&stats.dev, g, Out::Sums, &stats.sums, 0, None);
+    let p = Params {
+        rows: rows as u32,
+        cols: m as u32,
+        depth: n as u32,
+        c_off: (m * n) as u32,
+        flags: 1,
+        ..Default::default()
+    };
+    stats
+        .dev
+        .elementwise(Kernel::Colsum, &p, m + n, [Some(v), Some(hp), None], [Some(&stats.sums), None]);
+    stats.count = rows as f32;
+}
+
+impl GpuStats {
+    fn scratch(&mut self, rows: usize) -> &Scratch {
+        if self.scratch.as_ref().is_none_or(|s| s.rows < rows) {
+            self.scratch = Some(Scratch {
+                rows,
+                batch: self.dev.zeros(rows * self.m),
+                hp: self.dev.zeros(rows * self.n),
+                v1: self.dev.zeros(rows * self.m),
+            });
+        }
+        self.scratch.as_ref().expect("made above")
+    }
+
+    /// The sums on the host as [Σ v hᵀ | Σ v | Σ h], and the count (waits for the GPU).
+    pub fn download(&self) -> (Vec<f32>, f32) {
+        (self.dev.read(&self.sums, 0, len(self.m, self.n)), self.count)
+    }
+}
+
+/// k full sweeps of `chains` under `model`, then E[h|v] of the final states.
+fn run_sweeps(model: &GpuModel, chains: &mut GpuChains, rng: &mut GpuRng, k: usize) {
+    chains.host = OnceLock::new();
+    for _ in 0..k {
+        hidden(model, &chains.v, chains.count, Out::Draw, &chains.h, Some(rng.next()));
+        visible(model, &chains.h, chains.count, Out::Draw, &chains.v, Some(rng.next()));
+    }
+    hidden(model, &chains.v, chains.count, Out::Means, &chains.hp, None);
+}
+
+fn rows_of(batch: &[f32], m: usize) -> usize {
+    batch.len() / m.max(1)
+}
+
+impl Engine for Gpu {
+    type Model = GpuModel;
+    type Chains = GpuChains;
+    type Stats = GpuStats;
+    type Params = GpuParams;
+    type Optimizer = GpuOptimizer;
+    type Rng = GpuRng;
+    type Centered = NoCentered;
+
+    fn chains(model: &GpuModel, rows: &[f32], count: usize) -> GpuChains {
+        let (m, n) = (model.m, model.n);
+        let r = rows_of(rows, m).max(1);
+        let mut v = Vec::with_capacity(count * m);
+        for i in 0..count {
+            let s = (i % r) * m;
+            v.extend_from_slice(&rows[s..s + m]);
+        }
+        GpuChains {
+            dev: model.dev.clone(),
+            v: model.dev.buffer(&v),
+            h: model.dev.zeros(count * n),
+            hp: model.dev.zeros(count * n),
+            batch: None,
+            count,
+            m,
+            n,
+            host: OnceLock::new(),
+        }
+    }
+
+    fn chain_states(chains: &GpuChains) -> &[f32] {
+        chains
+            .host
+            .get_or_init(|| chains.dev.read(&chains.v, 0, chains.count * chains.m))
+    }
+
+    fn restart_sweeps(
+        model: &GpuModel,
+        chains: &mut GpuChains,
+        batch: &[f32],
+        rng: &mut GpuRng,
+        k: usize,
+    ) {
+        let (m, rows) = (chains.m, rows_of(batch, chains.m));
+        if rows == chains.count {
+            chains.dev.upload(&chains.v, 0, batch);
+        } else {
+            if chains.batch.as_ref().is_none_or(|b| b.len != batch.len()) {
+                chains.batch = Some(chains.dev.zeros(batch.len()));
+            }
+            let tmp = chains.batch.as_ref().expect("made above");
+            chains.dev.upload(tmp, 0, batch);
+            let p = Params {
+                rows: rows as u32,
+                cols: m as u32,
+                count: chains.count as u32,
+                ..Default::default()
+            };
+            chains.dev.elementwise(
+                Kernel::Restart,
+                &p,
+                chains.count * m,
+                [Some(tmp), None, None],
+                [Some(&chains.v), None],
+            );
+        }
+        run_sweeps(model, chains, rng, k);
+    }
+
+    fn sweeps(model: &GpuModel, chains: &mut GpuChains, rng: &mut GpuRng, k: usize) {
+        run_sweeps(model, chains, rng, k);
+    }
+
+    fn chain_stats(chains: &GpuChains, neg: &mut GpuStats) {
+        sums(neg, &chains.v, &chains.hp, chains.count);
+    }
+
+    fn stats(model: &GpuModel) -> GpuStats {
+        GpuStats {
+            dev: model.dev.clone(),
+            sums: model.dev.zeros(len(model.m, model.n)),
+            count: 0.0,
+            m: model.m,
+            n: model.n,
+            scratch: None,
+        }
+    }
+
+    fn positive_phase(
+        model: &GpuModel,
+        batch: &[f32],
+        pos: &mut GpuStats,
+        _next: Option<&mut GpuChains>,
+    ) {
+        let rows = rows_of(batch, model.m);
+        let dev = model.dev.clone();
+        let s = pos.scratch(rows);
+        let (b, hp) = (s.batch.clone_ref(), s.hp.clone_ref());
+        dev.upload(&b, 0, batch);
+        hidden(model, &b, rows, Out::Means, &hp, None);
+        sums(pos, &b, &hp, rows);
+    }
+
+    fn mean_field_stats(model: &GpuModel, batch: &[f32], neg: &mut GpuStats) {
+        let rows = rows_of(batch, model.m);
+        let dev = model.dev.clone();
+        let s = neg.scratch(rows);
+        let (b, hp, v1) = (s.batch.clone_ref(), s.hp.clone_ref(), s.v1.clone_ref());
+        dev.upload(&b, 0, batch);
+        hidden(model, &b, rows, Out::Means, &hp, None);
+        visible(model, &hp, rows, Out::Means, &v1, None);
+        hidden(model, &v1, rows, Out::Means, &hp, None);
+        sums(neg, &v1, &hp, rows);
+    }
+
+    fn step(opt: &mut GpuOptimizer, model: &mut GpuModel, pos: &GpuStats, neg: &GpuStats, lr: f32) {
+        let count = len(model.m, model.n);
+        let p = Params {
+            count: count as u32,
+            mn: (model.m * model.n) as u32,
+            flags: u32::from(opt.momentum != 0.0),
+            f: [
+                1.0 / pos.count.max(1.0),
+                1.0 / neg.count.max(1.0),
+                opt.weight_decay,
+                lr,
+                opt.momentum,
+                0.0,
+                0.0,
+                0.0,
+            ],
+            ..Default::default()
+        };
+        model.dev.elementwise(
+            Kernel::Step,
+            &p,
+            count,
+            [Some(&pos.sums), Some(&neg.sums), None],
+            [Some(&model.theta), Some(&opt.grad.x)],
+        );
+    }
+
+    fn grad(opt: &GpuOptimizer) -> &GpuParams {
+        &opt.grad
+    }
+
+    fn zeros(model: &GpuModel) -> GpuParams {
+        GpuParams {
+            dev: model.dev.clone(),
+            x: model.dev.zeros(len(model.m, model.n)),
+            m: model.m,
+            n: model.n,
+        }
+    }
+
+    fn set_sum(sum: &mut GpuModel, model: &GpuModel, extra: &GpuParams) {
+        let count = len(model.m, model.n);
+        let p = Params {
+            count: count as u32,
+            ..Default::default()
+        };
+        model.dev.elementwise(
+            Kernel::Add,
+            &p,
+            count,
+            [Some(&model.theta), Some(&extra.x), None],
+            [Some(&sum.theta), None],
+        );
+    }
+
+    fn decay_add(x: &mut GpuParams, alpha: f32, eta: f32, g: &GpuParams) {
+        let count = len(x.m, x.n);
+        let p = Params {
+            count: count as u32,
+            f: [alpha, eta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            ..Default::default()
+        };
+        x.dev
+            .elementwise(Kernel::DecayAdd, &p, count, [Some(&g.x), None, None], [Some(&x.x), None]);
+    }
+
+    fn w_norm(x: &GpuParams) -> f64 {
+        x.dev
+            .read(&x.x, 0, x.m * x.n)
+            .iter()
+            .map(|&w| f64::from(w).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    fn copy(model: &GpuModel) -> GpuModel {
+        let theta = model.dev.zeros(model.theta.len);
+        model.dev.copy(&model.theta, 0, &theta, 0, model.theta.len);
+        GpuModel {
+            dev: model.dev.clone(),
+            theta,
+            m: model.m,
+            n: model.n,
+        }
+    }
+
+    fn centered(_: &GpuModel, _: &Dataset, _: f32, _: f32) -> Result<NoCentered> {
+        Err(Error::Invalid(
+            "CG and CS-DCP (the centered parameterisation) run on the CPU engine only, for now: use --device cpu".into(),
+        ))
+    }
+
+    fn begin_batch(c: &mut NoCentered, _: &GpuModel, _: &[f32], _: Option<&mut GpuChains>) {
+        match *c {}
+    }
+
+    fn slide(c: &mut NoCentered) {
+        match *c {}
+    }
+
+    fn centered_data_stats(c: &mut NoCentered, _: &[f32], _: &mut GpuStats) {
+        match *c {}
+    }
+
+    fn centered_chain_stats(c: &mut NoCentered, _: &GpuChains, _: &mut GpuStats) {
+        match *c {}
+    }
+
+    fn centered_step(
+        c: &mut NoCentered,
+        _: &mut GpuOptimizer,
+        _: &GpuStats,
+        _: &GpuStats,
+        _: f32,
+        _: &mut GpuModel,
+    ) {
+        match *c {}
+    }
+}

@@ -1,0 +1,54 @@
+// What every kernel of the GPU engine shares: the parameters of one dispatch (a 256-byte slot of
+// the upload ring, bound with a dynamic offset) and the buffers of one bind group layout
+// (three read-only, two read-write). Each kernel names what it reads in its own words.
+
+struct P {
+    rows: u32, cols: u32, depth: u32, mode: u32,
+    a_off: u32, a_row: u32, a_k: u32, b_off: u32,
+    b_k: u32, b_col: u32, bias_off: u32, c_off: u32,
+    key0: u32, key1: u32, draw_lo: u32, draw_hi: u32,
+    count: u32, mn: u32, flags: u32, extra: u32,
+    f0: f32, f1: f32, f2: f32, f3: f32,
+    f4: f32, f5: f32, f6: f32, f7: f32,
+};
+
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read> in0: array<f32>;
+@group(0) @binding(2) var<storage, read> in1: array<f32>;
+@group(0) @binding(3) var<storage, read> in2: array<f32>;
+@group(0) @binding(4) var<storage, read_write> out0: array<f32>;
+@group(0) @binding(5) var<storage, read_write> out1: array<f32>;
+
+// The high and low words of a·b (WGSL has no 64-bit integers): four 16-bit partial products.
+fn mulhilo(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu; let a1 = a >> 16u;
+    let b0 = b & 0xffffu; let b1 = b >> 16u;
+    let lo_lo = a0 * b0;
+    let hi_lo = a1 * b0;
+    let lo_hi = a0 * b1;
+    let hi_hi = a1 * b1;
+    let mid = (lo_lo >> 16u) + (hi_lo & 0xffffu) + (lo_hi & 0xffffu);
+    let hi = hi_hi + (hi_lo >> 16u) + (lo_hi >> 16u) + (mid >> 16u);
+    return vec2<u32>(hi, a * b);
+}
+
+// Philox4x32-10 (Salmon et al. 2011), as rbm_core::rng::philox::philox4x32.
+fn philox(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+    var x = counter;
+    var k = key;
+    for (var round = 0u; round < 10u; round++) {
+        if (round > 0u) {
+            k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+        }
+        let p0 = mulhilo(0xD2511F53u, x.x);
+        let p1 = mulhilo(0xCD9E8D57u, x.z);
+        x = vec4<u32>(p1.x ^ x.y ^ k.x, p1.y, p0.x ^ x.w ^ k.y, p0.y);
+    }
+    return x;
+}
+
+// Uniform `index` of this dispatch's draw, as rbm_core::rng::philox::uniform.
+fn uniform01(index: u32) -> f32 {
+    let block = philox(vec4<u32>(index >> 2u, p.draw_lo, p.draw_hi, 0u), vec2<u32>(p.key0, p.key1));
+    return f32(block[index & 3u] >> 8u) * (1.0 / 16777216.0);
+}

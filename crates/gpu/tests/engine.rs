@@ -1,0 +1,296 @@
+//! The GPU engine against the CPU engine and the model's law (issue 30), on whatever adapter
+//! wgpu finds: lavapipe (Mesa's Vulkan on the CPU) in CI, a real GPU elsewhere.
+//!
+//! - Philox: the WGSL generator's uniforms equal the CPU's bit for bit;
+//! - equivalence: positive and mean-field statistics, the parameter step (with weight decay and
+//!   momentum), FPCD's sums and ‖W‖ equal the CPU engine's within f32 rounding; a half-sweep's
+//!   draws equal the CPU's decisions for the same uniforms except within rounding of p;
+//! - law: Gibbs chains started from a small model's exact p(v) stay there (no drift);
+//! - training: the same algorithm files learn BAS 3×3 on the GPU as on the CPU.
+
+use rbm_core::data::Dataset;
+use rbm_core::engine::{Cpu, Engine};
+use rbm_core::eval::exact;
+use rbm_core::model::{Init, Rbm};
+use rbm_core::rng::{philox, stream, uniform, Purpose};
+use rbm_core::train::{cd::Cd, fpcd::Fpcd, mfcd::MfCd, pcd::Pcd, sdcp::Sdcp};
+use rbm_core::train::{Algorithm, Ctx, LaneConfig, Optimizer, Setup};
+use rbm_gpu::device::{Kernel, Params};
+use rbm_gpu::{Device, Gpu, GpuModel, GpuOptimizer, GpuRng};
+use std::sync::{Arc, OnceLock};
+
+fn device() -> Arc<Device> {
+    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
+    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
+        .clone()
+}
+
+fn random_rows(rows: usize, m: usize, density: f32, seed: u64) -> Vec<f32> {
+    let mut r = stream(seed, 0, Purpose::Aux);
+    (0..rows * m)
+        .map(|_| f32::from(u8::from(uniform(&mut r) < density)))
+        .collect()
+}
+
+fn close(a: &[f32], b: &[f32], tol: f32, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= tol * (1.0 + y.abs()),
+            "{what}[{i}]: GPU {x} vs CPU {y}"
+        );
+    }
+}
+
+fn flat(p: &rbm_core::model::Params<f32>) -> Vec<f32> {
+    [&p.w[..], &p.b[..], &p.c[..]].concat()
+}
+
+#[test]
+fn philox_uniforms_equal_the_cpus_bit_for_bit() {
+    let dev = device();
+    let count = 10_007;
+    let out = dev.zeros(count);
+    for (seed, lane, draw) in [(1u64, 0u64, 1u64), (0xdead_beef_1234, 7, 1 << 33), (u64::MAX, 3, 12345)] {
+        let key = philox::key(seed, lane);
+        let p = Params {
+            count: count as u32,
+            key,
+            draw,
+            ..Default::default()
+        };
+        dev.elementwise(Kernel::Uniforms, &p, count, [None, None, None], [Some(&out), None]);
+        let got = dev.read(&out, 0, count);
+        for (i, g) in got.iter().enumerate() {
+            let want = philox::uniform(key, draw, i as u32);
+            assert_eq!(g.to_bits(), want.to_bits(), "uniform {i} of ({seed}, {lane}, {draw})");
+        }
+    }
+}
+
+/// The statistics and steps on a 100×37 model (sizes not multiples of the tiles).
+#[test]
+fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
+    let dev = device();
+    let (m, n, rows) = (100, 37, 70);
+    let model = Rbm::random(m, n, 0.3, 5).unwrap();
+    let batch = random_rows(rows, m, 0.3, 1);
+    let chain_rows = random_rows(45, m, 0.5, 2);
+    for (wd, mom) in [(0.0f32, 0.0f32), (1e-3, 0.0), (2e-4, 0.5)] {
+        let mut g_model = GpuModel::upload(&dev, &model);
+        let mut g_pos = Gpu::stats(&g_model);
+        let mut g_neg = Gpu::stats(&g_model);
+        let mut g_opt = GpuOptimizer::new(&g_model, wd, mom);
+        let mut c_model = model.clone();
+        let mut c_pos = Cpu::stats(&c_model);
+        let mut c_neg = Cpu::stats(&c_model);
+        let mut c_opt = Optimizer::new(m, n, wd, mom);
+        for t in 0..3 {
+            Gpu::positive_phase(&g_model, &batch, &mut g_pos, None);
+            Cpu::positive_phase(&c_model, &batch, &mut c_pos, None);
+            let (sums, count) = g_pos.download();
+            assert_eq!(count, c_pos.count);
+            close(&sums, &flat(&c_pos.sum), 1e-5, "positive sums");
+            if t == 1 {
+                Gpu::mean_field_stats(&g_model, &chain_rows, &mut g_neg);
+                Cpu::mean_field_stats(&c_model, &chain_rows, &mut c_neg);
+            } else {
+                // Chains' statistics: E[h|v] of the chain rows (no sweep: 0 sweeps of a restart).
+                let g_chains = Gpu::chains(&g_model, &chain_rows, 45);
+                let mut g_ch = g_chains;
+                Gpu::sweeps(&g_model, &mut g_ch, &mut GpuRng::new(1, 0), 0);
+                Gpu::chain_stats(&g_ch, &mut g_neg);
+                let mut c_ch = Cpu::chains(&c_model, &chain_rows, 45);
+                Cpu::sweeps(&c_model, &mut c_ch, &mut stream(1, 0, Purpose::Sampling), 0);
+                Cpu::chain_stats(&c_ch, &mut c_neg);
+            }
+            let (sums, _) = g_neg.download();
+            close(&sums, &flat(&c_neg.sum), 1e-5, "negative sums");
+            Gpu::step(&mut g_opt, &mut g_model, &g_pos, &g_neg, 0.1);
+            Cpu::step(&mut c_opt, &mut c_model, &c_pos, &c_neg, 0.1);
+            let got = g_model.download().unwrap();
+            close(&flat(&got.params()), &flat(&c_model.params()), 1e-5, "θ after the step");
+            close(&Gpu::grad(&g_opt).download(), &flat(Cpu::grad(&c_opt)), 1e-4, "gradient");
+        }
+        // FPCD's fast parameters: θ_F ← 0.95 θ_F + 0.01 g twice, then θ + θ_F and ‖θ_F‖.
+        let mut g_fast = Gpu::zeros(&g_model);
+        let mut c_fast = Cpu::zeros(&c_model);
+        let mut g_sum = Gpu::copy(&g_model);
+        let mut c_sum = Cpu::copy(&c_model);
+        for _ in 0..2 {
+            Gpu::decay_add(&mut g_fast, 0.95, 0.01, Gpu::grad(&g_opt));
+            Cpu::decay_add(&mut c_fast, 0.95, 0.01, Cpu::grad(&c_opt));
+        }
+        Gpu::set_sum(&mut g_sum, &g_model, &g_fast);
+        Cpu::set_sum(&mut c_sum, &c_model, &c_fast);
+        close(&flat(&g_sum.download().unwrap().params()), &flat(&c_sum.params()), 1e-5, "θ + θ_F");
+        let (a, b) = (Gpu::w_norm(&g_fast), Cpu::w_norm(&c_fast));
+        assert!((a - b).abs() <= 1e-5 * b, "‖W_F‖ GPU {a} vs CPU {b}");
+    }
+}
+
+/// A half-sweep draws unit j of chain r on iff u·(1 + e^{−a}) < 1 with u Philox's uniform
+/// r·n + j of the draw: the GPU's decisions equal those computed here in f64 except where u is
+/// within 1e-5 of σ(a).
+#[test]
+fn a_half_sweeps_draws_are_the_cpus_decisions_for_the_same_uniforms() {
+    let dev = device();
+    let (m, n, count) = (150, 70, 130);
+    let model = Rbm::random(m, n, 0.5, 9).unwrap();
+    let rows = random_rows(count, m, 0.4, 4);
+    let g_model = GpuModel::upload(&dev, &model);
+    let mut chains = Gpu::chains(&g_model, &rows, count);
+    let mut rng = GpuRng::new(77, 2);
+    Gpu::sweeps(&g_model, &mut chains, &mut rng, 1);
+    // The hidden draw of the sweep was draw 1 of the stream, from the chains' rows.
+    let h = chains.hidden_states();
+    let key = philox::key(77, 2);
+    let mut mismatched = 0;
+    for r in 0..count {
+        for j in 0..n {
+            let a: f64 = f64::from(model.c[j])
+                + (0..m)
+                    .map(|i| f64::from(rows[r * m + i]) * f64::from(model.w()[i * n + j]))
+                    .sum::<f64>();
+            let p = 1.0 / (1.0 + (-a).exp());
+            let u = f64::from(philox::uniform(key, 1, (r * n + j) as u32));
+            let want = u < p;
+            if (h[r * n + j] == 1.0) != want {
+                assert!((u - p).abs() < 1e-5, "chain {r} unit {j}: u {u}, p {p}, GPU {}", h[r * n + j]);
+                mismatched += 1;
+            }
+        }
+    }
+    assert!(mismatched <= 2, "{mismatched} draws differ");
+}
+
+/// Chains started from the exact p(v) of a 6×4 model, after 3 GPU sweeps, are still
+/// distributed as p(v): a chi-square test over the 64 patterns (the critical value of 63
+/// degrees of freedom at p = 1e-6 is about 130; a transposed weight or a wrong uniform gives
+/// thousands).
+#[test]
+fn gibbs_chains_started_from_the_exact_distribution_do_not_drift() {
+    let dev = device();
+    let (m, n, count) = (6, 4, 40_000);
+    let model = Rbm::random(m, n, 1.2, 3).unwrap();
+    let p = exact::model_distribution(&model).unwrap();
+    let mut r = stream(5, 0, Purpose::Aux);
+    let mut rows = Vec::with_capacity(count * m);
+    for _ in 0..count {
+        let u = rbm_core::rng::uniform_f64(&mut r);
+        let mut acc = 0.0;
+        let code = p.iter().position(|&q| {
+            acc += q;
+            u < acc
+        });
+        let code = code.unwrap_or(p.len() - 1);
+        rows.extend((0..m).map(|i| ((code >> i) & 1) as f32));
+    }
+    let g_model = GpuModel::upload(&dev, &model);
+    let mut chains = Gpu::chains(&g_model, &rows, count);
+    Gpu::sweeps(&g_model, &mut chains, &mut GpuRng::new(3, 0), 3);
+    let v = Gpu::chain_states(&chains);
+    let mut hist = vec![0usize; 1 << m];
+    for row in v.chunks_exact(m) {
+        let code: usize = row.iter().enumerate().map(|(i, &x)| usize::from(x == 1.0) << i).sum();
+        hist[code] += 1;
+    }
+    let chi2: f64 = hist
+        .iter()
+        .zip(&p)
+        .map(|(&o, &q)| {
+            let e = q * count as f64;
+            (o as f64 - e).powi(2) / e
+        })
+        .sum();
+    assert!(chi2 < 130.0, "chi-square {chi2} over 64 patterns");
+    assert!(v.iter().all(|&x| x == 0.0 || x == 1.0));
+}
+
+/// A run of `cfg`'s algorithm on engine E from the same model: the ATLL after `updates`.
+fn train<E: Engine<Model = M>, M>(
+    cfg: &LaneConfig,
+    data: &Dataset,
+    model: M,
+    rng: &mut E::Rng,
+    opt: &mut E::Optimizer,
+    updates: usize,
+    out: impl Fn(&M) -> Rbm,
+) -> f64 {
+    let batch = 9;
+    let setup = Setup::<E> {
+        cfg,
+        model: &model,
+        data,
+        batch,
+        chains: batch,
+    };
+    let mut algo: Box<dyn Algorithm<E>> = match cfg.algo.as_str() {
+        "cd" => Box::new(Cd::<E>::new(&setup)),
+        "mf-cd" => Box::new(MfCd::<E>::new(&setup)),
+        "pcd" => Box::new(Pcd::<E>::new(&setup)),
+        "fpcd" => Box::new(Fpcd::<E>::new(&setup)),
+        "sdcp" => Box::new(Sdcp::<E>::new(&setup)),
+        other => panic!("{other}"),
+    };
+    let mut model = model;
+    let mut pos = E::stats(&model);
+    let mut b = Vec::new();
+    for t in 0..updates {
+        b.clear();
+        for r in 0..batch {
+            b.extend_from_slice(data.row((batch * t + r * 7) % data.rows()));
+        }
+        let mut cx = Ctx::<E> {
+            model: &mut model,
+            batch: &b,
+            rng,
+            lr: 0.1,
+            opt,
+            pos: &mut pos,
+        };
+        algo.update(&mut cx).unwrap();
+    }
+    exact::evaluate(&out(&model), data).unwrap().atll
+}
+
+/// The same algorithm files learn BAS 3×3 on both engines: over 3 seeds each from the same
+/// start, 1 000 updates end far above the start, and the GPU's mean ATLL is within the
+/// spread of the two engines' seeds (|mean difference| < 3 standard errors + 0.05 nats).
+#[test]
+fn the_algorithm_files_learn_bas3_on_the_gpu_as_on_the_cpu() {
+    let dev = device();
+    let data = Dataset::builtin("bas3").unwrap();
+    let model = Rbm::init(&data, 12, Init::Ucd, &mut stream(1, 0, Purpose::Init)).unwrap();
+    let start = exact::evaluate(&model, &data).unwrap().atll;
+    for algo in ["cd", "mf-cd", "pcd", "fpcd", "sdcp"] {
+        let cfg = LaneConfig {
+            algo: algo.into(),
+            hidden: 12,
+            k: 1,
+            ..LaneConfig::default()
+        };
+        let (mut gpu, mut cpu) = (Vec::new(), Vec::new());
+        for seed in 1..=3 {
+            let g = GpuModel::upload(&dev, &model);
+            let mut g_opt = GpuOptimizer::new(&g, 0.0, 0.0);
+            let mut g_rng = GpuRng::new(seed, 0);
+            gpu.push(train::<Gpu, _>(&cfg, &data, g, &mut g_rng, &mut g_opt, 1000, |m| {
+                m.download().unwrap()
+            }));
+            let mut c_opt = Optimizer::new(9, 12, 0.0, 0.0);
+            let mut c_rng = stream(seed, 0, Purpose::Sampling);
+            cpu.push(train::<Cpu, _>(&cfg, &data, model.clone(), &mut c_rng, &mut c_opt, 1000, Rbm::clone));
+        }
+        let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+        let var = |x: &[f64]| {
+            let m = mean(x);
+            x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64
+        };
+        let se = ((var(&gpu) + var(&cpu)) / 3.0).sqrt();
+        let diff = mean(&gpu) - mean(&cpu);
+        eprintln!("{algo}: GPU {gpu:.3?} CPU {cpu:.3?} diff {diff:.3} se {se:.3}");
+        assert!(gpu.iter().all(|&a| a > start + 1.0), "{algo}: GPU ATLL {gpu:?} from {start}");
+        assert!(diff.abs() < 3.0 * se + 0.05, "{algo}: GPU {gpu:?} vs CPU {cpu:?}");
+    }
+}
