@@ -112,6 +112,13 @@ impl Params {
     }
 }
 
+/// A compute pipeline on the engine's bind group layout ([`Device::compile`]).
+#[derive(Debug)]
+pub struct Pipeline {
+    id: u64,
+    pipeline: wgpu::ComputePipeline,
+}
+
 /// A storage buffer of f32 on the GPU, with an identity for the bind-group cache.
 #[derive(Debug)]
 pub struct Buf {
@@ -150,7 +157,8 @@ impl From<wgpu::AdapterInfo> for AdapterInfo {
 
 /// The adapters wgpu finds on this machine (`rbm devices`).
 pub fn adapters() -> Vec<AdapterInfo> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
         .into_iter()
         .map(|a| a.get_info().into())
@@ -160,7 +168,7 @@ pub fn adapters() -> Vec<AdapterInfo> {
 struct State {
     encoder: Option<wgpu::CommandEncoder>,
     ring: Vec<u8>,
-    bind_groups: HashMap<(Kernel, [u64; 5]), wgpu::BindGroup>,
+    bind_groups: HashMap<(u64, [u64; 5]), wgpu::BindGroup>,
     submissions: u64,
 }
 
@@ -171,7 +179,8 @@ pub struct Device {
     device: wgpu::Device,
     queue: wgpu::Queue,
     layout: wgpu::BindGroupLayout,
-    pipelines: HashMap<Kernel, wgpu::ComputePipeline>,
+    pipelines: HashMap<Kernel, Pipeline>,
+    pipeline_layout: wgpu::PipelineLayout,
     ring: wgpu::Buffer,
     dummy_ro: Buf,
     dummy_rw: [Buf; 2],
@@ -267,17 +276,7 @@ impl Device {
         });
         let pipelines = KERNELS
             .iter()
-            .map(|&(k, entry)| {
-                let p = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (k, p)
-            })
+            .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
             .collect();
         let ring = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ring"),
@@ -296,6 +295,7 @@ impl Device {
             queue,
             layout,
             pipelines,
+            pipeline_layout,
             ring,
             state: Mutex::new(State {
                 encoder: None,
@@ -304,6 +304,24 @@ impl Device {
                 submissions: 0,
             }),
         }))
+    }
+
+    /// `entry` of `wgsl` (after common.wgsl's parameters, bindings and Philox) as a pipeline on
+    /// the engine's layout, for kernels kept in their own files (exact enumeration, AIS).
+    pub fn compile(&self, wgsl: &str, entry: &str) -> Pipeline {
+        let source = format!("{}\n{wgsl}", include_str!("shaders/common.wgsl"));
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(entry),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        pipeline(&self.device, &self.pipeline_layout, &module, entry)
+    }
+
+    /// The wgpu device and queue, for what the engine's helpers do not cover.
+    pub fn wgpu(&self) -> (&wgpu::Device, &wgpu::Queue) {
+        (&self.device, &self.queue)
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -318,11 +336,13 @@ impl Device {
     /// A buffer holding `data`.
     pub fn buffer(&self, data: &[f32]) -> Buf {
         let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let buf = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: &bytes,
-            usage: Buf::USAGE,
-        });
+        let buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: &bytes,
+                usage: Buf::USAGE,
+            });
         Buf {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             buf,
@@ -332,7 +352,10 @@ impl Device {
 
     /// Records `dst[offset..] ← data` in order with the dispatches around it.
     pub fn upload(&self, dst: &Buf, offset: usize, data: &[f32]) {
-        assert!(offset + data.len() <= dst.len, "upload past the buffer's end");
+        assert!(
+            offset + data.len() <= dst.len,
+            "upload past the buffer's end"
+        );
         let bytes = data.len() * 4;
         if bytes == 0 {
             return;
@@ -403,6 +426,18 @@ impl Device {
         outputs: [Option<&Buf>; 2],
         groups: (u32, u32),
     ) {
+        self.run(&self.pipelines[&kernel], params, inputs, outputs, groups);
+    }
+
+    /// Records one dispatch of a [`Device::compile`]d pipeline (as [`Device::dispatch`]).
+    pub fn run(
+        &self,
+        pipeline: &Pipeline,
+        params: &Params,
+        inputs: [Option<&Buf>; 3],
+        outputs: [Option<&Buf>; 2],
+        groups: (u32, u32),
+    ) {
         let mut st = self.state();
         let at = self.reserve(&mut st, SLOT);
         st.ring[at..at + 112].copy_from_slice(&params.bytes());
@@ -413,7 +448,7 @@ impl Device {
             outputs[0].unwrap_or(&self.dummy_rw[0]),
             outputs[1].unwrap_or(&self.dummy_rw[1]),
         ];
-        let key = (kernel, bufs.map(|b| b.id));
+        let key = (pipeline.id, bufs.map(|b| b.id));
         if st.bind_groups.len() > 4096 {
             st.bind_groups.clear();
         }
@@ -442,13 +477,12 @@ impl Device {
                 })
             })
             .clone();
-        let pipeline = &self.pipelines[&kernel];
         let enc = self.encoder(&mut st);
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: None,
         });
-        pass.set_pipeline(pipeline);
+        pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &group, &[at as u32]);
         pass.dispatch_workgroups(groups.0, groups.1, 1);
     }
@@ -533,6 +567,25 @@ impl Device {
         drop(view);
         staging.unmap();
         out
+    }
+}
+
+fn pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+) -> Pipeline {
+    Pipeline {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        pipeline: device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(layout),
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        }),
     }
 }
 

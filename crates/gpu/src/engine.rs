@@ -204,7 +204,14 @@ struct Gemm<'a> {
     bias: Option<(&'a Buf, usize)>,
 }
 
-fn gemm(dev: &Device, g: Gemm, out: Out, target: &Buf, c_off: usize, draw: Option<([u32; 2], u64)>) {
+fn gemm(
+    dev: &Device,
+    g: Gemm,
+    out: Out,
+    target: &Buf,
+    c_off: usize,
+    draw: Option<([u32; 2], u64)>,
+) {
     let (key, draw) = draw.unwrap_or(([0, 0], 0));
     let p = Params {
         rows: g.rows as u32,
@@ -235,7 +242,14 @@ fn gemm(dev: &Device, g: Gemm, out: Out, target: &Buf, c_off: usize, draw: Optio
 }
 
 /// Hidden layer of `rows` visible rows `v`: c + vᵀW, with `out`'s epilogue.
-fn hidden(model: &GpuModel, v: &Buf, rows: usize, out: Out, target: &Buf, draw: Option<([u32; 2], u64)>) {
+fn hidden(
+    model: &GpuModel,
+    v: &Buf,
+    rows: usize,
+    out: Out,
+    target: &Buf,
+    draw: Option<([u32; 2], u64)>,
+) {
     let (m, n) = (model.m, model.n);
     let g = Gemm {
         rows,
@@ -249,7 +263,14 @@ fn hidden(model: &GpuModel, v: &Buf, rows: usize, out: Out, target: &Buf, draw: 
 }
 
 /// Visible layer of `rows` hidden rows `h`: b + W h, with `out`'s epilogue.
-fn visible(model: &GpuModel, h: &Buf, rows: usize, out: Out, target: &Buf, draw: Option<([u32; 2], u64)>) {
+fn visible(
+    model: &GpuModel,
+    h: &Buf,
+    rows: usize,
+    out: Out,
+    target: &Buf,
+    draw: Option<([u32; 2], u64)>,
+) {
     let (m, n) = (model.m, model.n);
     let g = Gemm {
         rows,
@@ -282,9 +303,13 @@ fn sums(stats: &mut GpuStats, v: &Buf, hp: &Buf, rows: usize) {
         flags: 1,
         ..Default::default()
     };
-    stats
-        .dev
-        .elementwise(Kernel::Colsum, &p, m + n, [Some(v), Some(hp), None], [Some(&stats.sums), None]);
+    stats.dev.elementwise(
+        Kernel::Colsum,
+        &p,
+        m + n,
+        [Some(v), Some(hp), None],
+        [Some(&stats.sums), None],
+    );
     stats.count = rows as f32;
 }
 
@@ -303,7 +328,10 @@ impl GpuStats {
 
     /// The sums on the host as [Σ v hᵀ | Σ v | Σ h], and the count (waits for the GPU).
     pub fn download(&self) -> (Vec<f32>, f32) {
-        (self.dev.read(&self.sums, 0, len(self.m, self.n)), self.count)
+        (
+            self.dev.read(&self.sums, 0, len(self.m, self.n)),
+            self.count,
+        )
     }
 }
 
@@ -311,8 +339,22 @@ impl GpuStats {
 fn run_sweeps(model: &GpuModel, chains: &mut GpuChains, rng: &mut GpuRng, k: usize) {
     chains.host = OnceLock::new();
     for _ in 0..k {
-        hidden(model, &chains.v, chains.count, Out::Draw, &chains.h, Some(rng.next()));
-        visible(model, &chains.h, chains.count, Out::Draw, &chains.v, Some(rng.next()));
+        hidden(
+            model,
+            &chains.v,
+            chains.count,
+            Out::Draw,
+            &chains.h,
+            Some(rng.next()),
+        );
+        visible(
+            model,
+            &chains.h,
+            chains.count,
+            Out::Draw,
+            &chains.v,
+            Some(rng.next()),
+        );
     }
     hidden(model, &chains.v, chains.count, Out::Means, &chains.hp, None);
 }
@@ -498,8 +540,13 @@ impl Engine for Gpu {
             f: [alpha, eta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
             ..Default::default()
         };
-        x.dev
-            .elementwise(Kernel::DecayAdd, &p, count, [Some(&g.x), None, None], [Some(&x.x), None]);
+        x.dev.elementwise(
+            Kernel::DecayAdd,
+            &p,
+            count,
+            [Some(&g.x), None, None],
+            [Some(&x.x), None],
+        );
     }
 
     fn w_norm(x: &GpuParams) -> f64 {
