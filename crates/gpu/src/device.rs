@@ -519,7 +519,7 @@ impl Device {
             self.queue.submit([enc.finish()]);
             st.ring.clear();
             st.submissions += 1;
-            if st.submissions % 64 == 0 {
+            if st.submissions.is_multiple_of(64) {
                 // Reclaims finished submissions' resources without waiting.
                 let _ = self.device.poll(wgpu::PollType::Poll);
             }
