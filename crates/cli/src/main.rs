@@ -24,6 +24,7 @@
 mod ais;
 mod chain;
 mod common;
+mod gpu;
 mod grad;
 mod loglik;
 mod reproduce;
@@ -75,6 +76,10 @@ enum Command {
     Drift(sample::DriftCmd),
     /// Exact law of a Gibbs chain after k sweeps: its distance to the model and to the data
     Chain(chain::ChainCmd),
+    /// The GPU adapters wgpu finds (one JSON line each)
+    Devices(gpu::DevicesCmd),
+    /// The GPU engine's speed on the PyTorch peer's workloads (benchmark; one JSON line each)
+    Speed(gpu::SpeedCmd),
 }
 
 fn presets(out: &mut Out) -> CliResult {
@@ -118,6 +123,8 @@ fn main() -> ExitCode {
         Command::Isl(a) => sample::run_isl(a, &mut out),
         Command::Drift(a) => sample::run_drift(a, &mut out),
         Command::Chain(a) => chain::run(a, &mut out),
+        Command::Devices(a) => gpu::devices(a, &mut out),
+        Command::Speed(a) => gpu::speed(a, &mut out),
     };
     match r {
         Ok(()) | Err(Failure::BrokenPipe) => ExitCode::SUCCESS,

@@ -8,7 +8,7 @@
 
 use rbm_core::error::{Error, Result};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wgpu::util::DeviceExt;
 
@@ -22,8 +22,10 @@ const WG: u32 = 256;
 /// The kernels (WGSL entry points) of the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// Tiled A·B with an epilogue (gemm.wgsl).
+    /// Tiled A·B with an epilogue (gemm.wgsl), 64×64 tiles.
     Gemm,
+    /// The same with 32×32 tiles, for products of few tiles.
+    GemmSmall,
     /// The parameter step.
     Step,
     /// out = a + b.
@@ -38,8 +40,7 @@ pub enum Kernel {
     Uniforms,
 }
 
-const KERNELS: [(Kernel, &str); 7] = [
-    (Kernel::Gemm, "gemm"),
+const KERNELS: [(Kernel, &str); 6] = [
     (Kernel::Step, "step"),
     (Kernel::Add, "add"),
     (Kernel::DecayAdd, "decay_add"),
@@ -176,6 +177,9 @@ struct State {
 pub struct Device {
     /// The adapter the device was opened on.
     pub info: AdapterInfo,
+    /// Products of fewer 64×64 tiles than this use 32×32 tiles (more workgroups in flight):
+    /// 256 by default; `RBM_GPU_SMALL_TILES` in the environment overrides it (for benchmarks).
+    small_tile_below: AtomicUsize,
     device: wgpu::Device,
     queue: wgpu::Queue,
     layout: wgpu::BindGroupLayout,
@@ -229,12 +233,8 @@ impl Device {
             ..Default::default()
         }))
         .map_err(|e| Error::Invalid(format!("the GPU {} refused a device: {e}", info.name)))?;
-        let source = format!(
-            "{}\n{}\n{}",
-            include_str!("shaders/common.wgsl"),
-            include_str!("shaders/gemm.wgsl"),
-            include_str!("shaders/elementwise.wgsl")
-        );
+        let common = include_str!("shaders/common.wgsl");
+        let source = format!("{common}\n{}", include_str!("shaders/elementwise.wgsl"));
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("rbm kernels"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -274,10 +274,21 @@ impl Device {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipelines = KERNELS
+        let mut pipelines: HashMap<Kernel, Pipeline> = KERNELS
             .iter()
             .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
             .collect();
+        let gemm = include_str!("shaders/gemm.wgsl");
+        for (k, r) in [(Kernel::Gemm, "4u"), (Kernel::GemmSmall, "2u")] {
+            let tiled = gemm
+                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"))
+                .replace("const RN: u32 = 4u;", &format!("const RN: u32 = {r};"));
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("gemm"),
+                source: wgpu::ShaderSource::Wgsl(format!("{common}\n{tiled}").into()),
+            });
+            pipelines.insert(k, pipeline(&device, &pipeline_layout, &module, "gemm"));
+        }
         let ring = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ring"),
             size: RING as u64,
@@ -287,8 +298,13 @@ impl Device {
             mapped_at_creation: false,
         });
         let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
+        let small_tile_below = std::env::var("RBM_GPU_SMALL_TILES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(256);
         Ok(Arc::new(Device {
             info,
+            small_tile_below: AtomicUsize::new(small_tile_below),
             dummy_ro: mk(&device),
             dummy_rw: [mk(&device), mk(&device)],
             device,
@@ -317,6 +333,21 @@ impl Device {
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
         pipeline(&self.device, &self.pipeline_layout, &module, entry)
+    }
+
+    /// Products of fewer 64×64 tiles than this use 32×32 tiles (0: always 64×64, usize::MAX:
+    /// always 32×32; tests force each arm).
+    pub fn set_small_tile_below(&self, tiles: usize) {
+        self.small_tile_below.store(tiles, Ordering::Relaxed);
+    }
+
+    /// The tile the engine's products of `tiles` 64×64 tiles use: 32 or 64.
+    pub fn tile_for(&self, tiles: usize) -> u32 {
+        if tiles < self.small_tile_below.load(Ordering::Relaxed) {
+            32
+        } else {
+            64
+        }
     }
 
     /// The wgpu device and queue, for what the engine's helpers do not cover.

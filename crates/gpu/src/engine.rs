@@ -231,9 +231,18 @@ fn gemm(
         f: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         ..Default::default()
     };
-    let groups = ((g.cols as u32).div_ceil(64), (g.rows as u32).div_ceil(64));
+    let tile = dev.tile_for(g.rows.div_ceil(64) * g.cols.div_ceil(64));
+    let kernel = if tile == 32 {
+        Kernel::GemmSmall
+    } else {
+        Kernel::Gemm
+    };
+    let groups = (
+        (g.cols as u32).div_ceil(tile),
+        (g.rows as u32).div_ceil(tile),
+    );
     dev.dispatch(
-        Kernel::Gemm,
+        kernel,
         &p,
         [Some(g.a.0), Some(g.b.0), g.bias.map(|b| b.0)],
         [Some(target), None],

@@ -82,16 +82,24 @@ fn philox_uniforms_equal_the_cpus_bit_for_bit() {
     }
 }
 
-/// The statistics and steps on a 100×37 model (sizes not multiples of the tiles).
+/// The statistics and steps on a 100×37 model (sizes not multiples of the tiles), with the
+/// products on 64×64 tiles and on 32×32 tiles.
 #[test]
 fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
-    let dev = device();
+    let dev = Device::open(None).unwrap();
+    for tiles in [0, usize::MAX] {
+        dev.set_small_tile_below(tiles);
+        statistics_and_steps(&dev);
+    }
+}
+
+fn statistics_and_steps(dev: &Arc<Device>) {
     let (m, n, rows) = (100, 37, 70);
     let model = Rbm::random(m, n, 0.3, 5).unwrap();
     let batch = random_rows(rows, m, 0.3, 1);
     let chain_rows = random_rows(45, m, 0.5, 2);
     for (wd, mom) in [(0.0f32, 0.0f32), (1e-3, 0.0), (2e-4, 0.5)] {
-        let mut g_model = GpuModel::upload(&dev, &model);
+        let mut g_model = GpuModel::upload(dev, &model);
         let mut g_pos = Gpu::stats(&g_model);
         let mut g_neg = Gpu::stats(&g_model);
         let mut g_opt = GpuOptimizer::new(&g_model, wd, mom);
@@ -160,14 +168,21 @@ fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
 
 /// A half-sweep draws unit j of chain r on iff u·(1 + e^{−a}) < 1 with u Philox's uniform
 /// r·n + j of the draw: the GPU's decisions equal those computed here in f64 except where u is
-/// within 1e-5 of σ(a).
+/// within 1e-5 of σ(a); on 64×64 and on 32×32 tiles.
 #[test]
 fn a_half_sweeps_draws_are_the_cpus_decisions_for_the_same_uniforms() {
-    let dev = device();
+    let dev = Device::open(None).unwrap();
+    for tiles in [0, usize::MAX] {
+        dev.set_small_tile_below(tiles);
+        half_sweep_draws(&dev);
+    }
+}
+
+fn half_sweep_draws(dev: &Arc<Device>) {
     let (m, n, count) = (150, 70, 130);
     let model = Rbm::random(m, n, 0.5, 9).unwrap();
     let rows = random_rows(count, m, 0.4, 4);
-    let g_model = GpuModel::upload(&dev, &model);
+    let g_model = GpuModel::upload(dev, &model);
     let mut chains = Gpu::chains(&g_model, &rows, count);
     let mut rng = GpuRng::new(77, 2);
     Gpu::sweeps(&g_model, &mut chains, &mut rng, 1);

@@ -1,5 +1,7 @@
-// C = A·B with its epilogue, tiled 64×64 per workgroup (16×16 threads, 4×4 outputs each, depth
-// tiles of 16 through workgroup memory). Operands are read through strides, so one kernel makes
+// C = A·B with its epilogue, tiled TM×TN per workgroup (16×16 threads, RM×RN outputs each,
+// depth tiles of TK through workgroup memory). The engine compiles it twice: 64×64 tiles (4×4
+// per thread) for large products, 32×32 (2×2) where 64×64 tiles would leave most of the GPU
+// idle (a batch of 100). Operands are read through strides, so one kernel makes
 //   hidden pre-activations  c + vᵀW   (A = v rows, B = W),
 //   visible pre-activations b + W h   (A = h rows, B = Wᵀ by strides),
 //   statistics sums         Σ_r v_r h_rᵀ (A = Vᵀ, B = H by strides).
@@ -11,22 +13,24 @@
 //   3: as 2, and the means in out1[…]
 //   4: out0[…] = β(bias + acc)                               (pre-activations)
 
-const TM: u32 = 64u;
-const TN: u32 = 64u;
+const RM: u32 = 4u;
+const RN: u32 = 4u;
+const TM: u32 = 16u * RM;
+const TN: u32 = 16u * RN;
 const TK: u32 = 16u;
 
-var<workgroup> tile_a: array<f32, 1024>; // [k][r], TK × TM
-var<workgroup> tile_b: array<f32, 1024>; // [k][c], TK × TN
+var<workgroup> tile_a: array<f32, TK * TM>; // [k][r]
+var<workgroup> tile_b: array<f32, TK * TN>; // [k][c]
 
 @compute @workgroup_size(16, 16, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let t = lid.y * 16u + lid.x;
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
-    var acc: array<array<f32, 4>, 4>;
-    for (var i = 0u; i < 4u; i++) { for (var j = 0u; j < 4u; j++) { acc[i][j] = 0.0; } }
+    var acc: array<array<f32, RN>, RM>;
+    for (var i = 0u; i < RM; i++) { for (var j = 0u; j < RN; j++) { acc[i][j] = 0.0; } }
     for (var k0 = 0u; k0 < p.depth; k0 += TK) {
-        for (var e = 0u; e < 4u; e++) {
+        for (var e = 0u; e < TK * TM / 256u; e++) {
             let idx = t + e * 256u;
             var kk: u32; var rr: u32;
             if (p.a_k == 1u) { kk = idx % TK; rr = idx / TK; } else { rr = idx % TM; kk = idx / TM; }
@@ -34,6 +38,9 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             var x = 0.0;
             if (r < p.rows && k < p.depth) { x = in0[p.a_off + r * p.a_row + k * p.a_k]; }
             tile_a[kk * TM + rr] = x;
+        }
+        for (var e = 0u; e < TK * TN / 256u; e++) {
+            let idx = t + e * 256u;
             var kb: u32; var cc: u32;
             if (p.b_col == 1u) { cc = idx % TN; kb = idx / TN; } else { kb = idx % TK; cc = idx / TK; }
             let c = c0 + cc; let kc = k0 + kb;
@@ -43,19 +50,19 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         }
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
-            var a: array<f32, 4>; var b: array<f32, 4>;
-            for (var i = 0u; i < 4u; i++) { a[i] = tile_a[kk * TM + lid.y + 16u * i]; }
-            for (var j = 0u; j < 4u; j++) { b[j] = tile_b[kk * TN + lid.x + 16u * j]; }
-            for (var i = 0u; i < 4u; i++) {
-                for (var j = 0u; j < 4u; j++) { acc[i][j] = acc[i][j] + a[i] * b[j]; }
+            var a: array<f32, RM>; var b: array<f32, RN>;
+            for (var i = 0u; i < RM; i++) { a[i] = tile_a[kk * TM + lid.y + 16u * i]; }
+            for (var j = 0u; j < RN; j++) { b[j] = tile_b[kk * TN + lid.x + 16u * j]; }
+            for (var i = 0u; i < RM; i++) {
+                for (var j = 0u; j < RN; j++) { acc[i][j] = acc[i][j] + a[i] * b[j]; }
             }
         }
         workgroupBarrier();
     }
-    for (var i = 0u; i < 4u; i++) {
+    for (var i = 0u; i < RM; i++) {
         let r = r0 + lid.y + 16u * i;
         if (r >= p.rows) { continue; }
-        for (var j = 0u; j < 4u; j++) {
+        for (var j = 0u; j < RN; j++) {
             let c = c0 + lid.x + 16u * j;
             if (c >= p.cols) { continue; }
             let o = p.c_off + r * p.cols + c;

@@ -1,0 +1,72 @@
+//! `rbm devices` and `rbm speed`: the GPUs wgpu finds, and the GPU engine's speed on the
+//! workloads of the PyTorch peer (`../shared/gpu_peer.py`), one JSON line each.
+
+use crate::common::{fail, CliResult, Out};
+use clap::Args;
+use rbm_gpu::{speed, Device};
+use serde_json::json;
+
+/// `rbm devices`.
+#[derive(Args, Debug)]
+pub struct DevicesCmd {}
+
+/// `rbm speed`.
+#[derive(Args, Debug)]
+pub struct SpeedCmd {
+    /// Engine to measure: gpu (the GPU engine through wgpu); the CPU engine's figures come
+    /// from `npm run bench`
+    #[arg(long, default_value = "gpu")]
+    device: String,
+    /// GPU adapter number from `rbm devices` (default: the high-performance one)
+    #[arg(long)]
+    adapter: Option<usize>,
+    /// Seconds each workload runs for (after a warm-up)
+    #[arg(long, default_value_t = 1.0)]
+    min_seconds: f64,
+    /// Only batch 100 and 1 000 (no batch 10 000)
+    #[arg(long)]
+    quick: bool,
+}
+
+/// Lists the adapters wgpu finds, one JSON line each (none: no line, and a note on stderr).
+pub fn devices(_: DevicesCmd, out: &mut Out) -> CliResult {
+    let list = rbm_gpu::adapters();
+    if list.is_empty() {
+        eprintln!("no GPU adapter found (a Vulkan, Metal or DX12 driver is needed; on Debian without a GPU: apt-get install mesa-vulkan-drivers)");
+    }
+    for (i, a) in list.iter().enumerate() {
+        out.line(&json!({"adapter": i, "name": a.name, "backend": a.backend, "type": a.kind, "driver": a.driver}))?;
+    }
+    Ok(())
+}
+
+/// Measures the GPU engine: Gibbs sweeps on 784×500 at batch 100, 1 000 and 10 000, and PCD-1
+/// training rows per second at batch 100.
+pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
+    if a.device != "gpu" {
+        return fail(format!(
+            "rbm speed measures the GPU engine (--device gpu); '{}' is not measured here: the CPU engine's figures come from `npm run bench`",
+            a.device
+        ));
+    }
+    if !(a.min_seconds > 0.0 && a.min_seconds <= 600.0) {
+        return fail("--min-seconds must be in (0, 600]");
+    }
+    let dev = Device::open(a.adapter)?;
+    let label = format!("{} ({}, GPU engine)", dev.info.name, dev.info.backend);
+    let (m, n) = (784, 500);
+    let batches: &[usize] = if a.quick {
+        &[100, 1000]
+    } else {
+        &[100, 1000, 10_000]
+    };
+    for &b in batches {
+        let r = speed::gibbs(&dev, m, n, b, a.min_seconds)?;
+        out.line(&json!({"workload": format!("gibbs_784x500_b{b}"), "value": r, "unit": "sweeps/s", "samples_per_s": r * b as f64, "device": label}))?;
+    }
+    let r = speed::pcd1(&dev, m, n, 100, a.min_seconds)?;
+    out.line(
+        &json!({"workload": "pcd1_784x500_b100", "value": r, "unit": "rows/s", "device": label}),
+    )?;
+    Ok(())
+}

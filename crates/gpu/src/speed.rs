@@ -1,0 +1,108 @@
+//! The GPU engine's speed on the workloads of `../shared/gpu_peer.py` (the PyTorch peer), for
+//! `rbm speed --device gpu`: each returns a rate measured over at least `min_s` seconds after a
+//! warm-up, the GPU waited for at both ends. Benchmarks only: nothing here is a test.
+
+use crate::engine::{Gpu, GpuModel, GpuOptimizer, GpuRng};
+use crate::Device;
+use rbm_core::data::Dataset;
+use rbm_core::engine::Engine;
+use rbm_core::error::Result;
+use rbm_core::model::Rbm;
+use rbm_core::rng::{stream, uniform, Purpose};
+use rbm_core::train::{pcd::Pcd, Algorithm, Ctx, LaneConfig, Setup};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Repeats `f` (one unit of work each) until `min_s` seconds have passed, waiting for the GPU
+/// every `per_wait` calls and at the end; units per second.
+fn rate(dev: &Device, min_s: f64, per_wait: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..per_wait.min(8) {
+        f();
+    }
+    dev.finish();
+    let t0 = Instant::now();
+    let mut n = 0usize;
+    loop {
+        f();
+        n += 1;
+        if n.is_multiple_of(per_wait) {
+            dev.finish();
+            if t0.elapsed().as_secs_f64() >= min_s {
+                break;
+            }
+        }
+    }
+    dev.finish();
+    n as f64 / t0.elapsed().as_secs_f64()
+}
+
+fn random_rows(rows: usize, m: usize, density: f32, seed: u64) -> Vec<f32> {
+    let mut r = stream(seed, 0, Purpose::Aux);
+    (0..rows * m)
+        .map(|_| f32::from(u8::from(uniform(&mut r) < density)))
+        .collect()
+}
+
+/// Gibbs sweeps per second of `chains` chains on an m×n model (W ~ N(0, 0.01²)), each sweep
+/// h ~ p(h|v) then v ~ p(v|h), submitted 25 sweeps at a time.
+pub fn gibbs(dev: &Arc<Device>, m: usize, n: usize, chains: usize, min_s: f64) -> Result<f64> {
+    let model = GpuModel::upload(dev, &Rbm::random(m, n, 0.01, 1)?);
+    let mut c = Gpu::chains(&model, &random_rows(chains, m, 0.5, 2), chains);
+    let mut rng = GpuRng::new(1, 0);
+    let per = 25;
+    Ok(per as f64
+        * rate(dev, min_s, 4, || {
+            Gpu::sweeps(&model, &mut c, &mut rng, per);
+            dev.flush();
+        }))
+}
+
+/// PCD-1 training rows per second on an m×n model, batch `batch` with as many persistent
+/// chains, plain SGD (η = 0.05), through the PCD algorithm file on the GPU engine; batches
+/// cycle through 2 000 random 0/1 rows (20 % on) uploaded from the host each update.
+pub fn pcd1(dev: &Arc<Device>, m: usize, n: usize, batch: usize, min_s: f64) -> Result<f64> {
+    let rows = random_rows(2000, m, 0.2, 3);
+    let data = Dataset::from_rows(
+        "random",
+        &rows
+            .chunks_exact(m)
+            .map(|r| r.iter().map(|&x| x as u8).collect())
+            .collect::<Vec<Vec<u8>>>(),
+        None,
+    )?;
+    let cfg = LaneConfig {
+        algo: "pcd".into(),
+        hidden: n,
+        k: 1,
+        ..LaneConfig::default()
+    };
+    let mut model = GpuModel::upload(dev, &Rbm::random(m, n, 0.01, 1)?);
+    let setup = Setup::<Gpu> {
+        cfg: &cfg,
+        model: &model,
+        data: &data,
+        batch,
+        chains: batch,
+    };
+    let mut algo = Pcd::<Gpu>::new(&setup);
+    let mut opt = GpuOptimizer::new(&model, 0.0, 0.0);
+    let mut pos = Gpu::stats(&model);
+    let mut rng = GpuRng::new(1, 0);
+    let mut t = 0usize;
+    let batches = 2000 / batch;
+    let per_s = rate(dev, min_s, 50, || {
+        let s = (t % batches) * batch * m;
+        t += 1;
+        let mut cx = Ctx::<Gpu> {
+            model: &mut model,
+            batch: &rows[s..s + batch * m],
+            rng: &mut rng,
+            lr: 0.05,
+            opt: &mut opt,
+            pos: &mut pos,
+        };
+        algo.update(&mut cx).expect("PCD's update does not fail");
+        dev.flush();
+    });
+    Ok(per_s * batch as f64)
+}
