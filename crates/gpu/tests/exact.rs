@@ -63,10 +63,22 @@ fn small_models_with_a_partial_block() {
 
 #[test]
 fn hidden_and_visible_layers_enumerated() {
-    check("random 30×12 (hidden)", &Rbm::random(30, 12, 0.3, 4).unwrap());
-    check("random 12×30 (visible)", &Rbm::random(12, 30, 0.3, 5).unwrap());
-    check("trained-like 12×100 (visible)", &trained_like(12, 100, 0.3, 6));
-    check("random 200×11 (hidden, 4 tiles)", &Rbm::random(200, 11, 0.2, 7).unwrap());
+    check(
+        "random 30×12 (hidden)",
+        &Rbm::random(30, 12, 0.3, 4).unwrap(),
+    );
+    check(
+        "random 12×30 (visible)",
+        &Rbm::random(12, 30, 0.3, 5).unwrap(),
+    );
+    check(
+        "trained-like 12×100 (visible)",
+        &trained_like(12, 100, 0.3, 6),
+    );
+    check(
+        "random 200×11 (hidden, 4 tiles)",
+        &Rbm::random(200, 11, 0.2, 7).unwrap(),
+    );
 }
 
 #[test]
