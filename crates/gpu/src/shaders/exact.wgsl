@@ -42,6 +42,27 @@ fn exz_add(x: vec2<f32>, b: f32) -> vec2<f32> {
     return vec2<f32>(hi, lo - (hi - s.x));
 }
 
+// One unit's softplus for 4 states: the product and the compensated sum of the max parts.
+fn exz_step(
+    x: vec4<f32>,
+    prod: ptr<function, vec4<f32>>,
+    pos: ptr<function, vec4<f32>>,
+    comp: ptr<function, vec4<f32>>,
+) {
+    *prod *= 1.0 + exp(-abs(x));
+    let y = max(x, vec4<f32>(0.0)) - *comp;
+    let sum = *pos + y;
+    *comp = (sum - *pos) - y;
+    *pos = sum;
+}
+
+// The product back to [0.5, 1), its exponent counted.
+fn exz_renorm(prod: ptr<function, vec4<f32>>, expo: ptr<function, vec4<i32>>) {
+    let f = frexp(*prod);
+    *prod = f.fract;
+    *expo += f.exp;
+}
+
 @compute @workgroup_size(64)
 fn exact_log_z(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let k = p.rows;
@@ -50,21 +71,23 @@ fn exact_log_z(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let first = (group << EXZ_BITS) | (t << 4u);
     let total = 1u << k;
 
-    var pos: array<f32, 16>;
-    var comp: array<f32, 16>;
-    var prod: array<f32, 16>;
-    var expo: array<i32, 16>;
-    for (var s = 0u; s < EXZ_T; s++) {
-        pos[s] = 0.0;
-        comp[s] = 0.0;
-        prod[s] = 1.0;
-        expo[s] = 0;
-    }
-    // The thread's bits 4–9 as 0/1 factors.
-    var mine: array<f32, 6>;
-    for (var j = 0u; j < 6u; j++) {
-        mine[j] = f32((t >> j) & 1u);
-    }
+    // States 4q + c of the thread in component c of the q-th vector (q's bits are bits 2–3).
+    var pos0 = vec4<f32>(0.0);
+    var pos1 = vec4<f32>(0.0);
+    var pos2 = vec4<f32>(0.0);
+    var pos3 = vec4<f32>(0.0);
+    var comp0 = vec4<f32>(0.0);
+    var comp1 = vec4<f32>(0.0);
+    var comp2 = vec4<f32>(0.0);
+    var comp3 = vec4<f32>(0.0);
+    var prod0 = vec4<f32>(1.0);
+    var prod1 = vec4<f32>(1.0);
+    var prod2 = vec4<f32>(1.0);
+    var prod3 = vec4<f32>(1.0);
+    var expo0 = vec4<i32>(0);
+    var expo1 = vec4<i32>(0);
+    var expo2 = vec4<i32>(0);
+    var expo3 = vec4<i32>(0);
 
     for (var i0 = 0u; i0 < l; i0 += EXZ_WG) {
         let n = min(EXZ_WG, l - i0);
@@ -84,38 +107,30 @@ fn exact_log_z(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             let i = i0 + ii;
             var h = exz_base[ii];
             for (var j = 0u; j < 6u; j++) {
-                h += mine[j] * in0[(j + 4u) * l + i];
+                h += f32((t >> j) & 1u) * in0[(j + 4u) * l + i];
             }
             let r0 = in0[i];
             let r1 = in0[l + i];
             let r2 = in0[2u * l + i];
             let r3 = in0[3u * l + i];
-            var v: array<f32, 16>;
-            v[0] = h;
-            v[1] = h + r0;
-            v[2] = h + r1;
-            v[3] = v[1] + r1;
-            for (var s = 0u; s < 4u; s++) {
-                v[s + 4u] = v[s] + r2;
-            }
-            for (var s = 0u; s < 8u; s++) {
-                v[s + 8u] = v[s] + r3;
-            }
-            for (var s = 0u; s < EXZ_T; s++) {
-                let x = v[s];
-                prod[s] *= 1.0 + exp(-abs(x));
-                let y = max(x, 0.0) - comp[s];
-                let sum = pos[s] + y;
-                comp[s] = (sum - pos[s]) - y;
-                pos[s] = sum;
-            }
+            let v0 = h + vec4<f32>(0.0, r0, r1, r0 + r1);
+            let v1 = v0 + r2;
+            let v2 = v0 + r3;
+            let v3 = v1 + r3;
+            exz_step(v0, &prod0, &pos0, &comp0);
+            exz_step(v1, &prod1, &pos1, &comp1);
+            exz_step(v2, &prod2, &pos2, &comp2);
+            exz_step(v3, &prod3, &pos3, &comp3);
         }
-        for (var s = 0u; s < EXZ_T; s++) {
-            let f = frexp(prod[s]);
-            prod[s] = f.fract;
-            expo[s] += f.exp;
-        }
+        exz_renorm(&prod0, &expo0);
+        exz_renorm(&prod1, &expo1);
+        exz_renorm(&prod2, &expo2);
+        exz_renorm(&prod3, &expo3);
     }
+    var pos = array<vec4<f32>, 4>(pos0, pos1, pos2, pos3);
+    var comp = array<vec4<f32>, 4>(comp0, comp1, comp2, comp3);
+    var prod = array<vec4<f32>, 4>(prod0, prod1, prod2, prod3);
+    var expo = array<vec4<i32>, 4>(expo0, expo1, expo2, expo3);
 
     // cᵀx of the thread's bits 4.. and the subset sums of bits 0–3.
     var lin = 0.0;
@@ -134,12 +149,14 @@ fn exact_log_z(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
                 ls += in2[j];
             }
         }
-        let e = u32(expo[s]);
-        var acc = exz_two_sum(pos[s], -comp[s]);
+        let q = s >> 2u;
+        let c = s & 3u;
+        let e = u32(expo[q][c]);
+        var acc = exz_two_sum(pos[q][c], -comp[q][c]);
         acc = exz_add(acc, f32(e >> 8u) * (256.0 * EXZ_LN2_HI));
         acc = exz_add(acc, f32(e & 255u) * EXZ_LN2_HI);
         acc = exz_add(acc, f32(e) * EXZ_LN2_LO);
-        acc = exz_add(acc, log(prod[s]));
+        acc = exz_add(acc, log(prod[q][c]));
         acc = exz_add(acc, ls);
         th[s] = acc.x;
         tl[s] = acc.y;
