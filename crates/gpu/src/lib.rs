@@ -12,6 +12,7 @@
 pub mod device;
 pub mod engine;
 pub mod speed;
+pub mod exact;
 
 pub use device::{adapters, AdapterInfo, Device};
 pub use engine::{Gpu, GpuChains, GpuModel, GpuOptimizer, GpuParams, GpuRng, GpuStats};

@@ -106,3 +106,13 @@ pub fn pcd1(dev: &Arc<Device>, m: usize, n: usize, batch: usize, min_s: f64) -> 
     });
     Ok(per_s * batch as f64)
 }
+
+/// Seconds for the exact log Z of an m×n model with W ~ N(0, 0.05²) (the peer's), after a
+/// warm-up on m×16 (the pipeline's compilation is not counted, as PyTorch's is not).
+pub fn exact_log_z(dev: &Arc<Device>, m: usize, n: usize) -> Result<f64> {
+    crate::exact::log_z(dev, &Rbm::random(m, 16, 0.05, 7)?)?;
+    let model = Rbm::random(m, n, 0.05, 7)?;
+    let t0 = Instant::now();
+    crate::exact::log_z(dev, &model)?;
+    Ok(t0.elapsed().as_secs_f64())
+}
