@@ -26,6 +26,8 @@ pub enum Kernel {
     Gemm,
     /// The same with 32×32 tiles, for products of few tiles.
     GemmSmall,
+    /// The same with 128×64 tiles, for the largest products.
+    GemmLarge,
     /// The parameter step.
     Step,
     /// out = a + b.
@@ -177,9 +179,9 @@ struct State {
 pub struct Device {
     /// The adapter the device was opened on.
     pub info: AdapterInfo,
-    /// Products of fewer 64×64 tiles than this use 32×32 tiles (more workgroups in flight):
-    /// 256 by default; `RBM_GPU_SMALL_TILES` in the environment overrides it (for benchmarks).
-    small_tile_below: AtomicUsize,
+    /// The tile every product uses (32, 64 or 128 rows), or 0: chosen by the product's size
+    /// ([`Device::gemm_for`]). `RBM_GPU_TILE` in the environment sets it (for benchmarks).
+    forced_tile: AtomicUsize,
     device: wgpu::Device,
     queue: wgpu::Queue,
     layout: wgpu::BindGroupLayout,
@@ -279,10 +281,15 @@ impl Device {
             .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
             .collect();
         let gemm = include_str!("shaders/gemm.wgsl");
-        for (k, r) in [(Kernel::Gemm, "4u"), (Kernel::GemmSmall, "2u")] {
+        for (k, w, r) in [
+            (Kernel::Gemm, "16u", "4u"),
+            (Kernel::GemmSmall, "8u", "4u"),
+            (Kernel::GemmLarge, "16u", "8u"),
+        ] {
             let tiled = gemm
-                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"))
-                .replace("const RN: u32 = 4u;", &format!("const RN: u32 = {r};"));
+                .replace("const WX: u32 = 16u;", &format!("const WX: u32 = {w};"))
+                .replace("const WY: u32 = 16u;", &format!("const WY: u32 = {w};"))
+                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"));
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("gemm"),
                 source: wgpu::ShaderSource::Wgsl(format!("{common}\n{tiled}").into()),
@@ -298,13 +305,13 @@ impl Device {
             mapped_at_creation: false,
         });
         let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
-        let small_tile_below = std::env::var("RBM_GPU_SMALL_TILES")
+        let forced_tile = std::env::var("RBM_GPU_TILE")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or(256);
+            .unwrap_or(0);
         Ok(Arc::new(Device {
             info,
-            small_tile_below: AtomicUsize::new(small_tile_below),
+            forced_tile: AtomicUsize::new(forced_tile),
             dummy_ro: mk(&device),
             dummy_rw: [mk(&device), mk(&device)],
             device,
@@ -335,18 +342,24 @@ impl Device {
         pipeline(&self.device, &self.pipeline_layout, &module, entry)
     }
 
-    /// Products of fewer 64×64 tiles than this use 32×32 tiles (0: always 64×64, usize::MAX:
-    /// always 32×32; tests force each arm).
-    pub fn set_small_tile_below(&self, tiles: usize) {
-        self.small_tile_below.store(tiles, Ordering::Relaxed);
+    /// Makes every product use tiles of `rows` rows (32, 64 or 128; 0: by size again), so the
+    /// tests take every arm.
+    pub fn force_tile(&self, rows: usize) {
+        self.forced_tile.store(rows, Ordering::Relaxed);
     }
 
-    /// The tile the engine's products of `tiles` 64×64 tiles use: 32 or 64.
-    pub fn tile_for(&self, tiles: usize) -> u32 {
-        if tiles < self.small_tile_below.load(Ordering::Relaxed) {
-            32
-        } else {
-            64
+    /// The kernel for a `rows × cols` product and its tile (rows, columns): 32×32 where fewer
+    /// than 256 tiles of 64×64 would leave most of a large GPU idle, 128×64 from 2 048 such
+    /// tiles, 64×64 between.
+    pub fn gemm_for(&self, rows: usize, cols: usize) -> (Kernel, u32, u32) {
+        let tiles = rows.div_ceil(64) * cols.div_ceil(64);
+        match self.forced_tile.load(Ordering::Relaxed) {
+            32 => (Kernel::GemmSmall, 32, 32),
+            64 => (Kernel::Gemm, 64, 64),
+            128 => (Kernel::GemmLarge, 128, 64),
+            _ if tiles < 256 => (Kernel::GemmSmall, 32, 32),
+            _ if tiles >= 2048 => (Kernel::GemmLarge, 128, 64),
+            _ => (Kernel::Gemm, 64, 64),
         }
     }
 

@@ -231,16 +231,8 @@ fn gemm(
         f: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         ..Default::default()
     };
-    let tile = dev.tile_for(g.rows.div_ceil(64) * g.cols.div_ceil(64));
-    let kernel = if tile == 32 {
-        Kernel::GemmSmall
-    } else {
-        Kernel::Gemm
-    };
-    let groups = (
-        (g.cols as u32).div_ceil(tile),
-        (g.rows as u32).div_ceil(tile),
-    );
+    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
+    let groups = ((g.cols as u32).div_ceil(tn), (g.rows as u32).div_ceil(tm));
     dev.dispatch(
         kernel,
         &p,

@@ -83,12 +83,12 @@ fn philox_uniforms_equal_the_cpus_bit_for_bit() {
 }
 
 /// The statistics and steps on a 100×37 model (sizes not multiples of the tiles), with the
-/// products on 64×64 tiles and on 32×32 tiles.
+/// products on each tile size (32×32, 64×64, 128×64).
 #[test]
 fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
     let dev = Device::open(None).unwrap();
-    for tiles in [0, usize::MAX] {
-        dev.set_small_tile_below(tiles);
+    for tile in [32, 64, 128] {
+        dev.force_tile(tile);
         statistics_and_steps(&dev);
     }
 }
@@ -168,12 +168,12 @@ fn statistics_and_steps(dev: &Arc<Device>) {
 
 /// A half-sweep draws unit j of chain r on iff u·(1 + e^{−a}) < 1 with u Philox's uniform
 /// r·n + j of the draw: the GPU's decisions equal those computed here in f64 except where u is
-/// within 1e-5 of σ(a); on 64×64 and on 32×32 tiles.
+/// within 1e-5 of σ(a); on each tile size.
 #[test]
 fn a_half_sweeps_draws_are_the_cpus_decisions_for_the_same_uniforms() {
     let dev = Device::open(None).unwrap();
-    for tiles in [0, usize::MAX] {
-        dev.set_small_tile_below(tiles);
+    for tile in [32, 64, 128] {
+        dev.force_tile(tile);
         half_sweep_draws(&dev);
     }
 }

@@ -1,7 +1,12 @@
-// C = A·B with its epilogue, tiled TM×TN per workgroup (16×16 threads, RM×RN outputs each,
-// depth tiles of TK through workgroup memory). The engine compiles it twice: 64×64 tiles (4×4
-// per thread) for large products, 32×32 (2×2) where 64×64 tiles would leave most of the GPU
-// idle (a batch of 100). Operands are read through strides, so one kernel makes
+// C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×4
+// outputs (RM consecutive rows × 4 consecutive columns) held in vec4 registers, depth tiles of
+// TK through workgroup memory. The engine compiles it in several sizes (device.rs): 64×64 tiles
+// (16×16 threads, 4×4 each) for large products, 128×64 (16×16 threads, 8×4) for the largest,
+// 32×32 (8×8 threads, 4×4) where larger tiles would leave most of the GPU idle (a batch of 100).
+// No loop indexes a private array (drivers may then place it in slow memory): the
+// accumulators are named vec4s, and the loops over them are written out.
+//
+// Operands are read through strides, so one kernel makes
 //   hidden pre-activations  c + vᵀW   (A = v rows, B = W),
 //   visible pre-activations b + W h   (A = h rows, B = Wᵀ by strides),
 //   statistics sums         Σ_r v_r h_rᵀ (A = Vᵀ, B = H by strides).
@@ -13,25 +18,51 @@
 //   3: as 2, and the means in out1[…]
 //   4: out0[…] = β(bias + acc)                               (pre-activations)
 
+const WX: u32 = 16u;
+const WY: u32 = 16u;
 const RM: u32 = 4u;
-const RN: u32 = 4u;
-const TM: u32 = 16u * RM;
-const TN: u32 = 16u * RN;
+const TM: u32 = WY * RM;
+const TN: u32 = WX * 4u;
 const TK: u32 = 16u;
+const THREADS: u32 = WX * WY;
 
 var<workgroup> tile_a: array<f32, TK * TM>; // [k][r]
 var<workgroup> tile_b: array<f32, TK * TN>; // [k][c]
 
-@compute @workgroup_size(16, 16, 1)
+fn epilogue(r: u32, c0: u32, acc: vec4<f32>) {
+    if (r >= p.rows) { return; }
+    for (var j = 0u; j < 4u; j++) {
+        let c = c0 + j;
+        if (c >= p.cols) { return; }
+        let o = p.c_off + r * p.cols + c;
+        if (p.mode == 0u) { out0[o] = acc[j]; continue; }
+        let a = p.f0 * (in2[p.bias_off + c] + acc[j]);
+        if (p.mode == 4u) { out0[o] = a; continue; }
+        let one_plus = 1.0 + exp(-a);
+        if (p.mode == 1u) { out0[o] = 1.0 / one_plus; continue; }
+        let u = uniform01(r * p.cols + c);
+        out0[o] = select(0.0, 1.0, u * one_plus < 1.0);
+        if (p.mode == 3u) { out1[o] = 1.0 / one_plus; }
+    }
+}
+
+@compute @workgroup_size(WX, WY, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
-    let t = lid.y * 16u + lid.x;
+    let t = lid.y * WX + lid.x;
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
-    var acc: array<array<f32, RN>, RM>;
-    for (var i = 0u; i < RM; i++) { for (var j = 0u; j < RN; j++) { acc[i][j] = 0.0; } }
+    let ra = lid.y * RM; // this thread's first row in the tile
+    let cb = lid.x * 4u; // and first column
+    var acc0 = vec4<f32>(0.0);
+    var acc1 = vec4<f32>(0.0);
+    var acc2 = vec4<f32>(0.0);
+    var acc3 = vec4<f32>(0.0);
+    var acc4 = vec4<f32>(0.0);
+    var acc5 = vec4<f32>(0.0);
+    var acc6 = vec4<f32>(0.0);
+    var acc7 = vec4<f32>(0.0);
     for (var k0 = 0u; k0 < p.depth; k0 += TK) {
-        for (var e = 0u; e < TK * TM / 256u; e++) {
-            let idx = t + e * 256u;
+        for (var idx = t; idx < TK * TM; idx += THREADS) {
             var kk: u32; var rr: u32;
             if (p.a_k == 1u) { kk = idx % TK; rr = idx / TK; } else { rr = idx % TM; kk = idx / TM; }
             let r = r0 + rr; let k = k0 + kk;
@@ -39,8 +70,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             if (r < p.rows && k < p.depth) { x = in0[p.a_off + r * p.a_row + k * p.a_k]; }
             tile_a[kk * TM + rr] = x;
         }
-        for (var e = 0u; e < TK * TN / 256u; e++) {
-            let idx = t + e * 256u;
+        for (var idx = t; idx < TK * TN; idx += THREADS) {
             var kb: u32; var cc: u32;
             if (p.b_col == 1u) { cc = idx % TN; kb = idx / TN; } else { kb = idx % TK; cc = idx / TK; }
             let c = c0 + cc; let kc = k0 + kb;
@@ -50,30 +80,34 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         }
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
-            var a: array<f32, RM>; var b: array<f32, RN>;
-            for (var i = 0u; i < RM; i++) { a[i] = tile_a[kk * TM + lid.y + 16u * i]; }
-            for (var j = 0u; j < RN; j++) { b[j] = tile_b[kk * TN + lid.x + 16u * j]; }
-            for (var i = 0u; i < RM; i++) {
-                for (var j = 0u; j < RN; j++) { acc[i][j] = acc[i][j] + a[i] * b[j]; }
+            let ab = kk * TM + ra;
+            let bb = kk * TN + cb;
+            let b = vec4<f32>(tile_b[bb], tile_b[bb + 1u], tile_b[bb + 2u], tile_b[bb + 3u]);
+            let a = vec4<f32>(tile_a[ab], tile_a[ab + 1u], tile_a[ab + 2u], tile_a[ab + 3u]);
+            acc0 += a.x * b;
+            acc1 += a.y * b;
+            acc2 += a.z * b;
+            acc3 += a.w * b;
+            if (RM == 8u) {
+                let a2 = vec4<f32>(tile_a[ab + 4u], tile_a[ab + 5u], tile_a[ab + 6u], tile_a[ab + 7u]);
+                acc4 += a2.x * b;
+                acc5 += a2.y * b;
+                acc6 += a2.z * b;
+                acc7 += a2.w * b;
             }
         }
         workgroupBarrier();
     }
-    for (var i = 0u; i < RM; i++) {
-        let r = r0 + lid.y + 16u * i;
-        if (r >= p.rows) { continue; }
-        for (var j = 0u; j < RN; j++) {
-            let c = c0 + lid.x + 16u * j;
-            if (c >= p.cols) { continue; }
-            let o = p.c_off + r * p.cols + c;
-            if (p.mode == 0u) { out0[o] = acc[i][j]; continue; }
-            let a = p.f0 * (in2[p.bias_off + c] + acc[i][j]);
-            if (p.mode == 4u) { out0[o] = a; continue; }
-            let one_plus = 1.0 + exp(-a);
-            if (p.mode == 1u) { out0[o] = 1.0 / one_plus; continue; }
-            let u = uniform01(r * p.cols + c);
-            out0[o] = select(0.0, 1.0, u * one_plus < 1.0);
-            if (p.mode == 3u) { out1[o] = 1.0 / one_plus; }
-        }
+    let r = r0 + ra;
+    let c = c0 + cb;
+    epilogue(r, c, acc0);
+    epilogue(r + 1u, c, acc1);
+    epilogue(r + 2u, c, acc2);
+    epilogue(r + 3u, c, acc3);
+    if (RM == 8u) {
+        epilogue(r + 4u, c, acc4);
+        epilogue(r + 5u, c, acc5);
+        epilogue(r + 6u, c, acc6);
+        epilogue(r + 7u, c, acc7);
     }
 }
