@@ -1,9 +1,10 @@
 //! AIS on the GPU (issue 30) against exact log Z and the CPU's AIS, on whatever adapter wgpu
 //! finds (lavapipe in CI):
 //!
-//! - accumulation: where every particle's log-weight is known exactly (W = 0, b = b_A), 10⁴ β of
-//!   small increments sum to it within 1e−3 nats (of ~376; lavapipe: 1.5e−4, the GPU's `exp`
-//!   error repeated coherently, since here every step's increment is the same);
+//! - accumulation: where every particle's log-weight is known exactly (W = 0, b = b_A),
+//!   5·10³ β of small increments sum to it within 1e−3 nats of ~376 (lavapipe: −3.6e−4 at
+//!   5·10³ β, +1.5e−4 at 10⁴: the increments' f32 rounding, mostly the GPU's `exp`, repeated
+//!   coherently since here every step's increment is the same; in a real run it varies);
 //! - exact: on small models whose log Z enumerates, the ±3σ bracket holds for most seeds and the
 //!   estimate is within a few tenths of a nat;
 //! - CPU: the GPU's and the CPU's estimates of the same model overlap within their bars;
@@ -37,7 +38,7 @@ fn model(m: usize, n: usize, w: f64, b_mean: f64, seed: u64) -> Rbm {
 }
 
 #[test]
-fn log_weights_sum_ten_thousand_steps_exactly() {
+fn log_weights_sum_thousands_of_steps_exactly() {
     // W = 0 and b = b_A: log f_β(v) = b_Aᵀv + Σ_j softplus(β c_j) for every v, so every
     // particle's log-weight is Σ_j softplus(c_j) − n ln 2 whatever the chains do.
     let (m, n) = (16, 500);
@@ -54,8 +55,8 @@ fn log_weights_sum_ten_thousand_steps_exactly() {
         .map(|&c| sp(c as f64) - std::f64::consts::LN_2)
         .sum();
     let t = Instant::now();
-    let lw = ais::log_weights(&device(), &rbm, &rbm.b.clone(), 4, 10_000, 1).unwrap();
-    eprintln!("10⁴ β, n = 500: {:.2} s", t.elapsed().as_secs_f64());
+    let lw = ais::log_weights(&device(), &rbm, &rbm.b.clone(), 4, 5_000, 1).unwrap();
+    eprintln!("5·10³ β, n = 500: {:.2} s", t.elapsed().as_secs_f64());
     for (i, &x) in lw.iter().enumerate() {
         eprintln!(
             "particle {i}: log w {x:.9} vs exact {want:.9} ({:+.2e})",
@@ -65,51 +66,78 @@ fn log_weights_sum_ten_thousand_steps_exactly() {
     }
 }
 
-#[test]
-fn bracket_holds_on_models_with_exact_log_z() {
+/// The GPU's log Ẑ with its bars against the exact log Z for `seeds` seeds of 100 particles ×
+/// `betas` β: the bracket holds for all but at most one, the mean error is below 0.3 nats and
+/// none is above 1.
+fn bracket(name: &str, rbm: &Rbm, base: &[f32], betas: usize, seeds: u64) {
     let dev = device();
-    let cases: [(&str, Rbm, usize); 3] = [
-        ("20×10 random", model(20, 10, 0.5, 0.0, 1), 1000),
-        ("784×16", model(784, 16, 0.1, -1.0, 2), 2000),
-        ("784×20", model(784, 20, 0.15, -1.5, 3), 2000),
-    ];
-    for (name, rbm, betas) in cases {
-        let exact = exact::log_z(&rbm).unwrap();
-        // Base: the model's own visible biases (the CPU's default) for the first, a shifted
-        // one for the others so the (b − b_A)ᵀv term is exercised.
-        let base: Vec<f32> = if rbm.m() == 20 {
-            rbm.b.clone()
-        } else {
-            rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect()
-        };
-        let mut inside = 0;
-        let mut errs = Vec::new();
-        for seed in 0..4 {
-            let t = Instant::now();
-            let z = ais::log_z(&dev, &rbm, &base, 100, betas, seed).unwrap();
-            let ok = z.log_z_lo <= exact && exact <= z.log_z_hi;
-            inside += usize::from(ok);
-            errs.push(z.log_z - exact);
-            eprintln!(
-                "{name} seed {seed}: log Ẑ {:.4} [{:.4}, {:.4}] exact {exact:.4} ({:+.4}) \
-                 ess {:.1} {} — 100 × {betas} β in {:.2} s",
-                z.log_z,
-                z.log_z_lo,
-                z.log_z_hi,
-                z.log_z - exact,
-                z.ess,
-                if ok { "inside" } else { "OUTSIDE" },
-                t.elapsed().as_secs_f64()
-            );
-        }
-        assert!(
-            inside >= 3,
-            "{name}: the bracket held for {inside} of 4 seeds"
+    let exact = exact::log_z(rbm).unwrap();
+    let mut inside = 0;
+    let mut errs = Vec::new();
+    for seed in 0..seeds {
+        let t = Instant::now();
+        let z = ais::log_z(&dev, rbm, base, 100, betas, seed).unwrap();
+        let ok = z.log_z_lo <= exact && exact <= z.log_z_hi;
+        inside += u64::from(ok);
+        errs.push(z.log_z - exact);
+        eprintln!(
+            "{name} seed {seed}: log Ẑ {:.4} [{:.4}, {:.4}] exact {exact:.4} ({:+.4}) ess {:.1} \
+             {} — 100 × {betas} β in {:.2} s",
+            z.log_z,
+            z.log_z_lo,
+            z.log_z_hi,
+            z.log_z - exact,
+            z.ess,
+            if ok { "inside" } else { "OUTSIDE" },
+            t.elapsed().as_secs_f64()
         );
-        let mean_err = errs.iter().sum::<f64>() / errs.len() as f64;
-        assert!(
-            mean_err.abs() < 0.3 && errs.iter().all(|e| e.abs() < 1.0),
-            "{name}: errors {errs:?}"
+    }
+    assert!(
+        inside + 1 >= seeds,
+        "{name}: the bracket held for {inside} of {seeds} seeds"
+    );
+    let mean_err = errs.iter().sum::<f64>() / errs.len() as f64;
+    assert!(
+        mean_err.abs() < 0.3 && errs.iter().all(|e| e.abs() < 1.0),
+        "{name}: errors {errs:?}"
+    );
+}
+
+#[test]
+fn bracket_holds_on_a_random_20x10_model() {
+    // Base: the model's own visible biases (the CPU's default).
+    let rbm = model(20, 10, 0.5, 0.0, 1);
+    bracket("20×10", &rbm, &rbm.b.clone(), 1000, 4);
+}
+
+#[test]
+fn bracket_holds_on_784x16() {
+    // A base other than b, so the (b − b_A)ᵀv term is exercised.
+    let rbm = model(784, 16, 0.1, -1.0, 2);
+    let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect();
+    bracket("784×16", &rbm, &base, 1000, 3);
+}
+
+#[test]
+fn bracket_holds_on_784x20() {
+    let rbm = model(784, 20, 0.15, -1.5, 3);
+    let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect();
+    bracket("784×20", &rbm, &base, 1000, 3);
+}
+
+/// Lavapipe's (or the GPU's) time per β step on 784×500 with 100 particles.
+#[test]
+#[ignore = "timing only: cargo test --profile quick -p rbm-gpu --test ais -- --ignored"]
+fn time_per_beta_on_784x500() {
+    let dev = device();
+    let rbm = model(784, 500, 0.05, -1.0, 4);
+    let base = rbm.b.clone();
+    for betas in [2, 51] {
+        let t = Instant::now();
+        ais::log_weights(&dev, &rbm, &base, 100, betas, 0).unwrap();
+        eprintln!(
+            "784×500, 100 particles × {betas} β: {:.3} s",
+            t.elapsed().as_secs_f64()
         );
     }
 }
@@ -121,7 +149,7 @@ fn gpu_and_cpu_estimates_agree_within_their_bars() {
     let exact = exact::log_z(&rbm).unwrap();
     let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect();
     let (particles, betas) = (100, 1000);
-    for seed in [11, 12, 13, 14] {
+    for seed in [11, 12] {
         let t = Instant::now();
         let g = ais::log_z(&dev, &rbm, &base, particles, betas, seed).unwrap();
         let tg = t.elapsed().as_secs_f64();
