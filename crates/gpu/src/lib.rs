@@ -9,6 +9,7 @@
 //! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10), `gemm.wgsl` (the tiled
 //!   product with its sigmoid / Bernoulli epilogue), `elementwise.wgsl` (step, sums, restarts).
 
+pub mod ais;
 pub mod device;
 pub mod engine;
 pub mod speed;

@@ -1,0 +1,194 @@
+//! AIS on the GPU (issue 30) against exact log Z and the CPU's AIS, on whatever adapter wgpu
+//! finds (lavapipe in CI):
+//!
+//! - accumulation: where every particle's log-weight is known exactly (W = 0, b = b_A),
+//!   5·10³ β of small increments sum to it within 1e−3 nats of ~376 (lavapipe: −3.6e−4 at
+//!   5·10³ β, +1.5e−4 at 10⁴: the increments' f32 rounding, mostly the GPU's `exp`, repeated
+//!   coherently since here every step's increment is the same; in a real run it varies);
+//! - exact: on small models whose log Z enumerates, the ±3σ bracket holds for most seeds and the
+//!   estimate is within a few tenths of a nat;
+//! - CPU: the GPU's and the CPU's estimates of the same model overlap within their bars;
+//! - determinism: a seed gives the same log-weights twice.
+
+use rbm_core::eval::{ais as cpu_ais, exact};
+use rbm_core::model::{Params, Rbm};
+use rbm_core::rng::{normal, stream, Purpose};
+use rbm_gpu::{ais, Device};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+fn device() -> Arc<Device> {
+    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
+    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
+        .clone()
+}
+
+/// An m×n model with W ~ N(0, w²), b ~ N(b_mean, 1), c ~ N(0, 0.5²): trained-like, with
+/// nonzero biases.
+fn model(m: usize, n: usize, w: f64, b_mean: f64, seed: u64) -> Rbm {
+    let mut r = stream(seed, 9, Purpose::Aux);
+    let mut p = Params::zeros(m, n);
+    p.w.iter_mut()
+        .for_each(|x| *x = (w * normal(&mut r)) as f32);
+    p.b.iter_mut()
+        .for_each(|x| *x = (b_mean + normal(&mut r)) as f32);
+    p.c.iter_mut()
+        .for_each(|x| *x = (0.5 * normal(&mut r)) as f32);
+    Rbm::from_params(m, n, p).unwrap()
+}
+
+#[test]
+fn log_weights_sum_thousands_of_steps_exactly() {
+    // W = 0 and b = b_A: log f_β(v) = b_Aᵀv + Σ_j softplus(β c_j) for every v, so every
+    // particle's log-weight is Σ_j softplus(c_j) − n ln 2 whatever the chains do.
+    let (m, n) = (16, 500);
+    let mut r = stream(3, 0, Purpose::Aux);
+    let mut p = Params::zeros(m, n);
+    p.b.iter_mut().for_each(|x| *x = normal(&mut r) as f32);
+    p.c.iter_mut()
+        .for_each(|x| *x = (3.0 * normal(&mut r)) as f32);
+    let rbm = Rbm::from_params(m, n, p).unwrap();
+    let sp = |x: f64| x.max(0.0) + (-x.abs()).exp().ln_1p();
+    let want: f64 = rbm
+        .c
+        .iter()
+        .map(|&c| sp(c as f64) - std::f64::consts::LN_2)
+        .sum();
+    let t = Instant::now();
+    let lw = ais::log_weights(&device(), &rbm, &rbm.b.clone(), 4, 5_000, 1).unwrap();
+    eprintln!("5·10³ β, n = 500: {:.2} s", t.elapsed().as_secs_f64());
+    for (i, &x) in lw.iter().enumerate() {
+        eprintln!(
+            "particle {i}: log w {x:.9} vs exact {want:.9} ({:+.2e})",
+            x - want
+        );
+        assert!((x - want).abs() < 1e-3, "particle {i}: {x} vs {want}");
+    }
+}
+
+/// The GPU's log Ẑ with its bars against the exact log Z for `seeds` seeds of 100 particles ×
+/// `betas` β: the bracket holds for all but at most one, the mean error is below 0.3 nats and
+/// none is above 1.
+fn bracket(name: &str, rbm: &Rbm, base: &[f32], betas: usize, seeds: u64) {
+    let dev = device();
+    let exact = exact::log_z(rbm).unwrap();
+    let mut inside = 0;
+    let mut errs = Vec::new();
+    for seed in 0..seeds {
+        let t = Instant::now();
+        let z = ais::log_z(&dev, rbm, base, 100, betas, seed).unwrap();
+        let ok = z.log_z_lo <= exact && exact <= z.log_z_hi;
+        inside += u64::from(ok);
+        errs.push(z.log_z - exact);
+        eprintln!(
+            "{name} seed {seed}: log Ẑ {:.4} [{:.4}, {:.4}] exact {exact:.4} ({:+.4}) ess {:.1} \
+             {} — 100 × {betas} β in {:.2} s",
+            z.log_z,
+            z.log_z_lo,
+            z.log_z_hi,
+            z.log_z - exact,
+            z.ess,
+            if ok { "inside" } else { "OUTSIDE" },
+            t.elapsed().as_secs_f64()
+        );
+    }
+    assert!(
+        inside + 1 >= seeds,
+        "{name}: the bracket held for {inside} of {seeds} seeds"
+    );
+    let mean_err = errs.iter().sum::<f64>() / errs.len() as f64;
+    assert!(
+        mean_err.abs() < 0.3 && errs.iter().all(|e| e.abs() < 1.0),
+        "{name}: errors {errs:?}"
+    );
+}
+
+#[test]
+fn bracket_holds_on_a_random_20x10_model() {
+    // Base: the model's own visible biases (the CPU's default).
+    let rbm = model(20, 10, 0.5, 0.0, 1);
+    bracket("20×10", &rbm, &rbm.b.clone(), 1000, 4);
+}
+
+#[test]
+fn bracket_holds_on_784x16() {
+    // A base other than b, so the (b − b_A)ᵀv term is exercised.
+    let rbm = model(784, 16, 0.1, -1.0, 2);
+    let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect();
+    bracket("784×16", &rbm, &base, 1000, 3);
+}
+
+#[test]
+fn bracket_holds_on_784x20() {
+    let rbm = model(784, 20, 0.15, -1.5, 3);
+    let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect();
+    bracket("784×20", &rbm, &base, 1000, 3);
+}
+
+/// Lavapipe's (or the GPU's) time per β step on 784×500 with 100 particles.
+#[test]
+#[ignore = "timing only: cargo test --profile quick -p rbm-gpu --test ais -- --ignored"]
+fn time_per_beta_on_784x500() {
+    let dev = device();
+    let rbm = model(784, 500, 0.05, -1.0, 4);
+    let base = rbm.b.clone();
+    for betas in [2, 51] {
+        let t = Instant::now();
+        ais::log_weights(&dev, &rbm, &base, 100, betas, 0).unwrap();
+        eprintln!(
+            "784×500, 100 particles × {betas} β: {:.3} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn gpu_and_cpu_estimates_agree_within_their_bars() {
+    let dev = device();
+    let rbm = model(784, 20, 0.12, -1.0, 5);
+    let exact = exact::log_z(&rbm).unwrap();
+    let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect();
+    let (particles, betas) = (100, 1000);
+    for seed in [11, 12] {
+        let t = Instant::now();
+        let g = ais::log_z(&dev, &rbm, &base, particles, betas, seed).unwrap();
+        let tg = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let cfg = cpu_ais::AisConfig {
+            particles,
+            betas,
+            seed,
+        };
+        let c = cpu_ais::ais_log_z(&rbm, Some(&base), cfg).unwrap();
+        let tc = t.elapsed().as_secs_f64();
+        eprintln!(
+            "784×20 seed {seed}: GPU {:.4} [{:.4}, {:.4}] ({tg:.2} s), CPU {:.4} [{:.4}, {:.4}] \
+             ({tc:.2} s), difference {:+.4}, exact {exact:.4}",
+            g.log_z,
+            g.log_z_lo,
+            g.log_z_hi,
+            c.log_z,
+            c.log_z_lo,
+            c.log_z_hi,
+            g.log_z - c.log_z
+        );
+        assert!(
+            g.log_z_lo <= c.log_z_hi && c.log_z_lo <= g.log_z_hi,
+            "seed {seed}: GPU {g:?} vs CPU {c:?}"
+        );
+        assert!((g.base_log_z - c.base_log_z).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn a_seed_gives_the_same_log_weights() {
+    let dev = device();
+    let rbm = model(30, 12, 0.4, 0.0, 7);
+    let base = rbm.b.clone();
+    let a = ais::log_weights(&dev, &rbm, &base, 37, 200, 5).unwrap();
+    let b = ais::log_weights(&dev, &rbm, &base, 37, 200, 5).unwrap();
+    let c = ais::log_weights(&dev, &rbm, &base, 37, 200, 6).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert!(ais::log_weights(&dev, &rbm, &base[..29], 37, 200, 5).is_err());
+}
