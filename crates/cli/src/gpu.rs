@@ -41,8 +41,8 @@ pub fn devices(_: DevicesCmd, out: &mut Out) -> CliResult {
 }
 
 /// Measures the GPU engine: Gibbs sweeps on 784×500 at batch 100, 1 000 and 10 000, and PCD-1
-/// training rows per second at batch 100, and seconds for the exact log Z of 784×20 and
-/// 784×25 models.
+/// training rows per second at batch 100, seconds for AIS (100 particles × 1 000 and 10 000 β)
+/// on 784×500, and seconds for the exact log Z of 784×20 and 784×25 models.
 pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     if a.device != "gpu" {
         return fail(format!(

@@ -39,7 +39,8 @@
 //! p_β invariant, as the CPU's f32 kernels do: both far below AIS's
 //! Monte-Carlo error.
 
-use crate::device::{Buf, Device, Kernel, Params, Pipeline};
+use crate::device::{Buf, Device, Params, Pipeline};
+use crate::product::{self, Epilogue, Product};
 use rbm_core::error::{Error, Result};
 use rbm_core::eval::ais::{AisConfig, LogZEstimate, Plan, BLOCK_PARTICLES, LANE_TAG};
 use rbm_core::model::Rbm;
@@ -201,7 +202,7 @@ fn run(dev: &Arc<Device>, model: &Rbm, base: &[f32], cfg: AisConfig) -> Result<V
             &params,
             [Some(&r.a), Some(&r.v), Some(&r.vis)],
             [Some(&r.hb), Some(&r.lw)],
-            (groups, (p as u32).div_ceil(MAX_GROUPS)),
+            (groups, (p as u32).div_ceil(MAX_GROUPS), 1),
         );
         if more {
             // v ~ σ(β_k (b_β + W h)), A = h rows, B = Wᵀ by strides, bias b_β after h.
@@ -244,29 +245,19 @@ struct Gemm<'b> {
 
 impl Run<'_> {
     fn gemm(&self, g: Gemm) {
-        let params = Params {
-            rows: g.rows as u32,
-            cols: g.cols as u32,
-            depth: g.depth as u32,
-            mode: g.mode,
-            a_row: g.a.1 as u32,
-            a_k: g.a.2 as u32,
-            b_k: g.b.1 as u32,
-            b_col: g.b.2 as u32,
-            bias_off: g.bias.1 as u32,
-            key: self.key,
-            draw: g.draw,
-            f: [g.f0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-            ..Default::default()
+        let epi = match g.mode {
+            2 => Epilogue::Draw(g.f0, self.key, g.draw),
+            _ => Epilogue::Pre(g.f0),
         };
-        let groups = ((g.cols as u32).div_ceil(64), (g.rows as u32).div_ceil(64));
-        self.dev.dispatch(
-            Kernel::Gemm,
-            &params,
-            [Some(g.a.0), Some(g.b.0), Some(g.bias.0)],
-            [Some(g.out), None],
-            groups,
-        );
+        let product = Product {
+            rows: g.rows,
+            cols: g.cols,
+            depth: g.depth,
+            a: g.a,
+            b: (g.b.0, 0, g.b.1, g.b.2),
+            bias: Some(g.bias),
+        };
+        product::run(&self.dev, &product, epi, g.out, 0);
     }
 
     /// a = c + vᵀW (mode 4 with β = 1).

@@ -9,13 +9,15 @@
 use rbm_core::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use wgpu::util::DeviceExt;
 
 /// Bytes of one dispatch's parameter slot (the uniform offset alignment WebGPU guarantees).
 const SLOT: usize = 256;
 /// Bytes of the upload ring; larger uploads go straight to the queue after a submission.
 const RING: usize = 8 << 20;
+/// f32 of the split products' buffer: 264 workgroups of 128×64 partial sums.
+const SPLIT_SCRATCH: usize = 264 * 128 * 64;
 /// Threads of an element-wise workgroup.
 const WG: u32 = 256;
 
@@ -40,9 +42,12 @@ pub enum Kernel {
     Restart,
     /// Philox uniforms, for tests.
     Uniforms,
+    /// The partial sums of a split product added, then its epilogue (product.rs).
+    SplitSum,
 }
 
-const KERNELS: [(Kernel, &str); 6] = [
+const KERNELS: [(Kernel, &str); 7] = [
+    (Kernel::SplitSum, "split_sum"),
     (Kernel::Step, "step"),
     (Kernel::Add, "add"),
     (Kernel::DecayAdd, "decay_add"),
@@ -191,6 +196,8 @@ pub struct Device {
     dummy_ro: Buf,
     dummy_rw: [Buf; 2],
     state: Mutex<State>,
+    /// The partial sums of split products (product.rs), made on first use.
+    split: OnceLock<Buf>,
 }
 
 impl std::fmt::Debug for Device {
@@ -326,6 +333,7 @@ impl Device {
                 bind_groups: HashMap::new(),
                 submissions: 0,
             }),
+            split: OnceLock::new(),
         }))
     }
 
@@ -361,6 +369,19 @@ impl Device {
             _ if tiles >= 2048 => (Kernel::GemmLarge, 128, 64),
             _ => (Kernel::Gemm, 64, 64),
         }
+    }
+
+    /// The buffer of split products' partial sums (every product is recorded in order, so one
+    /// buffer serves them all).
+    pub fn split_scratch(&self) -> Buf {
+        self.split
+            .get_or_init(|| self.zeros(SPLIT_SCRATCH))
+            .clone_ref()
+    }
+
+    /// How many partial products of `size` elements the split buffer holds.
+    pub fn max_splits(&self, size: usize) -> usize {
+        SPLIT_SCRATCH / size.max(1)
     }
 
     /// The wgpu device and queue, for what the engine's helpers do not cover.
@@ -468,7 +489,7 @@ impl Device {
         params: &Params,
         inputs: [Option<&Buf>; 3],
         outputs: [Option<&Buf>; 2],
-        groups: (u32, u32),
+        groups: (u32, u32, u32),
     ) {
         self.run(&self.pipelines[&kernel], params, inputs, outputs, groups);
     }
@@ -480,7 +501,7 @@ impl Device {
         params: &Params,
         inputs: [Option<&Buf>; 3],
         outputs: [Option<&Buf>; 2],
-        groups: (u32, u32),
+        groups: (u32, u32, u32),
     ) {
         let mut st = self.state();
         let at = self.reserve(&mut st, SLOT);
@@ -528,7 +549,7 @@ impl Device {
         });
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &group, &[at as u32]);
-        pass.dispatch_workgroups(groups.0, groups.1, 1);
+        pass.dispatch_workgroups(groups.0, groups.1, groups.2);
     }
 
     /// An element-wise kernel over `count` elements.
@@ -546,7 +567,7 @@ impl Device {
         } else {
             (groups, 1)
         };
-        self.dispatch(kernel, params, inputs, outputs, (x, y));
+        self.dispatch(kernel, params, inputs, outputs, (x, y, 1));
     }
 
     /// Submits what is recorded: one submission per call, however many dispatches.

@@ -11,6 +11,7 @@
 //! sums and copies are single dispatches; statistics sums use the same layout.
 
 use crate::device::{Buf, Device, Kernel, Params};
+use crate::product::{self, Epilogue, Product};
 use rbm_core::data::Dataset;
 use rbm_core::engine::Engine;
 use rbm_core::error::{Error, Result};
@@ -168,9 +169,10 @@ impl GpuRng {
         }
     }
 
-    fn next(&mut self) -> ([u32; 2], u64) {
+    /// The epilogue of the next draw: a Bernoulli draw with its own uniforms.
+    fn draw(&mut self) -> Epilogue {
         self.draw += 1;
-        (self.key, self.draw)
+        Epilogue::Draw(1.0, self.key, self.draw)
     }
 }
 
@@ -186,73 +188,10 @@ impl GpuChains {
     }
 }
 
-/// The epilogue of a product.
-#[derive(Clone, Copy)]
-enum Out {
-    Sums = 0,
-    Means = 1,
-    Draw = 2,
-}
-
-/// Rows × cols of `op` over depth, A and B through strides, into `out` (see gemm.wgsl).
-struct Gemm<'a> {
-    rows: usize,
-    cols: usize,
-    depth: usize,
-    a: (&'a Buf, usize, usize),
-    b: (&'a Buf, usize, usize, usize),
-    bias: Option<(&'a Buf, usize)>,
-}
-
-fn gemm(
-    dev: &Device,
-    g: Gemm,
-    out: Out,
-    target: &Buf,
-    c_off: usize,
-    draw: Option<([u32; 2], u64)>,
-) {
-    let (key, draw) = draw.unwrap_or(([0, 0], 0));
-    let p = Params {
-        rows: g.rows as u32,
-        cols: g.cols as u32,
-        depth: g.depth as u32,
-        mode: out as u32,
-        a_off: 0,
-        a_row: g.a.1 as u32,
-        a_k: g.a.2 as u32,
-        b_off: g.b.1 as u32,
-        b_k: g.b.2 as u32,
-        b_col: g.b.3 as u32,
-        bias_off: g.bias.map_or(0, |b| b.1) as u32,
-        c_off: c_off as u32,
-        key,
-        draw,
-        f: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-        ..Default::default()
-    };
-    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
-    let groups = ((g.cols as u32).div_ceil(tn), (g.rows as u32).div_ceil(tm));
-    dev.dispatch(
-        kernel,
-        &p,
-        [Some(g.a.0), Some(g.b.0), g.bias.map(|b| b.0)],
-        [Some(target), None],
-        groups,
-    );
-}
-
-/// Hidden layer of `rows` visible rows `v`: c + vᵀW, with `out`'s epilogue.
-fn hidden(
-    model: &GpuModel,
-    v: &Buf,
-    rows: usize,
-    out: Out,
-    target: &Buf,
-    draw: Option<([u32; 2], u64)>,
-) {
+/// Hidden layer of `rows` visible rows `v`: c + vᵀW, with the epilogue `epi`.
+fn hidden(model: &GpuModel, v: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
     let (m, n) = (model.m, model.n);
-    let g = Gemm {
+    let g = Product {
         rows,
         cols: n,
         depth: m,
@@ -260,20 +199,13 @@ fn hidden(
         b: (&model.theta, 0, n, 1),
         bias: Some((&model.theta, m * n + m)),
     };
-    gemm(&model.dev, g, out, target, 0, draw);
+    product::run(&model.dev, &g, epi, target, 0);
 }
 
-/// Visible layer of `rows` hidden rows `h`: b + W h, with `out`'s epilogue.
-fn visible(
-    model: &GpuModel,
-    h: &Buf,
-    rows: usize,
-    out: Out,
-    target: &Buf,
-    draw: Option<([u32; 2], u64)>,
-) {
+/// Visible layer of `rows` hidden rows `h`: b + W h, with the epilogue `epi`.
+fn visible(model: &GpuModel, h: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
     let (m, n) = (model.m, model.n);
-    let g = Gemm {
+    let g = Product {
         rows,
         cols: m,
         depth: n,
@@ -281,13 +213,13 @@ fn visible(
         b: (&model.theta, 0, 1, n),
         bias: Some((&model.theta, m * n)),
     };
-    gemm(&model.dev, g, out, target, 0, draw);
+    product::run(&model.dev, &g, epi, target, 0);
 }
 
 /// `stats` ← s(v) with E[h|v] = `hp` summed over `rows` rows.
 fn sums(stats: &mut GpuStats, v: &Buf, hp: &Buf, rows: usize) {
     let (m, n) = (stats.m, stats.n);
-    let g = Gemm {
+    let g = Product {
         rows: m,
         cols: n,
         depth: rows,
@@ -295,7 +227,7 @@ fn sums(stats: &mut GpuStats, v: &Buf, hp: &Buf, rows: usize) {
         b: (hp, 0, n, 1),
         bias: None,
     };
-    gemm(&stats.dev, g, Out::Sums, &stats.sums, 0, None);
+    product::run(&stats.dev, &g, Epilogue::Sums, &stats.sums, 0);
     let p = Params {
         rows: rows as u32,
         cols: m as u32,
@@ -340,24 +272,16 @@ impl GpuStats {
 fn run_sweeps(model: &GpuModel, chains: &mut GpuChains, rng: &mut GpuRng, k: usize) {
     chains.host = OnceLock::new();
     for _ in 0..k {
-        hidden(
-            model,
-            &chains.v,
-            chains.count,
-            Out::Draw,
-            &chains.h,
-            Some(rng.next()),
-        );
-        visible(
-            model,
-            &chains.h,
-            chains.count,
-            Out::Draw,
-            &chains.v,
-            Some(rng.next()),
-        );
+        hidden(model, &chains.v, chains.count, rng.draw(), &chains.h);
+        visible(model, &chains.h, chains.count, rng.draw(), &chains.v);
     }
-    hidden(model, &chains.v, chains.count, Out::Means, &chains.hp, None);
+    hidden(
+        model,
+        &chains.v,
+        chains.count,
+        Epilogue::Means(1.0),
+        &chains.hp,
+    );
 }
 
 fn rows_of(batch: &[f32], m: usize) -> usize {
@@ -463,7 +387,7 @@ impl Engine for Gpu {
         let s = pos.scratch(rows);
         let (b, hp) = (s.batch.clone_ref(), s.hp.clone_ref());
         dev.upload(&b, 0, batch);
-        hidden(model, &b, rows, Out::Means, &hp, None);
+        hidden(model, &b, rows, Epilogue::Means(1.0), &hp);
         sums(pos, &b, &hp, rows);
     }
 
@@ -473,9 +397,9 @@ impl Engine for Gpu {
         let s = neg.scratch(rows);
         let (b, hp, v1) = (s.batch.clone_ref(), s.hp.clone_ref(), s.v1.clone_ref());
         dev.upload(&b, 0, batch);
-        hidden(model, &b, rows, Out::Means, &hp, None);
-        visible(model, &hp, rows, Out::Means, &v1, None);
-        hidden(model, &v1, rows, Out::Means, &hp, None);
+        hidden(model, &b, rows, Epilogue::Means(1.0), &hp);
+        visible(model, &hp, rows, Epilogue::Means(1.0), &v1);
+        hidden(model, &v1, rows, Epilogue::Means(1.0), &hp);
         sums(neg, &v1, &hp, rows);
     }
 

@@ -86,7 +86,7 @@ pub fn log_z(dev: &Arc<Device>, model: &Rbm) -> Result<f64> {
             &p,
             [Some(&rows_buf), Some(&bias_y_buf), Some(&bias_x_buf)],
             [Some(&out), None],
-            (count as u32, 1),
+            (count as u32, 1, 1),
         );
         dev.flush();
         first += count;

@@ -12,8 +12,9 @@
 pub mod ais;
 pub mod device;
 pub mod engine;
-pub mod speed;
 pub mod exact;
+mod product;
+pub mod speed;
 
 pub use device::{adapters, AdapterInfo, Device};
 pub use engine::{Gpu, GpuChains, GpuModel, GpuOptimizer, GpuParams, GpuRng, GpuStats};

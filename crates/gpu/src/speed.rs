@@ -116,3 +116,14 @@ pub fn exact_log_z(dev: &Arc<Device>, m: usize, n: usize) -> Result<f64> {
     crate::exact::log_z(dev, &model)?;
     Ok(t0.elapsed().as_secs_f64())
 }
+
+/// Seconds for AIS with `particles` particles and `betas` inverse temperatures on an m×n
+/// model with W ~ N(0, 0.01²), the base model's visible biases the model's own (the peer's
+/// workload), after a warm-up of 10 β (compiling the kernels).
+pub fn ais(dev: &Arc<Device>, m: usize, n: usize, particles: usize, betas: usize) -> Result<f64> {
+    let model = Rbm::random(m, n, 0.01, 1)?;
+    crate::ais::log_z(dev, &model, &model.b, particles, 10, 1)?;
+    let t0 = Instant::now();
+    crate::ais::log_z(dev, &model, &model.b, particles, betas, 1)?;
+    Ok(t0.elapsed().as_secs_f64())
+}

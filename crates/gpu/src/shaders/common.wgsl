@@ -52,3 +52,18 @@ fn uniform01(index: u32) -> f32 {
     let block = philox(vec4<u32>(index >> 2u, p.draw_lo, p.draw_hi, 0u), vec2<u32>(p.key0, p.key1));
     return f32(block[index & 3u] >> 8u) * (1.0 / 16777216.0);
 }
+
+// The epilogue of a product's element (r, c) with sum x, into out0[o] (and out1[o]): by p.mode
+// 0: x; 1: 1/(1 + e^{−β(bias + x)}); 2: a Bernoulli draw of that, unit on iff
+// u·(1 + e^{−β(bias + x)}) < 1 with u = uniform01(r·cols + c); 3: as 2, the mean in out1;
+// 4: β(bias + x). β = f0, bias[c] = in2[bias_off + c].
+fn finish(o: u32, r: u32, c: u32, x: f32) {
+    if (p.mode == 0u) { out0[o] = x; return; }
+    let a = p.f0 * (in2[p.bias_off + c] + x);
+    if (p.mode == 4u) { out0[o] = a; return; }
+    let one_plus = 1.0 + exp(-a);
+    if (p.mode == 1u) { out0[o] = 1.0 / one_plus; return; }
+    let u = uniform01(r * p.cols + c);
+    out0[o] = select(0.0, 1.0, u * one_plus < 1.0);
+    if (p.mode == 3u) { out1[o] = 1.0 / one_plus; }
+}

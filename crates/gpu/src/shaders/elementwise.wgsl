@@ -75,3 +75,15 @@ fn uniforms(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     if (e >= p.count) { return; }
     out0[e] = uniform01(e);
 }
+
+// The end of a split product (product.rs): element e = r·cols + c of the rows × cols product is
+// the sum of the `count` partial sums in0[z·rows·cols + e], z in order, then `finish`.
+@compute @workgroup_size(256)
+fn split_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let e = element(gid, nwg);
+    let size = p.rows * p.cols;
+    if (e >= size) { return; }
+    var x = 0.0;
+    for (var z = 0u; z < p.count; z++) { x = x + in0[z * size + e]; }
+    finish(p.c_off + e, e / p.cols, e % p.cols, x);
+}

@@ -11,12 +11,8 @@
 //   visible pre-activations b + W h   (A = h rows, B = Wᵀ by strides),
 //   statistics sums         Σ_r v_r h_rᵀ (A = Vᵀ, B = H by strides).
 // A(r, k) = in0[a_off + r·a_row + k·a_k], B(k, c) = in1[b_off + k·b_k + c·b_col],
-// bias[c] = in2[bias_off + c]. Modes:
-//   0: out0[c_off + r·cols + c]  = acc                      (sums)
-//   1: out0[…] = E[x] = 1/(1 + e^{−β(bias + acc)})           (means; β = f0)
-//   2: out0[…] = 1 if u·(1 + e^{−β(bias + acc)}) < 1 else 0  (Bernoulli draw, u = uniform01)
-//   3: as 2, and the means in out1[…]
-//   4: out0[…] = β(bias + acc)                               (pre-activations)
+// bias[c] = in2[bias_off + c]; element (r, c) goes to out0[c_off + r·cols + c] through
+// common.wgsl's `finish` (sums, means, Bernoulli draws or pre-activations, by p.mode).
 
 const WX: u32 = 16u;
 const WY: u32 = 16u;
@@ -29,26 +25,22 @@ const THREADS: u32 = WX * WY;
 var<workgroup> tile_a: array<f32, TK * TM>; // [k][r]
 var<workgroup> tile_b: array<f32, TK * TN>; // [k][c]
 
-fn epilogue(r: u32, c0: u32, acc: vec4<f32>) {
+// Workgroup z of a split product sums k in [z·extra, (z + 1)·extra) and writes its partial
+// sums (mode 0) at c_off + z·rows·cols.
+fn epilogue(r: u32, c0: u32, z: u32, acc: vec4<f32>) {
     if (r >= p.rows) { return; }
     for (var j = 0u; j < 4u; j++) {
         let c = c0 + j;
         if (c >= p.cols) { return; }
-        let o = p.c_off + r * p.cols + c;
-        if (p.mode == 0u) { out0[o] = acc[j]; continue; }
-        let a = p.f0 * (in2[p.bias_off + c] + acc[j]);
-        if (p.mode == 4u) { out0[o] = a; continue; }
-        let one_plus = 1.0 + exp(-a);
-        if (p.mode == 1u) { out0[o] = 1.0 / one_plus; continue; }
-        let u = uniform01(r * p.cols + c);
-        out0[o] = select(0.0, 1.0, u * one_plus < 1.0);
-        if (p.mode == 3u) { out1[o] = 1.0 / one_plus; }
+        finish(p.c_off + z * p.rows * p.cols + r * p.cols + c, r, c, acc[j]);
     }
 }
 
 @compute @workgroup_size(WX, WY, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let t = lid.y * WX + lid.x;
+    let k_begin = wid.z * p.extra;
+    let k_end = min(k_begin + p.extra, p.depth);
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
     let ra = lid.y * RM; // this thread's first row in the tile
@@ -61,13 +53,13 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     var acc5 = vec4<f32>(0.0);
     var acc6 = vec4<f32>(0.0);
     var acc7 = vec4<f32>(0.0);
-    for (var k0 = 0u; k0 < p.depth; k0 += TK) {
+    for (var k0 = k_begin; k0 < k_end; k0 += TK) {
         for (var idx = t; idx < TK * TM; idx += THREADS) {
             var kk: u32; var rr: u32;
             if (p.a_k == 1u) { kk = idx % TK; rr = idx / TK; } else { rr = idx % TM; kk = idx / TM; }
             let r = r0 + rr; let k = k0 + kk;
             var x = 0.0;
-            if (r < p.rows && k < p.depth) { x = in0[p.a_off + r * p.a_row + k * p.a_k]; }
+            if (r < p.rows && k < k_end) { x = in0[p.a_off + r * p.a_row + k * p.a_k]; }
             tile_a[kk * TM + rr] = x;
         }
         for (var idx = t; idx < TK * TN; idx += THREADS) {
@@ -75,7 +67,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             if (p.b_col == 1u) { cc = idx % TN; kb = idx / TN; } else { kb = idx % TK; cc = idx / TK; }
             let c = c0 + cc; let kc = k0 + kb;
             var y = 0.0;
-            if (c < p.cols && kc < p.depth) { y = in1[p.b_off + kc * p.b_k + c * p.b_col]; }
+            if (c < p.cols && kc < k_end) { y = in1[p.b_off + kc * p.b_k + c * p.b_col]; }
             tile_b[kb * TN + cc] = y;
         }
         workgroupBarrier();
@@ -100,14 +92,14 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     }
     let r = r0 + ra;
     let c = c0 + cb;
-    epilogue(r, c, acc0);
-    epilogue(r + 1u, c, acc1);
-    epilogue(r + 2u, c, acc2);
-    epilogue(r + 3u, c, acc3);
+    epilogue(r, c, wid.z, acc0);
+    epilogue(r + 1u, c, wid.z, acc1);
+    epilogue(r + 2u, c, wid.z, acc2);
+    epilogue(r + 3u, c, wid.z, acc3);
     if (RM == 8u) {
-        epilogue(r + 4u, c, acc4);
-        epilogue(r + 5u, c, acc5);
-        epilogue(r + 6u, c, acc6);
-        epilogue(r + 7u, c, acc7);
+        epilogue(r + 4u, c, wid.z, acc4);
+        epilogue(r + 5u, c, wid.z, acc5);
+        epilogue(r + 6u, c, wid.z, acc6);
+        epilogue(r + 7u, c, wid.z, acc7);
     }
 }

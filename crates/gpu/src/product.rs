@@ -1,0 +1,104 @@
+//! The one way the GPU code runs a product C = A·B with its epilogue (gemm.wgsl): the tile
+//! size by the product's size, and a split of the summed index over several workgroups when
+//! the product alone would leave most of the GPU idle (a batch of 100 chains: 16 tiles of
+//! 64×64). Split products write partial sums; one element-wise pass adds them in order and
+//! applies the epilogue, with the same uniforms (index r·cols + c of the draw).
+
+use crate::device::{Buf, Device, Kernel, Params};
+
+/// Workgroups a product should keep in flight before its summed index is split (about two per
+/// multiprocessor of a large GPU; a small GPU is full either way).
+const TARGET_GROUPS: usize = 264;
+/// The summed index is split into chunks of at least this many terms.
+const MIN_CHUNK: usize = 64;
+
+/// C (rows × cols) = Σ_k A(r, k) B(k, c): A(r, k) = a.0[r·a.1 + k·a.2],
+/// B(k, c) = b.0[b.1 + k·b.2 + c·b.3], with bias[c] = bias.0[bias.1 + c] for the epilogues
+/// that take one.
+pub(crate) struct Product<'a> {
+    pub rows: usize,
+    pub cols: usize,
+    pub depth: usize,
+    pub a: (&'a Buf, usize, usize),
+    pub b: (&'a Buf, usize, usize, usize),
+    pub bias: Option<(&'a Buf, usize)>,
+}
+
+/// What is written of each element x = C(r, c).
+#[derive(Clone, Copy)]
+pub(crate) enum Epilogue {
+    /// x itself.
+    Sums,
+    /// 1/(1 + e^{−β(bias + x)}).
+    Means(f32),
+    /// A Bernoulli draw of that probability with the uniforms of (key, draw).
+    Draw(f32, [u32; 2], u64),
+    /// β(bias + x).
+    Pre(f32),
+}
+
+impl Epilogue {
+    fn mode(self) -> (u32, f32, [u32; 2], u64) {
+        match self {
+            Epilogue::Sums => (0, 1.0, [0, 0], 0),
+            Epilogue::Means(b) => (1, b, [0, 0], 0),
+            Epilogue::Draw(b, key, draw) => (2, b, key, draw),
+            Epilogue::Pre(b) => (4, b, [0, 0], 0),
+        }
+    }
+}
+
+/// Records the product into `out[c_off..]` (row-major, `cols` wide).
+pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: usize) {
+    let (mode, beta, key, draw) = epi.mode();
+    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
+    let tiles = g.rows.div_ceil(tm as usize) * g.cols.div_ceil(tn as usize);
+    let splits = (TARGET_GROUPS / tiles.max(1))
+        .min(g.depth / MIN_CHUNK)
+        .min(dev.max_splits(g.rows * g.cols))
+        .max(1);
+    let chunk = g.depth.div_ceil(splits).next_multiple_of(16);
+    let splits = g.depth.div_ceil(chunk.max(1)).max(1);
+    let mut p = Params {
+        rows: g.rows as u32,
+        cols: g.cols as u32,
+        depth: g.depth as u32,
+        mode,
+        a_row: g.a.1 as u32,
+        a_k: g.a.2 as u32,
+        b_off: g.b.1 as u32,
+        b_k: g.b.2 as u32,
+        b_col: g.b.3 as u32,
+        bias_off: g.bias.map_or(0, |b| b.1) as u32,
+        c_off: c_off as u32,
+        key,
+        draw,
+        extra: chunk.max(1) as u32,
+        f: [beta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
+    let groups = (
+        (g.cols as u32).div_ceil(tn),
+        (g.rows as u32).div_ceil(tm),
+        splits as u32,
+    );
+    let inputs = [Some(g.a.0), Some(g.b.0), g.bias.map(|b| b.0)];
+    if splits == 1 {
+        dev.dispatch(kernel, &p, inputs, [Some(out), None], groups);
+        return;
+    }
+    let partial = dev.split_scratch();
+    p.mode = 0;
+    p.c_off = 0;
+    dev.dispatch(kernel, &p, inputs, [Some(&partial), None], groups);
+    p.mode = mode;
+    p.c_off = c_off as u32;
+    p.count = splits as u32;
+    dev.elementwise(
+        Kernel::SplitSum,
+        &p,
+        g.rows * g.cols,
+        [Some(&partial), None, g.bias.map(|b| b.0)],
+        [Some(out), None],
+    );
+}
