@@ -358,13 +358,9 @@ fn the_algorithm_files_learn_bas3_on_the_gpu_as_on_the_cpu() {
         let se = ((var(&gpu) + var(&cpu)) / 3.0).sqrt();
         let diff = mean(&gpu) - mean(&cpu);
         eprintln!("{algo}: GPU {gpu:.3?} CPU {cpu:.3?} diff {diff:.3} se {se:.3}");
-        assert!(
-            gpu.iter().all(|&a| a > start + 0.5),
-            "{algo}: GPU ATLL {gpu:?} from {start}"
-        );
-        assert!(
-            diff.abs() < 3.0 * se + 0.05,
-            "{algo}: GPU {gpu:?} vs CPU {cpu:?}"
-        );
+        if !gpu.iter().all(|&a| a > start + 0.5) || diff.abs() >= 3.0 * se + 0.05 {
+            failures.push(format!("{algo}: GPU {gpu:?} vs CPU {cpu:?} from {start}"));
+        }
     }
+    assert!(failures.is_empty(), "{failures:#?}");
 }
