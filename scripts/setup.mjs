@@ -2,10 +2,11 @@
 // there. Node built-ins only (it runs before node_modules exists).
 //
 //   node scripts/setup.mjs            Rust wasm target, wasm-bindgen CLI, node_modules
-//   node scripts/setup.mjs --browser  … and Chromium + ChromeDriver for the browser tests, and GNU
+//   node scripts/setup.mjs --browser  … and Chromium + ChromeDriver for the browser tests, Mesa's
+//                                     Vulkan drivers (lavapipe) for the GPU engine's tests, and GNU
 //                                     parallel for the CLI's scale-out test
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { capture, chromedriverPath, chromiumPath, findWasmBindgen, root, run, step, toolsDir, wasmBindgenVersion } from './lib/tools.mjs';
 
@@ -55,13 +56,19 @@ function nodeModules() {
   writeFileSync(stamp, want);
 }
 
-/** Debian packages the browser tests need (Chromium, ChromeDriver) and GNU parallel, which
- * the CLI's scale-out test uses (that test skips with a message without it). */
+/** Whether a Vulkan driver is installed (a GPU's, or Mesa's lavapipe on the CPU). */
+function hasVulkanDriver() {
+  return ['/usr/share/vulkan/icd.d', '/etc/vulkan/icd.d'].some((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.json')));
+}
+
+/** Debian packages the browser tests need (Chromium, ChromeDriver), Mesa's Vulkan drivers,
+ * whose lavapipe runs the GPU engine's tests on the CPU where there is no GPU, and GNU
+ * parallel, which the CLI's scale-out test uses (that test skips with a message without it). */
 function testPackages() {
-  const browserMissing = !existsSync(chromiumPath) || !existsSync(chromedriverPath);
+  const browserMissing = !existsSync(chromiumPath) || !existsSync(chromedriverPath) || !hasVulkanDriver();
   const parallelMissing = capture('parallel', ['--version']) === null;
   if (!browserMissing && !parallelMissing) return;
-  const packages = [...(browserMissing ? ['chromium', 'chromium-driver'] : []), ...(parallelMissing ? ['parallel'] : [])];
+  const packages = [...(browserMissing ? ['chromium', 'chromium-driver', 'mesa-vulkan-drivers'] : []), ...(parallelMissing ? ['parallel'] : [])];
   step(`Installing Debian packages: ${packages.join(', ')}`);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasSudo = capture('sudo', ['-n', 'true']) !== null;
@@ -92,6 +99,7 @@ function testPackages() {
   if (!existsSync(chromiumPath) || !existsSync(chromedriverPath)) {
     fail(`after installing, ${chromiumPath} or ${chromedriverPath} is still missing.`);
   }
+  if (!hasVulkanDriver()) fail('after installing mesa-vulkan-drivers, no Vulkan driver is listed in /usr/share/vulkan/icd.d.');
 }
 
 try {
