@@ -6,6 +6,7 @@
 
 use super::{check_lane, LaneCost};
 use crate::data::Dataset;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::model::Rbm;
 use crate::schema::budget::{Budget, CLI};
@@ -60,6 +61,14 @@ impl Lane {
     /// curve, saying why ([`Lane::notice`]).
     pub fn within(cfg: LaneConfig, data: Arc<Dataset>, budget: &Budget) -> Result<Lane> {
         build(cfg, data, None, budget)
+    }
+
+    /// [`Lane::new`] with its dense work on engine `E` at `dev` (a GPU): the same admission
+    /// within the command line's budget, model initialisation, data order and records; the
+    /// draws are the engine's own.
+    pub fn on<E: Engine>(dev: &E::Device, cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane<E>> {
+        let cost = cfg.validate_for(&data, &CLI)?;
+        Lane::admitted_on(dev, cfg, data, None, cost.eval_secs.is_some(), cost.dropped)
     }
 
     /// A lane that starts from a given model instead of a fresh initialisation (`cfg.hidden`

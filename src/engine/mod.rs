@@ -28,6 +28,9 @@ pub use reference::Reference;
 
 use crate::data::Dataset;
 use crate::error::Result;
+use crate::model::Rbm;
+use crate::train::{AlgoInfo, Algorithm, Setup};
+use std::borrow::Cow;
 
 /// The dense work of the training algorithms (docs/algorithms.md §1, §4), on one kind of
 /// hardware. Every function is an associated function: an engine's objects carry whatever
@@ -49,6 +52,33 @@ pub trait Engine: Sized + Send + 'static {
     /// The centered parameterisation of CG and CS-DCP (Melchior, Fischer & Wiskott 2016):
     /// offsets μ, λ with the centered parameters (W, b̃, c̃).
     type Centered: Send;
+    /// Where the engine makes its objects: a GPU; nothing for the CPU.
+    type Device: Clone + Send + Sync;
+
+    // --- The host (a lane's model, streams and algorithm; its records and views) ---
+
+    /// Whether the model lives on the host, so a lane checks it for non-finite numbers after
+    /// every update; an engine whose model lives elsewhere is checked at each record.
+    const ON_HOST: bool;
+
+    /// `model` on `dev`.
+    fn upload(dev: &Self::Device, model: &Rbm) -> Self::Model;
+
+    /// The model on the host: borrowed where it lives there, else copied back (waiting for the
+    /// device).
+    fn host(model: &Self::Model) -> Cow<'_, Rbm>;
+
+    /// The sampling stream of (`seed`, `lane`) on `dev`.
+    fn rng(dev: &Self::Device, seed: u64, lane: u64) -> Self::Rng;
+
+    /// The parameter step of weight decay λ and momentum μ for `model`'s shape.
+    fn optimizer(model: &Self::Model, weight_decay: f32, momentum: f32) -> Self::Optimizer;
+
+    /// Changes the step's λ and μ from the next step on (a lane's live options).
+    fn set_coefficients(opt: &mut Self::Optimizer, weight_decay: f32, momentum: f32);
+
+    /// The algorithm `info` on this engine (an error for one the engine does not run).
+    fn build(info: &AlgoInfo, setup: &Setup<Self>) -> Result<Box<dyn Algorithm<Self>>>;
 
     // --- Chains (docs/algorithms.md §1) ---
 

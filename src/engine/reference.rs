@@ -139,6 +139,36 @@ impl Engine for Reference {
     type Optimizer = Optimizer;
     type Rng = Rng;
     type Centered = Centered;
+    type Device = ();
+
+    const ON_HOST: bool = true;
+
+    fn upload(_: &(), model: &Rbm) -> Rbm {
+        model.clone()
+    }
+
+    fn host(model: &Rbm) -> std::borrow::Cow<'_, Rbm> {
+        std::borrow::Cow::Borrowed(model)
+    }
+
+    fn rng(_: &(), seed: u64, lane: u64) -> Rng {
+        Cpu::rng(&(), seed, lane)
+    }
+
+    fn optimizer(model: &Rbm, weight_decay: f32, momentum: f32) -> Optimizer {
+        Cpu::optimizer(model, weight_decay, momentum)
+    }
+
+    fn set_coefficients(opt: &mut Optimizer, weight_decay: f32, momentum: f32) {
+        Cpu::set_coefficients(opt, weight_decay, momentum);
+    }
+
+    fn build(
+        info: &crate::train::AlgoInfo,
+        setup: &crate::train::Setup<Reference>,
+    ) -> Result<Box<dyn crate::train::Algorithm<Reference>>> {
+        crate::train::build_on(info, setup)
+    }
 
     fn chains(model: &Rbm, rows: &[f32], count: usize) -> RefChains {
         let (m, n) = (model.m(), model.n());

@@ -6,15 +6,17 @@
 //! (`src/cost/admit.rs`), which checks the configuration and estimates the lane before
 //! `Lane::admitted` here allocates anything — so this module needs nothing of the cost model.
 
-use super::{find, AlgoInfo, Algorithm, Ctx, LaneConfig, Optimizer, Report, Setup};
+use super::{find, AlgoInfo, Algorithm, Ctx, LaneConfig, Report, Setup};
 use crate::data::Dataset;
+use crate::engine::{Cpu, Engine};
 use crate::error::{Error, Result};
 use crate::eval::distribution::{distribution, Distribution};
 use crate::eval::exact;
-use crate::model::{Rbm, Stats};
+use crate::model::Rbm;
 use crate::rng::{shuffle, stream, Purpose, Rng};
 use crate::schema::stats::Accumulator;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -68,8 +70,9 @@ pub struct View {
 /// How many training rows a view reconstructs.
 pub const VIEW_RECONSTRUCTIONS: usize = 8;
 
-/// A seeded training run of one algorithm.
-pub struct Lane {
+/// A seeded training run of one algorithm, its dense work on engine `E` (the CPU's unless
+/// said: a GPU lane is `Lane<rbm_gpu::Gpu>`, built by [`Lane::on`]).
+pub struct Lane<E: Engine = Cpu> {
     cfg: LaneConfig,
     info: &'static AlgoInfo,
     seed: u64,
@@ -80,16 +83,16 @@ pub struct Lane {
     eval_data: Arc<Dataset>,
     /// Whether the data are binary (else each batch is binarised as `cfg.binarize` says).
     binary: bool,
-    model: Rbm,
+    model: E::Model,
     last_good: Rbm,
     /// The update `last_good` is the model of.
     last_good_iter: u64,
-    algo: Box<dyn Algorithm>,
-    opt: Optimizer,
-    pos: Stats,
+    algo: Box<dyn Algorithm<E>>,
+    opt: E::Optimizer,
+    pos: E::Stats,
     rng_batch: Rng,
     rng_data: Rng,
-    rng: Rng,
+    rng: E::Rng,
     order: Vec<usize>,
     cursor: usize,
     batch_size: usize,
@@ -111,7 +114,34 @@ pub struct Lane {
     notice: Option<String>,
 }
 
-impl Lane {
+impl Lane<Cpu> {
+    /// The lane of `cfg` on `data` on the CPU engine ([`Lane::admitted_on`]).
+    pub(crate) fn admitted(
+        cfg: LaneConfig,
+        data: Arc<Dataset>,
+        model: Option<Rbm>,
+        exact: bool,
+        notice: Option<String>,
+    ) -> Result<Lane> {
+        Lane::admitted_on(&(), cfg, data, model, exact, notice)
+    }
+
+    /// The current plain (W, b, c) model — after a divergence, the last finite one.
+    pub fn model(&self) -> &Rbm {
+        if self.failed.is_some() {
+            &self.last_good
+        } else {
+            &self.model
+        }
+    }
+
+    /// The gradient estimate g = pos − neg (− weight decay) of the last update.
+    pub fn last_gradient(&self) -> &crate::model::Params<f32> {
+        self.opt.grad()
+    }
+}
+
+impl<E: Engine> Lane<E> {
     /// Sets the counters of a lane that has not run yet (one continued from a saved file).
     pub(super) fn set_counters(&mut self, iter: u64, sweeps: f64, vh_steps: f64) {
         debug_assert!(
@@ -123,18 +153,20 @@ impl Lane {
         self.vh_steps = vh_steps;
     }
 
-    /// The lane of `cfg` on `data` — from `model` when given (its visible units must be the
-    /// data's), else a fresh model from the seed's `Init` stream (shared by all lanes of a seed,
-    /// so lanes start from the same model) — once the cost model has admitted `cfg` within a
-    /// budget (options, sizes and cost checked): `exact` whether its records carry the exact
-    /// curve, `notice` why it trains without the one it would otherwise have.
-    pub(crate) fn admitted(
+    /// The lane of `cfg` on `data` on engine `E` at `dev` — from `model` when given (its
+    /// visible units must be the data's), else a fresh model from the seed's `Init` stream
+    /// (shared by all lanes of a seed, so lanes start from the same model) — once the cost model
+    /// has admitted `cfg` within a budget (options, sizes and cost checked): `exact` whether its
+    /// records carry the exact curve, `notice` why it trains without the one it would otherwise
+    /// have.
+    pub(crate) fn admitted_on(
+        dev: &E::Device,
         cfg: LaneConfig,
         data: Arc<Dataset>,
         model: Option<Rbm>,
         exact: bool,
         notice: Option<String>,
-    ) -> Result<Lane> {
+    ) -> Result<Lane<E>> {
         let seed = cfg
             .seed
             .ok_or_else(|| Error::option("seed", "a lane needs a seed"))?;
@@ -166,20 +198,24 @@ impl Lane {
             Arc::new(data.thresholded())
         };
         let info = find(&cfg.algo)?;
-        let algo = (info.build)(&Setup {
-            cfg: &cfg,
-            model: &model,
-            data: &data,
-            batch: batch_size,
-            chains,
-        })?;
-        let (m, n) = (data.m, cfg.hidden);
+        let on_engine = E::upload(dev, &model);
+        let algo = E::build(
+            info,
+            &Setup {
+                cfg: &cfg,
+                model: &on_engine,
+                data: &data,
+                batch: batch_size,
+                chains,
+            },
+        )?;
+        let m = data.m;
         Ok(Lane {
-            opt: Optimizer::new(m, n, cfg.weight_decay as f32, cfg.momentum as f32),
-            pos: Stats::new(m, n),
+            opt: E::optimizer(&on_engine, cfg.weight_decay as f32, cfg.momentum as f32),
+            pos: E::stats(&on_engine),
             rng_batch: stream(seed, cfg.lane, Purpose::Batch),
             rng_data: stream(seed, cfg.lane, Purpose::Data),
-            rng: stream(seed, cfg.lane, Purpose::Sampling),
+            rng: E::rng(dev, seed, cfg.lane),
             order: (0..data.rows()).collect(),
             cursor: data.rows(),
             batch_size,
@@ -196,9 +232,9 @@ impl Lane {
             info,
             binary,
             eval_data,
-            last_good: model.clone(),
+            last_good: model,
             last_good_iter: 0,
-            model,
+            model: on_engine,
             algo,
             data,
             seed,
@@ -216,16 +252,17 @@ impl Lane {
         &self.cfg
     }
 
-    /// The current plain (W, b, c) model — after a divergence, the last finite one.
-    pub fn model(&self) -> &Rbm {
+    /// The current plain (W, b, c) model on the host — after a divergence, the last finite
+    /// one (a copy from the device where the engine keeps it elsewhere).
+    pub fn host_model(&self) -> Cow<'_, Rbm> {
         if self.failed.is_some() {
-            &self.last_good
+            Cow::Borrowed(&self.last_good)
         } else {
-            &self.model
+            E::host(&self.model)
         }
     }
 
-    /// The update [`Lane::model`] is the model of: [`Lane::iter`], or after a divergence the
+    /// The update [`Lane::host_model`] is the model of: [`Lane::iter`], or after a divergence the
     /// update of the last record (a download of a diverged lane is named after it).
     pub fn model_iter(&self) -> u64 {
         if self.failed.is_some() {
@@ -233,11 +270,6 @@ impl Lane {
         } else {
             self.iter
         }
-    }
-
-    /// The gradient estimate g = pos − neg (− weight decay) of the last update.
-    pub fn last_gradient(&self) -> &crate::model::Params<f32> {
-        self.opt.grad()
     }
 
     /// Sets option `key` of a running lane, applied from its next update on, without
@@ -259,8 +291,7 @@ impl Lane {
         }
         let mut cfg = self.cfg.clone();
         cfg.set(key, v)?;
-        self.opt
-            .set_coefficients(cfg.weight_decay as f32, cfg.momentum as f32);
+        E::set_coefficients(&mut self.opt, cfg.weight_decay as f32, cfg.momentum as f32);
         if key == "lr" {
             self.algo.base_lr_changed(cfg.lr);
         }
@@ -376,13 +407,10 @@ impl Lane {
         };
         let rep = self.algo.update(&mut cx)?;
         self.iter += 1;
-        if let Some(what) = self.model.non_finite() {
-            let e = Error::Diverged {
-                iter: self.iter,
-                what: what.to_string(),
-            };
-            self.failed = Some(e.clone());
-            return Err(e);
+        if E::ON_HOST {
+            if let Some(what) = E::host(&self.model).non_finite() {
+                return Err(self.diverged(what));
+            }
         }
         self.sweeps += rep.sweeps;
         self.vh_steps += rep.vh_steps;
@@ -399,12 +427,29 @@ impl Lane {
         Ok(rep)
     }
 
+    /// Stops the lane: a parameter became `what` (NaN, ±∞) at this update.
+    fn diverged(&mut self, what: &str) -> Error {
+        let e = Error::Diverged {
+            iter: self.iter,
+            what: what.to_string(),
+        };
+        self.failed = Some(e.clone());
+        e
+    }
+
     /// The current record: counters, window statistics, and the exact ATLL when the smaller
     /// layer has at most `exact_bits` units and the budget allows it ([`Lane::exact`]). Resets
     /// the statistics window.
     pub fn record(&mut self) -> Result<Record> {
+        let host = E::host(&self.model);
+        if !E::ON_HOST {
+            if let Some(what) = host.non_finite() {
+                drop(host);
+                return Err(self.diverged(what));
+            }
+        }
         let (atll, log_z) = if self.exact {
-            let e = exact::evaluate(&self.model, &self.eval_data)?;
+            let e = exact::evaluate(&host, &self.eval_data)?;
             (Some(e.atll), Some(e.log_z))
         } else {
             (None, None)
@@ -413,7 +458,8 @@ impl Lane {
             .into_iter()
             .map(|(k, acc)| (k.to_string(), acc.value()))
             .collect();
-        self.last_good.clone_from(&self.model);
+        self.last_good.clone_from(&host);
+        drop(host);
         self.last_good_iter = self.iter;
         if let Some(z) = log_z {
             self.recorded_log_z = Some((self.iter, z));
@@ -480,7 +526,8 @@ impl Lane {
     /// failure, it reuses that record's exact log Z), the first `max_chains` chains and the
     /// reconstructions of the first training rows.
     pub fn view(&self, max_chains: usize) -> View {
-        let model = self.model();
+        let model = self.host_model();
+        let model: &Rbm = &model;
         let recorded = match self.recorded_log_z {
             Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
             _ => None,

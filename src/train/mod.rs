@@ -196,6 +196,27 @@ pub const ALGORITHMS: &[&AlgoInfo] = &[
     &ucd::INFO,
 ];
 
+/// The algorithm `info` on engine `E`, for the algorithms written against the engine trait
+/// (all but UCD, whose coupled chains stop one by one and run on the CPU engine only). The
+/// CPU engine builds through [`AlgoInfo::build`]; other engines through this.
+pub fn build_on<E: Engine>(info: &AlgoInfo, s: &Setup<E>) -> Result<Box<dyn Algorithm<E>>> {
+    Ok(match info.name {
+        "cd" => Box::new(cd::Cd::<E>::new(s)),
+        "mf-cd" => Box::new(mfcd::MfCd::<E>::new(s)),
+        "pcd" => Box::new(pcd::Pcd::<E>::new(s)),
+        "fpcd" => Box::new(fpcd::Fpcd::<E>::new(s)),
+        "sdcp" => Box::new(sdcp::Sdcp::<E>::new(s)),
+        "cg" => Box::new(cg::Cg::<E>::new(s)?),
+        "cs-dcp" => Box::new(csdcp::Csdcp::<E>::new(s)?),
+        other => {
+            return Err(Error::option(
+                "algo",
+                format!("{other} runs on the CPU engine only (its coupled chains stop one by one): train it with --device cpu"),
+            ))
+        }
+    })
+}
+
 /// Looks an algorithm up by name.
 pub fn find(name: &str) -> Result<&'static AlgoInfo> {
     ALGORITHMS

@@ -6,6 +6,29 @@ use clap::Args;
 use rbm_gpu::{speed, Device};
 use serde_json::json;
 
+/// `--device` and `--adapter` of the commands that can run on the GPU engine.
+#[derive(Args, Debug)]
+pub struct DeviceArgs {
+    /// Where the dense work runs: cpu (the CPU engine, exact and seeded bit for bit) or gpu
+    /// (the GPU engine through wgpu: f32, reproducible per seed on one GPU; UCD, CG and CS-DCP
+    /// run on the CPU only)
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    device: String,
+    /// GPU adapter number from `rbm devices` (default: the high-performance one)
+    #[arg(long, requires = "device")]
+    adapter: Option<usize>,
+}
+
+impl DeviceArgs {
+    /// The GPU when `--device gpu` (a clear error where none is found), else None.
+    pub fn open(&self) -> CliResult<Option<std::sync::Arc<Device>>> {
+        match self.device.as_str() {
+            "gpu" => Ok(Some(Device::open(self.adapter)?)),
+            _ => Ok(None),
+        }
+    }
+}
+
 /// `rbm devices`.
 #[derive(Args, Debug)]
 pub struct DevicesCmd {}
@@ -23,9 +46,12 @@ pub struct SpeedCmd {
     /// Seconds each workload runs for (after a warm-up)
     #[arg(long, default_value_t = 1.0)]
     min_seconds: f64,
-    /// Only batch 100 and 1 000 (no batch 10 000)
+    /// Only batch 100 and 1 000 (no batch 10 000), AIS at 1 000 β, exact 784×16 and 784×20
     #[arg(long)]
     quick: bool,
+    /// Only these workloads (comma-separated: gibbs, pcd, ais, exact)
+    #[arg(long, value_delimiter = ',', value_parser = ["gibbs", "pcd", "ais", "exact"])]
+    only: Vec<String>,
 }
 
 /// Lists the adapters wgpu finds, one JSON line each (none: no line, and a note on stderr).

@@ -5,6 +5,8 @@ use super::common::{
     Out, TrainArgs,
 };
 use clap::Args;
+use rbm_core::data::Dataset;
+use rbm_core::engine::Engine;
 use rbm_core::train::{Lane, LaneConfig};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +30,8 @@ pub struct TrainCmd {
     /// Write the final model (after a divergence: the last finite one) to this file
     #[arg(long)]
     save_model: Option<String>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
 }
 
 /// The first line: everything needed to repeat the run.
@@ -41,6 +45,8 @@ struct Header<'a> {
     iters: u64,
     /// Updates per pass over the training rows (rows / batch).
     updates_per_epoch: f64,
+    /// The engine the updates ran on: "cpu", or "gpu: " and the adapter's name.
+    device: &'a str,
     config: &'a LaneConfig,
 }
 
@@ -54,7 +60,29 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
     a.lane.0.apply(&mut cfg)?;
     let seed = cfg.seed.unwrap_or_else(entropy_seed);
     cfg.seed = Some(seed);
-    let mut lane = Lane::new(cfg.clone(), data.clone())?;
+    match a.device.open()? {
+        None => {
+            let lane = Lane::new(cfg.clone(), data.clone())?;
+            train(lane, &a, cfg, &data, seed, "cpu", out)
+        }
+        Some(dev) => {
+            let lane = Lane::on::<rbm_gpu::Gpu>(&dev, cfg.clone(), data.clone())?;
+            let name = format!("gpu: {}", dev.info.name);
+            train(lane, &a, cfg, &data, seed, &name, out)
+        }
+    }
+}
+
+/// The training loop of [`run`] on engine `E`.
+fn train<E: Engine>(
+    mut lane: Lane<E>,
+    a: &TrainCmd,
+    cfg: LaneConfig,
+    data: &Dataset,
+    seed: u64,
+    device: &str,
+    out: &mut Out,
+) -> CliResult {
     if let Some(path) = &a.save_model {
         check_readable_back(path, data.m, cfg.hidden)?;
     }
@@ -80,17 +108,18 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
         bound: data.bound(),
         iters,
         updates_per_epoch: data.rows() as f64 / batch as f64,
+        device,
         config: &cfg,
     })?;
     out.line(&lane.record()?)?;
     for _ in 0..iters {
         if interrupted.load(Ordering::SeqCst) {
-            return save_interrupted(&mut lane, &a, cfg.every, out);
+            return save_interrupted(&mut lane, a, cfg.every, out);
         }
         if let Err(e) = lane.step() {
             // The lane keeps its last finite model (the one at the last record).
             if let Some(path) = &a.save_model {
-                if let Err(Failure::Msg(s)) = save_model(path, lane.model()) {
+                if let Err(Failure::Msg(s)) = save_model(path, &lane.host_model()) {
                     return Err(Failure::Msg(format!("{e}; moreover {s}")));
                 }
             }
@@ -104,7 +133,7 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
         out.line(&lane.record()?)?;
     }
     if let Some(path) = &a.save_model {
-        save_model(path, lane.model())?;
+        save_model(path, &lane.host_model())?;
     }
     Ok(())
 }
@@ -127,12 +156,17 @@ fn on_interrupt() -> CliResult<Arc<AtomicBool>> {
 
 /// After Ctrl-C, SIGTERM or SIGHUP: prints the record of the last update done (unless already printed), saves
 /// that model and ends with an error line naming the update count.
-fn save_interrupted(lane: &mut Lane, a: &TrainCmd, every: u64, out: &mut Out) -> CliResult {
+fn save_interrupted<E: Engine>(
+    lane: &mut Lane<E>,
+    a: &TrainCmd,
+    every: u64,
+    out: &mut Out,
+) -> CliResult {
     if !lane.iter().is_multiple_of(every) {
         out.line(&lane.record()?)?;
     }
     let path = a.save_model.as_deref().unwrap_or_default();
-    save_model(path, lane.model())?;
+    save_model(path, &lane.host_model())?;
     Err(Failure::Msg(format!(
         "interrupted after {} updates (SIGINT, SIGTERM or SIGHUP); the model at update {} is \
          saved to '{path}'",

@@ -16,8 +16,8 @@ use wgpu::util::DeviceExt;
 const SLOT: usize = 256;
 /// Bytes of the upload ring; larger uploads go straight to the queue after a submission.
 const RING: usize = 8 << 20;
-/// f32 of the split products' buffer: 264 workgroups of 128×64 partial sums.
-const SPLIT_SCRATCH: usize = 264 * 128 * 64;
+/// f32 of the split products' buffer: 264 workgroups of 128×128 partial sums.
+const SPLIT_SCRATCH: usize = 264 * 128 * 128;
 /// Threads of an element-wise workgroup.
 const WG: u32 = 256;
 
@@ -28,7 +28,7 @@ pub enum Kernel {
     Gemm,
     /// The same with 32×32 tiles, for products of few tiles.
     GemmSmall,
-    /// The same with 128×64 tiles, for the largest products.
+    /// The same with 128×128 tiles (8×8 per thread), for the largest products.
     GemmLarge,
     /// The parameter step.
     Step,
@@ -163,11 +163,19 @@ impl From<wgpu::AdapterInfo> for AdapterInfo {
     }
 }
 
+/// The APIs the engine looks for GPUs through: Vulkan, Metal, DX12 and the browser's WebGPU
+/// (OpenGL has no compute shaders on many drivers), or those `WGPU_BACKEND` names.
+fn instance() -> (wgpu::Instance, wgpu::Backends) {
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends;
+    (wgpu::Instance::new(desc), backends)
+}
+
 /// The adapters wgpu finds on this machine (`rbm devices`).
 pub fn adapters() -> Vec<AdapterInfo> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+    let (instance, backends) = instance();
+    pollster::block_on(instance.enumerate_adapters(backends))
         .into_iter()
         .map(|a| a.get_info().into())
         .collect()
@@ -210,10 +218,9 @@ impl Device {
     /// The first adapter wgpu offers (the high-performance one where there are several), or
     /// `index` into [`adapters`]; a clear error where none is there.
     pub fn open(index: Option<usize>) -> Result<Arc<Device>> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let (instance, backends) = instance();
         let adapter = match index {
-            Some(i) => pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+            Some(i) => pollster::block_on(instance.enumerate_adapters(backends))
                 .into_iter()
                 .nth(i)
                 .ok_or_else(|| Error::Invalid(format!("no GPU adapter number {i} (rbm devices lists them)")))?,
@@ -296,7 +303,8 @@ impl Device {
             let tiled = gemm
                 .replace("const WX: u32 = 16u;", &format!("const WX: u32 = {w};"))
                 .replace("const WY: u32 = 16u;", &format!("const WY: u32 = {w};"))
-                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"));
+                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"))
+                .replace("const RN: u32 = 4u;", &format!("const RN: u32 = {r};"));
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("gemm"),
                 source: wgpu::ShaderSource::Wgsl(format!("{common}\n{tiled}").into()),
@@ -356,17 +364,17 @@ impl Device {
         self.forced_tile.store(rows, Ordering::Relaxed);
     }
 
-    /// The kernel for a `rows × cols` product and its tile (rows, columns): 32×32 where fewer
-    /// than 256 tiles of 64×64 would leave most of a large GPU idle, 128×64 from 2 048 such
-    /// tiles, 64×64 between.
+    /// The kernel for a `rows × cols` product and its tile (rows, columns): 32×32 for
+    /// products of fewer than 8 tiles of 64×64, 128×128 from 1 024 such tiles, 64×64 between
+    /// (products of few tiles also split their summed index, product.rs).
     pub fn gemm_for(&self, rows: usize, cols: usize) -> (Kernel, u32, u32) {
         let tiles = rows.div_ceil(64) * cols.div_ceil(64);
         match self.forced_tile.load(Ordering::Relaxed) {
             32 => (Kernel::GemmSmall, 32, 32),
             64 => (Kernel::Gemm, 64, 64),
-            128 => (Kernel::GemmLarge, 128, 64),
-            _ if tiles < 256 => (Kernel::GemmSmall, 32, 32),
-            _ if tiles >= 2048 => (Kernel::GemmLarge, 128, 64),
+            128 => (Kernel::GemmLarge, 128, 128),
+            _ if tiles < 8 => (Kernel::GemmSmall, 32, 32),
+            _ if tiles >= 1024 => (Kernel::GemmLarge, 128, 128),
             _ => (Kernel::Gemm, 64, 64),
         }
     }

@@ -17,6 +17,8 @@ use rbm_core::engine::Engine;
 use rbm_core::error::{Error, Result};
 use rbm_core::model::Rbm;
 use rbm_core::rng::philox;
+use rbm_core::train::{AlgoInfo, Algorithm, Setup};
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 /// The GPU engine (issue 30): WGSL compute shaders through wgpu.
@@ -296,6 +298,43 @@ impl Engine for Gpu {
     type Optimizer = GpuOptimizer;
     type Rng = GpuRng;
     type Centered = NoCentered;
+    type Device = Arc<Device>;
+
+    const ON_HOST: bool = false;
+
+    fn upload(dev: &Arc<Device>, model: &Rbm) -> GpuModel {
+        GpuModel::upload(dev, model)
+    }
+
+    fn host(model: &GpuModel) -> Cow<'_, Rbm> {
+        Cow::Owned(
+            model
+                .download()
+                .expect("a model of the GPU engine has a valid shape"),
+        )
+    }
+
+    fn rng(_: &Arc<Device>, seed: u64, lane: u64) -> GpuRng {
+        GpuRng::new(seed, lane)
+    }
+
+    fn optimizer(model: &GpuModel, weight_decay: f32, momentum: f32) -> GpuOptimizer {
+        GpuOptimizer::new(model, weight_decay, momentum)
+    }
+
+    fn set_coefficients(opt: &mut GpuOptimizer, weight_decay: f32, momentum: f32) {
+        let l = len(opt.grad.m, opt.grad.n);
+        if momentum != 0.0 && opt.momentum == 0.0 {
+            // A velocity starts at zero (as the CPU's), after the gradient in the same buffer.
+            opt.grad.x = opt.grad.dev.zeros(2 * l);
+        }
+        opt.weight_decay = weight_decay;
+        opt.momentum = momentum;
+    }
+
+    fn build(info: &AlgoInfo, setup: &Setup<Gpu>) -> Result<Box<dyn Algorithm<Gpu>>> {
+        rbm_core::train::build_on(info, setup)
+    }
 
     fn chains(model: &GpuModel, rows: &[f32], count: usize) -> GpuChains {
         let (m, n) = (model.m, model.n);
@@ -496,7 +535,7 @@ impl Engine for Gpu {
 
     fn centered(_: &GpuModel, _: &Dataset, _: f32, _: f32) -> Result<NoCentered> {
         Err(Error::Invalid(
-            "CG and CS-DCP (the centered parameterisation) run on the CPU engine only, for now: use --device cpu".into(),
+            "CG and CS-DCP (the centered parameterisation) run on the CPU engine only, for now: train them with --device cpu".into(),
         ))
     }
 

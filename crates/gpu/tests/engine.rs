@@ -84,7 +84,7 @@ fn philox_uniforms_equal_the_cpus_bit_for_bit() {
 
 /// The statistics and steps on a 100×37 model (sizes not multiples of the tiles; a batch of
 /// 150 rows, whose sums split over two workgroups, and 45 chains, whose do not), with the
-/// products on each tile size (32×32, 64×64, 128×64).
+/// products on each tile size (32×32, 64×64, 128×128).
 #[test]
 fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
     let dev = Device::open(None).unwrap();

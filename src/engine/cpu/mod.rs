@@ -67,6 +67,36 @@ impl Engine for Cpu {
     type Optimizer = Optimizer;
     type Rng = Rng;
     type Centered = Centered;
+    type Device = ();
+
+    const ON_HOST: bool = true;
+
+    fn upload(_: &(), model: &Rbm) -> Rbm {
+        model.clone()
+    }
+
+    fn host(model: &Rbm) -> std::borrow::Cow<'_, Rbm> {
+        std::borrow::Cow::Borrowed(model)
+    }
+
+    fn rng(_: &(), seed: u64, lane: u64) -> Rng {
+        crate::rng::stream(seed, lane, crate::rng::Purpose::Sampling)
+    }
+
+    fn optimizer(model: &Rbm, weight_decay: f32, momentum: f32) -> Optimizer {
+        Optimizer::new(model.m(), model.n(), weight_decay, momentum)
+    }
+
+    fn set_coefficients(opt: &mut Optimizer, weight_decay: f32, momentum: f32) {
+        opt.set_coefficients(weight_decay, momentum);
+    }
+
+    fn build(
+        info: &crate::train::AlgoInfo,
+        setup: &crate::train::Setup<Cpu>,
+    ) -> Result<Box<dyn crate::train::Algorithm<Cpu>>> {
+        (info.build)(setup)
+    }
 
     fn chains(model: &Rbm, rows: &[f32], count: usize) -> ChainSet {
         ChainSet {

@@ -1,8 +1,8 @@
-// C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×4
-// outputs (RM consecutive rows × 4 consecutive columns) held in vec4 registers, depth tiles of
-// TK through workgroup memory. The engine compiles it in several sizes (device.rs): 64×64 tiles
-// (16×16 threads, 4×4 each) for large products, 128×64 (16×16 threads, 8×4) for the largest,
-// 32×32 (8×8 threads, 4×4) where larger tiles would leave most of the GPU idle (a batch of 100).
+// C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×RN
+// outputs (RM consecutive rows × RN consecutive columns, RM and RN 4 or 8) held in vec4
+// registers, depth tiles of TK through workgroup memory. The engine compiles it in several
+// sizes (device.rs): 64×64 tiles (16×16 threads, 4×4 each), 128×128 (16×16 threads, 8×8) for
+// the largest products, 32×32 (8×8 threads, 4×4) for the smallest.
 // No loop indexes a private array (drivers may then place it in slow memory): the
 // accumulators are named vec4s, and the loops over them are written out.
 //
@@ -17,8 +17,9 @@
 const WX: u32 = 16u;
 const WY: u32 = 16u;
 const RM: u32 = 4u;
+const RN: u32 = 4u;
 const TM: u32 = WY * RM;
-const TN: u32 = WX * 4u;
+const TN: u32 = WX * RN;
 const TK: u32 = 16u;
 const THREADS: u32 = WX * WY;
 
@@ -36,6 +37,14 @@ fn epilogue(r: u32, c0: u32, z: u32, acc: vec4<f32>) {
     }
 }
 
+fn row4(base: u32) -> vec4<f32> {
+    return vec4<f32>(tile_a[base], tile_a[base + 1u], tile_a[base + 2u], tile_a[base + 3u]);
+}
+
+fn col4(base: u32) -> vec4<f32> {
+    return vec4<f32>(tile_b[base], tile_b[base + 1u], tile_b[base + 2u], tile_b[base + 3u]);
+}
+
 @compute @workgroup_size(WX, WY, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let t = lid.y * WX + lid.x;
@@ -44,15 +53,16 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
     let ra = lid.y * RM; // this thread's first row in the tile
-    let cb = lid.x * 4u; // and first column
-    var acc0 = vec4<f32>(0.0);
-    var acc1 = vec4<f32>(0.0);
-    var acc2 = vec4<f32>(0.0);
-    var acc3 = vec4<f32>(0.0);
-    var acc4 = vec4<f32>(0.0);
-    var acc5 = vec4<f32>(0.0);
-    var acc6 = vec4<f32>(0.0);
-    var acc7 = vec4<f32>(0.0);
+    let cb = lid.x * RN; // and first column
+    // acc_i_j: row i of the thread's rows, columns 4j … 4j + 3 of its columns.
+    var acc0_0 = vec4<f32>(0.0); var acc0_1 = vec4<f32>(0.0);
+    var acc1_0 = vec4<f32>(0.0); var acc1_1 = vec4<f32>(0.0);
+    var acc2_0 = vec4<f32>(0.0); var acc2_1 = vec4<f32>(0.0);
+    var acc3_0 = vec4<f32>(0.0); var acc3_1 = vec4<f32>(0.0);
+    var acc4_0 = vec4<f32>(0.0); var acc4_1 = vec4<f32>(0.0);
+    var acc5_0 = vec4<f32>(0.0); var acc5_1 = vec4<f32>(0.0);
+    var acc6_0 = vec4<f32>(0.0); var acc6_1 = vec4<f32>(0.0);
+    var acc7_0 = vec4<f32>(0.0); var acc7_1 = vec4<f32>(0.0);
     for (var k0 = k_begin; k0 < k_end; k0 += TK) {
         for (var idx = t; idx < TK * TM; idx += THREADS) {
             var kk: u32; var rr: u32;
@@ -74,32 +84,35 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         for (var kk = 0u; kk < TK; kk++) {
             let ab = kk * TM + ra;
             let bb = kk * TN + cb;
-            let b = vec4<f32>(tile_b[bb], tile_b[bb + 1u], tile_b[bb + 2u], tile_b[bb + 3u]);
-            let a = vec4<f32>(tile_a[ab], tile_a[ab + 1u], tile_a[ab + 2u], tile_a[ab + 3u]);
-            acc0 += a.x * b;
-            acc1 += a.y * b;
-            acc2 += a.z * b;
-            acc3 += a.w * b;
+            let b0 = col4(bb);
+            let a = row4(ab);
+            acc0_0 += a.x * b0; acc1_0 += a.y * b0; acc2_0 += a.z * b0; acc3_0 += a.w * b0;
             if (RM == 8u) {
-                let a2 = vec4<f32>(tile_a[ab + 4u], tile_a[ab + 5u], tile_a[ab + 6u], tile_a[ab + 7u]);
-                acc4 += a2.x * b;
-                acc5 += a2.y * b;
-                acc6 += a2.z * b;
-                acc7 += a2.w * b;
+                let a2 = row4(ab + 4u);
+                acc4_0 += a2.x * b0; acc5_0 += a2.y * b0; acc6_0 += a2.z * b0; acc7_0 += a2.w * b0;
+                if (RN == 8u) {
+                    let b1 = col4(bb + 4u);
+                    acc0_1 += a.x * b1; acc1_1 += a.y * b1; acc2_1 += a.z * b1; acc3_1 += a.w * b1;
+                    acc4_1 += a2.x * b1; acc5_1 += a2.y * b1; acc6_1 += a2.z * b1; acc7_1 += a2.w * b1;
+                }
             }
         }
         workgroupBarrier();
     }
     let r = r0 + ra;
     let c = c0 + cb;
-    epilogue(r, c, wid.z, acc0);
-    epilogue(r + 1u, c, wid.z, acc1);
-    epilogue(r + 2u, c, wid.z, acc2);
-    epilogue(r + 3u, c, wid.z, acc3);
+    let z = wid.z;
+    epilogue(r, c, z, acc0_0); epilogue(r + 1u, c, z, acc1_0);
+    epilogue(r + 2u, c, z, acc2_0); epilogue(r + 3u, c, z, acc3_0);
     if (RM == 8u) {
-        epilogue(r + 4u, c, wid.z, acc4);
-        epilogue(r + 5u, c, wid.z, acc5);
-        epilogue(r + 6u, c, wid.z, acc6);
-        epilogue(r + 7u, c, wid.z, acc7);
+        epilogue(r + 4u, c, z, acc4_0); epilogue(r + 5u, c, z, acc5_0);
+        epilogue(r + 6u, c, z, acc6_0); epilogue(r + 7u, c, z, acc7_0);
+        if (RN == 8u) {
+            let c4 = c + 4u;
+            epilogue(r, c4, z, acc0_1); epilogue(r + 1u, c4, z, acc1_1);
+            epilogue(r + 2u, c4, z, acc2_1); epilogue(r + 3u, c4, z, acc3_1);
+            epilogue(r + 4u, c4, z, acc4_1); epilogue(r + 5u, c4, z, acc5_1);
+            epilogue(r + 6u, c4, z, acc6_1); epilogue(r + 7u, c4, z, acc7_1);
+        }
     }
 }
