@@ -125,7 +125,7 @@ fn train<E: Engine>(
             }
             return Err(e.into());
         }
-        if lane.iter() % cfg.every == 0 {
+        if lane.iter().is_multiple_of(cfg.every) {
             out.line(&lane.record()?)?;
         }
     }

@@ -257,7 +257,7 @@ impl Run<'_> {
             b: (g.b.0, 0, g.b.1, g.b.2),
             bias: Some(g.bias),
         };
-        product::run(&self.dev, &product, epi, g.out, 0);
+        product::run(self.dev, &product, epi, g.out, 0);
     }
 
     /// a = c + vᵀW (mode 4 with β = 1).
