@@ -82,18 +82,29 @@ pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     let dev = Device::open(a.adapter)?;
     let label = format!("{} ({}, GPU engine)", dev.info.name, dev.info.backend);
     let (m, n) = (784, 500);
+    let run = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
     let batches: &[usize] = if a.quick {
         &[100, 1000]
     } else {
         &[100, 1000, 10_000]
     };
-    for &b in batches {
+    for &b in batches.iter().filter(|_| run("gibbs")) {
         let r = speed::gibbs(&dev, m, n, b, a.min_seconds)?;
         out.line(&json!({"workload": format!("gibbs_784x500_b{b}"), "value": r, "unit": "sweeps/s", "samples_per_s": r * b as f64, "device": label}))?;
     }
-    let r = speed::pcd1(&dev, m, n, 100, a.min_seconds)?;
-    out.line(
-        &json!({"workload": "pcd1_784x500_b100", "value": r, "unit": "rows/s", "device": label}),
-    )?;
+    if run("pcd") {
+        let r = speed::pcd1(&dev, m, n, 100, a.min_seconds)?;
+        out.line(&json!({"workload": "pcd1_784x500_b100", "value": r, "unit": "rows/s", "device": label}))?;
+    }
+    let betas: &[usize] = if a.quick { &[1000] } else { &[1000, 10_000] };
+    for &k in betas.iter().filter(|_| run("ais")) {
+        let s = speed::ais(&dev, m, n, 100, k)?;
+        out.line(&json!({"workload": format!("ais_784x500_100x{k}"), "value": s, "unit": "s", "arithmetic": "f32, log-weights in double-single", "device": label}))?;
+    }
+    let sizes: &[usize] = if a.quick { &[16, 20] } else { &[20, 25] };
+    for &k in sizes.iter().filter(|_| run("exact")) {
+        let s = speed::exact_log_z(&dev, m, k)?;
+        out.line(&json!({"workload": format!("exact_log_z_784x{k}"), "value": s, "unit": "s", "arithmetic": "f32 with compensated sums", "device": label}))?;
+    }
     Ok(())
 }

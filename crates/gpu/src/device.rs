@@ -295,12 +295,19 @@ impl Device {
             .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
             .collect();
         let gemm = include_str!("shaders/gemm.wgsl");
-        for (k, w, r) in [
-            (Kernel::Gemm, "16u", "4u"),
-            (Kernel::GemmSmall, "8u", "4u"),
-            (Kernel::GemmLarge, "16u", "8u"),
+        // Depth tiles of 32 where the two tiles fit WebGPU's default 16 KiB of workgroup
+        // memory (half the barriers of 16); `RBM_GPU_TK=16` sets 16 (for benchmarks).
+        let tk = match std::env::var("RBM_GPU_TK").as_deref() {
+            Ok("16") => "16u",
+            _ => "32u",
+        };
+        for (k, w, r, tk) in [
+            (Kernel::Gemm, "16u", "4u", tk),
+            (Kernel::GemmSmall, "8u", "4u", tk),
+            (Kernel::GemmLarge, "16u", "8u", "16u"),
         ] {
             let tiled = gemm
+                .replace("const TK: u32 = 16u;", &format!("const TK: u32 = {tk};"))
                 .replace("const WX: u32 = 16u;", &format!("const WX: u32 = {w};"))
                 .replace("const WY: u32 = 16u;", &format!("const WY: u32 = {w};"))
                 .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"))
@@ -365,7 +372,8 @@ impl Device {
     }
 
     /// The kernel for a `rows × cols` product and its tile (rows, columns): 32×32 for
-    /// products of fewer than 8 tiles of 64×64, 128×128 from 1 024 such tiles, 64×64 between
+    /// products of fewer than 8 tiles of 64×64, 128×128 from 16 384 such tiles (on the H100
+    /// 128×128 ran slower than 64×64 at 10 000 × 500: 483 against 570 sweeps/s), 64×64 between
     /// (products of few tiles also split their summed index, product.rs).
     pub fn gemm_for(&self, rows: usize, cols: usize) -> (Kernel, u32, u32) {
         let tiles = rows.div_ceil(64) * cols.div_ceil(64);
@@ -374,7 +382,7 @@ impl Device {
             64 => (Kernel::Gemm, 64, 64),
             128 => (Kernel::GemmLarge, 128, 128),
             _ if tiles < 8 => (Kernel::GemmSmall, 32, 32),
-            _ if tiles >= 1024 => (Kernel::GemmLarge, 128, 128),
+            _ if tiles >= 16_384 => (Kernel::GemmLarge, 128, 128),
             _ => (Kernel::Gemm, 64, 64),
         }
     }

@@ -57,7 +57,7 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
         .min(g.depth / MIN_CHUNK)
         .min(dev.max_splits(g.rows * g.cols))
         .max(1);
-    let chunk = g.depth.div_ceil(splits).next_multiple_of(16);
+    let chunk = g.depth.div_ceil(splits).next_multiple_of(32);
     let splits = g.depth.div_ceil(chunk.max(1)).max(1);
     let mut p = Params {
         rows: g.rows as u32,

@@ -1,6 +1,6 @@
 // C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×RN
 // outputs (RM consecutive rows × RN consecutive columns, RM and RN 4 or 8) held in vec4
-// registers, depth tiles of TK through workgroup memory. The engine compiles it in several
+// registers, depth tiles of TK (16 or 32) through workgroup memory. The engine compiles it in several
 // sizes (device.rs): 64×64 tiles (16×16 threads, 4×4 each), 128×128 (16×16 threads, 8×8) for
 // the largest products, 32×32 (8×8 threads, 4×4) for the smallest.
 // No loop indexes a private array (drivers may then place it in slow memory): the
