@@ -4,13 +4,13 @@
 //! threads and are combined in block order, so the output does not depend on the thread count.
 
 use super::common::{
-    check_fit, entropy_seed, load_data, load_model, parallel_map, threads, CliResult, Out,
+    check_fit, entropy_seed, load_data, load_model, parallel_map, threads, CliResult, Failure, Out,
 };
 use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::ais::{
-    check_config, AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES, MAX_BETAS,
-    MAX_PARTICLES,
+    check_config, AisConfig, AisResult, Plan, BLOCK_PARTICLES, DEFAULT_BETAS, DEFAULT_PARTICLES,
+    MAX_BETAS, MAX_PARTICLES,
 };
 use rbm_core::eval::exact;
 use rbm_core::schema::budget;
@@ -48,6 +48,8 @@ pub struct AisArgs {
     /// Threads (default: all cores; the result does not depend on it)
     #[arg(long)]
     threads: Option<usize>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
 }
 
 /// What `rbm ais` prints.
@@ -56,6 +58,9 @@ struct Report<'a> {
     data: &'a str,
     visible: usize,
     hidden: usize,
+    /// Where the particles ran: "cpu" (f64, the same bits on any thread count), or "gpu: " and
+    /// the adapter (f32, log-weights in double-single; the exact values there too).
+    device: String,
     #[serde(flatten)]
     result: AisResult,
     /// Exact log Z when the smaller layer has at most 20 units.
@@ -90,13 +95,35 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
     } else {
         Plan::ais(&model, &data, None, cfg)?
     };
-    let parts = parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
+    let gpu = a.device.open()?;
+    let parts = match &gpu {
+        None => parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) if a.reverse => {
+            return Err(Failure::Msg(
+                "RAISE (--reverse) runs on the CPU engine only, for now: drop --device gpu".into(),
+            ))
+        }
+        Some(dev) => {
+            let lw = rbm_gpu::ais::log_weights(
+                dev,
+                &model,
+                plan.base_b(),
+                cfg.particles,
+                cfg.betas,
+                cfg.seed,
+            )?;
+            lw.chunks(BLOCK_PARTICLES).map(<[f64]>::to_vec).collect()
+        }
+    };
     let result = plan.finish(&parts)?;
     let exact_fits = cost::check_exact_job("", (m, n), data.rows(), 0.0, threads, &budget::CLI);
     let (exact_log_z, exact_atll) = if m.min(n) <= EXACT_UP_TO && exact_fits.is_ok() {
-        let log_z = exact::log_z_threaded(&model, threads)?;
+        let log_z = match &gpu {
+            None => exact::log_z_threaded(&model, threads)?,
+            Some(dev) => rbm_gpu::exact::log_z(dev, &model)?,
+        };
         // On the rows AIS evaluates: grey levels thresholded at 0.5 (binary data unchanged).
         let atll = exact::average_log_likelihood(&model, &data.thresholded(), log_z)?;
         (Some(log_z), Some(atll))
@@ -107,6 +134,7 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         data: &data.name,
         visible: model.m(),
         hidden: model.n(),
+        device: super::gpu::label(gpu.as_deref()),
         result,
         exact_log_z,
         exact_atll,

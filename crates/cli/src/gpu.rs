@@ -23,10 +23,29 @@ impl DeviceArgs {
     /// The GPU when `--device gpu` (a clear error where none is found), else None.
     pub fn open(&self) -> CliResult<Option<std::sync::Arc<Device>>> {
         match self.device.as_str() {
-            "gpu" => Ok(Some(Device::open(self.adapter)?)),
+            "gpu" => {
+                quiet_wayland();
+                Ok(Some(Device::open(self.adapter)?))
+            }
             _ => Ok(None),
         }
     }
+}
+
+/// Looking for GPUs makes libwayland print "error: XDG_RUNTIME_DIR is invalid or not set" on
+/// stderr where no desktop session set that variable (CI, SSH): a second error line beside
+/// ours. The engine draws nothing on a display, so the variable is pointed at the temporary
+/// folder, where libwayland finds no display and says nothing. Called before any thread
+/// starts.
+fn quiet_wayland() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
+}
+
+/// How an output names where it was computed: "cpu", or "gpu: " and the adapter's name.
+pub fn label(gpu: Option<&Device>) -> String {
+    gpu.map_or_else(|| "cpu".into(), |d| format!("gpu: {}", d.info.name))
 }
 
 /// `rbm devices`.
@@ -56,6 +75,7 @@ pub struct SpeedCmd {
 
 /// Lists the adapters wgpu finds, one JSON line each (none: no line, and a note on stderr).
 pub fn devices(_: DevicesCmd, out: &mut Out) -> CliResult {
+    quiet_wayland();
     let list = rbm_gpu::adapters();
     if list.is_empty() {
         eprintln!("no GPU adapter found (a Vulkan, Metal or DX12 driver is needed; on Debian without a GPU: apt-get install mesa-vulkan-drivers)");
@@ -79,6 +99,7 @@ pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     if !(a.min_seconds > 0.0 && a.min_seconds <= 600.0) {
         return fail("--min-seconds must be in (0, 600]");
     }
+    quiet_wayland();
     let dev = Device::open(a.adapter)?;
     let label = format!("{} ({}, GPU engine)", dev.info.name, dev.info.backend);
     let (m, n) = (784, 500);

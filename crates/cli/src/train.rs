@@ -67,7 +67,7 @@ pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
         }
         Some(dev) => {
             let lane = Lane::on::<rbm_gpu::Gpu>(&dev, cfg.clone(), data.clone())?;
-            let name = format!("gpu: {}", dev.info.name);
+            let name = super::gpu::label(Some(&dev));
             train(lane, &a, cfg, &data, seed, &name, out)
         }
     }
