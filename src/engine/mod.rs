@@ -77,6 +77,13 @@ pub trait Engine: Sized + Send + 'static {
     /// Changes the step's λ and μ from the next step on (a lane's live options).
     fn set_coefficients(opt: &mut Self::Optimizer, weight_decay: f32, momentum: f32);
 
+    /// log Z of `model` (whose host copy is `host`) by exact enumeration where the engine does
+    /// it itself (a GPU: f32 with compensated sums, relative error ≤ 1e-6), for a lane's exact
+    /// curve; None: the CPU's f64 enumeration (`crate::eval::exact`).
+    fn exact_log_z(_model: &Self::Model, _host: &Rbm) -> Option<Result<f64>> {
+        None
+    }
+
     /// The algorithm `info` on this engine (an error for one the engine does not run).
     fn build(info: &AlgoInfo, setup: &Setup<Self>) -> Result<Box<dyn Algorithm<Self>>>;
 

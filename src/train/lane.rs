@@ -449,7 +449,10 @@ impl<E: Engine> Lane<E> {
             }
         }
         let (atll, log_z) = if self.exact {
-            let e = exact::evaluate(&host, &self.eval_data)?;
+            let e = match E::exact_log_z(&self.model, &host) {
+                Some(z) => exact::evaluate_given(&host, &self.eval_data, z?)?,
+                None => exact::evaluate(&host, &self.eval_data)?,
+            };
             (Some(e.atll), Some(e.log_z))
         } else {
             (None, None)

@@ -101,7 +101,7 @@ pub fn log_z(
 /// The GPU buffers and kernels of one run.
 struct Run<'a> {
     dev: &'a Device,
-    step: Pipeline,
+    step: Arc<Pipeline>,
     p: usize,
     m: usize,
     n: usize,

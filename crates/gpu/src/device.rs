@@ -206,6 +206,8 @@ pub struct Device {
     state: Mutex<State>,
     /// The partial sums of split products (product.rs), made on first use.
     split: OnceLock<Buf>,
+    /// The pipelines of [`Device::compile`], by entry point.
+    compiled: Mutex<HashMap<&'static str, Arc<Pipeline>>>,
 }
 
 impl std::fmt::Debug for Device {
@@ -349,20 +351,33 @@ impl Device {
                 submissions: 0,
             }),
             split: OnceLock::new(),
+            compiled: Mutex::new(HashMap::new()),
         }))
     }
 
     /// `entry` of `wgsl` (after common.wgsl's parameters, bindings and Philox) as a pipeline on
-    /// the engine's layout, for kernels kept in their own files (exact enumeration, AIS).
-    pub fn compile(&self, wgsl: &str, entry: &str) -> Pipeline {
-        let source = format!("{}\n{wgsl}", include_str!("shaders/common.wgsl"));
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(entry),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-        pipeline(&self.device, &self.pipeline_layout, &module, entry)
+    /// the engine's layout, for kernels kept in their own files (exact enumeration, AIS);
+    /// compiled once per device and entry point.
+    pub fn compile(&self, wgsl: &'static str, entry: &'static str) -> Arc<Pipeline> {
+        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(entry)
+            .or_insert_with(|| {
+                let source = format!("{}\n{wgsl}", include_str!("shaders/common.wgsl"));
+                let module = self
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(entry),
+                        source: wgpu::ShaderSource::Wgsl(source.into()),
+                    });
+                Arc::new(pipeline(
+                    &self.device,
+                    &self.pipeline_layout,
+                    &module,
+                    entry,
+                ))
+            })
+            .clone()
     }
 
     /// Makes every product use tiles of `rows` rows (32, 64 or 128; 0: by size again), so the

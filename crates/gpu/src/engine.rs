@@ -332,6 +332,10 @@ impl Engine for Gpu {
         opt.momentum = momentum;
     }
 
+    fn exact_log_z(model: &GpuModel, host: &Rbm) -> Option<Result<f64>> {
+        Some(crate::exact::log_z(&model.dev, host))
+    }
+
     fn build(info: &AlgoInfo, setup: &Setup<Gpu>) -> Result<Box<dyn Algorithm<Gpu>>> {
         rbm_core::train::build_on(info, setup)
     }
