@@ -297,16 +297,25 @@ impl Device {
             .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
             .collect();
         let gemm = include_str!("shaders/gemm.wgsl");
-        // Depth tiles of 32 where the two tiles fit WebGPU's default 16 KiB of workgroup
-        // memory (half the barriers of 16); `RBM_GPU_TK=16` sets 16 (for benchmarks).
-        let tk = match std::env::var("RBM_GPU_TK").as_deref() {
-            Ok("16") => "16u",
-            _ => "32u",
+        // Depth tiles of 32 where both (padded) tiles fit the device's workgroup memory (half
+        // the barriers of 16), else 16 (WebGPU's default 16 KiB); `RBM_GPU_TK=16` sets 16 (for
+        // benchmarks). Tile bytes: TK · (TM + 1 + TN + 1) · 4.
+        let room = device.limits().max_compute_workgroup_storage_size as usize;
+        let short = std::env::var("RBM_GPU_TK").as_deref() == Ok("16");
+        let tk_for = |tm: usize, tn: usize, most: usize| {
+            let fits = |tk: usize| tk <= most && tk * (tm + tn + 2) * 4 <= room;
+            if fits(32) && !short {
+                "32u"
+            } else if fits(16) {
+                "16u"
+            } else {
+                "8u"
+            }
         };
         for (k, w, r, tk) in [
-            (Kernel::Gemm, "16u", "4u", tk),
-            (Kernel::GemmSmall, "8u", "4u", tk),
-            (Kernel::GemmLarge, "16u", "8u", "16u"),
+            (Kernel::Gemm, "16u", "4u", tk_for(64, 64, 32)),
+            (Kernel::GemmSmall, "8u", "4u", tk_for(32, 32, 32)),
+            (Kernel::GemmLarge, "16u", "8u", tk_for(128, 128, 16)),
         ] {
             let tiled = gemm
                 .replace("const TK: u32 = 16u;", &format!("const TK: u32 = {tk};"))

@@ -23,8 +23,12 @@ const TN: u32 = WX * RN;
 const TK: u32 = 16u;
 const THREADS: u32 = WX * WY;
 
-var<workgroup> tile_a: array<f32, TK * TM>; // [k][r]
-var<workgroup> tile_b: array<f32, TK * TN>; // [k][c]
+// Rows of the tiles padded by one: threads that store one row's consecutive k (a row-major
+// operand) write a column of the tile, which without the pad falls in one memory bank.
+const TMP: u32 = TM + 1u;
+const TNP: u32 = TN + 1u;
+var<workgroup> tile_a: array<f32, TK * TMP>; // [k][r]
+var<workgroup> tile_b: array<f32, TK * TNP>; // [k][c]
 
 // Workgroup z of a split product sums k in [z·extra, (z + 1)·extra) and writes its partial
 // sums (mode 0) at c_off + z·rows·cols.
@@ -70,7 +74,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             let r = r0 + rr; let k = k0 + kk;
             var x = 0.0;
             if (r < p.rows && k < k_end) { x = in0[p.a_off + r * p.a_row + k * p.a_k]; }
-            tile_a[kk * TM + rr] = x;
+            tile_a[kk * TMP + rr] = x;
         }
         for (var idx = t; idx < TK * TN; idx += THREADS) {
             var kb: u32; var cc: u32;
@@ -78,12 +82,12 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             let c = c0 + cc; let kc = k0 + kb;
             var y = 0.0;
             if (c < p.cols && kc < k_end) { y = in1[p.b_off + kc * p.b_k + c * p.b_col]; }
-            tile_b[kb * TN + cc] = y;
+            tile_b[kb * TNP + cc] = y;
         }
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
-            let ab = kk * TM + ra;
-            let bb = kk * TN + cb;
+            let ab = kk * TMP + ra;
+            let bb = kk * TNP + cb;
             let b0 = col4(bb);
             let a = row4(ab);
             acc0_0 += a.x * b0; acc1_0 += a.y * b0; acc2_0 += a.z * b0; acc3_0 += a.w * b0;
