@@ -30,6 +30,9 @@ pub enum Kernel {
     GemmSmall,
     /// The same with 128×128 tiles (8×8 per thread), for the largest products.
     GemmLarge,
+    /// 64×64 tiles with depth tiles of 16, for products of many tiles (more workgroups per
+    /// multiprocessor).
+    GemmMany,
     /// The parameter step.
     Step,
     /// out = a + b.
@@ -44,6 +47,16 @@ pub enum Kernel {
     Uniforms,
     /// The partial sums of a split product added, then its epilogue (product.rs).
     SplitSum,
+}
+
+impl Kernel {
+    /// The product kernels (gemm.wgsl in its sizes).
+    pub const PRODUCTS: [Kernel; 4] = [
+        Kernel::GemmSmall,
+        Kernel::Gemm,
+        Kernel::GemmMany,
+        Kernel::GemmLarge,
+    ];
 }
 
 const KERNELS: [(Kernel, &str); 7] = [
@@ -192,8 +205,9 @@ struct State {
 pub struct Device {
     /// The adapter the device was opened on.
     pub info: AdapterInfo,
-    /// The tile every product uses (32, 64 or 128 rows), or 0: chosen by the product's size
-    /// ([`Device::gemm_for`]). `RBM_GPU_TILE` in the environment sets it (for benchmarks).
+    /// 1 + the index in [`Kernel::PRODUCTS`] of the kernel every product uses, or 0: chosen by
+    /// the product's size ([`Device::gemm_for`]). `RBM_GPU_TILE` (32, 64 or 128) in the
+    /// environment sets it (for benchmarks).
     forced_tile: AtomicUsize,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -316,6 +330,7 @@ impl Device {
             (Kernel::Gemm, "16u", "4u", tk_for(64, 64, 32)),
             (Kernel::GemmSmall, "8u", "4u", tk_for(32, 32, 32)),
             (Kernel::GemmLarge, "16u", "8u", tk_for(128, 128, 16)),
+            (Kernel::GemmMany, "16u", "4u", tk_for(64, 64, 16)),
         ] {
             let tiled = gemm
                 .replace("const TK: u32 = 16u;", &format!("const TK: u32 = {tk};"))
@@ -338,10 +353,12 @@ impl Device {
             mapped_at_creation: false,
         });
         let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
-        let forced_tile = std::env::var("RBM_GPU_TILE")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        let forced_tile = match std::env::var("RBM_GPU_TILE").as_deref() {
+            Ok("32") => 1,
+            Ok("64") => 2,
+            Ok("128") => 4,
+            _ => 0,
+        };
         Ok(Arc::new(Device {
             info,
             forced_tile: AtomicUsize::new(forced_tile),
@@ -389,26 +406,35 @@ impl Device {
             .clone()
     }
 
-    /// Makes every product use tiles of `rows` rows (32, 64 or 128; 0: by size again), so the
-    /// tests take every arm.
-    pub fn force_tile(&self, rows: usize) {
-        self.forced_tile.store(rows, Ordering::Relaxed);
+    /// Makes every product use `kernel` (one of [`Kernel::PRODUCTS`]; None: by size again), so
+    /// the tests take every arm.
+    pub fn force_product(&self, kernel: Option<Kernel>) {
+        let i = kernel.and_then(|k| Kernel::PRODUCTS.iter().position(|&p| p == k));
+        self.forced_tile
+            .store(i.map_or(0, |i| i + 1), Ordering::Relaxed);
     }
 
     /// The kernel for a `rows × cols` product and its tile (rows, columns): 32×32 for
     /// products of fewer than 8 tiles of 64×64, 128×128 from 16 384 such tiles (on the H100
-    /// 128×128 ran slower than 64×64 at 10 000 × 500: 483 against 570 sweeps/s), 64×64 between
-    /// (products of few tiles also split their summed index, product.rs).
+    /// 128×128 ran slower than 64×64 at 10 000 × 500: 483 against 570 sweeps/s), 64×64 between,
+    /// with depth tiles of 16 from 512 tiles (on the H100, 10 000 × 500: 590 sweeps/s against
+    /// 445 with 32; 1 000 × 500: 3 242 against 3 507). Products of few tiles also split their
+    /// summed index (product.rs).
     pub fn gemm_for(&self, rows: usize, cols: usize) -> (Kernel, u32, u32) {
         let tiles = rows.div_ceil(64) * cols.div_ceil(64);
-        match self.forced_tile.load(Ordering::Relaxed) {
-            32 => (Kernel::GemmSmall, 32, 32),
-            64 => (Kernel::Gemm, 64, 64),
-            128 => (Kernel::GemmLarge, 128, 128),
-            _ if tiles < 8 => (Kernel::GemmSmall, 32, 32),
-            _ if tiles >= 16_384 => (Kernel::GemmLarge, 128, 128),
-            _ => (Kernel::Gemm, 64, 64),
-        }
+        let kernel = match self.forced_tile.load(Ordering::Relaxed) {
+            0 if tiles < 8 => Kernel::GemmSmall,
+            0 if tiles >= 16_384 => Kernel::GemmLarge,
+            0 if tiles >= 512 => Kernel::GemmMany,
+            0 => Kernel::Gemm,
+            i => Kernel::PRODUCTS[i - 1],
+        };
+        let tile = match kernel {
+            Kernel::GemmSmall => 32,
+            Kernel::GemmLarge => 128,
+            _ => 64,
+        };
+        (kernel, tile, tile)
     }
 
     /// The buffer of split products' partial sums (every product is recorded in order, so one

@@ -84,12 +84,12 @@ fn philox_uniforms_equal_the_cpus_bit_for_bit() {
 
 /// The statistics and steps on a 100×37 model (sizes not multiples of the tiles; a batch of
 /// 150 rows, whose sums split over two workgroups, and 45 chains, whose do not), with the
-/// products on each tile size (32×32, 64×64, 128×128).
+/// products of each kernel (32×32, 64×64 with depth tiles of 32 and of 16, 128×128).
 #[test]
 fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
     let dev = Device::open(None).unwrap();
-    for tile in [32, 64, 128] {
-        dev.force_tile(tile);
+    for kernel in Kernel::PRODUCTS {
+        dev.force_product(Some(kernel));
         statistics_and_steps(&dev);
     }
 }
@@ -169,12 +169,12 @@ fn statistics_and_steps(dev: &Arc<Device>) {
 
 /// A half-sweep draws unit j of chain r on iff u·(1 + e^{−a}) < 1 with u Philox's uniform
 /// r·n + j of the draw: the GPU's decisions equal those computed here in f64 except where u is
-/// within 1e-5 of σ(a); on each tile size.
+/// within 1e-5 of σ(a); with each product kernel.
 #[test]
 fn a_half_sweeps_draws_are_the_cpus_decisions_for_the_same_uniforms() {
     let dev = Device::open(None).unwrap();
-    for tile in [32, 64, 128] {
-        dev.force_tile(tile);
+    for kernel in Kernel::PRODUCTS {
+        dev.force_product(Some(kernel));
         half_sweep_draws(&dev);
     }
 }
