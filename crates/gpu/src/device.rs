@@ -140,6 +140,15 @@ pub struct Pipeline {
     pipeline: wgpu::ComputePipeline,
 }
 
+/// One dispatch of [`Device::dispatch_all`].
+pub struct Dispatch<'a> {
+    pub kernel: Kernel,
+    pub params: Params,
+    pub inputs: [Option<&'a Buf>; 3],
+    pub outputs: [Option<&'a Buf>; 2],
+    pub groups: (u32, u32, u32),
+}
+
 /// A storage buffer of f32 on the GPU, with an identity for the bind-group cache.
 #[derive(Debug)]
 pub struct Buf {
@@ -570,7 +579,30 @@ impl Device {
         groups: (u32, u32, u32),
     ) {
         let mut st = self.state();
-        let at = self.reserve(&mut st, SLOT);
+        self.record(&mut st, pipeline, params, inputs, outputs, groups);
+    }
+
+    /// Records dispatches of `kernel`s one after the other with no other thread's in between
+    /// (a split product's partial sums and their addition share the device's one scratch
+    /// buffer, which another lane's product on another thread would overwrite).
+    pub fn dispatch_all(&self, steps: &[Dispatch<'_>]) {
+        let mut st = self.state();
+        for d in steps {
+            let pipeline = &self.pipelines[&d.kernel];
+            self.record(&mut st, pipeline, &d.params, d.inputs, d.outputs, d.groups);
+        }
+    }
+
+    fn record(
+        &self,
+        st: &mut State,
+        pipeline: &Pipeline,
+        params: &Params,
+        inputs: [Option<&Buf>; 3],
+        outputs: [Option<&Buf>; 2],
+        groups: (u32, u32, u32),
+    ) {
+        let at = self.reserve(st, SLOT);
         st.ring[at..at + 112].copy_from_slice(&params.bytes());
         let bufs = [
             inputs[0].unwrap_or(&self.dummy_ro),
@@ -608,7 +640,7 @@ impl Device {
                 })
             })
             .clone();
-        let enc = self.encoder(&mut st);
+        let enc = self.encoder(st);
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: None,
@@ -616,6 +648,17 @@ impl Device {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &group, &[at as u32]);
         pass.dispatch_workgroups(groups.0, groups.1, groups.2);
+    }
+
+    /// The workgroups of an element-wise kernel over `count` elements (256 threads each; a
+    /// second dimension past 65 535 groups).
+    pub fn element_groups(count: usize) -> (u32, u32, u32) {
+        let groups = (count as u32).div_ceil(WG).max(1);
+        if groups > 65_535 {
+            (65_535, groups.div_ceil(65_535), 1)
+        } else {
+            (groups, 1, 1)
+        }
     }
 
     /// An element-wise kernel over `count` elements.
@@ -627,13 +670,13 @@ impl Device {
         inputs: [Option<&Buf>; 3],
         outputs: [Option<&Buf>; 2],
     ) {
-        let groups = (count as u32).div_ceil(WG).max(1);
-        let (x, y) = if groups > 65_535 {
-            (65_535, groups.div_ceil(65_535))
-        } else {
-            (groups, 1)
-        };
-        self.dispatch(kernel, params, inputs, outputs, (x, y, 1));
+        self.dispatch(
+            kernel,
+            params,
+            inputs,
+            outputs,
+            Device::element_groups(count),
+        );
     }
 
     /// Submits what is recorded: one submission per call, however many dispatches.

@@ -4,7 +4,7 @@
 //! 64×64). Split products write partial sums; one element-wise pass adds them in order and
 //! applies the epilogue, with the same uniforms (index r·cols + c of the draw).
 
-use crate::device::{Buf, Device, Kernel, Params};
+use crate::device::{Buf, Device, Dispatch, Kernel, Params};
 
 /// Workgroups a product should keep in flight before its summed index is split (about two per
 /// multiprocessor of a large GPU; a small GPU is full either way).
@@ -88,17 +88,24 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
         return;
     }
     let partial = dev.split_scratch();
+    let mut sum = p;
     p.mode = 0;
     p.c_off = 0;
-    dev.dispatch(kernel, &p, inputs, [Some(&partial), None], groups);
-    p.mode = mode;
-    p.c_off = c_off as u32;
-    p.count = splits as u32;
-    dev.elementwise(
-        Kernel::SplitSum,
-        &p,
-        g.rows * g.cols,
-        [Some(&partial), None, g.bias.map(|b| b.0)],
-        [Some(out), None],
-    );
+    sum.count = splits as u32;
+    dev.dispatch_all(&[
+        Dispatch {
+            kernel,
+            params: p,
+            inputs,
+            outputs: [Some(&partial), None],
+            groups,
+        },
+        Dispatch {
+            kernel: Kernel::SplitSum,
+            params: sum,
+            inputs: [Some(&partial), None, g.bias.map(|b| b.0)],
+            outputs: [Some(out), None],
+            groups: Device::element_groups(g.rows * g.cols),
+        },
+    ]);
 }

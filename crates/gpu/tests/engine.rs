@@ -167,6 +167,39 @@ fn statistics_and_steps(dev: &Arc<Device>) {
     }
 }
 
+/// Lanes on several threads share one device: each thread's statistics (150 rows, so its
+/// products split their summed index through the device's one scratch buffer) equal the CPU
+/// engine's for its own model, however the threads' dispatches interleave.
+#[test]
+fn threads_sharing_a_device_get_their_own_statistics() {
+    let dev = device();
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            let dev = dev.clone();
+            scope.spawn(move || {
+                let (m, n, rows) = (100, 37, 150);
+                let model = Rbm::random(m, n, 0.3, 10 + t).unwrap();
+                let batch = random_rows(rows, m, 0.3, 20 + t);
+                let g_model = GpuModel::upload(&dev, &model);
+                let mut c_pos = Cpu::stats(&model);
+                Cpu::positive_phase(&model, &batch, &mut c_pos, None);
+                // Recorded back to back (no wait in between), then read.
+                let all: Vec<_> = (0..50)
+                    .map(|_| {
+                        let mut g_pos = Gpu::stats(&g_model);
+                        Gpu::positive_phase(&g_model, &batch, &mut g_pos, None);
+                        g_pos
+                    })
+                    .collect();
+                for g_pos in &all {
+                    let (sums, _) = g_pos.download();
+                    close(&sums, &flat(&c_pos.sum), 1e-5, "a thread's positive sums");
+                }
+            });
+        }
+    });
+}
+
 /// A half-sweep draws unit j of chain r on iff u·(1 + e^{−a}) < 1 with u Philox's uniform
 /// r·n + j of the draw: the GPU's decisions equal those computed here in f64 except where u is
 /// within 1e-5 of σ(a); with each product kernel.
