@@ -84,6 +84,12 @@ pub trait Engine: Sized + Send + 'static {
         None
     }
 
+    /// Whether the engine runs algorithm `algo` (a study on this engine runs the others on the
+    /// CPU engine).
+    fn runs(_algo: &str) -> bool {
+        true
+    }
+
     /// The algorithm `info` on this engine (an error for one the engine does not run).
     fn build(info: &AlgoInfo, setup: &Setup<Self>) -> Result<Box<dyn Algorithm<Self>>>;
 

@@ -11,6 +11,7 @@
 
 use super::{AisSpec, Preset};
 use crate::data::Dataset;
+use crate::engine::{Cpu, Engine};
 use crate::error::{Error, Result};
 use crate::eval::ais::{self, AisConfig, Plan};
 use crate::eval::exact;
@@ -440,6 +441,18 @@ impl Study {
         &self,
         group: usize,
         trial: usize,
+        clock: Option<&mut dyn FnMut() -> f64>,
+    ) -> Result<TrialRun> {
+        self.trial_on::<Cpu>(&(), group, trial, clock)
+    }
+
+    /// [`Study::trial`] with the lane's dense work on engine `E` at `dev` (a GPU): the same
+    /// seeds, schedule and measurements (those on the host, from the engine's model).
+    pub fn trial_on<E: Engine>(
+        &self,
+        dev: &E::Device,
+        group: usize,
+        trial: usize,
         mut clock: Option<&mut dyn FnMut() -> f64>,
     ) -> Result<TrialRun> {
         if !self.trials().contains(&trial) || group >= self.groups.len() {
@@ -451,7 +464,7 @@ impl Study {
             )));
         }
         let seed = trial_seed(self.seed, trial as u64);
-        let mut lane = Lane::new(self.lane_config(group, seed)?, self.data.clone())?;
+        let mut lane = Lane::on::<E>(dev, self.lane_config(group, seed)?, self.data.clone())?;
         let sched = self.schedule();
         let mut run = TrialRun {
             records: Vec::with_capacity(sched.len()),
@@ -478,10 +491,10 @@ impl Study {
                 (None, _) => None,
                 (Some(eval), 0) => Some(
                     self.initial[trial - self.first]
-                        .get_or_init(|| self.measure(eval, lane.model(), seed, 0))
+                        .get_or_init(|| self.measure(eval, &lane.host_model(), seed, 0))
                         .clone()?,
                 ),
-                (Some(eval), _) => Some(self.measure(eval, lane.model(), seed, k as u64)?),
+                (Some(eval), _) => Some(self.measure(eval, &lane.host_model(), seed, k as u64)?),
             };
             if let (Some(m), Some(r)) = (m, run.records.last_mut()) {
                 r.atll = Some(m.atll);

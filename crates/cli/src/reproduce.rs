@@ -18,6 +18,7 @@
 
 use super::common::{entropy_seed, load_data, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
+use rbm_core::engine::Engine;
 use rbm_core::experiments::claims::{self, BandPoint, LaneBand, Verdict};
 use rbm_core::experiments::trials::{
     summarize, trial_seed, Checkpoint, Study, StudyRequest, Summary, TrialRun,
@@ -79,6 +80,8 @@ pub struct ReproduceCmd {
     /// rates-fpcd-mnist only: samples per sampler run [default: 2000]
     #[arg(long)]
     samples: Option<u64>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
 }
 
 /// The first line.
@@ -107,6 +110,13 @@ struct Header<'a> {
     ais: Option<AisSpec>,
     algos: Vec<&'static str>,
     rates: &'a [f64],
+    /// With `--device gpu`: "gpu: " and the adapter the trials ran on …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
+    /// … but for these algorithms', which ran on the CPU engine (the GPU engine does not run
+    /// them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_algos: Option<Vec<&'static str>>,
 }
 
 /// A line about one (lane, learning rate).
@@ -194,7 +204,12 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     };
     let eval = p.eval_data.map(load_data).transpose()?;
     let study = Study::with_data(p, &req, seed, load_data(p.data)?, eval)?;
-    let mut report = Report::new(&study, a.per_trial);
+    let gpu = a.device.open()?;
+    let mut report = Report::new(
+        &study,
+        a.per_trial,
+        gpu.as_deref().map(|d| super::gpu::label(Some(d))),
+    );
     report.header(out)?;
     let (groups, runs, first) = (study.groups.len(), study.runs, study.first);
 
@@ -211,7 +226,14 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
             let (g, r) = (idx / runs, first + idx % runs);
             let t = Instant::now();
             let mut clock = || t.elapsed().as_secs_f64();
-            study.trial(g, r, Some(&mut clock)).map(|run| Trial {
+            let algo = study.preset.lanes[study.groups[g].0].algo;
+            match &gpu {
+                Some(dev) if <rbm_gpu::Gpu as Engine>::runs(algo) => {
+                    study.trial_on::<rbm_gpu::Gpu>(dev, g, r, Some(&mut clock))
+                }
+                _ => study.trial(g, r, Some(&mut clock)),
+            }
+            .map(|run| Trial {
                 run,
                 seconds: t.elapsed().as_secs_f64(),
             })
@@ -347,6 +369,8 @@ pub struct TrialEnd {
 pub struct Report<'a> {
     study: &'a Study,
     per_trial: bool,
+    /// The GPU the trials ran on, if any.
+    gpu: Option<String>,
     summaries: Vec<(usize, f64, SummaryBody)>,
     finals: Vec<(usize, f64, Checkpoint)>,
     bands: Vec<(f64, LaneBand)>,
@@ -354,10 +378,11 @@ pub struct Report<'a> {
 
 impl<'a> Report<'a> {
     /// The report of `study` (`per_trial`: each trial's records instead of the statistics).
-    pub fn new(study: &'a Study, per_trial: bool) -> Report<'a> {
+    pub fn new(study: &'a Study, per_trial: bool, gpu: Option<String>) -> Report<'a> {
         Report {
             study,
             per_trial,
+            gpu,
             summaries: Vec::new(),
             finals: Vec::new(),
             bands: Vec::new(),
@@ -399,8 +424,16 @@ impl<'a> Report<'a> {
             eval_rows: study.eval.as_ref().map(|e| e.rows()),
             measure: if study.ais.is_some() { "ais" } else { "exact" },
             ais: study.ais,
+            cpu_algos: self.gpu.as_ref().map(|_| {
+                algos
+                    .iter()
+                    .copied()
+                    .filter(|a| !<rbm_gpu::Gpu as Engine>::runs(a))
+                    .collect()
+            }),
             algos,
             rates: &self.rates(),
+            device: self.gpu.clone(),
         })
     }
 

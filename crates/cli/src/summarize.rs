@@ -169,7 +169,7 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
     };
     let eval = p.eval_data.map(load_data).transpose()?;
     let study = Study::with_data(p, &req, k.seed, load_data(p.data)?, eval)?;
-    let mut report = Report::new(&study, false);
+    let mut report = Report::new(&study, false, None);
     report.header(out)?;
     for (g, &(li, lr)) in study.groups.iter().enumerate() {
         let label = p.lanes[li].label;

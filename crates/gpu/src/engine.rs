@@ -332,6 +332,10 @@ impl Engine for Gpu {
         opt.momentum = momentum;
     }
 
+    fn runs(algo: &str) -> bool {
+        !matches!(algo, "ucd" | "cg" | "cs-dcp")
+    }
+
     fn exact_log_z(model: &GpuModel, host: &Rbm) -> Option<Result<f64>> {
         Some(crate::exact::log_z(&model.dev, host))
     }
