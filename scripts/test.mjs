@@ -22,8 +22,12 @@ const steps = {
     // The core knows no shell: no binding or CLI crate may enter its dependency tree.
     const tree = capture('cargo', ['tree', '-p', 'rbm-core', '-e', 'normal', '--all-features', '--target', 'all', '--prefix', 'none']);
     if (tree === null) throw new Error('cargo tree failed');
-    const shellCrates = tree.split('\n').filter((l) => /^(wasm-bindgen|js-sys|web-sys|clap|getrandom|serde-wasm-bindgen) /.test(l));
+    const shellCrates = tree.split('\n').filter((l) => /^(wasm-bindgen|js-sys|web-sys|clap|getrandom|serde-wasm-bindgen|wgpu|rbm-gpu) /.test(l));
     if (shellCrates.length) throw new Error(`rbm-core depends on shell crates: ${[...new Set(shellCrates)].join(', ')}`);
+    // The page's wasm does not carry the GPU engine (the first screen's download must not grow).
+    const page = capture('cargo', ['tree', '-p', 'rbm-playground', '-e', 'normal', '--target', 'wasm32-unknown-unknown', '--prefix', 'none']);
+    if (page === null) throw new Error('cargo tree failed');
+    if (page.split('\n').some((l) => /^(wgpu|rbm-gpu) /.test(l))) throw new Error("the page's wasm depends on the GPU engine (wgpu)");
     run('cargo', ['clippy', '--workspace', '--all-targets', '--all-features', '--', '-D', 'warnings']);
     run('cargo', ['clippy', '-p', 'rbm-playground', '--target', 'wasm32-unknown-unknown', '--all-targets', '--', '-D', 'warnings']);
     run(bin('biome'), ['check', '.']);
