@@ -1371,8 +1371,8 @@ fn a_study_run_with_gnu_parallel_summarizes_to_reproduce() {
 /// `train --device gpu` names the GPU in its header and learns BAS 3×3 as the CPU engine does
 /// (1 000 PCD-1 updates: −5.81 on the GPU, −5.82 on the CPU, from −6.24); `loglik --device
 /// gpu` gives the CPU's log Z within 1e-6 relative, `ais --device gpu` an estimate near it;
-/// what runs on the CPU only (UCD, RAISE) is one error line there, and a study on the GPU runs
-/// those lanes on the CPU and says so.
+/// CG trains there too; what runs on the CPU only (UCD, RAISE) is one error line there, and a
+/// study on the GPU runs those lanes on the CPU and says so.
 #[test]
 fn the_gpu_engine_from_the_command_line() {
     assert!(
@@ -1449,7 +1449,7 @@ fn the_gpu_engine_from_the_command_line() {
     // A study on the GPU: what the GPU engine runs there, the rest on the CPU, said in the header.
     let study = json_lines(&[
         "reproduce",
-        "sdcp-bas3",
+        "ucd-bas4",
         "--runs",
         "1",
         "--iters",
@@ -1459,7 +1459,7 @@ fn the_gpu_engine_from_the_command_line() {
         "--seed",
         "1",
         "--algos",
-        "cd,cs-dcp",
+        "cd,ucd",
         "--device",
         "gpu",
     ]);
@@ -1468,7 +1468,7 @@ fn the_gpu_engine_from_the_command_line() {
         "{}",
         study[0]
     );
-    assert_eq!(study[0]["cpu_algos"], serde_json::json!(["cs-dcp"]));
+    assert_eq!(study[0]["cpu_algos"], serde_json::json!(["ucd"]));
     assert!(study
         .iter()
         .any(|l| l["type"] == "checkpoint" && l["algo"] == "cd"));
@@ -1476,7 +1476,15 @@ fn the_gpu_engine_from_the_command_line() {
     assert_one_line_error(&[
         "train", "--data", "bas3", "--algo", "ucd", "--device", "gpu",
     ]);
-    assert_one_line_error(&["train", "--data", "bas3", "--algo", "cg", "--device", "gpu"]);
+    let cg = json_lines(&[
+        "train", "--data", "bas3", "--algo", "cg", "--hidden", "12", "--lr", "0.1", "--iters",
+        "1000", "--every", "1000", "--seed", "1", "--device", "gpu",
+    ]);
+    assert!(
+        f(&cg[2], "atll") > f(&cg[1], "atll"),
+        "CG on the GPU learns: {:?}",
+        &cg[1..]
+    );
     assert_one_line_error(&[
         "ais",
         "--model",

@@ -47,6 +47,16 @@ pub enum Kernel {
     Uniforms,
     /// The partial sums of a split product added, then its epilogue (product.rs).
     SplitSum,
+    /// The centered parameterisation (centered.wgsl): biases re-parameterised as offsets slide …
+    SlideShift,
+    /// … the offsets' slide …
+    SlideOffsets,
+    /// … h − λ …
+    SubLambda,
+    /// … the centered weights' sums …
+    CenterW,
+    /// … and the plain biases.
+    ToPlain,
 }
 
 impl Kernel {
@@ -58,6 +68,14 @@ impl Kernel {
         Kernel::GemmLarge,
     ];
 }
+
+const CENTERED: [(Kernel, &str); 5] = [
+    (Kernel::SlideShift, "slide_shift"),
+    (Kernel::SlideOffsets, "slide_offsets"),
+    (Kernel::SubLambda, "sub_lambda"),
+    (Kernel::CenterW, "center_w"),
+    (Kernel::ToPlain, "to_plain"),
+];
 
 const KERNELS: [(Kernel, &str); 7] = [
     (Kernel::SplitSum, "split_sum"),
@@ -319,6 +337,15 @@ impl Device {
             .iter()
             .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
             .collect();
+        let centered = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("centered"),
+            source: wgpu::ShaderSource::Wgsl(
+                format!("{common}\n{}", include_str!("shaders/centered.wgsl")).into(),
+            ),
+        });
+        for (k, entry) in CENTERED {
+            pipelines.insert(k, pipeline(&device, &pipeline_layout, &centered, entry));
+        }
         let gemm = include_str!("shaders/gemm.wgsl");
         // Depth tiles of 32 where both (padded) tiles fit the device's workgroup memory (half
         // the barriers of 16), else 16 (WebGPU's default 16 KiB); `RBM_GPU_TK=16` sets 16 (for

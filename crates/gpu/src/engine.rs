@@ -14,7 +14,7 @@ use crate::device::{Buf, Device, Kernel, Params};
 use crate::product::{self, Epilogue, Product};
 use rbm_core::data::Dataset;
 use rbm_core::engine::Engine;
-use rbm_core::error::{Error, Result};
+use rbm_core::error::Result;
 use rbm_core::model::Rbm;
 use rbm_core::rng::philox;
 use rbm_core::train::{AlgoInfo, Algorithm, Setup};
@@ -90,8 +90,22 @@ pub struct GpuRng {
     draw: u64,
 }
 
-/// The centered parameterisation is not on the GPU engine yet: CG and CS-DCP run on the CPU.
-pub enum NoCentered {}
+/// The centered parameterisation of CG and CS-DCP (Melchior, Fischer & Wiskott 2016) on the
+/// GPU: the centered parameters θ̃ = [W | b̃ | c̃], the offsets [μ | λ], and the mini-batch of
+/// [`Engine::begin_batch`] with its E[h|v] and column sums (shaders/centered.wgsl).
+pub struct GpuCentered {
+    params: GpuModel,
+    offsets: Buf,
+    nu_mu: f32,
+    nu_lambda: f32,
+    /// Rows of the current batch, its rows, E[h|v] and column sums [Σ v | Σ E[h|v]].
+    rows: usize,
+    batch: Option<Buf>,
+    hp: Option<Buf>,
+    sums: Buf,
+    /// h − λ of the rows being summed (batch or chains).
+    centered_h: Option<Buf>,
+}
 
 fn len(m: usize, n: usize) -> usize {
     m * n + m + n
@@ -297,7 +311,7 @@ impl Engine for Gpu {
     type Params = GpuParams;
     type Optimizer = GpuOptimizer;
     type Rng = GpuRng;
-    type Centered = NoCentered;
+    type Centered = GpuCentered;
     type Device = Arc<Device>;
 
     const ON_HOST: bool = false;
@@ -333,7 +347,7 @@ impl Engine for Gpu {
     }
 
     fn runs(algo: &str) -> bool {
-        !matches!(algo, "ucd" | "cg" | "cs-dcp")
+        algo != "ucd"
     }
 
     fn exact_log_z(model: &GpuModel, host: &Rbm) -> Option<Result<f64>> {
@@ -541,36 +555,200 @@ impl Engine for Gpu {
         }
     }
 
-    fn centered(_: &GpuModel, _: &Dataset, _: f32, _: f32) -> Result<NoCentered> {
-        Err(Error::Invalid(
-            "CG and CS-DCP (the centered parameterisation) run on the CPU engine only, for now: train them with --device cpu".into(),
-        ))
+    fn centered(
+        model: &GpuModel,
+        data: &Dataset,
+        nu_mu: f32,
+        nu_lambda: f32,
+    ) -> Result<GpuCentered> {
+        // The paper's start, computed once on the host as the CPU engine does.
+        let c = rbm_core::engine::cpu::Centered::new(&model.download()?, data, nu_mu, nu_lambda)?;
+        let dev = &model.dev;
+        Ok(GpuCentered {
+            params: GpuModel::upload(dev, c.params()),
+            offsets: dev.buffer(&[c.mu(), c.lambda()].concat()),
+            nu_mu,
+            nu_lambda,
+            rows: 0,
+            batch: None,
+            hp: None,
+            sums: dev.zeros(model.m + model.n),
+            centered_h: None,
+        })
     }
 
-    fn begin_batch(c: &mut NoCentered, _: &GpuModel, _: &[f32], _: Option<&mut GpuChains>) {
-        match *c {}
+    fn begin_batch(
+        c: &mut GpuCentered,
+        model: &GpuModel,
+        batch: &[f32],
+        _next: Option<&mut GpuChains>,
+    ) {
+        let (m, n) = (model.m, model.n);
+        let rows = rows_of(batch, m);
+        let dev = model.dev.clone();
+        if c.rows != rows || c.batch.is_none() {
+            c.batch = Some(dev.zeros(rows * m));
+            c.hp = Some(dev.zeros(rows * n));
+        }
+        c.rows = rows;
+        let (b, hp) = (
+            c.batch.as_ref().expect("made above"),
+            c.hp.as_ref().expect("made above"),
+        );
+        dev.upload(b, 0, batch);
+        hidden(model, b, rows, Epilogue::Means(1.0), hp);
+        column_sums(&dev, b, hp, rows, m, n, &c.sums, 0);
     }
 
-    fn slide(c: &mut NoCentered) {
-        match *c {}
+    fn slide(c: &mut GpuCentered) {
+        let (m, n) = (c.params.m, c.params.n);
+        let p = Params {
+            rows: m as u32,
+            cols: n as u32,
+            f: [
+                1.0 / c.rows.max(1) as f32,
+                c.nu_mu,
+                c.nu_lambda,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            ],
+            ..Default::default()
+        };
+        let dev = &c.params.dev;
+        dev.elementwise(
+            Kernel::SlideShift,
+            &p,
+            m + n,
+            [Some(&c.offsets), Some(&c.sums), None],
+            [Some(&c.params.theta), None],
+        );
+        dev.elementwise(
+            Kernel::SlideOffsets,
+            &p,
+            m + n,
+            [None, Some(&c.sums), None],
+            [Some(&c.offsets), None],
+        );
     }
 
-    fn centered_data_stats(c: &mut NoCentered, _: &[f32], _: &mut GpuStats) {
-        match *c {}
+    fn centered_data_stats(c: &mut GpuCentered, _batch: &[f32], pos: &mut GpuStats) {
+        let (b, hp) = (
+            c.batch
+                .as_ref()
+                .expect("begin_batch came first")
+                .clone_ref(),
+            c.hp.as_ref().expect("begin_batch came first").clone_ref(),
+        );
+        centered_sums(c, &b, &hp, c.rows, pos);
     }
 
-    fn centered_chain_stats(c: &mut NoCentered, _: &GpuChains, _: &mut GpuStats) {
-        match *c {}
+    fn centered_chain_stats(c: &mut GpuCentered, chains: &GpuChains, neg: &mut GpuStats) {
+        centered_sums(c, &chains.v, &chains.hp, chains.count, neg);
     }
 
     fn centered_step(
-        c: &mut NoCentered,
-        _: &mut GpuOptimizer,
-        _: &GpuStats,
-        _: &GpuStats,
-        _: f32,
-        _: &mut GpuModel,
+        c: &mut GpuCentered,
+        opt: &mut GpuOptimizer,
+        pos: &GpuStats,
+        neg: &GpuStats,
+        lr: f32,
+        model: &mut GpuModel,
     ) {
-        match *c {}
+        Gpu::step(opt, &mut c.params, pos, neg, lr);
+        let (m, n) = (model.m, model.n);
+        let dev = &model.dev;
+        dev.copy(&c.params.theta, 0, &model.theta, 0, m * n);
+        let p = Params {
+            rows: m as u32,
+            cols: n as u32,
+            ..Default::default()
+        };
+        dev.elementwise(
+            Kernel::ToPlain,
+            &p,
+            m + n,
+            [Some(&c.params.theta), Some(&c.offsets), None],
+            [Some(&model.theta), None],
+        );
     }
+}
+
+/// `out[off..off + m]` ← Σ_r v_r and `out[off + m..off + m + n]` ← Σ_r h_r over `rows` rows.
+#[allow(clippy::too_many_arguments)]
+fn column_sums(
+    dev: &Device,
+    v: &Buf,
+    h: &Buf,
+    rows: usize,
+    m: usize,
+    n: usize,
+    out: &Buf,
+    off: usize,
+) {
+    let p = Params {
+        rows: rows as u32,
+        cols: m as u32,
+        depth: n as u32,
+        c_off: off as u32,
+        flags: 1,
+        ..Default::default()
+    };
+    dev.elementwise(
+        Kernel::Colsum,
+        &p,
+        m + n,
+        [Some(v), Some(h), None],
+        [Some(out), None],
+    );
+}
+
+/// `out` ← the centered sums ((v − μ)(h − λ)ᵀ, v, h) over `rows` rows (CPU `centered_sums`):
+/// Σ v (h − λ)ᵀ by the product, less μ (Σ (h − λ))ᵀ.
+fn centered_sums(c: &mut GpuCentered, v: &Buf, hp: &Buf, rows: usize, out: &mut GpuStats) {
+    let (m, n) = (c.params.m, c.params.n);
+    let dev = c.params.dev.clone();
+    if c.centered_h.as_ref().is_none_or(|b| b.len < rows * n) {
+        c.centered_h = Some(dev.zeros(rows * n));
+    }
+    let hc = c.centered_h.as_ref().expect("made above");
+    let p = Params {
+        rows: m as u32,
+        cols: n as u32,
+        count: rows as u32,
+        ..Default::default()
+    };
+    dev.elementwise(
+        Kernel::SubLambda,
+        &p,
+        rows * n,
+        [Some(hp), Some(&c.offsets), None],
+        [Some(hc), None],
+    );
+    let g = Product {
+        rows: m,
+        cols: n,
+        depth: rows,
+        a: (v, 1, m),
+        b: (hc, 0, n, 1),
+        bias: None,
+    };
+    product::run(&dev, &g, Epilogue::Sums, &out.sums, 0);
+    column_sums(&dev, v, hp, rows, m, n, &out.sums, m * n);
+    let p = Params {
+        rows: m as u32,
+        cols: n as u32,
+        f: [rows as f32, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
+    dev.elementwise(
+        Kernel::CenterW,
+        &p,
+        m * n,
+        [Some(&c.offsets), None, None],
+        [Some(&out.sums), None],
+    );
+    out.count = rows as f32;
 }

@@ -13,7 +13,7 @@ use rbm_core::engine::{Cpu, Engine};
 use rbm_core::eval::exact;
 use rbm_core::model::{Init, Rbm};
 use rbm_core::rng::{philox, stream, uniform, Purpose};
-use rbm_core::train::{cd::Cd, fpcd::Fpcd, mfcd::MfCd, pcd::Pcd, sdcp::Sdcp};
+use rbm_core::train::{cd::Cd, cg::Cg, csdcp::Csdcp, fpcd::Fpcd, mfcd::MfCd, pcd::Pcd, sdcp::Sdcp};
 use rbm_core::train::{Algorithm, Ctx, LaneConfig, Optimizer, Setup};
 use rbm_gpu::device::{Kernel, Params};
 use rbm_gpu::{Device, Gpu, GpuModel, GpuOptimizer, GpuRng};
@@ -200,6 +200,65 @@ fn threads_sharing_a_device_get_their_own_statistics() {
     });
 }
 
+/// The centered parameterisation (CG, CS-DCP) on both engines from the same model, batch and
+/// chains: a batch's start, the offsets' slide, the centered data and chain sums and the step
+/// back to the plain parameters equal the CPU engine's within f32 rounding, three times over.
+#[test]
+fn the_centered_parameterisation_equals_the_cpu_engines_within_f32_rounding() {
+    let dev = device();
+    let (m, n, rows, count) = (100, 37, 150, 45);
+    let data = Dataset::from_rows(
+        "random",
+        &random_rows(450, m, 0.3, 7)
+            .chunks_exact(m)
+            .map(|r| r.iter().map(|&x| x as u8).collect())
+            .collect::<Vec<Vec<u8>>>(),
+        None,
+    )
+    .unwrap();
+    let model = Rbm::random(m, n, 0.3, 8).unwrap();
+    let chain_rows = random_rows(count, m, 0.5, 9);
+    let mut g_model = GpuModel::upload(&dev, &model);
+    let mut c_model = model.clone();
+    let mut g_c = Gpu::centered(&g_model, &data, 0.1, 0.2).unwrap();
+    let mut c_c = Cpu::centered(&c_model, &data, 0.1, 0.2).unwrap();
+    let (mut g_pos, mut g_neg) = (Gpu::stats(&g_model), Gpu::stats(&g_model));
+    let (mut c_pos, mut c_neg) = (Cpu::stats(&c_model), Cpu::stats(&c_model));
+    let mut g_opt = GpuOptimizer::new(&g_model, 0.0, 0.0);
+    let mut c_opt = Optimizer::new(m, n, 0.0, 0.0);
+    for t in 0..3 {
+        let batch = &data.values[t * rows * m..(t + 1) * rows * m][..rows * m];
+        Gpu::begin_batch(&mut g_c, &g_model, batch, None);
+        Cpu::begin_batch(&mut c_c, &c_model, batch, None);
+        Gpu::slide(&mut g_c);
+        Cpu::slide(&mut c_c);
+        Gpu::centered_data_stats(&mut g_c, batch, &mut g_pos);
+        Cpu::centered_data_stats(&mut c_c, batch, &mut c_pos);
+        let mut g_ch = Gpu::chains(&g_model, &chain_rows, count);
+        Gpu::sweeps(&g_model, &mut g_ch, &mut GpuRng::new(1, 0), 0);
+        let mut c_ch = Cpu::chains(&c_model, &chain_rows, count);
+        Cpu::sweeps(&c_model, &mut c_ch, &mut stream(1, 0, Purpose::Sampling), 0);
+        Gpu::centered_chain_stats(&mut g_c, &g_ch, &mut g_neg);
+        Cpu::centered_chain_stats(&mut c_c, &c_ch, &mut c_neg);
+        let scale = |x: &[f32]| x.iter().fold(1.0f32, |a, &b| a.max(b.abs()));
+        let (gp, _) = g_pos.download();
+        let cp = flat(&c_pos.sum);
+        close(&gp, &cp, 1e-5 * scale(&cp), "centered data sums");
+        let (gn, _) = g_neg.download();
+        let cn = flat(&c_neg.sum);
+        close(&gn, &cn, 1e-5 * scale(&cn), "centered chain sums");
+        Gpu::centered_step(&mut g_c, &mut g_opt, &g_pos, &g_neg, 0.1, &mut g_model);
+        Cpu::centered_step(&mut c_c, &mut c_opt, &c_pos, &c_neg, 0.1, &mut c_model);
+        let got = g_model.download().unwrap();
+        close(
+            &flat(&got.params()),
+            &flat(&c_model.params()),
+            1e-5,
+            "plain θ after the step",
+        );
+    }
+}
+
 /// A half-sweep draws unit j of chain r on iff u·(1 + e^{−a}) < 1 with u Philox's uniform
 /// r·n + j of the draw: the GPU's decisions equal those computed here in f64 except where u is
 /// within 1e-5 of σ(a); with each product kernel.
@@ -317,6 +376,8 @@ fn train<E: Engine<Model = M>, M>(
         "pcd" => Box::new(Pcd::<E>::new(&setup)),
         "fpcd" => Box::new(Fpcd::<E>::new(&setup)),
         "sdcp" => Box::new(Sdcp::<E>::new(&setup)),
+        "cg" => Box::new(Cg::<E>::new(&setup).unwrap()),
+        "cs-dcp" => Box::new(Csdcp::<E>::new(&setup).unwrap()),
         other => panic!("{other}"),
     };
     let mut model = model;
@@ -352,7 +413,7 @@ fn the_algorithm_files_learn_bas3_on_the_gpu_as_on_the_cpu() {
     let model = Rbm::init(&data, 12, Init::Ucd, &mut stream(1, 0, Purpose::Init)).unwrap();
     let start = exact::evaluate(&model, &data).unwrap().atll;
     let mut failures = Vec::new();
-    for algo in ["cd", "mf-cd", "pcd", "fpcd", "sdcp"] {
+    for algo in ["cd", "mf-cd", "pcd", "fpcd", "sdcp", "cg", "cs-dcp"] {
         let cfg = LaneConfig {
             algo: algo.into(),
             hidden: 12,
