@@ -5,9 +5,14 @@
 //! run on it unchanged; [`Device`] is one GPU with the kernels compiled for it.
 //!
 //! - `device.rs`: the wgpu device, the upload ring and the one-submission-per-update encoder;
-//! - `engine.rs`: the engine's objects and operations;
-//! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10), `gemm.wgsl` (the tiled
-//!   product with its sigmoid / Bernoulli epilogue), `elementwise.wgsl` (step, sums, restarts).
+//! - `product.rs`: every matrix product, its kernel chosen by size, split when small;
+//! - `engine.rs`: the engine's objects and operations (CG's and CS-DCP's centered form too);
+//! - `exact.rs`, `ais.rs`: the exact log Z and AIS; `speed.rs`: the workloads of `rbm speed`;
+//! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10, a product's epilogue),
+//!   `gemm.wgsl` (the tiled product), `elementwise.wgsl` (step, sums, restarts, split sums),
+//!   `centered.wgsl`, `exact.wgsl`, `ais.wgsl`.
+//!
+//! docs/gpu.md says what runs here, with what numbers, and how fast.
 
 pub mod ais;
 pub mod device;
@@ -17,4 +22,6 @@ mod product;
 pub mod speed;
 
 pub use device::{adapters, AdapterInfo, Device};
-pub use engine::{Gpu, GpuChains, GpuModel, GpuOptimizer, GpuParams, GpuRng, GpuStats};
+pub use engine::{
+    Gpu, GpuCentered, GpuChains, GpuModel, GpuOptimizer, GpuParams, GpuRng, GpuStats,
+};
