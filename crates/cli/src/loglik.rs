@@ -14,7 +14,9 @@ pub struct LoglikArgs {
     /// Model file: {"visible": m, "hidden": n, "w": [m·n, row-major], "b": [m], "c": [n]}
     #[arg(long)]
     model: String,
-    /// Built-in data set (bas3, shifting-bar, bas4) or a file with one 0/1 pattern per line
+    /// Built-in data set (bas3, shifting-bar, bas4, mnist, mnist-valid, mnist-test) or a file:
+    /// one 0/1 pattern per line, or IDX images (either optionally gzipped); grey levels are
+    /// evaluated thresholded at 0.5, as `rbm ais` and the training curves do
     #[arg(long)]
     data: String,
     /// How many of the most probable patterns to list (models with ≤ 20 visible units)
@@ -36,6 +38,9 @@ struct Report {
     /// Where log Z was enumerated: "cpu" (f64), or "gpu: " and the adapter (f32 with
     /// compensated sums, relative error ≤ 1e-6).
     device: String,
+    /// How the rows were made binary: "none" (they were), or "threshold-0.5" (grey levels: a
+    /// pixel is on iff it is at least 0.5, docs/algorithms.md §2).
+    binarized: &'static str,
     #[serde(flatten)]
     eval: exact::Evaluation,
     /// Total model probability of the distinct patterns of the data set (m ≤ 20).
@@ -57,6 +62,12 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
+    // One meaning of log-likelihood: grey levels are thresholded, as by `ais` and in training.
+    let (data, binarized) = if data.is_binary() {
+        (data, "none")
+    } else {
+        (data.thresholded(), "threshold-0.5")
+    };
     let (m, n) = (model.m(), model.n());
     let speed = &budget::CLI.speed;
     let top_secs = if m <= exact::MAX_DIST_BITS {
@@ -94,6 +105,7 @@ pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
         visible: model.m(),
         hidden: model.n(),
         device: super::gpu::label(gpu.as_deref()),
+        binarized,
         eval,
         mass_on_data,
         distinct,
