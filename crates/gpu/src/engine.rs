@@ -197,11 +197,6 @@ impl GpuChains {
     pub fn hidden_states(&self) -> Vec<f32> {
         self.dev.read(&self.h, 0, self.count * self.n)
     }
-
-    /// The chains' E[h|v] on the host (waits for the GPU).
-    pub fn hidden_means(&self) -> Vec<f32> {
-        self.dev.read(&self.hp, 0, self.count * self.n)
-    }
 }
 
 /// Hidden layer of `rows` visible rows `v`: c + vᵀW, with the epilogue `epi`.

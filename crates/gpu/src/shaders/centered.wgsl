@@ -2,16 +2,12 @@
 // src/engine/cpu/centered.rs) on the GPU: θ̃ = [W | b̃ | c̃] (m×n, m, n), offsets o = [μ | λ]
 // (m + n), a batch's column sums s = [Σ v | Σ E[h|v]] (m + n). p.rows = m, p.cols = n.
 
-fn element2(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return gid.x + gid.y * nwg.x * 256u;
-}
-
 // Re-parameterisation with the current W as the offsets slide (CPU `slide`, first half):
 // b̃_i += ν_λ Σ_j W_ij (λ_batch,j − λ_j), c̃_j += ν_μ Σ_i W_ij (μ_batch,i − μ_i), with the
 // batch means s·f0 (f0 = 1/rows). out0 = θ̃, in0 = o, in1 = s; f1 = ν_μ, f2 = ν_λ.
 @compute @workgroup_size(256)
 fn slide_shift(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = element2(gid, nwg);
+    let e = element(gid, nwg);
     let m = p.rows;
     let n = p.cols;
     let mn = m * n;
@@ -31,7 +27,7 @@ fn slide_shift(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
 // λ ← (1 − ν_λ)λ + ν_λ λ_b. out0 = o, in1 = s; f0 = 1/rows, f1 = ν_μ, f2 = ν_λ.
 @compute @workgroup_size(256)
 fn slide_offsets(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = element2(gid, nwg);
+    let e = element(gid, nwg);
     if (e >= p.rows + p.cols) { return; }
     let nu = select(p.f2, p.f1, e < p.rows);
     out0[e] = (1.0 - nu) * out0[e] + nu * (in1[e] * p.f0);
@@ -40,7 +36,7 @@ fn slide_offsets(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
 // h − λ of every row (count rows of n): out0[r·n + j] = in0[r·n + j] − in1[rows + j].
 @compute @workgroup_size(256)
 fn sub_lambda(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = element2(gid, nwg);
+    let e = element(gid, nwg);
     if (e >= p.count * p.cols) { return; }
     out0[e] = in0[e] - in1[p.rows + e % p.cols];
 }
@@ -49,7 +45,7 @@ fn sub_lambda(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 // Σ h − count·λ from the sums' c block. out0 = the sums [W | Σv | Σh], in0 = o; f0 = count.
 @compute @workgroup_size(256)
 fn center_w(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = element2(gid, nwg);
+    let e = element(gid, nwg);
     let m = p.rows;
     let n = p.cols;
     if (e >= m * n) { return; }
@@ -62,7 +58,7 @@ fn center_w(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 // in0 = θ̃, in1 = o; out0 = the plain θ (its W copied apart).
 @compute @workgroup_size(256)
 fn to_plain(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = element2(gid, nwg);
+    let e = element(gid, nwg);
     let m = p.rows;
     let n = p.cols;
     let mn = m * n;

@@ -19,6 +19,12 @@ struct P {
 @group(0) @binding(4) var<storage, read_write> out0: array<f32>;
 @group(0) @binding(5) var<storage, read_write> out1: array<f32>;
 
+// The element of an element-wise kernel's thread: a 2-D grid of 256-thread groups, at most
+// 65 535 in x, the rest in y (Device::element_groups).
+fn element(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * 256u;
+}
+
 // The high and low words of a·b (WGSL has no 64-bit integers): four 16-bit partial products.
 fn mulhilo(a: u32, b: u32) -> vec2<u32> {
     let a0 = a & 0xffffu; let a1 = a >> 16u;

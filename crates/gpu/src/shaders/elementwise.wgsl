@@ -1,9 +1,4 @@
-// The element-wise kernels: one thread per element (2-D grid of 65 535 × 256-thread groups
-// at most in x, the rest in y).
-
-fn element(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return gid.x + gid.y * nwg.x * 256u;
-}
+// The element-wise kernels: one thread per element (common.wgsl's `element`).
 
 // The parameter step (docs/algorithms.md §4, rbm_core::train::Optimizer::step) on θ = [W|b|c]:
 // g = pos·kp − neg·kn − λ·θ (W only); θ += η·g, or with momentum μ: vel = μ·vel + η·g, θ += vel.
