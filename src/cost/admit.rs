@@ -67,7 +67,17 @@ impl Lane {
     /// within the command line's budget, model initialisation, data order and records; the
     /// draws are the engine's own.
     pub fn on<E: Engine>(dev: &E::Device, cfg: LaneConfig, data: Arc<Dataset>) -> Result<Lane<E>> {
-        let cost = cfg.validate_for(&data, &CLI)?;
+        Lane::on_within(dev, cfg, data, &CLI)
+    }
+
+    /// [`Lane::on`] within `budget` (the page's, for a GPU lane in a browser worker).
+    pub fn on_within<E: Engine>(
+        dev: &E::Device,
+        cfg: LaneConfig,
+        data: Arc<Dataset>,
+        budget: &Budget,
+    ) -> Result<Lane<E>> {
+        let cost = cfg.validate_for(&data, budget)?;
         Lane::admitted_on(dev, cfg, data, None, cost.eval_secs.is_some(), cost.dropped)
     }
 

@@ -50,4 +50,8 @@ impl<E: Engine> Algorithm<E> for Cd<E> {
     fn chain_states(&self) -> Option<&[f32]> {
         Some(E::chain_states(&self.chains))
     }
+
+    fn chains(&self) -> Option<&E::Chains> {
+        Some(&self.chains)
+    }
 }

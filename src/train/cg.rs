@@ -80,4 +80,8 @@ impl<E: Engine> Algorithm<E> for Cg<E> {
     fn chain_states(&self) -> Option<&[f32]> {
         Some(E::chain_states(&self.chains))
     }
+
+    fn chains(&self) -> Option<&E::Chains> {
+        Some(&self.chains)
+    }
 }

@@ -67,6 +67,23 @@ pub struct View {
     pub taus: Option<Vec<u32>>,
 }
 
+/// A record begun at an update ([`Lane::begin_record`]): its counters and the statistics of
+/// the updates before it, waiting for the model of that update on the host.
+#[derive(Clone, Debug)]
+pub struct PendingRecord {
+    iter: u64,
+    sweeps: f64,
+    vh_steps: f64,
+    stats: BTreeMap<String, f64>,
+}
+
+impl PendingRecord {
+    /// The update the record is of.
+    pub fn iter(&self) -> u64 {
+        self.iter
+    }
+}
+
 /// How many training rows a view reconstructs.
 pub const VIEW_RECONSTRUCTIONS: usize = 8;
 
@@ -262,6 +279,17 @@ impl<E: Engine> Lane<E> {
         }
     }
 
+    /// (update, exact log Z) of the latest record with an exact curve.
+    pub fn recorded_log_z(&self) -> Option<(u64, f64)> {
+        self.recorded_log_z
+    }
+
+    /// The model of the latest record on the host (at first, the starting model) and its
+    /// update: what a shell whose engine hands the model back later shows meanwhile.
+    pub fn recorded_model(&self) -> (&Rbm, u64) {
+        (&self.last_good, self.last_good_iter)
+    }
+
     /// The update [`Lane::host_model`] is the model of: [`Lane::iter`], or after a divergence the
     /// update of the last record (a download of a diverged lane is named after it).
     pub fn model_iter(&self) -> u64 {
@@ -441,6 +469,7 @@ impl<E: Engine> Lane<E> {
     /// layer has at most `exact_bits` units and the budget allows it ([`Lane::exact`]). Resets
     /// the statistics window.
     pub fn record(&mut self) -> Result<Record> {
+        let pending = self.begin_record();
         let host = E::host(&self.model);
         if !E::ON_HOST {
             if let Some(what) = host.non_finite() {
@@ -448,33 +477,100 @@ impl<E: Engine> Lane<E> {
                 return Err(self.diverged(what));
             }
         }
-        let (atll, log_z) = if self.exact {
-            let e = match E::exact_log_z(&self.model, &host) {
-                Some(z) => exact::evaluate_given(&host, &self.eval_data, z?)?,
-                None => exact::evaluate(&host, &self.eval_data)?,
-            };
-            (Some(e.atll), Some(e.log_z))
+        let exact = if self.exact {
+            let z = E::exact_log_z(&self.model, &host);
+            Some(self.evaluate(&host, z)?)
         } else {
-            (None, None)
+            None
         };
-        let stats = std::mem::take(&mut self.window)
-            .into_iter()
-            .map(|(k, acc)| (k.to_string(), acc.value()))
-            .collect();
         self.last_good.clone_from(&host);
         drop(host);
         self.last_good_iter = self.iter;
-        if let Some(z) = log_z {
-            self.recorded_log_z = Some((self.iter, z));
-        }
-        Ok(Record {
+        Ok(self.end_record(pending, exact))
+    }
+
+    /// The first half of [`Lane::record`] for an engine that hands its model back later (a GPU
+    /// in the browser, which cannot wait for it): the counters now, and the statistics window
+    /// (reset). [`Lane::finish_record`] completes it with the model of this update.
+    pub fn begin_record(&mut self) -> PendingRecord {
+        self.initial_recorded = true;
+        PendingRecord {
             iter: self.iter,
             sweeps: self.sweeps,
             vh_steps: self.vh_steps,
-            atll,
-            log_z,
-            stats,
-        })
+            stats: std::mem::take(&mut self.window)
+                .into_iter()
+                .map(|(k, acc)| (k.to_string(), acc.value()))
+                .collect(),
+        }
+    }
+
+    /// Completes `pending` with `params`, the model's parameters at its update (copied back
+    /// from the engine): the record [`Lane::record`] would have made there, the exact ATLL
+    /// computed on the host in f64. A non-finite parameter stops the lane ([`Error::Diverged`]
+    /// at that update; the last finite model stays).
+    pub fn finish_record(
+        &mut self,
+        pending: PendingRecord,
+        params: crate::model::Params<f32>,
+    ) -> Result<Record> {
+        let bad = params
+            .blocks()
+            .into_iter()
+            .find(|(_, blk)| blk.iter().any(|x| !x.is_finite()));
+        if let Some((what, _)) = bad {
+            let e = Error::Diverged {
+                iter: pending.iter,
+                what: what.to_string(),
+            };
+            self.failed = Some(e.clone());
+            return Err(e);
+        }
+        let host = Rbm::from_params(self.last_good.m(), self.last_good.n(), params)?;
+        let exact = if self.exact {
+            Some(self.evaluate(&host, None)?)
+        } else {
+            None
+        };
+        if pending.iter >= self.last_good_iter {
+            self.last_good = host;
+            self.last_good_iter = pending.iter;
+        }
+        Ok(self.end_record(pending, exact))
+    }
+
+    /// The exact (ATLL, log Z) of `host` on the lane's evaluation data, with log Z from the
+    /// engine (`log_z`) or else enumerated in f64.
+    fn evaluate(&self, host: &Rbm, log_z: Option<Result<f64>>) -> Result<(f64, f64)> {
+        let e = match log_z {
+            Some(z) => exact::evaluate_given(host, &self.eval_data, z?)?,
+            None => exact::evaluate(host, &self.eval_data)?,
+        };
+        Ok((e.atll, e.log_z))
+    }
+
+    fn end_record(&mut self, p: PendingRecord, exact: Option<(f64, f64)>) -> Record {
+        if let Some((_, z)) = exact {
+            self.recorded_log_z = Some((p.iter, z));
+        }
+        Record {
+            iter: p.iter,
+            sweeps: p.sweeps,
+            vh_steps: p.vh_steps,
+            atll: exact.map(|e| e.0),
+            log_z: exact.map(|e| e.1),
+            stats: p.stats,
+        }
+    }
+
+    /// The engine's own model (a GPU's buffers), for a shell that copies it back itself.
+    pub fn engine_model(&self) -> &E::Model {
+        &self.model
+    }
+
+    /// The engine's own chains, if the algorithm keeps chains.
+    pub fn engine_chains(&self) -> Option<&E::Chains> {
+        self.algo.chains()
     }
 
     /// Runs `updates` updates, returning the initial record (first call only) and a record at
@@ -530,19 +626,32 @@ impl<E: Engine> Lane<E> {
     /// reconstructions of the first training rows.
     pub fn view(&self, max_chains: usize) -> View {
         let model = self.host_model();
-        let model: &Rbm = &model;
         let recorded = match self.recorded_log_z {
             Some((iter, z)) if iter == self.iter || self.failed.is_some() => Some(z),
             _ => None,
         };
-        let dist = if model.m() <= exact::MAX_DIST_BITS && (self.exact || recorded.is_some()) {
-            let z = recorded.or_else(|| exact::log_z(model).ok());
+        self.view_of(&model, self.iter, self.chain_states(), recorded, max_chains)
+    }
+
+    /// The view ([`Lane::view`]) of `model` at update `iter` with the chains' visible states
+    /// `chains`: for a shell whose engine hands them back later. `log_z`: the model's exact log
+    /// Z where known (else enumerated when the distribution is shown).
+    pub fn view_of(
+        &self,
+        model: &Rbm,
+        iter: u64,
+        chains: Option<&[f32]>,
+        log_z: Option<f64>,
+        max_chains: usize,
+    ) -> View {
+        let dist = if model.m() <= exact::MAX_DIST_BITS && (self.exact || log_z.is_some()) {
+            let z = log_z.or_else(|| exact::log_z(model).ok());
             z.map(|z| distribution(model, &self.data, z))
         } else {
             None
         };
         let m = model.m();
-        let chains = self.chain_states().map(|c| {
+        let chains = chains.map(|c| {
             let count = max_chains.min(c.len() / m.max(1));
             c[..count * m].iter().map(|&x| u8::from(x >= 0.5)).collect()
         });
@@ -553,7 +662,7 @@ impl<E: Engine> Lane<E> {
         model.hidden_probs(&originals, &mut hp);
         model.visible_probs(&hp, &mut reconstructions);
         View {
-            iter: self.iter,
+            iter,
             m,
             n: model.n(),
             weights: model.w().to_vec(),

@@ -20,7 +20,7 @@ pub mod trace;
 pub mod ucd;
 
 pub use config::LaneConfig;
-pub use lane::{Lane, Record, View};
+pub use lane::{Lane, PendingRecord, Record, View};
 pub use optimizer::Optimizer;
 
 use crate::data::Dataset;
@@ -95,6 +95,12 @@ pub trait Algorithm<E: Engine = Cpu>: Send {
 
     /// The chains' current visible states (`chains × m`), if the algorithm keeps any, for display.
     fn chain_states(&self) -> Option<&[f32]> {
+        None
+    }
+
+    /// The chains as the engine holds them, if the algorithm keeps any (a shell that copies
+    /// them back itself).
+    fn chains(&self) -> Option<&E::Chains> {
         None
     }
 

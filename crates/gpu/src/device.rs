@@ -212,7 +212,14 @@ fn instance() -> (wgpu::Instance, wgpu::Backends) {
     (wgpu::Instance::new(desc), backends)
 }
 
+/// What to do where no GPU is found.
+#[cfg(not(target_arch = "wasm32"))]
+const NO_GPU: &str = "the GPU engine needs a Vulkan, Metal or DX12 driver (on Debian without a GPU: apt-get install mesa-vulkan-drivers); use --device cpu";
+#[cfg(target_arch = "wasm32")]
+const NO_GPU: &str = "this browser offers no WebGPU adapter; the lane runs on the CPU";
+
 /// The adapters wgpu finds on this machine (`rbm devices`).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn adapters() -> Vec<AdapterInfo> {
     let (instance, backends) = instance();
     pollster::block_on(instance.enumerate_adapters(backends))
@@ -260,38 +267,47 @@ impl std::fmt::Debug for Device {
 impl Device {
     /// The first adapter wgpu offers (the high-performance one where there are several), or
     /// `index` into [`adapters`]; a clear error where none is there.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn open(index: Option<usize>) -> Result<Arc<Device>> {
+        pollster::block_on(Device::open_async(index))
+    }
+
+    /// [`Device::open`] without waiting: the only way in a browser, whose GPU answers through
+    /// the event loop (`index` must then be None: a page sees one adapter).
+    pub async fn open_async(index: Option<usize>) -> Result<Arc<Device>> {
         let (instance, backends) = instance();
         let adapter = match index {
-            Some(i) => pollster::block_on(instance.enumerate_adapters(backends))
+            Some(i) => instance
+                .enumerate_adapters(backends)
+                .await
                 .into_iter()
                 .nth(i)
                 .ok_or_else(|| Error::Invalid(format!("no GPU adapter number {i} (rbm devices lists them)")))?,
-            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                force_fallback_adapter: false,
-                compatible_surface: None,
-                ..Default::default()
-            }))
-            .map_err(|e| {
-                Error::Invalid(format!(
-                    "no GPU found ({e}): the GPU engine needs a Vulkan, Metal or DX12 driver (on Debian without a GPU: apt-get install mesa-vulkan-drivers); use --device cpu"
-                ))
-            })?,
+            None => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    force_fallback_adapter: false,
+                    compatible_surface: None,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| Error::Invalid(format!("no GPU found ({e}): {NO_GPU}")))?,
         };
-        Device::on(adapter)
+        Device::on(adapter).await
     }
 
-    fn on(adapter: wgpu::Adapter) -> Result<Arc<Device>> {
+    async fn on(adapter: wgpu::Adapter) -> Result<Arc<Device>> {
         let info: AdapterInfo = adapter.get_info().into();
         let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("rbm"),
-            required_features: wgpu::Features::empty(),
-            required_limits: limits,
-            ..Default::default()
-        }))
-        .map_err(|e| Error::Invalid(format!("the GPU {} refused a device: {e}", info.name)))?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("rbm"),
+                required_features: wgpu::Features::empty(),
+                required_limits: limits,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::Invalid(format!("the GPU {} refused a device: {e}", info.name)))?;
         let common = include_str!("shaders/common.wgsl");
         let source = format!("{common}\n{}", include_str!("shaders/elementwise.wgsl"));
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -733,41 +749,108 @@ impl Device {
         let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
     }
 
-    /// `buf[offset..offset + len]` on the host (submits and waits).
+    /// `buf[offset..offset + len]` on the host (submits and waits). Not in a browser, which
+    /// cannot wait for its GPU: there, [`Device::snapshot`] and come back later.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, buf: &Buf, offset: usize, len: usize) -> Vec<f32> {
-        if len == 0 {
-            return Vec::new();
-        }
+        let snap = self.snapshot(buf, offset, len);
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        snap.take()
+            .expect("a submitted copy is mapped once the device is idle")
+            .expect("a buffer mapped for reading is readable")
+    }
+
+    /// Never in a browser: its GPU answers only once the worker's event loop turns, so a lane
+    /// there copies back with [`Device::snapshot`] (the GPU lane of `lane.rs`); an algorithm
+    /// that reads within an update (FPCD's ‖W_F‖) is not run on a GPU there (`Gpu::runs`).
+    #[cfg(target_arch = "wasm32")]
+    pub fn read(&self, _buf: &Buf, _offset: usize, _len: usize) -> Vec<f32> {
+        panic!("the GPU engine cannot wait for its GPU in a browser (a synchronous read)")
+    }
+
+    /// A copy of `buf[offset..offset + len]` taken after the work recorded so far (submitted
+    /// now), coming to the host without waiting: [`Snapshot::take`] has it once the GPU is
+    /// there (in a browser, after the worker's event loop has turned).
+    pub fn snapshot(&self, buf: &Buf, offset: usize, len: usize) -> Snapshot {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("read"),
-            size: (len * 4) as u64,
+            label: Some("snapshot"),
+            size: (len.max(1) * 4) as u64,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         {
             let mut st = self.state();
-            self.encoder(&mut st).copy_buffer_to_buffer(
-                &buf.buf,
-                (offset * 4) as u64,
-                &staging,
-                0,
-                (len * 4) as u64,
-            );
+            if len > 0 {
+                self.encoder(&mut st).copy_buffer_to_buffer(
+                    &buf.buf,
+                    (offset * 4) as u64,
+                    &staging,
+                    0,
+                    (len * 4) as u64,
+                );
+            }
             self.submit(&mut st);
         }
-        let slice = staging.slice(..);
-        slice.map_async(wgpu::MapMode::Read, |_| {});
-        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
-        let view = slice
-            .get_mapped_range()
-            .expect("a buffer mapped for reading is readable");
-        let out = view
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        drop(view);
-        staging.unmap();
-        out
+        let ready: Arc<Mutex<Option<bool>>> = Arc::new(Mutex::new(None));
+        let flag = ready.clone();
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                *flag.lock().unwrap_or_else(|e| e.into_inner()) = Some(r.is_ok());
+            });
+        Snapshot {
+            staging,
+            len,
+            ready,
+        }
+    }
+
+    /// Lets finished work's callbacks run (natively; a browser runs them itself).
+    pub fn progress(&self) {
+        let _ = self.device.poll(wgpu::PollType::Poll);
+    }
+}
+
+/// A copy of part of a buffer on its way to the host ([`Device::snapshot`]).
+pub struct Snapshot {
+    staging: wgpu::Buffer,
+    len: usize,
+    ready: Arc<Mutex<Option<bool>>>,
+}
+
+impl Snapshot {
+    /// The numbers once they are on the host (None: not yet; an error: the GPU could not
+    /// hand them over, e.g. the device was lost).
+    pub fn take(&self) -> Option<Result<Vec<f32>>> {
+        let state = *self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        match state? {
+            false => Some(Err(Error::Invalid(
+                "the GPU did not hand its numbers back (the device may have been lost)".into(),
+            ))),
+            true => {
+                let view = self
+                    .staging
+                    .slice(..)
+                    .get_mapped_range()
+                    .expect("a mapped buffer is readable");
+                let out: Vec<f32> = view[..self.len * 4]
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                drop(view);
+                self.staging.unmap();
+                *self.ready.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                Some(Ok(out))
+            }
+        }
+    }
+
+    /// Whether [`Snapshot::take`] would give the numbers (or an error) now.
+    pub fn ready(&self) -> bool {
+        self.ready
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
     }
 }
 

@@ -128,17 +128,34 @@ impl GpuModel {
 
     /// The model on the host (waits for the GPU).
     pub fn download(&self) -> Result<Rbm> {
-        let t = self.dev.read(&self.theta, 0, self.theta.len);
+        self.from_theta(self.dev.read(&self.theta, 0, self.theta.len))
+    }
+
+    /// A copy of θ on its way to the host, taken after the work recorded so far
+    /// ([`GpuModel::from_theta`] makes the model of it).
+    pub fn snapshot(&self) -> crate::Snapshot {
+        self.dev.snapshot(&self.theta, 0, self.theta.len)
+    }
+
+    /// A copy of θ's first number taken after the work recorded so far: on the host once the
+    /// GPU has done that work (a fence).
+    pub fn snapshot_first(&self) -> crate::Snapshot {
+        self.dev.snapshot(&self.theta, 0, 1)
+    }
+
+    /// The model of this shape with θ = `t` ([W | b | c]).
+    pub fn from_theta(&self, t: Vec<f32>) -> Result<Rbm> {
+        Rbm::from_params(self.m, self.n, self.params_of(&t))
+    }
+
+    /// θ = `t` ([W | b | c]) as the three blocks of this shape.
+    pub fn params_of(&self, t: &[f32]) -> rbm_core::model::Params<f32> {
         let (mn, m) = (self.m * self.n, self.m);
-        Rbm::from_params(
-            self.m,
-            self.n,
-            rbm_core::model::Params {
-                w: t[..mn].to_vec(),
-                b: t[mn..mn + m].to_vec(),
-                c: t[mn + m..].to_vec(),
-            },
-        )
+        rbm_core::model::Params {
+            w: t[..mn].to_vec(),
+            b: t[mn..mn + m].to_vec(),
+            c: t[mn + m..].to_vec(),
+        }
     }
 
     /// The device it lives on.
@@ -193,6 +210,12 @@ impl GpuRng {
 }
 
 impl GpuChains {
+    /// A copy of the chains' visible states (`count × m`) on its way to the host, taken after
+    /// the work recorded so far.
+    pub fn snapshot(&self) -> crate::Snapshot {
+        self.dev.snapshot(&self.v, 0, self.count * self.m)
+    }
+
     /// The chains' hidden states (0/1) of the last sweep on the host (waits for the GPU).
     pub fn hidden_states(&self) -> Vec<f32> {
         self.dev.read(&self.h, 0, self.count * self.n)
@@ -342,10 +365,16 @@ impl Engine for Gpu {
     }
 
     fn runs(algo: &str) -> bool {
-        algo != "ucd"
+        // UCD's coupled chains stop one by one; FPCD reads ‖W_F‖ back after every update, which
+        // a browser's GPU cannot do within the update.
+        algo != "ucd" && (cfg!(not(target_arch = "wasm32")) || algo != "fpcd")
     }
 
     fn exact_log_z(model: &GpuModel, host: &Rbm) -> Option<Result<f64>> {
+        // In a browser the enumeration's sums could not be waited for: the host's f64 one.
+        if cfg!(target_arch = "wasm32") {
+            return None;
+        }
         Some(crate::exact::log_z(&model.dev, host))
     }
 

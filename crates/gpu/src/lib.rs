@@ -7,6 +7,7 @@
 //! - `device.rs`: the wgpu device, the upload ring and the one-submission-per-update encoder;
 //! - `product.rs`: every matrix product, its kernel chosen by size, split when small;
 //! - `engine.rs`: the engine's objects and operations (CG's and CS-DCP's centered form too);
+//! - `lane.rs`: a training lane that never waits for its GPU (a browser's worker);
 //! - `exact.rs`, `ais.rs`: the exact log Z and AIS; `speed.rs`: the workloads of `rbm speed`;
 //! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10, a product's epilogue),
 //!   `gemm.wgsl` (the tiled product), `elementwise.wgsl` (step, sums, restarts, split sums),
@@ -18,10 +19,14 @@ pub mod ais;
 pub mod device;
 pub mod engine;
 pub mod exact;
+pub mod lane;
 mod product;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod speed;
 
-pub use device::{adapters, AdapterInfo, Device};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::adapters;
+pub use device::{AdapterInfo, Device, Snapshot};
 pub use engine::{
     Gpu, GpuCentered, GpuChains, GpuModel, GpuOptimizer, GpuParams, GpuRng, GpuStats,
 };
