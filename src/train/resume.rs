@@ -5,6 +5,7 @@
 
 use super::config::option;
 use super::{Lane, LaneConfig};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::model::Rbm;
 use crate::schema::Scope;
@@ -93,19 +94,27 @@ pub fn resume_config(current: &LaneConfig, recorded: Option<&Training>, model: &
     cfg
 }
 
+impl<E: Engine> Lane<E> {
+    /// The model file of `model`, this lane's model at update `iter` after `sweeps` sweeps and
+    /// `vh_steps` half-steps ([`Rbm::to_json`]), with its [`Training`] record: configuration,
+    /// data set and those counters (a shell whose engine hands the model back later).
+    pub fn model_file_at(&self, model: &Rbm, iter: u64, sweeps: f64, vh_steps: f64) -> String {
+        let t = Training {
+            config: self.config().clone(),
+            data: self.data().name.clone(),
+            iter,
+            sweeps,
+            vh_steps,
+        };
+        model.to_json_with(serde_json::to_value(t).expect("a configuration serialises"))
+    }
+}
+
 impl Lane {
     /// The model file of the lane's current model ([`Rbm::to_json`]) with its [`Training`]
     /// record: configuration, data set and counters.
     pub fn model_file(&self) -> String {
-        let t = Training {
-            config: self.config().clone(),
-            data: self.data().name.clone(),
-            iter: self.iter(),
-            sweeps: self.sweeps(),
-            vh_steps: self.vh_steps(),
-        };
-        self.model()
-            .to_json_with(serde_json::to_value(t).expect("a configuration serialises"))
+        self.model_file_at(self.model(), self.iter(), self.sweeps(), self.vh_steps())
     }
 
     /// Takes the counters of a file's training record, when it has one, for a lane continued

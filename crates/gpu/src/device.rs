@@ -282,7 +282,11 @@ impl Device {
                 .await
                 .into_iter()
                 .nth(i)
-                .ok_or_else(|| Error::Invalid(format!("no GPU adapter number {i} (rbm devices lists them)")))?,
+                .ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "no GPU adapter number {i} (rbm devices lists them)"
+                    ))
+                })?,
             None => instance
                 .request_adapter(&wgpu::RequestAdapterOptions {
                     power_preference: wgpu::PowerPreference::HighPerformance,
@@ -793,11 +797,9 @@ impl Device {
         }
         let ready: Arc<Mutex<Option<bool>>> = Arc::new(Mutex::new(None));
         let flag = ready.clone();
-        staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |r| {
-                *flag.lock().unwrap_or_else(|e| e.into_inner()) = Some(r.is_ok());
-            });
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            *flag.lock().unwrap_or_else(|e| e.into_inner()) = Some(r.is_ok());
+        });
         Snapshot {
             staging,
             len,

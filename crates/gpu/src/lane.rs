@@ -131,6 +131,11 @@ impl GpuLane {
         self.records.push_back((p, copy));
     }
 
+    /// Whether a view asked for is on its way.
+    pub fn view_pending(&self) -> bool {
+        self.view.is_some()
+    }
+
     /// Asks for the view of the current update (replacing one asked for before).
     pub fn ask_view(&mut self) {
         self.view = Some(PendingView {

@@ -62,10 +62,20 @@ fn a_gpu_lane_that_never_waits_makes_the_records_of_lane_run() {
         for (g, w) in got.iter().zip(&want) {
             let at = w.iter;
             let (gz, wz) = (g.log_z.expect("log Z"), w.log_z.expect("log Z"));
-            assert!((gz - wz).abs() <= 1e-6 * wz.abs(), "{algo}: log Z at {at}: {gz} vs {wz}");
+            assert!(
+                (gz - wz).abs() <= 1e-6 * wz.abs(),
+                "{algo}: log Z at {at}: {gz} vs {wz}"
+            );
             let (ga, wa) = (g.atll.expect("ATLL"), w.atll.expect("ATLL"));
-            assert!((ga - wa).abs() <= 1e-6 * wz.abs(), "{algo}: ATLL at {at}: {ga} vs {wa}");
-            let strip = |r: &Record| Record { atll: None, log_z: None, ..r.clone() };
+            assert!(
+                (ga - wa).abs() <= 1e-6 * wz.abs(),
+                "{algo}: ATLL at {at}: {ga} vs {wa}"
+            );
+            let strip = |r: &Record| Record {
+                atll: None,
+                log_z: None,
+                ..r.clone()
+            };
             assert_eq!(strip(g), strip(w), "{algo}: the record at update {at}");
         }
         assert!(got.iter().all(|r| r.atll.is_some()), "{algo}: exact curve");
@@ -85,15 +95,24 @@ fn its_view_is_lane_views() {
     assert_eq!(v.weights, w.weights);
     assert_eq!(v.chains, w.chains);
     assert_eq!(v.reconstructions, w.reconstructions);
-    let (vd, wd) = (v.dist.expect("a distribution"), w.dist.expect("a distribution"));
+    let (vd, wd) = (
+        v.dist.expect("a distribution"),
+        w.dist.expect("a distribution"),
+    );
     for (a, b) in vd.model.iter().zip(&wd.model) {
-        assert!((a - b).abs() <= 1e-5 * b, "the model distribution: {a} vs {b}");
+        assert!(
+            (a - b).abs() <= 1e-5 * b,
+            "the model distribution: {a} vs {b}"
+        );
     }
 }
 
 #[test]
 fn a_divergence_is_found_at_a_record() {
-    let cfg = LaneConfig { momentum: 0.9, ..config("cd", 3e38) };
+    let cfg = LaneConfig {
+        momentum: 0.9,
+        ..config("cd", 3e38)
+    };
     let (mut g, mut err) = (GpuLane::new(lane(&cfg)), None);
     for t in 0..200 {
         let _ = g.run(50, f64::from(t));

@@ -30,6 +30,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
+pub mod lanes;
+
+use lanes::{on_lane, AnyLane};
+
 /// The serializer of every value handed to JavaScript: maps become plain objects (record
 /// statistics), `None` becomes `null`, and 64-bit integers stay numbers (counts below 2^53).
 const OUT: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::new()
@@ -229,6 +235,17 @@ pub struct SliceResult {
     pub view: Option<View>,
 }
 
+/// The slice result as the worker takes it: its view's weights as a `Float32Array`.
+fn slice_to_js(r: &SliceResult) -> Result<JsValue, JsValue> {
+    let out = to_js(r)?;
+    if let Some(v) = &r.view {
+        let w = js_sys::Float32Array::from(&v.weights[..]);
+        let view = js_sys::Reflect::get(&out, &"view".into())?;
+        js_sys::Reflect::set(&view, &"weights".into(), &w)?;
+    }
+    Ok(out)
+}
+
 /// One update in slow motion ([`WasmLane::step_traced`]).
 #[derive(Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -288,7 +305,7 @@ pub const INLINE_EXACT_SECS: f64 = 0.05;
 
 /// A lane's deferred exact curve: the rows it is computed on (the training data, thresholded
 /// at 0.5 when grey, docs/algorithms.md §2) and the number of blocks of the enumeration.
-struct Deferred {
+pub(crate) struct Deferred {
     data: Arc<Dataset>,
     blocks: usize,
 }
@@ -296,7 +313,7 @@ struct Deferred {
 /// One training lane for a Web Worker: a seeded core [`Lane`] on a data set.
 #[wasm_bindgen]
 pub struct WasmLane {
-    lane: Lane,
+    lane: AnyLane,
     deferred: Option<Deferred>,
 }
 
@@ -372,36 +389,46 @@ impl WasmLane {
         data: Arc<Dataset>,
         loaded: Option<(Rbm, Option<resume::Training>)>,
     ) -> Result<WasmLane, Error> {
-        // The configuration as given (its exact limit included) against the page's budget; a
-        // curve deferred to the evaluation pool is not computed in this worker, so the lane is
-        // then built with the inline limit.
-        cfg.validate_for(&data, &budget::PAGE)?;
-        let bits = data.m.min(cfg.hidden);
-        let wide = bits > INLINE_EXACT_BITS;
-        // Within the budget, but too slow for the lane's own slices.
-        let slow = cost::log_z_secs(data.m, cfg.hidden, &budget::PAGE.speed) > INLINE_EXACT_SECS
-            && cost::exact_secs(data.m, cfg.hidden, data.rows(), &budget::PAGE.speed)
-                <= budget::PAGE.eval_secs;
-        let deferred = if bits <= cfg.exact_bits && (wide || slow) {
-            cfg.exact_bits = bits.min(INLINE_EXACT_BITS + 1) - 1;
-            let rows = if data.is_binary() {
-                data.clone()
-            } else {
-                Arc::new(data.thresholded())
-            };
-            Some(Deferred {
-                data: rows,
-                blocks: exact::blocks(bits).count(),
-            })
-        } else {
-            None
-        };
+        let deferred = defer(&mut cfg, &data)?;
         let lane = match loaded {
             None => page_lane(cfg, data)?,
             Some((model, t)) => Lane::resume(cfg, data, model, t.as_ref(), &budget::PAGE)?,
         };
-        Ok(WasmLane { lane, deferred })
+        Ok(WasmLane {
+            lane: AnyLane::Cpu(lane),
+            deferred,
+        })
     }
+}
+
+/// Whether the exact curve of `cfg` on `data` is deferred to the page's evaluation pool (and
+/// then `cfg` is set to the inline limit), once `cfg` is checked against the page's budget.
+pub(crate) fn defer(cfg: &mut LaneConfig, data: &Arc<Dataset>) -> Result<Option<Deferred>, Error> {
+    // The configuration as given (its exact limit included) against the page's budget; a
+    // curve deferred to the evaluation pool is not computed in this worker, so the lane is
+    // then built with the inline limit.
+    cfg.validate_for(data, &budget::PAGE)?;
+    let bits = data.m.min(cfg.hidden);
+    let wide = bits > INLINE_EXACT_BITS;
+    // Within the budget, but too slow for the lane's own slices.
+    let slow = cost::log_z_secs(data.m, cfg.hidden, &budget::PAGE.speed) > INLINE_EXACT_SECS
+        && cost::exact_secs(data.m, cfg.hidden, data.rows(), &budget::PAGE.speed)
+            <= budget::PAGE.eval_secs;
+    let deferred = if bits <= cfg.exact_bits && (wide || slow) {
+        cfg.exact_bits = bits.min(INLINE_EXACT_BITS + 1) - 1;
+        let rows = if data.is_binary() {
+            data.clone()
+        } else {
+            Arc::new(data.thresholded())
+        };
+        Some(Deferred {
+            data: rows,
+            blocks: exact::blocks(bits).count(),
+        })
+    } else {
+        None
+    };
+    Ok(deferred)
 }
 
 #[wasm_bindgen]
@@ -410,7 +437,7 @@ impl WasmLane {
     /// exceeds the page's budget), or undefined.
     #[wasm_bindgen(getter)]
     pub fn notice(&self) -> Option<String> {
-        self.lane.notice().map(str::to_string)
+        on_lane!(&self.lane, l => l.notice().map(str::to_string))
     }
 
     /// The number of blocks of the lane's deferred exact evaluation (0: the exact curve, if
@@ -427,6 +454,27 @@ impl WasmLane {
     #[wasm_bindgen(getter, js_name = viewAfterExact)]
     pub fn view_after_exact(&self) -> bool {
         self.deferred.is_some() && self.lane.model().m() <= exact::MAX_DIST_BITS
+    }
+
+    /// Whether copies from the GPU are on their way (a GPU lane's records or view): the
+    /// worker calls `step` again, even paused, until they are in.
+    #[wasm_bindgen(getter)]
+    pub fn busy(&self) -> bool {
+        match &self.lane {
+            AnyLane::Cpu(_) => false,
+            #[cfg(feature = "gpu")]
+            AnyLane::Gpu(g) => g.lane.busy(),
+        }
+    }
+
+    /// The adapter a GPU lane runs on, or undefined for a CPU lane.
+    #[wasm_bindgen(getter)]
+    pub fn gpu(&self) -> Option<String> {
+        match &self.lane {
+            AnyLane::Cpu(_) => None,
+            #[cfg(feature = "gpu")]
+            AnyLane::Gpu(g) => Some(g.adapter.clone()),
+        }
     }
 
     /// The exact ATLL of the lane's training data (thresholded at 0.5 when grey) under its
@@ -472,27 +520,25 @@ impl WasmLane {
         // wall time has passed, so the worker reads Pause soon whatever the load.
         let t0 = js_sys::Date::now();
         let go_on = || within_ms.is_none_or(|ms| js_sys::Date::now() - t0 < ms);
-        let error = self
-            .lane
+        let lane = match &mut self.lane {
+            AnyLane::Cpu(lane) => lane,
+            #[cfg(feature = "gpu")]
+            AnyLane::Gpu(g) => {
+                return gpu::step(g, self.deferred.is_some(), updates, view, within_ms)
+            }
+        };
+        let error = lane
             .run_while(updates as u64, &mut records, go_on)
             .err()
             .map(|e| e.info());
-        let view = view.then(|| self.lane.view(VIEW_CHAINS));
-        let weights = view
-            .as_ref()
-            .map(|v| js_sys::Float32Array::from(&v.weights[..]));
-        let out = to_js(&SliceResult {
+        let view = view.then(|| lane.view(VIEW_CHAINS));
+        slice_to_js(&SliceResult {
             records,
-            iter: self.lane.iter(),
+            iter: lane.iter(),
             error,
-            failed: self.lane.failure().is_some(),
+            failed: lane.failure().is_some(),
             view,
-        })?;
-        if let Some(w) = weights {
-            let v = js_sys::Reflect::get(&out, &"view".into())?;
-            js_sys::Reflect::set(&v, &"weights".into(), &w)?;
-        }
-        Ok(out)
+        })
     }
 
     /// One update in slow motion ([`Lane::step_traced`]: the ordinary update, bit for bit),
@@ -500,14 +546,15 @@ impl WasmLane {
     #[wasm_bindgen(js_name = stepTraced)]
     pub fn step_traced(&mut self, show: u32) -> Result<JsValue, JsValue> {
         let mut records = Vec::new();
-        let (trace, error) = match self.lane.step_traced(show as usize, &mut records) {
+        let lane = self.lane.cpu("Slow motion").map_err(js_err)?;
+        let (trace, error) = match lane.step_traced(show as usize, &mut records) {
             Ok(t) => (Some(t), None),
             Err(e) => (None, Some(e.info())),
         };
         to_js(&TracedSlice {
             trace,
             records,
-            iter: self.lane.iter(),
+            iter: lane.iter(),
             error,
         })
     }
@@ -515,7 +562,8 @@ impl WasmLane {
     /// The record of the lane as it is now (the last checkpoint of a trial whose length is not a
     /// multiple of `every`, as `rbm reproduce` records it). Throws `{kind, key, message}`.
     pub fn record(&mut self) -> Result<JsValue, JsValue> {
-        to_js(&self.lane.record().map_err(js_err)?)
+        let lane = self.lane.cpu("A record on demand").map_err(js_err)?;
+        to_js(&lane.record().map_err(js_err)?)
     }
 
     /// The model file `{"visible": m, "hidden": n, "w": [m·n], "b": [m], "c": [n], "training":
@@ -536,7 +584,7 @@ impl WasmLane {
     /// stopped at τ = t; UCD only, else undefined): the page's τ histogram across trials.
     #[wasm_bindgen(getter)]
     pub fn taus(&self) -> Option<Vec<u32>> {
-        self.lane.stopping_times().map(<[u32]>::to_vec)
+        on_lane!(&self.lane, l => l.stopping_times().map(<[u32]>::to_vec))
     }
 
     /// A copy of the current weights W, m×n row-major (`w[i·n + j]` joins visible unit i and
@@ -555,7 +603,7 @@ impl WasmLane {
     /// Updates done so far.
     #[wasm_bindgen(getter)]
     pub fn iter(&self) -> f64 {
-        self.lane.iter() as f64
+        on_lane!(&self.lane, l => l.iter()) as f64
     }
 
     /// The update the exported model is of (after a divergence: the last record's).
@@ -567,7 +615,7 @@ impl WasmLane {
     /// The seed in use, as a decimal string.
     #[wasm_bindgen(getter)]
     pub fn seed(&self) -> String {
-        self.lane.seed().to_string()
+        on_lane!(&self.lane, l => l.seed().to_string())
     }
 
     /// The evaluation interval in updates.
@@ -596,7 +644,14 @@ impl WasmLane {
         };
         let model = self.lane.model();
         check_ais_in_page(model, &cfg).map_err(js_err)?;
-        WasmAis::new(model, &data, cfg, reverse, self.lane.iter()).map_err(js_err)
+        WasmAis::new(
+            model,
+            &data,
+            cfg,
+            reverse,
+            on_lane!(&self.lane, l => l.iter()),
+        )
+        .map_err(js_err)
     }
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the
@@ -611,7 +666,7 @@ impl WasmLane {
         let secs = cost::exact_secs(rbm.m(), rbm.n(), data.rows(), &budget::PAGE.speed);
         let bits = rbm.m().min(rbm.n());
         // A curve deferred for its time (not its width) is still one the page may compute.
-        let curve = self.lane.exact() || self.deferred.is_some();
+        let curve = on_lane!(&self.lane, l => l.exact()) || self.deferred.is_some();
         if !curve || bits > INLINE_EXACT_BITS || secs > budget::PAGE.eval_secs {
             return Ok(None);
         }
@@ -639,7 +694,7 @@ impl WasmLane {
         Ok(WasmChain {
             walk,
             k_max,
-            iter: self.lane.iter(),
+            iter: on_lane!(&self.lane, l => l.iter()),
         })
     }
 
@@ -663,7 +718,7 @@ impl WasmLane {
             cfg,
             exact,
             reps: reps as usize,
-            iter: self.lane.iter(),
+            iter: on_lane!(&self.lane, l => l.iter()),
         })
     }
 }

@@ -1,0 +1,135 @@
+//! The page's GPU lanes (issue 30): a lane's dense work on the user's GPU through WebGPU, in
+//! the lane's worker. Built only with the `gpu` feature (`www/pkg-gpu`), which a worker loads
+//! only when its lane asks for the GPU.
+//!
+//! The worker cannot wait for its GPU, so the lane is `rbm_gpu::lane::GpuLane`: records and
+//! views come from copies taken on the GPU at their update and arrive a slice or more later;
+//! the model the page exports, estimates and analyses is that of the latest record. A record's
+//! exact curve is the host's f64 enumeration, in the worker or (deferred) in the page's pool.
+
+use crate::lanes::AnyLane;
+use crate::{dataset, defer, js_err, lane_config, slice_to_js, SliceResult, WasmLane, VIEW_CHAINS};
+use rbm_core::engine::Engine;
+use rbm_core::error::Error;
+use rbm_core::schema::budget;
+use rbm_core::train::{Lane, Record};
+use rbm_gpu::lane::GpuLane;
+use rbm_gpu::{Device, Gpu};
+use std::cell::RefCell;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    /// The worker's GPU, opened once.
+    static DEVICE: RefCell<Option<Arc<Device>>> = const { RefCell::new(None) };
+}
+
+/// The worker's GPU (opened on first use): a clear error where the browser offers none.
+async fn device() -> Result<Arc<Device>, Error> {
+    if let Some(d) = DEVICE.with(|d| d.borrow().clone()) {
+        return Ok(d);
+    }
+    let d = Device::open_async(None).await?;
+    DEVICE.with(|slot| *slot.borrow_mut() = Some(d.clone()));
+    Ok(d)
+}
+
+/// The name of the GPU adapter the browser offers (opening it). Throws `{kind, key, message}`
+/// where there is none.
+#[wasm_bindgen(js_name = gpuAdapter)]
+pub async fn gpu_adapter() -> Result<String, JsValue> {
+    let d = device().await.map_err(js_err)?;
+    Ok(d.info.name.clone())
+}
+
+/// A GPU lane's state in its [`WasmLane`].
+pub struct GpuState {
+    /// The lane.
+    pub lane: GpuLane,
+    /// The adapter's name.
+    pub adapter: String,
+    /// (update, sweeps, half-steps) of the latest records, for the exported model's record.
+    counters: Vec<(u64, f64, f64)>,
+}
+
+impl GpuState {
+    /// Sweeps and half-steps at update `iter` (a record's), or 0 before any.
+    pub fn counters_at(&self, iter: u64) -> (f64, f64) {
+        self.counters
+            .iter()
+            .rev()
+            .find(|c| c.0 == iter)
+            .map_or((0.0, 0.0), |c| (c.1, c.2))
+    }
+
+    fn remember(&mut self, r: &Record) {
+        if self.counters.len() >= 4 {
+            self.counters.remove(0);
+        }
+        self.counters.push((r.iter, r.sweeps, r.vh_steps));
+    }
+}
+
+/// A lane (as `new WasmLane`) whose dense work runs on the browser's GPU. Throws
+/// `{kind, key, message}`: no GPU, an algorithm the page runs on the CPU only (UCD, FPCD),
+/// or what `new WasmLane` refuses.
+#[wasm_bindgen(js_name = newGpuLane)]
+pub async fn new_gpu_lane(config: JsValue, dataset_name: String) -> Result<WasmLane, JsValue> {
+    let mut cfg = lane_config(config).map_err(js_err)?;
+    if !Gpu::runs(&cfg.algo) {
+        return Err(js_err(Error::option(
+            "algo",
+            format!(
+                "{} runs on the CPU in the page (UCD's chains stop one by one; FPCD reads its fast weights back after every update)",
+                cfg.algo
+            ),
+        )));
+    }
+    let data = dataset(&dataset_name).map_err(js_err)?;
+    let deferred = defer(&mut cfg, &data).map_err(js_err)?;
+    let dev = device().await.map_err(js_err)?;
+    let lane = Lane::on_within::<Gpu>(&dev, cfg, data, &budget::PAGE).map_err(js_err)?;
+    Ok(WasmLane {
+        lane: AnyLane::Gpu(Box::new(GpuState {
+            lane: GpuLane::new(lane),
+            adapter: dev.info.name.clone(),
+            counters: Vec::new(),
+        })),
+        deferred,
+    })
+}
+
+/// One slice of a GPU lane ([`WasmLane::step`]): the records and the view whose copies are
+/// in, then up to `updates` more updates submitted (none while the GPU is behind, nor — with
+/// a deferred exact curve — right after a record, which the pool evaluates first); a view
+/// asked for arrives in a later slice.
+pub(crate) fn step(
+    g: &mut GpuState,
+    deferred: bool,
+    updates: u32,
+    view: bool,
+    within_ms: Option<f64>,
+) -> Result<JsValue, JsValue> {
+    let now = js_sys::Date::now();
+    let polled = g.lane.poll(VIEW_CHAINS, within_ms.unwrap_or(80.0), now);
+    for r in &polled.records {
+        g.remember(r);
+    }
+    let mut error = polled.error.map(|e| e.info());
+    let hold = deferred && !polled.records.is_empty();
+    if error.is_none() && !hold && g.lane.lane().failure().is_none() {
+        if let Err(e) = g.lane.run(u64::from(updates), now) {
+            error = Some(e.info());
+        }
+    }
+    if view && !g.lane.view_pending() {
+        g.lane.ask_view();
+    }
+    slice_to_js(&SliceResult {
+        records: polled.records,
+        iter: g.lane.lane().iter(),
+        error,
+        failed: g.lane.lane().failure().is_some(),
+        view: polled.view,
+    })
+}
