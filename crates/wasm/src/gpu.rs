@@ -70,11 +70,11 @@ impl GpuState {
     }
 }
 
-/// A lane (as `new WasmLane`) whose dense work runs on the browser's GPU. Throws
-/// `{kind, key, message}`: no GPU, an algorithm the page runs on the CPU only (UCD, FPCD),
-/// or what `new WasmLane` refuses.
+/// A lane (as `new WasmLane`) whose dense work runs on the browser's GPU, opened before by
+/// [`gpu_adapter`]. Throws `{kind, key, message}`: no GPU open, an algorithm the page runs on
+/// the CPU only (UCD, FPCD), or what `new WasmLane` refuses.
 #[wasm_bindgen(js_name = newGpuLane)]
-pub async fn new_gpu_lane(config: JsValue, dataset_name: String) -> Result<WasmLane, JsValue> {
+pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsValue> {
     let mut cfg = lane_config(config).map_err(js_err)?;
     if !Gpu::runs(&cfg.algo) {
         return Err(js_err(Error::option(
@@ -85,9 +85,13 @@ pub async fn new_gpu_lane(config: JsValue, dataset_name: String) -> Result<WasmL
             ),
         )));
     }
-    let data = dataset(&dataset_name).map_err(js_err)?;
+    let dev = DEVICE.with(|d| d.borrow().clone()).ok_or_else(|| {
+        js_err(Error::Invalid(
+            "the GPU is not open (gpuAdapter first)".into(),
+        ))
+    })?;
+    let data = dataset(dataset_name).map_err(js_err)?;
     let deferred = defer(&mut cfg, &data).map_err(js_err)?;
-    let dev = device().await.map_err(js_err)?;
     let lane = Lane::on_within::<Gpu>(&dev, cfg, data, &budget::PAGE).map_err(js_err)?;
     Ok(WasmLane {
         lane: AnyLane::Gpu(Box::new(GpuState {

@@ -33,6 +33,7 @@ import { presetPlan } from './presets';
 import { batchRows, type StopUnit, stopInUpdates, stuckAtStop, updatesPerEpoch } from './progress';
 import { isLive, longRuns, wipeQuestion } from './rebuild';
 import {
+  type Compute,
   cloneState,
   DATA_DEFAULTS,
   type DataDefaults,
@@ -96,6 +97,8 @@ export class App {
   trials: number | null = null;
   /** Whether a study's chart draws the q2.5–q97.5 band too. */
   wide = false;
+  /** Where live lanes compute (PageState.compute). */
+  compute: Compute = 'cpu';
   /** The study under way or finished (null: none yet). */
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
@@ -200,6 +203,7 @@ export class App {
       trials: this.trials,
       wide: this.wide,
       views: this.views,
+      compute: this.compute,
     });
   }
 
@@ -223,6 +227,7 @@ export class App {
     this.trials = s.trials;
     this.wide = s.wide;
     this.views = s.views;
+    this.compute = s.compute;
     this.settingErrors = {};
     const preset = this.catalog.presets.find((p) => p.name === s.preset);
     this.missing = (preset?.lanes ?? []).filter((l) => !this.catalog.algorithms.some((a) => a.name === l.algo)).map((l) => ({ label: l.label, algo: l.algo }));
@@ -269,7 +274,7 @@ export class App {
 
   private configure(lane: LaneHandle): void {
     this.dropStudy();
-    lane.configure(laneConfig(this.shared, lane), this.data, this.source(this.data));
+    lane.configure(laneConfig(this.shared, lane), this.data, this.source(this.data), this.compute === 'gpu' ? 'gpu' : undefined);
   }
 
   private untils(): Map<LaneHandle, number | null> {
@@ -765,6 +770,14 @@ export class App {
     if (!run) return;
     const name = `rbm-study-${this.preset ?? this.data}-seed${run.study.plan.seed}-${run.study.plan.runs}trials.${kind}`;
     this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
+  }
+
+  /** Where live lanes compute: every lane is built again there (from a fresh start). */
+  setCompute(compute: Compute): void {
+    if (compute === this.compute) return;
+    this.compute = compute;
+    for (const lane of this.lanes) this.configure(lane);
+    this.events.changed();
   }
 
   /** Whether the chart draws the q2.5–q97.5 band too. */

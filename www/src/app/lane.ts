@@ -81,6 +81,10 @@ export class LaneHandle implements LaneState {
   message: string | null = null;
   /** Why the lane has no exact curve though its size allows one (the page's budget). */
   notice: string | null = null;
+  /** The GPU adapter the worker's lane runs on (null: the CPU). */
+  gpu: string | null = null;
+  /** Whether the lane asks for the GPU (the page's Compute choice). */
+  private compute: 'gpu' | undefined = undefined;
   seed = '';
   every = 0;
   iter = 0;
@@ -161,13 +165,15 @@ export class LaneHandle implements LaneState {
 
   /** Sends a new configuration; returns its generation. A running lane keeps running.
    * `source` says where the worker loads `dataset` from if it has not yet. */
-  configure(config: LaneConfig, dataset: string, source: DataSource | null = null): number {
+  configure(config: LaneConfig, dataset: string, source: DataSource | null = null, compute: 'gpu' | undefined = this.compute): number {
+    this.compute = compute;
     this.config = config;
     this.dataset = dataset;
     this.source = source;
     this.sent += 1;
     this.configureGen = this.sent;
-    this.post(source ? { type: 'configure', gen: this.sent, config, dataset, source } : { type: 'configure', gen: this.sent, config, dataset });
+    const gpu = compute ? { compute } : {};
+    this.post(source ? { type: 'configure', gen: this.sent, config, dataset, source, ...gpu } : { type: 'configure', gen: this.sent, config, dataset, ...gpu });
     return this.sent;
   }
 
@@ -420,6 +426,7 @@ export class LaneHandle implements LaneState {
         this.seed = msg.seed;
         this.every = msg.every;
         this.notice = msg.notice ?? null;
+        this.gpu = msg.gpu ?? null;
         if (msg.gen === this.configureGen) this.rejection = null;
         this.trace = null;
         if (msg.loaded) this.takeLoaded(msg.loaded);

@@ -40,7 +40,13 @@ export interface PageState {
   wide: boolean;
   /** Every option of the lane panels' exact views (scope `view`: chain_k, grad_every, …). */
   views: Record<string, OptionValue>;
+  /** Where live lanes compute: the CPU (the wasm core) or the browser's GPU (WebGPU), where it
+   * has one (else the lanes run on the CPU and say why). */
+  compute: Compute;
 }
+
+/** Where live lanes compute. */
+export type Compute = 'cpu' | 'gpu';
 
 /** Most trials per lane the page runs. */
 export const MAX_TRIALS = 200;
@@ -159,6 +165,7 @@ export function firstScreen(catalog: Catalog): PageState {
     trials: null,
     wide: false,
     views: viewState(catalog),
+    compute: 'cpu',
   };
 }
 

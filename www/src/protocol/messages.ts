@@ -58,7 +58,8 @@ export type LaneStatus = 'loading' | 'ready' | 'running' | 'paused' | 'done' | '
 export type ToWorker =
   /** Build (or rebuild) the lane; a running lane keeps running with the new configuration.
    * `source` says where to load `dataset` from when the worker does not have it yet. */
-  | { type: 'configure'; gen: number; config: LaneConfig; dataset: string; source?: DataSource }
+  /** `compute: 'gpu'`: the lane's dense work on the browser's GPU (WebGPU), where it has one. */
+  | { type: 'configure'; gen: number; config: LaneConfig; dataset: string; source?: DataSource; compute?: 'gpu' }
   | { type: 'start' }
   | { type: 'pause' }
   /** Rebuild the lane from its last accepted configuration (same seed: the same curve again). */
@@ -136,7 +137,8 @@ export type LaneView = View & { weights: Float32Array };
 export type FromWorker =
   /** The lane was (re)built from configuration `gen`; the page starts a new curve. `notice`
    * says why it has no exact curve when the page's budget dropped it. */
-  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string; loaded?: LoadedModel }
+  /** `gpu`: the adapter the lane runs on (absent: the CPU). */
+  | { type: 'configured'; gen: number; seed: string; every: number; notice?: string; loaded?: LoadedModel; gpu?: string }
   /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */
   | { type: 'rejected'; gen: number; error: ErrorInfo; kept: number }
   /** The worker's status changed; `message` says why a lane failed or the worker broke. */

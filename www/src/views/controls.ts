@@ -8,7 +8,7 @@ import { TERM_OF_KEY } from '../app/glossary';
 import { introText } from '../app/intro';
 import { missingNote, presetDescription, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
-import { dataFamily } from '../app/state';
+import { type Compute, dataFamily } from '../app/state';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
 import { formatValue, sharedOptions } from '../protocol/schema';
@@ -70,6 +70,8 @@ export class Controls {
   private readonly data: HTMLSelectElement;
   private readonly dataNote: HTMLElement;
   private readonly stopUnit: HTMLSelectElement;
+  /** Where live lanes compute (shown where the browser has WebGPU). */
+  private readonly compute: HTMLSelectElement;
   private rateFor: string | null = '\u0000';
   private axesFor: Axis | null = null;
   private dataSetsShown: DataSetEntry[] | null = null;
@@ -144,6 +146,26 @@ export class Controls {
     const add = $<HTMLButtonElement>('#add');
     add.disabled = false;
     add.addEventListener('click', () => onAdd(this.addAlgo.value));
+
+    this.compute = el('select', {
+      id: 'compute',
+      title:
+        "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, FPCD, slow motion) says so and runs on the CPU",
+    });
+    this.compute.setAttribute('aria-label', 'compute');
+    this.compute.append(new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
+    this.compute.addEventListener('change', () => app.setCompute(this.compute.value as Compute));
+    const computeField = el('div', { className: 'field compute-field', hidden: !hasWebGpu() && app.compute !== 'gpu' });
+    const computeLabel = el('label', { htmlFor: 'compute' });
+    setText(computeLabel, 'Compute');
+    computeField.append(computeLabel, this.compute);
+    $('#settings').append(computeField);
+    void gpuAdapterName().then((name) => {
+      if (name === null) return;
+      computeField.hidden = false;
+      const gpu = this.compute.options[1];
+      if (gpu) gpu.text = `GPU (WebGPU): ${name}`;
+    });
 
     this.run.addEventListener('click', () => app.toggle());
     $('#reset').addEventListener('click', () => app.reset());
@@ -323,6 +345,7 @@ export class Controls {
     this.axes(app.axis);
     setText($('#intro'), introText(app.catalog, app.state()));
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
+    if (this.compute.value !== app.compute) this.compute.value = app.compute;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
     const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
@@ -330,5 +353,27 @@ export class Controls {
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;
+  }
+}
+
+/** Whether the browser has WebGPU at all. */
+function hasWebGpu(): boolean {
+  return typeof navigator !== 'undefined' && 'gpu' in navigator && Boolean((navigator as { gpu?: unknown }).gpu);
+}
+
+/** The name of the browser's WebGPU adapter, or null where it offers none (asked once; no
+ * computation: the lanes' workers open the device themselves). */
+async function gpuAdapterName(): Promise<string | null> {
+  if (!hasWebGpu()) return null;
+  try {
+    const gpu = (
+      navigator as unknown as { gpu: { requestAdapter(): Promise<{ info?: { vendor?: string; architecture?: string; description?: string } } | null> } }
+    ).gpu;
+    const a = await gpu.requestAdapter();
+    if (!a) return null;
+    const i = a.info ?? {};
+    return i.description || [i.vendor, i.architecture].filter(Boolean).join(' ') || 'adapter';
+  } catch {
+    return null;
   }
 }

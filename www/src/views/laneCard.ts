@@ -170,6 +170,7 @@ export class LaneCard {
     if (spu !== null) parts.push(`${formatStat(spu)} Gibbs sweeps/update`);
     if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
     if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
+    if (lane.gpu) parts.push(`GPU (WebGPU): ${lane.gpu}`);
     setText(this.status, parts.join(' · '));
     // In a study the lane runs as trials in the trial workers; its own worker stays at update 0.
     const study = this.app.studyMode() ? this.app.study : null;

@@ -78,12 +78,18 @@ export interface CoreLane extends AnalysisLane {
   stepTraced(show: number): TracedSlice;
   /** Sets a live option from the next update on. Throws ErrorInfo. */
   setLive(key: string, value: number | string | null): void;
+  /** A GPU lane: copies of its records or view are on their way, so `step` is called again
+   * (even paused) until they are in. */
+  readonly busy?: boolean;
+  /** The GPU adapter the lane runs on (undefined/null: the CPU). */
+  readonly gpu?: string | null;
   free(): void;
 }
 
 /** The wasm module, as the runner needs it. `newLane` throws the core's ErrorInfo. */
 export interface Core {
-  newLane(config: LaneConfig, dataset: string): CoreLane;
+  /** `gpu`: on the browser's GPU (opened before by the worker). */
+  newLane(config: LaneConfig, dataset: string, gpu?: boolean): CoreLane;
   /** A lane continuing model file `bytes` (with the file's per-lane options when `recorded`).
    * Throws the core's ErrorInfo saying what is wrong with the file. */
   resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean): CoreLane;
@@ -179,6 +185,13 @@ export class LaneRunner {
   /** A view is due once the awaited exact evaluation is in (see `viewAfterExact`). */
   private viewAfterExact = false;
   private exactSeq = 0;
+  /** Whether the lane's configuration asks for the GPU. */
+  private compute: 'gpu' | undefined = undefined;
+  /** When the latest slice of a GPU lane started (its rate is over wall time: its updates
+   * run on the GPU after `step` returns). */
+  private lastStart: number | null = null;
+  /** Wall time since the last slice of a GPU lane that did updates. */
+  private gpuWall = 0;
   /** The model file the lane continues (until the next `configure`): `reset` returns to it. */
   private file: { bytes: Uint8Array; name: string } | null = null;
   /** The analyses of the lane's model under way (protocol/analyses.ts), interleaved like the estimate. */
@@ -231,6 +244,7 @@ export class LaneRunner {
     switch (msg.type) {
       case 'configure':
         this.file = null;
+        this.compute = msg.compute;
         if (msg.source && !this.core.hasData(msg.source.key)) this.load(msg.gen, msg.config, msg.dataset, msg.source);
         else this.build(msg.gen, msg.config, msg.dataset);
         break;
@@ -582,7 +596,7 @@ export class LaneRunner {
     this.waiting = null;
     let lane: CoreLane;
     try {
-      lane = this.core.newLane(config, dataset);
+      lane = this.core.newLane(config, dataset, this.compute === 'gpu');
     } catch (e) {
       if (!isErrorInfo(e)) throw e; // a panic while building: fatal
       this.reject(gen, e);
@@ -610,7 +624,17 @@ export class LaneRunner {
     this.busy = 0;
     this.every = Math.max(1, lane.every);
     const notice = lane.notice;
-    this.host.post({ type: 'configured', gen, seed: lane.seed, every: this.every, ...(notice ? { notice } : {}), ...(loaded ? { loaded } : {}) });
+    const gpu = lane.gpu ?? undefined;
+    this.lastStart = null;
+    this.host.post({
+      type: 'configured',
+      gen,
+      seed: lane.seed,
+      every: this.every,
+      ...(notice ? { notice } : {}),
+      ...(loaded ? { loaded } : {}),
+      ...(gpu ? { gpu } : {}),
+    });
     // The initial record (update 0) and the first view.
     this.lastView = this.host.now();
     this.publish(lane.step(0, true));
@@ -632,7 +656,7 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if ((this.status === 'running' || this.job || this.analyses.busy) && !this.pending) {
+    if ((this.status === 'running' || this.job || this.analyses.busy || this.lane?.busy === true) && !this.pending) {
       this.pending = true;
       this.host.schedule(() => this.tick());
     }
@@ -644,6 +668,12 @@ export class LaneRunner {
 
   private slice(): void {
     const lane = this.lane;
+    // A GPU lane's copies still on their way: collect them (records, the view asked for).
+    if (lane?.busy === true && (this.status !== 'running' || this.exactWait)) {
+      this.lastStart = null;
+      this.publish(lane.step(0, false));
+      return;
+    }
     if (this.status !== 'running' || !lane || this.exactWait) return;
     if (this.reached()) {
       this.setStatus('done');
@@ -673,11 +703,24 @@ export class LaneRunner {
     // Sized for SLICE_MS, the slice still ends at twice that when the machine gives the worker
     // less of a core than it had (then fewer updates are done).
     const r = lane.step(n, afterExact ? view && !atRecord && end === this.until : view, 2 * SLICE_MS);
-    const elapsed = this.host.now() - t0;
     const done = Math.max(0, r.iter - iter);
-    if (done > 0) this.rate = addToRate(this.rate, done, elapsed);
-    this.busy += Math.max(0, elapsed);
-    if (done === this.chunk || done < n || elapsed > 0) this.chunk = nextChunk(Math.max(1, done), elapsed);
+    if (lane.gpu) {
+      // The GPU does the updates after `step` returns; the lane sizes its own slices.
+      const wall = this.lastStart === null ? 0 : Math.max(0, t0 - this.lastStart);
+      this.lastStart = t0;
+      this.gpuWall += wall;
+      this.busy += wall;
+      if (done > 0 && this.gpuWall > 0) {
+        this.rate = addToRate(this.rate, done, this.gpuWall);
+        this.gpuWall = 0;
+      }
+      this.chunk = Math.max(this.chunk, n, 1 << 16);
+    } else {
+      const elapsed = this.host.now() - t0;
+      if (done > 0) this.rate = addToRate(this.rate, done, elapsed);
+      this.busy += Math.max(0, elapsed);
+      if (done === this.chunk || done < n || elapsed > 0) this.chunk = nextChunk(Math.max(1, done), elapsed);
+    }
     if (r.view) this.lastView = this.host.now();
     this.publish(r);
     if (r.error) {

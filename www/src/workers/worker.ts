@@ -3,8 +3,16 @@
 // The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
 // blocks of an enumeration (`logz`) and never given a lane; so are its trial workers
 // (trialPool.ts), which run a study's trials one at a time (trialRunner.ts).
+//
+// A lane configured with `compute: 'gpu'` runs in the GPU variant of the core (www/pkg-gpu,
+// the WebGPU engine), imported only then: the worker opens the browser's GPU, loads the lane's
+// data into that module too, and builds the lane there. Where that fails (no WebGPU adapter,
+// a refused device, an algorithm the page runs on the CPU only) the lane runs on the CPU and
+// its card says why.
 import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
+import type * as GpuCore from '../../pkg-gpu/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
+import type { DataSource } from '../protocol/messages';
 import { epochNow, type FromWorker, type ToWorker } from '../protocol/messages';
 import { type DataCore, loadSource } from './dataLoad';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
@@ -33,8 +41,60 @@ const dataCore: DataCore = {
 const loads = new Map<string, Promise<LoadedSet[]>>();
 const loaded = new Set<string>();
 
+/** The GPU variant of the core, once a lane asked for it (null: not loaded). */
+let gpuCore: typeof GpuCore | null = null;
+/** Why the latest GPU lane runs on the CPU instead (shown with its notice). */
+let gpuRefusal: string | null = null;
+/** Data loaded in the GPU core, by source key. */
+const gpuLoads = new Map<string, Promise<LoadedSet[]>>();
+
+/** Loads the GPU core, opens the browser's GPU and loads `source` into it: the adapter's name. */
+async function prepareGpu(source: DataSource | undefined): Promise<string> {
+  if (!('gpu' in navigator) || !navigator.gpu) throw new Error('this browser offers no WebGPU');
+  if (!gpuCore) {
+    const mod = await import('../../pkg-gpu/rbm_playground.js');
+    await mod.default();
+    gpuCore = mod;
+  }
+  const g = gpuCore;
+  const adapter = await g.gpuAdapter();
+  if (source) {
+    let p = gpuLoads.get(source.key);
+    if (!p) {
+      p = loadSource(
+        source,
+        {
+          loadAsset: (bytes) => g.loadAsset(bytes) as LoadedSet[],
+          loadIdx: (name, images, labels) => g.loadIdx(name, images, labels) as LoadedSet,
+          loadPatterns: (name, text) => g.loadPatterns(name, text) as LoadedSet,
+        },
+        () => undefined,
+      );
+      gpuLoads.set(source.key, p);
+      p.catch(() => gpuLoads.delete(source.key));
+    }
+    await p;
+  }
+  return adapter;
+}
+
+/** A lane on the GPU core, or on the CPU (saying why) where it cannot run there. */
+function newLane(config: Parameters<Core['newLane']>[0], dataset: string, gpu: boolean): CoreLane {
+  if (gpu && gpuCore && gpuRefusal === null) {
+    try {
+      return gpuCore.newGpuLane(config, dataset) as unknown as CoreLane;
+    } catch (e) {
+      gpuRefusal = errorMessage(e);
+    }
+  }
+  const lane = new WasmLane(config, dataset) as unknown as CoreLane;
+  if (!gpu || gpuRefusal === null) return lane;
+  const why = `Runs on the CPU: ${gpuRefusal}.`;
+  return new Proxy(lane, { get: (t, k) => (k === 'notice' ? [why, t.notice].filter(Boolean).join(' ') : Reflect.get(t, k)) });
+}
+
 const core: Core = {
-  newLane: (config, dataset) => new WasmLane(config, dataset) as unknown as CoreLane,
+  newLane: (config, dataset, gpu) => newLane(config, dataset, gpu === true),
   resumeLane: (config, dataset, bytes, recorded) => WasmLane.resume(config, dataset, bytes, recorded) as unknown as CoreLane,
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
@@ -66,12 +126,35 @@ const early: ToWorker[] = [];
 const handle = (msg: ToWorker) => {
   if (!trials?.handle(msg)) runner?.handle(msg);
 };
+/** Messages held while the GPU is prepared for a configuration (handled in order after). */
+let held: ToWorker[] | null = null;
+const receive = (msg: ToWorker) => {
+  if (held) held.push(msg);
+  else if (msg.type === 'configure' && msg.compute === 'gpu') {
+    held = [];
+    prepareGpu(msg.source)
+      .then(
+        () => {
+          gpuRefusal = null;
+        },
+        (e: unknown) => {
+          gpuRefusal = errorMessage(e);
+        },
+      )
+      .finally(() => {
+        const rest = held ?? [];
+        held = null;
+        handle(msg);
+        for (const m of rest) receive(m);
+      });
+  } else handle(msg);
+};
 ctx.onmessage = (e) => {
   const msg = e.data;
   // The page's health check and its test hook, answered before (and without) the core.
   if (msg.type === 'ping') host.post({ type: 'pong', id: msg.id });
   else if (msg.type === 'exit') ctx.close();
-  else if (runner) handle(msg);
+  else if (runner) receive(msg);
   else early.push(msg);
 };
 
@@ -80,7 +163,7 @@ init()
     runner = new LaneRunner(core, host);
     // Its own scheduler: a lane's and a trial's slices never replace each other's.
     trials = new TrialRunner(trialCore, { ...host, schedule: zeroDelayScheduler() });
-    for (const msg of early.splice(0)) handle(msg);
+    for (const msg of early.splice(0)) receive(msg);
   })
   .catch((e: unknown) => {
     const message = `the WebAssembly core did not load: ${errorMessage(e)}`;
