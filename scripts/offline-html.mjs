@@ -156,7 +156,9 @@ export function offlinePage(dist) {
   // The GPU variant of the core (www/pkg-gpu), which a lane's worker imports only when its lane
   // asks for the GPU, and its wasm stay out: the one file computes on the CPU (a GPU lane there
   // says it runs on the CPU, as where the browser has no WebGPU).
-  const imported = all.filter((f) => f.endsWith('.js')).flatMap((f) => [...readFileSync(join(assets, f), 'utf8').matchAll(/\bimport\(\s*["'`]\.\/([\w-]+\.js)["'`]\s*\)/g)].map((m) => m[1]));
+  const imported = all
+    .filter((f) => f.endsWith('.js'))
+    .flatMap((f) => [...readFileSync(join(assets, f), 'utf8').matchAll(/\bimport\(\s*["'`]\.\/([\w-]+\.js)["'`]\s*\)/g)].map((m) => m[1]));
   const gpu = all.filter((f) => imported.includes(f) && readFileSync(join(assets, f), 'utf8').includes('newGpuLane'));
   const gpuWasm = gpu.flatMap((f) => [...readFileSync(join(assets, f), 'utf8').matchAll(/["'`](?:\.\/)?([\w-]+\.wasm)["'`]/g)].map((m) => m[1]));
   const names = all.filter((f) => !gpu.includes(f) && !gpuWasm.includes(f));

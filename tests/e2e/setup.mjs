@@ -78,11 +78,12 @@ export function rbmCli(args) {
     .map((l) => JSON.parse(l));
 }
 
-/** Serves www/dist under `path` and launches Chromium: `{ server, browser, close }`. */
-export async function startServer(path = '/') {
+/** Serves www/dist under `path` and launches Chromium (`options`: `launch`'s):
+ * `{ server, browser, close }`. */
+export async function startServer(path = '/', options = {}) {
   assert.ok(existsSync(`${dist}/index.html`), 'www/dist is missing: run `npm run build` first');
   const server = await serve(dist, path);
-  const browser = await launch();
+  const browser = await launch(options);
   return {
     server,
     browser,
@@ -95,9 +96,9 @@ export async function startServer(path = '/') {
 
 /** `startServer` before the file's tests, closing both after them: `{ server, browser }`
  * once started. */
-export function servePage(path = '/') {
+export function servePage(path = '/', options = {}) {
   const env = { server: null, browser: null, close: null };
-  before(async () => Object.assign(env, await startServer(path)));
+  before(async () => Object.assign(env, await startServer(path, options)));
   after(async () => env.close?.());
   return env;
 }

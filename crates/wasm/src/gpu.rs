@@ -39,7 +39,19 @@ async fn device() -> Result<Arc<Device>, Error> {
 #[wasm_bindgen(js_name = gpuAdapter)]
 pub async fn gpu_adapter() -> Result<String, JsValue> {
     let d = device().await.map_err(js_err)?;
-    Ok(d.info.name.clone())
+    Ok(adapter_name(&d))
+}
+
+/// The adapter's name, or what the browser says of it where it gives no name (it may not, to
+/// keep the machine from being fingerprinted).
+fn adapter_name(d: &Device) -> String {
+    let i = &d.info;
+    match (i.name.is_empty(), i.driver.is_empty(), i.kind.is_empty()) {
+        (false, _, _) => i.name.clone(),
+        (true, false, _) => i.driver.clone(),
+        (true, true, false) => format!("a WebGPU adapter of kind {}", i.kind),
+        (true, true, true) => "a WebGPU adapter".into(),
+    }
 }
 
 /// A GPU lane's state in its [`WasmLane`].
@@ -96,7 +108,7 @@ pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsV
     Ok(WasmLane {
         lane: AnyLane::Gpu(Box::new(GpuState {
             lane: GpuLane::new(lane),
-            adapter: dev.info.name.clone(),
+            adapter: adapter_name(&dev),
             counters: Vec::new(),
         })),
         deferred,

@@ -46,6 +46,10 @@ export interface LaneSnapshot {
   exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
   /** The update of the lane's latest slow-motion trace (null: none). */
   traced: number | null;
+  /** The GPU adapter the lane runs on (null: the CPU). */
+  gpu: string | null;
+  /** Why the lane runs without what it asked for (its exact curve, the GPU), if so. */
+  notice: string | null;
   /** The model file the lane continues or last refused (null: none). */
   modelFile: { name: string; state: 'loading' | 'loaded' | 'refused'; message: string | null } | null;
 }
@@ -172,6 +176,8 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
           exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
           modelFile: l.modelFile && { ...l.modelFile },
           traced: l.trace?.iter ?? null,
+          gpu: l.gpu,
+          notice: l.notice,
         };
       }),
     running: () => app.running(),

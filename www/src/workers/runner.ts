@@ -88,8 +88,11 @@ export interface CoreLane extends AnalysisLane {
 
 /** The wasm module, as the runner needs it. `newLane` throws the core's ErrorInfo. */
 export interface Core {
-  /** `gpu`: on the browser's GPU (opened before by the worker). */
+  /** `gpu`: on the browser's GPU (opened before by the worker); where it cannot be, on the CPU
+   * (`gpuRefused` then says why). */
   newLane(config: LaneConfig, dataset: string, gpu?: boolean): CoreLane;
+  /** Why the latest lane asked for the GPU runs on the CPU (null: it does not). */
+  gpuRefused?(): string | null;
   /** A lane continuing model file `bytes` (with the file's per-lane options when `recorded`).
    * Throws the core's ErrorInfo saying what is wrong with the file. */
   resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean): CoreLane;
@@ -623,7 +626,13 @@ export class LaneRunner {
     this.rate = { updates: 0, ms: 0 };
     this.busy = 0;
     this.every = Math.max(1, lane.every);
-    const notice = lane.notice;
+    const refused =
+      this.compute !== 'gpu' || lane.gpu
+        ? null
+        : loaded
+          ? 'a lane continued from a model file runs there'
+          : (this.core.gpuRefused?.() ?? 'the GPU was not available');
+    const notice = [refused && `Runs on the CPU: ${refused}.`, lane.notice].filter(Boolean).join(' ');
     const gpu = lane.gpu ?? undefined;
     this.lastStart = null;
     this.host.post({

@@ -87,14 +87,12 @@ function newLane(config: Parameters<Core['newLane']>[0], dataset: string, gpu: b
       gpuRefusal = errorMessage(e);
     }
   }
-  const lane = new WasmLane(config, dataset) as unknown as CoreLane;
-  if (!gpu || gpuRefusal === null) return lane;
-  const why = `Runs on the CPU: ${gpuRefusal}.`;
-  return new Proxy(lane, { get: (t, k) => (k === 'notice' ? [why, t.notice].filter(Boolean).join(' ') : Reflect.get(t, k)) });
+  return new WasmLane(config, dataset) as unknown as CoreLane;
 }
 
 const core: Core = {
   newLane: (config, dataset, gpu) => newLane(config, dataset, gpu === true),
+  gpuRefused: () => gpuRefusal,
   resumeLane: (config, dataset, bytes, recorded) => WasmLane.resume(config, dataset, bytes, recorded) as unknown as CoreLane,
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),

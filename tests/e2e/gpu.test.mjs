@@ -1,0 +1,97 @@
+// End-to-end tests of the page's GPU lanes (issue 30): with the browser's WebGPU on (SwiftShader,
+// Chromium's GPU on the CPU: correctness, not speed), a lane asked for the GPU trains MNIST in its
+// worker through the GPU core (www/pkg-gpu), says so on its card, makes its exact curve, pauses
+// and continues; an algorithm the page runs on the CPU only, and a browser without WebGPU, run on
+// the CPU and say why. No console error anywhere.
+//
+// Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/gpu.test.mjs
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { lanes, openPage, startServer, waitForUpdates } from './setup.mjs';
+
+let gpu;
+let plain;
+
+before(async () => {
+  gpu = await startServer('/', { webgpu: true });
+  plain = await startServer('/');
+});
+
+after(async () => {
+  await gpu?.close();
+  await plain?.close();
+});
+
+const MNIST = 'data=mnist-test&hidden=16&every=20&stop=100000';
+
+test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pauses and goes on; the GPU core loads only then', {
+  timeout: 300_000,
+}, async () => {
+  const { page: first, requests: firstRequests } = await openPage(gpu.browser, gpu.server.url);
+  assert.ok(!firstRequests.some((u) => u.includes('rbm_playground-')), 'the first screen does not load the GPU core');
+  // The choice is offered with the adapter's name where the browser has one.
+  await first.waitForFunction(() => !document.querySelector('.compute-field')?.hidden, null, { timeout: 20_000 });
+  assert.match(await first.textContent('#compute option[value="gpu"]'), /^GPU \(WebGPU\)/);
+  await first.close();
+
+  const { page, errors, requests } = await openPage(
+    gpu.browser,
+    `${gpu.server.url}#${MNIST}&compute=gpu&lane=pcd:batch=100,chains=100,lr=0.05&lane=cd:batch=100,lr=0.05`,
+  );
+  assert.equal(await page.inputValue('#compute'), 'gpu');
+  let ls = await lanes(page);
+  for (const l of ls) {
+    assert.ok(l.gpu, `lane ${l.algo} runs on the GPU: ${l.notice}`);
+    assert.equal(l.atll.length, 1, 'the record at update 0');
+  }
+  assert.ok(
+    requests.some((u) => /rbm_playground-[\w-]+\.js/.test(u)),
+    'the GPU core was loaded for the GPU lanes',
+  );
+  assert.match(await page.textContent('article[data-lane-id="0"]'), /GPU \(WebGPU\): /);
+  await page.click('#run');
+  await waitForUpdates(page, 60, null, 240_000);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.status === 'paused'), null, { timeout: 30_000 });
+  ls = await lanes(page);
+  for (const l of ls) {
+    assert.ok(l.iters.length >= 4, `${l.algo}: records at 0, 20, 40, 60 at least (${l.iters})`);
+    assert.deepEqual(l.iters.slice(0, 4), [0, 20, 40, 60], `${l.algo}: a record every 20 updates, in order`);
+    assert.ok(
+      l.atll.every((a) => Number.isFinite(a) && a < 0),
+      `${l.algo}: exact ATLL ${l.atll}`,
+    );
+    assert.ok(l.rate > 0, `${l.algo}: a rate`);
+  }
+  // Paused lanes stay where they are, then go on from there.
+  const at = ls.map((l) => l.iter);
+  await page.waitForTimeout(500);
+  assert.deepEqual(
+    (await lanes(page)).map((l) => l.iter),
+    at,
+  );
+  await page.click('#run');
+  await waitForUpdates(page, Math.max(...at) + 20, null, 240_000);
+  assert.deepEqual(errors, []);
+});
+
+test('FPCD asked for the GPU runs on the CPU and says why; so does every lane where the browser has no WebGPU', { timeout: 180_000 }, async () => {
+  const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=fpcd&lane=cd`);
+  let [fpcd, cd] = await lanes(page);
+  assert.equal(fpcd.gpu, null);
+  assert.match(fpcd.notice ?? '', /^Runs on the CPU: fpcd runs on the CPU in the page/);
+  assert.ok(cd.gpu, 'CD runs on the GPU');
+  await page.click('#run');
+  await waitForUpdates(page, 200);
+  [fpcd, cd] = await lanes(page);
+  assert.ok(fpcd.atll.length > 1 && cd.atll.length > 1);
+  assert.deepEqual(errors, []);
+
+  const { page: p2, errors: e2 } = await openPage(plain.browser, `${plain.server.url}#data=bas3&hidden=4&compute=gpu&lane=cd`);
+  const [l] = await lanes(p2);
+  assert.equal(l.gpu, null);
+  assert.match(l.notice ?? '', /^Runs on the CPU: /);
+  await p2.click('#run');
+  await waitForUpdates(p2, 100);
+  assert.deepEqual(e2, []);
+});
