@@ -256,6 +256,8 @@ pub struct Device {
     split: OnceLock<Buf>,
     /// The pipelines of [`Device::compile`], by entry point.
     compiled: Mutex<HashMap<&'static str, Arc<Pipeline>>>,
+    /// Why the device stopped (lost, or an error no call could return), once it has.
+    failure: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Device {
@@ -312,6 +314,19 @@ impl Device {
             })
             .await
             .map_err(|e| Error::Invalid(format!("the GPU {} refused a device: {e}", info.name)))?;
+        let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        let lost = failure.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            let mut f = lost.lock().unwrap_or_else(|e| e.into_inner());
+            f.get_or_insert_with(|| format!("the GPU device was lost ({reason:?}: {message})"));
+        });
+        // An error after a loss must not stop a browser's worker or the command line: it is
+        // kept and reported (a lane's poll, a read) rather than wgpu's default panic.
+        let seen = failure.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut f = seen.lock().unwrap_or_else(|e| e.into_inner());
+            f.get_or_insert_with(|| format!("the GPU reported an error: {e}"));
+        }));
         let common = include_str!("shaders/common.wgsl");
         let source = format!("{common}\n{}", include_str!("shaders/elementwise.wgsl"));
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -434,6 +449,7 @@ impl Device {
             }),
             split: OnceLock::new(),
             compiled: Mutex::new(HashMap::new()),
+            failure,
         }))
     }
 
@@ -758,10 +774,17 @@ impl Device {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, buf: &Buf, offset: usize, len: usize) -> Vec<f32> {
         let snap = self.snapshot(buf, offset, len);
-        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
-        snap.take()
-            .expect("a submitted copy is mapped once the device is idle")
-            .expect("a buffer mapped for reading is readable")
+        loop {
+            let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+            // Another thread polling the same device may be the one that runs the callback.
+            if let Some(taken) = snap.take() {
+                return taken.expect("a buffer mapped for reading is readable");
+            }
+            if let Some(why) = self.failure() {
+                panic!("{why}");
+            }
+            std::thread::yield_now();
+        }
     }
 
     /// Never in a browser: its GPU answers only once the worker's event loop turns, so a lane
@@ -805,6 +828,20 @@ impl Device {
             len,
             ready,
         }
+    }
+
+    /// Why the device stopped working (lost, or an error no call could return), if it has.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Destroys the device, as a driver reset or a browser reclaiming the GPU would: every
+    /// later copy fails and [`Device::failure`] says why (for tests of the way back to the CPU).
+    pub fn lose_for_test(&self) {
+        self.device.destroy();
     }
 
     /// Lets finished work's callbacks run (natively; a browser runs them itself).

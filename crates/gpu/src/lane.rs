@@ -150,8 +150,16 @@ impl GpuLane {
     /// [`GpuLane::run`]).
     pub fn poll(&mut self, max_chains: usize, within_ms: f64, now_ms: f64) -> Polled {
         let mut out = Polled::default();
+        let dev = self.lane.engine_model().device().clone();
         if self.busy() {
-            self.lane.engine_model().device().progress();
+            dev.progress();
+        }
+        if let Some(why) = dev.failure() {
+            self.records.clear();
+            self.view = None;
+            self.fence = None;
+            out.error = Some(Error::Invalid(why));
+            return out;
         }
         while let Some((_, copy)) = self.records.front() {
             let Some(taken) = copy.take() else { break };

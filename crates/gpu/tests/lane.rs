@@ -130,3 +130,32 @@ fn a_divergence_is_found_at_a_record() {
     let (model, _) = g.lane().recorded_model();
     assert!(model.non_finite().is_none(), "the last finite model stays");
 }
+
+#[test]
+fn a_lost_device_is_an_error_of_the_lane_not_a_crash() {
+    // A device of its own: the others' stays.
+    let dev = Device::open(None).expect("a GPU adapter (lavapipe in CI)");
+    let data = Arc::new(Dataset::builtin("bas3").expect("bas3"));
+    let lane = Lane::on::<Gpu>(&dev, config("pcd", 0.1), data).expect("a lane");
+    let mut g = GpuLane::new(lane);
+    g.run(10, 0.0).expect("updates");
+    dev.finish();
+    assert!(g.poll(0, 50.0, 1.0).error.is_none());
+    dev.lose_for_test();
+    let mut err = None;
+    for t in 0..50 {
+        let _ = g.run(10, f64::from(t));
+        dev.progress();
+        if let Some(e) = g.poll(0, 50.0, f64::from(t)).error {
+            err = Some(e);
+            break;
+        }
+    }
+    let e = err.expect("the loss is reported");
+    // The loss itself, or the first error of the work sent to the destroyed device.
+    let e = e.to_string();
+    assert!(
+        e.contains("the GPU device was lost") || e.contains("the GPU reported an error"),
+        "{e}"
+    );
+}
