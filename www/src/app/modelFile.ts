@@ -5,7 +5,7 @@
 
 /** The largest model file the page reads: the core's `resume::MAX_MODEL_FILE_BYTES` (a
  * 784×500 model is about 8 MB of JSON). */
-export const MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024;
+export const MAX_MODEL_FILE_BYTES = 256 * 1024 * 1024;
 
 /** Why a file of this size cannot be a model file the page loads (null: it may be). */
 export function modelFileProblem(name: string, size: number): string | null {

@@ -1,9 +1,9 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
-// including loading its data (dataLoad.ts: download, gunzip, parse — never on the page's thread).
+// including loading its data (dataLoad.ts: download, unpack, parse — never on the page's thread).
 // The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
 // blocks of an enumeration (`logz`) and never given a lane; so are its trial workers
 // (trialPool.ts), which run a study's trials one at a time (trialRunner.ts).
-import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
+import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, unpack, WasmLane } from '../../pkg/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
 import { epochNow, type FromWorker, type ToWorker } from '../protocol/messages';
 import { type DataCore, loadSource } from './dataLoad';
@@ -24,6 +24,7 @@ const host: Host = {
 };
 
 const dataCore: DataCore = {
+  unpack: (bytes, what) => unpack(bytes, what),
   loadAsset: (bytes) => loadAsset(bytes) as LoadedSet[],
   loadIdx: (name, images, labels) => loadIdx(name, images, labels) as LoadedSet,
   loadPatterns: (name, text) => loadPatterns(name, text) as LoadedSet,
