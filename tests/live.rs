@@ -189,7 +189,10 @@ fn the_page_reads_back_the_model_file_of_its_largest_lane() {
     };
     let worst = Rbm::from_params(m, n, params).unwrap().to_json();
     assert!(worst.len() <= json_bytes_bound(m, n), "{}", worst.len());
-    assert!(worst.len() * 10 > json_bytes_bound(m, n) * 9, "a tight bound");
+    assert!(
+        worst.len() * 10 > json_bytes_bound(m, n) * 9,
+        "a tight bound"
+    );
     // A lane's training record, beside its model.
     let small = lane(cfg("cd"));
     let record = small.model_file().len() - small.model().to_json().len();
@@ -212,13 +215,20 @@ fn the_page_reads_back_the_model_file_of_its_largest_lane() {
                 assert!(admits(a.name, lo) && !admits(a.name, hi), "{}", a.name);
                 while hi - lo > 1 {
                     let mid = (lo + hi) / 2;
-                    *(if admits(a.name, mid) { &mut lo } else { &mut hi }) = mid;
+                    *(if admits(a.name, mid) {
+                        &mut lo
+                    } else {
+                        &mut hi
+                    }) = mid;
                 }
                 lo
             })
             .max()
             .unwrap();
-        assert!(largest * m > 3_000_000, "{m}×{largest}: the page trains 784×5000");
+        assert!(
+            largest * m > 3_000_000,
+            "{m}×{largest}: the page trains 784×5000"
+        );
         let file = json_bytes_bound(m, largest) + record + 64;
         assert!(
             file <= MAX_MODEL_FILE_BYTES,
@@ -238,4 +248,39 @@ fn the_page_reads_back_the_model_file_of_its_largest_lane() {
         );
         assert!(text.contains(&line), "{file} should say `{line}`");
     }
+}
+
+/// The page's reader of model files is the command line's: a gzipped file (one member or
+/// several) loads as the plain one, with its training record; one with bytes after its gzip
+/// data, or cut short, is refused saying so (issue 31).
+#[test]
+fn a_gzipped_model_file_loads_and_one_that_cannot_be_read_whole_is_refused() {
+    use std::io::Write;
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let mut l = lane(cfg("pcd"));
+    l.run(20).unwrap();
+    let file = l.model_file();
+    let (want, t) = read_model_file(file.as_bytes()).unwrap();
+    let mut two = gz(&file.as_bytes()[..100]);
+    two.extend(gz(&file.as_bytes()[100..]));
+    for bytes in [gz(file.as_bytes()), two.clone()] {
+        let (got, tg) = read_model_file(&bytes).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(tg.unwrap().iter, t.as_ref().unwrap().iter);
+    }
+    let mut junk = two.clone();
+    junk.extend_from_slice(b"\n");
+    let e = read_model_file(&junk).unwrap_err().to_string();
+    assert!(e.contains("1 bytes after the end of its gzip data"), "{e}");
+    let e = read_model_file(&two[..two.len() - 3])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("gzip member 2") && e.contains("truncated"),
+        "{e}"
+    );
 }

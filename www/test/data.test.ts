@@ -122,7 +122,12 @@ describe('loading a source in a worker', () => {
   const core: DataCore = {
     unpack: (bytes, what) => {
       calls.push(['unpack', what, bytes.length]);
-      if (bytes.length < 20) throw { kind: 'invalid_option', key: 'data', message: `malformed input: ${what}: gzip member 1 (at byte 0) cannot be read whole: the file is truncated` } satisfies ErrorInfo;
+      if (bytes.length < 20)
+        throw {
+          kind: 'invalid_option',
+          key: 'data',
+          message: `malformed input: ${what}: gzip member 1 (at byte 0) cannot be read whole: the file is truncated`,
+        } satisfies ErrorInfo;
       return new Uint8Array(zlib.gunzipSync(bytes));
     },
     loadAsset: (bytes) => {

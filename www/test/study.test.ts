@@ -198,7 +198,13 @@ describe('exports', () => {
     expect(csvField(-9.5)).toBe('-9.5');
     expect(csvField(Number.NEGATIVE_INFINITY)).toBe('-inf');
     // A lane label from a link, in the study's CSV.
-    const s = new Study({ lanes: [{ id: 1, label: '=HYPERLINK("https://evil.example")', claimLabel: null, stats: [] }], runs: 1, until: 0, every: 10, seed: 1 });
+    const s = new Study({
+      lanes: [{ id: 1, label: '=HYPERLINK("https://evil.example")', claimLabel: null, stats: [] }],
+      runs: 1,
+      until: 0,
+      every: 10,
+      seed: 1,
+    });
     const t = s.next()!;
     s.add(t, [point(0, -3)], 1);
     s.finish(t, 1);
