@@ -38,22 +38,25 @@ pub fn unpack<'a>(bytes: &'a [u8], max: usize, what: &str) -> Result<Cow<'a, [u8
         let at = bytes.len() - rest.len();
         if !is_gzip(rest) {
             return Err(Error::Parse(format!(
-                "{what}: {} bytes after the end of its gzip data (at byte {at}) are not gzip: \
-                 the file is damaged or has something appended",
+                "{what} has {} bytes after the end of its gzip data (at byte {at}) that are not \
+                 gzip: the file is damaged or has something appended",
                 rest.len()
             )));
         }
         let mut dec = flate2::bufread::GzDecoder::new(rest);
         let room = (max - out.len()) as u64 + 1;
         (&mut dec).take(room).read_to_end(&mut out).map_err(|e| {
-            let why = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                "the file is truncated".to_string()
+            Error::Parse(if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                format!(
+                    "{what} is truncated: gzip member {member} (at byte {at}) ends early, so \
+                     the file cannot be read whole"
+                )
             } else {
-                e.to_string()
-            };
-            Error::Parse(format!(
-                "{what}: gzip member {member} (at byte {at}) cannot be read whole: {why}"
-            ))
+                format!(
+                    "{what} is damaged: gzip member {member} (at byte {at}) cannot be read \
+                     whole ({e})"
+                )
+            })
         })?;
         if out.len() > max {
             return Err(Error::TooLarge(format!(
@@ -97,10 +100,7 @@ mod tests {
             let e = unpack(&one[..cut], 1 << 20, "f.gz")
                 .unwrap_err()
                 .to_string();
-            assert!(
-                e.contains("f.gz: gzip member 1") && e.contains("whole"),
-                "{cut}: {e}"
-            );
+            assert!(e.contains("f.gz is truncated: gzip member 1"), "{cut}: {e}");
         }
         let mut trailing = one.clone();
         trailing.extend_from_slice(b"junk");
@@ -121,7 +121,8 @@ mod tests {
         let mut flipped = one.clone();
         let last = flipped.len() - 6;
         flipped[last] ^= 1; // the CRC
-        assert!(unpack(&flipped, 1 << 20, "f.gz").is_err());
+        let e = unpack(&flipped, 1 << 20, "f.gz").unwrap_err().to_string();
+        assert!(e.contains("f.gz is damaged: gzip member 1"), "{e}");
     }
 
     #[test]

@@ -126,7 +126,7 @@ describe('loading a source in a worker', () => {
         throw {
           kind: 'invalid_option',
           key: 'data',
-          message: `malformed input: ${what}: gzip member 1 (at byte 0) cannot be read whole: the file is truncated`,
+          message: `${what} is truncated: gzip member 1 (at byte 0) ends early, so the file cannot be read whole`,
         } satisfies ErrorInfo;
       return new Uint8Array(zlib.gunzipSync(bytes));
     },
@@ -205,7 +205,7 @@ describe('loading a source in a worker', () => {
     await expect(loadSource(source({ files: [{ url: 'blob:cut', what: "'cut.gz'" }] }), core, () => undefined, fakeFetch)).rejects.toEqual({
       kind: 'invalid_option',
       key: 'data',
-      message: "malformed input: 'cut.gz': gzip member 1 (at byte 0) cannot be read whole: the file is truncated",
+      message: "'cut.gz' is truncated: gzip member 1 (at byte 0) ends early, so the file cannot be read whole",
     });
   });
 

@@ -126,7 +126,14 @@ pub struct LoadedSet {
 pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<u8>, JsValue> {
     gzip::unpack(bytes, gzip::MAX_FILE_BYTES, what)
         .map(|b| b.into_owned())
-        .map_err(|e| js_err(Error::option("data", e.to_string())))
+        .map_err(|e| {
+            // The message alone: it names the file and says what is wrong.
+            let msg = match e {
+                Error::Parse(s) | Error::TooLarge(s) => s,
+                other => other.to_string(),
+            };
+            js_err(Error::option("data", msg))
+        })
 }
 
 /// Loads the MNIST asset (its bytes after gzip decompression) and makes its three splits
