@@ -168,3 +168,119 @@ fn a_bad_model_file_is_refused_with_a_message_that_says_what_is_wrong() {
         assert!(e.contains(says), "{e:?} should say {says:?}");
     }
 }
+
+/// What the page writes, it reads (issue 31): the model file of the largest lane the page's
+/// budget admits — any algorithm, one chain, batch 1, on data of 16 or 784 units — is within
+/// the read limit, every number at its longest JSON form and with its training record; and the
+/// page's own checks (`www/src/app/modelFile.ts`, `www/src/protocol/data.ts`) use that limit.
+#[test]
+fn the_page_reads_back_the_model_file_of_its_largest_lane() {
+    use rbm_core::cost::check_lane;
+    use rbm_core::data::{gzip::MAX_FILE_BYTES, Dataset};
+    use rbm_core::model::{json_bytes_bound, Params, Rbm, MAX_WEIGHTS};
+    use rbm_core::train::ALGORITHMS;
+    // The bound holds: numbers whose shortest f64 form is longest (17 digits, an exponent).
+    let (m, n) = (64, 48);
+    let long = |i: usize| -(1.0 + i as f32 * 1.1e-7) * 1.3e-30;
+    let params = Params {
+        w: (0..m * n).map(long).collect(),
+        b: (0..m).map(long).collect(),
+        c: (0..n).map(long).collect(),
+    };
+    let worst = Rbm::from_params(m, n, params).unwrap().to_json();
+    assert!(worst.len() <= json_bytes_bound(m, n), "{}", worst.len());
+    assert!(
+        worst.len() * 10 > json_bytes_bound(m, n) * 9,
+        "a tight bound"
+    );
+    // A lane's training record, beside its model.
+    let small = lane(cfg("cd"));
+    let record = small.model_file().len() - small.model().to_json().len();
+    for m in [16, 784] {
+        let data = Dataset::parse("d", &"01".repeat(m / 2)).unwrap();
+        let admits = |algo: &str, n: usize| {
+            let c = LaneConfig {
+                algo: algo.into(),
+                hidden: n,
+                batch: Some(1),
+                chains: Some(1),
+                ..Default::default()
+            };
+            check_lane(&c, &data, &budget::PAGE).is_ok()
+        };
+        let largest = ALGORITHMS
+            .iter()
+            .map(|a| {
+                let (mut lo, mut hi) = (1, MAX_WEIGHTS / m + 1); // admitted, refused
+                assert!(admits(a.name, lo) && !admits(a.name, hi), "{}", a.name);
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    *(if admits(a.name, mid) {
+                        &mut lo
+                    } else {
+                        &mut hi
+                    }) = mid;
+                }
+                lo
+            })
+            .max()
+            .unwrap();
+        assert!(
+            largest * m > 3_000_000,
+            "{m}×{largest}: the page trains 784×5000"
+        );
+        let file = json_bytes_bound(m, largest) + record + 64;
+        assert!(
+            file <= MAX_MODEL_FILE_BYTES,
+            "{m}×{largest}: {file} bytes of JSON, read up to {MAX_MODEL_FILE_BYTES}"
+        );
+    }
+    assert_eq!(MAX_MODEL_FILE_BYTES, MAX_FILE_BYTES);
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/www/src/");
+    for (file, constant) in [
+        ("app/modelFile.ts", "MAX_MODEL_FILE_BYTES"),
+        ("protocol/data.ts", "MAX_DATA_BYTES"),
+    ] {
+        let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
+        let line = format!(
+            "export const {constant} = {} * 1024 * 1024;",
+            MAX_FILE_BYTES >> 20
+        );
+        assert!(text.contains(&line), "{file} should say `{line}`");
+    }
+}
+
+/// The page's reader of model files is the command line's: a gzipped file (one member or
+/// several) loads as the plain one, with its training record; one with bytes after its gzip
+/// data, or cut short, is refused saying so (issue 31).
+#[test]
+fn a_gzipped_model_file_loads_and_one_that_cannot_be_read_whole_is_refused() {
+    use std::io::Write;
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let mut l = lane(cfg("pcd"));
+    l.run(20).unwrap();
+    let file = l.model_file();
+    let (want, t) = read_model_file(file.as_bytes()).unwrap();
+    let mut two = gz(&file.as_bytes()[..100]);
+    two.extend(gz(&file.as_bytes()[100..]));
+    for bytes in [gz(file.as_bytes()), two.clone()] {
+        let (got, tg) = read_model_file(&bytes).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(tg.unwrap().iter, t.as_ref().unwrap().iter);
+    }
+    let mut junk = two.clone();
+    junk.extend_from_slice(b"\n");
+    let e = read_model_file(&junk).unwrap_err().to_string();
+    assert!(e.contains("1 bytes after the end of its gzip data"), "{e}");
+    let e = read_model_file(&two[..two.len() - 3])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("gzip member 2") && e.contains("truncated"),
+        "{e}"
+    );
+}

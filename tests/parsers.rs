@@ -1,5 +1,5 @@
 //! Property tests of every parser of the core (issue 12): model files (JSON, binary versions 1
-//! and 2), data files of 0/1 lines, IDX files, the MNIST asset, every option of the schema and
+//! and 2, gzipped or not: the one gzip reader), data files of 0/1 lines, IDX files, the MNIST asset, every option of the schema and
 //! sampler configurations get arbitrary and mutated inputs. Each must return a value or an error —
 //! never panic — and never allocate much more than its input: the peak of live bytes on the
 //! parsing thread stays within `32 × input + 1 MiB` (a header announcing 10⁹ images must be
@@ -149,6 +149,18 @@ proptest! {
     #[test]
     fn model_files_mutated(which in 0usize..3, e in edits()) {
         let bytes = mutate(model_bytes()[which].clone(), &e);
+        bounded(bytes.len(), || {
+            if let Ok(m) = Rbm::from_file_bytes(&bytes) {
+                assert!(m.non_finite().is_none(), "a parsed model is finite");
+            }
+        })?;
+    }
+
+    #[test]
+    fn gzipped_model_files_mutated(which in 0usize..3, e in edits()) {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, &model_bytes()[which]).unwrap();
+        let bytes = mutate(gz.finish().unwrap(), &e);
         bounded(bytes.len(), || {
             if let Ok(m) = Rbm::from_file_bytes(&bytes) {
                 assert!(m.non_finite().is_none(), "a parsed model is finite");

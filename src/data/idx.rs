@@ -1,6 +1,6 @@
 //! IDX files, the format MNIST is distributed in (LeCun et al.): `idx3-ubyte` images and
 //! optional `idx1-ubyte` labels. The core reads uncompressed bytes; the shells undo gzip first
-//! (the CLI with flate2, the page with `DecompressionStream`).
+//! with the core's one reader ([`super::gzip::unpack`]).
 //!
 //! Layout: two zero bytes, a type byte (0x08: unsigned bytes, the only type read here), the
 //! number of dimensions, each dimension as a big-endian u32, then the data, row-major.

@@ -1,7 +1,9 @@
 //! Data sets (docs/algorithms.md §2): the built-in small binary sets with their exact
 //! log-likelihood bounds, user files of 0/1 patterns, grey-level image sets ([`mnist`]: the
-//! project's MNIST asset; [`idx`]: the user's IDX files) and their binarisation.
+//! project's MNIST asset; [`idx`]: the user's IDX files) and their binarisation; [`gzip`]: the
+//! one reader of gzip-compressed files.
 
+pub mod gzip;
 pub mod idx;
 pub mod mnist;
 

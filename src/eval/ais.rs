@@ -521,7 +521,41 @@ impl Plan {
     /// less variance than averaging the subset's `log p̂`. The bars are ±3 standard errors of
     /// `mean(d_v)` over rows (over the chains by the delta method when one row is evaluated);
     /// RAISE's `log_z` is `−mean(d_v)`, the log Z its bound implies.
+    ///
+    /// An estimate that cannot be computed is an error with its reason, never a result of
+    /// NaN or infinite values (what the shells would print as `null` beside a success).
     pub fn finish(&self, parts: &[Vec<f64>]) -> Result<AisResult> {
+        let r = self.combine(parts)?;
+        // The bars may be unbounded (a lower end of log 0 when 3σ̂ exceeds the mean weight).
+        let bars = [r.log_z_lo, r.log_z_hi, r.atll_lo, r.atll_hi];
+        if r.log_z.is_finite() && r.atll.is_finite() && !bars.iter().any(|x| x.is_nan()) {
+            return Ok(r);
+        }
+        let params = self.rbm.params();
+        let top = (params.w.iter().chain(&params.b).chain(&params.c))
+            .fold(0.0f32, |m, &x| m.max(x.abs()));
+        let lw = self.gather(parts)?;
+        let why = if lw.iter().all(|x| x.is_finite()) {
+            "the importance weights underflow or their spread is too wide for f64".to_string()
+        } else {
+            format!(
+                "the particles' log importance weights are not finite: the model's energies \
+                 overflow (its largest |parameter| is {top:e})"
+            )
+        };
+        Err(Error::TooLarge(format!(
+            "{} cannot estimate {} of this model: {why}",
+            if self.reverse { "RAISE" } else { "AIS" },
+            if r.log_z.is_finite() {
+                "the log-likelihood"
+            } else {
+                "log Z"
+            },
+        )))
+    }
+
+    /// [`Plan::finish`]'s numbers, finite or not.
+    fn combine(&self, parts: &[Vec<f64>]) -> Result<AisResult> {
         let data = self.data.as_ref().ok_or_else(|| {
             Error::Invalid("this AIS run has no data set: use Plan::log_z for log Z alone".into())
         })?;

@@ -556,6 +556,11 @@ impl Preset {
         iters: u64,
     ) -> Result<LaneConfig> {
         let l = &self.lanes[lane];
+        // Checked by the schema before it joins the configuration (a NaN would reach the other
+        // options' checks as JSON's null, and be blamed on them).
+        option("lr")
+            .expect("the schema has a learning rate")
+            .parse(&lr.to_string())?;
         let defaults = LaneConfig::default();
         let mut cfg = LaneConfig {
             algo: l.algo.to_string(),

@@ -6,6 +6,7 @@
 //! either; every reader checks the sizes ([`check_size`]) and finiteness ([`Rbm::from_params`]).
 
 use super::{check_size, Params, Rbm};
+use crate::data::gzip::{self, MAX_FILE_BYTES};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,16 @@ pub struct ModelFile {
     /// The lane's training settings and counters, when a lane saved it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<serde_json::Value>,
+}
+
+/// Most bytes one number takes in a JSON model file: an f32's shortest f64 form
+/// (`-1.2345678901234567e-45`, 23 characters) and its comma.
+pub const JSON_BYTES_PER_NUMBER: usize = 24;
+
+/// Most bytes of the JSON model file of an m×n model ([`Rbm::to_json`]), its `training` record
+/// left out (a few kB: [`Rbm::to_json_with`]).
+pub fn json_bytes_bound(m: usize, n: usize) -> usize {
+    (m * n + m + n) * JSON_BYTES_PER_NUMBER + 256
 }
 
 /// Magic bytes of the binary model format ([`Rbm::to_bytes`]).
@@ -183,7 +194,9 @@ impl Rbm {
         })
     }
 
-    /// Parses either model format: binary when `bytes` start with `RBMM`, else JSON.
+    /// Parses either model format: binary when `bytes` start with `RBMM`, else JSON; either may
+    /// be gzip-compressed ([`crate::data::gzip::unpack`]: read whole, at most
+    /// [`MAX_FILE_BYTES`] unpacked).
     pub fn from_file_bytes(bytes: &[u8]) -> Result<Rbm> {
         Rbm::from_file_bytes_with(bytes).map(|(rbm, _)| rbm)
     }
@@ -191,6 +204,7 @@ impl Rbm {
     /// [`Rbm::from_file_bytes`], with the JSON file's `training` record if it has one (the
     /// binary format has none).
     pub fn from_file_bytes_with(bytes: &[u8]) -> Result<(Rbm, Option<serde_json::Value>)> {
+        let bytes = &*gzip::unpack(bytes, MAX_FILE_BYTES, "model file")?;
         if bytes.starts_with(MODEL_MAGIC) {
             return Ok((Rbm::from_bytes(bytes)?, None));
         }

@@ -5,14 +5,17 @@
 
 use super::config::option;
 use super::{Lane, LaneConfig};
+use crate::data::gzip::MAX_FILE_BYTES;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::model::Rbm;
 use crate::schema::Scope;
 use serde::{Deserialize, Serialize};
 
-/// The largest model file a shell reads (a 784×500 model is about 8 MB of JSON, 1.6 MB binary).
-pub const MAX_MODEL_FILE_BYTES: usize = 64 << 20;
+/// The largest model file a shell reads, gzipped or not: every input file's limit
+/// ([`MAX_FILE_BYTES`]), which holds the JSON file of the largest lane the page admits (a
+/// 784×500 model is about 8 MB of JSON, 1.6 MB binary; 784×5000 about 81 MB of JSON).
+pub const MAX_MODEL_FILE_BYTES: usize = MAX_FILE_BYTES;
 
 /// How a lane trained the model of its file: its configuration, the data set and its counters
 /// when saved.

@@ -517,9 +517,9 @@ describe('App: live edits, rebuilds and model files (issue 10)', () => {
     expect(lane.modelFile?.message).toMatch(/was not loaded: malformed input/);
     // Too large or empty: refused by the page, never read nor sent.
     const sentBefore = worker(1).posted.length;
-    const huge = { name: 'big.json', size: 65 * 2 ** 20, arrayBuffer: async () => Promise.reject(new Error('read')) };
+    const huge = { name: 'big.json', size: 257 * 2 ** 20, arrayBuffer: async () => Promise.reject(new Error('read')) };
     expect(await loadModelInto(lane, huge)).toBe(false);
-    expect(lane.modelFile?.message).toMatch(/^'big\.json' has 68\.2 MB, more than the 64 MB a model file may have/);
+    expect(lane.modelFile?.message).toMatch(/^'big\.json' has 269\.5 MB, more than the 256 MB a model file may have/);
     expect(await loadModelInto(lane, { ...huge, size: 0 })).toBe(false);
     expect(lane.modelFile?.message).toMatch(/is empty/);
     expect(worker(1).posted.length).toBe(sentBefore);

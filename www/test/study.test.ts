@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bandAt, formatDuration, progressText, quantile, Study, schedule, studyCsv, studyJson, type Trial, type TrialPoint } from '../src/app/study';
+import { bandAt, csvField, formatDuration, progressText, quantile, Study, schedule, studyCsv, studyJson, type Trial, type TrialPoint } from '../src/app/study';
 import type { StatSpec } from '../src/generated/core';
 
 const point = (iter: number, atll: number, stats: Record<string, number> = {}, ms = iter): TrialPoint => ({ iter, sweeps: 2 * iter, atll, stats, ms });
@@ -188,6 +188,31 @@ it('formats durations for people', () => {
 });
 
 describe('exports', () => {
+  it('quote CSV text per RFC 4180 and keep text a spreadsheet would run as a formula as text', () => {
+    expect(csvField('=HYPERLINK("https://evil.example","x")')).toBe(`"'=HYPERLINK(""https://evil.example"",""x"")"`);
+    for (const lead of ['+', '-', '@', '\t']) expect(csvField(`${lead}1+1`)).toBe(`'${lead}1+1`);
+    expect(csvField('\r=1')).toBe(`"'\r=1"`);
+    expect(csvField('a\rb')).toBe('"a\rb"');
+    expect(csvField('a\nb')).toBe('"a\nb"');
+    expect(csvField('CD-1')).toBe('CD-1');
+    expect(csvField(-9.5)).toBe('-9.5');
+    expect(csvField(Number.NEGATIVE_INFINITY)).toBe('-inf');
+    // A lane label from a link, in the study's CSV.
+    const s = new Study({
+      lanes: [{ id: 1, label: '=HYPERLINK("https://evil.example")', claimLabel: null, stats: [] }],
+      runs: 1,
+      until: 0,
+      every: 10,
+      seed: 1,
+    });
+    const t = s.next()!;
+    s.add(t, [point(0, -3)], 1);
+    s.finish(t, 1);
+    const csv = studyCsv(s, 'https://example.org/#label=a%0Db\r\nx');
+    expect(csv.split('\n')[2]).toBe(`1,"'=HYPERLINK(""https://evil.example"")",0,done,0,0,-3`);
+    expect(csv.split('\n')[0]).toBe('# RBM Playground study: 1 trials per lane, seed 1; page state: https://example.org/#label=a%0Db%0D%0Ax');
+  });
+
   it('write every trial’s records with the page’s address, numbers in full', () => {
     const s = new Study({ lanes: [{ id: 2, label: 'UCD, "coupled"', claimLabel: null, stats: TAU }], runs: 1, until: 10, every: 10, seed: 5 });
     const t = s.next()!;

@@ -2,10 +2,11 @@
 //! option flags, and an order-preserving thread pool.
 
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
+use rbm_core::data::gzip::{self, MAX_FILE_BYTES};
 use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::Error;
-use rbm_core::model::Rbm;
-use rbm_core::schema::options::Default;
+use rbm_core::model::{json_bytes_bound, Rbm};
+use rbm_core::schema::options::{Default, Kind};
 use rbm_core::schema::OptionSpec;
 use rbm_core::train::config::{option, options, GENERAL};
 use rbm_core::train::{LaneConfig, ALGORITHMS};
@@ -74,8 +75,9 @@ impl Out {
     }
 }
 
-/// Largest input file read (a 2^24-weight model as JSON is ~200 MB).
-pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+/// Largest input file read, before and after gunzip: the core's [`MAX_FILE_BYTES`], the page's
+/// limit too (a model of the page's largest lane is ~150 MB of JSON).
+pub const MAX_INPUT_BYTES: u64 = MAX_FILE_BYTES as u64;
 
 /// Reads at most [`MAX_INPUT_BYTES`] from `r` (so `/dev/zero`, a wrong file or a gzip bomb
 /// cannot exhaust memory), with a message naming the file.
@@ -94,33 +96,27 @@ fn read_capped(r: impl std::io::Read, shown: &str, what: &str) -> CliResult<Vec<
     Ok(bytes)
 }
 
-/// The bytes of a file, gunzipped when it is gzip-compressed, at most [`MAX_INPUT_BYTES`].
-fn read_bytes(path: &Path, what: &str) -> CliResult<Vec<u8>> {
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
-    let bytes = read_capped(file, &shown, what)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        return read_capped(flate2::read::GzDecoder::new(&bytes[..]), &shown, what);
+/// The bytes of file `name` (standard input for `-`) as they are, at most [`MAX_INPUT_BYTES`].
+fn read_raw(name: &str, what: &str) -> CliResult<Vec<u8>> {
+    if name == "-" {
+        return read_capped(io::stdin().lock(), "standard input", what);
     }
-    Ok(bytes)
+    let file = std::fs::File::open(name)
+        .map_err(|e| Failure::Msg(format!("cannot read {what} '{name}': {e}")))?;
+    read_capped(file, name, what)
 }
 
-/// The bytes of file `name` (standard input for `-`), gunzipped when gzip-compressed, at most
-/// [`MAX_INPUT_BYTES`].
+/// The bytes of file `name` (standard input for `-`), unpacked whole when gzip-compressed by
+/// the core's one gzip reader ([`gzip::unpack`]: every member; a truncated file or trailing
+/// bytes are refused), at most [`MAX_INPUT_BYTES`] before and after.
 pub fn read_input(name: &str, what: &str) -> CliResult<Vec<u8>> {
-    if name != "-" {
-        return read_bytes(Path::new(name), what);
-    }
-    let bytes = read_capped(io::stdin().lock(), "standard input", what)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        return read_capped(
-            flate2::read::GzDecoder::new(&bytes[..]),
-            "standard input",
-            what,
-        );
-    }
-    Ok(bytes)
+    let bytes = read_raw(name, what)?;
+    let shown = if name == "-" {
+        "standard input".to_string()
+    } else {
+        format!("'{name}'")
+    };
+    Ok(gzip::unpack(&bytes, MAX_FILE_BYTES, &format!("{what} {shown}"))?.into_owned())
 }
 
 /// Where a file the repository builds or ships is looked for: `$env`, then `rel` under the
@@ -160,7 +156,10 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
         return Ok(Dataset::builtin(name)?);
     }
     if mnist::SPLITS.iter().any(|s| s.0 == name) {
-        let images = mnist::decode(&read_bytes(&mnist_asset()?, "MNIST asset")?)?;
+        let images = mnist::decode(&read_input(
+            &mnist_asset()?.to_string_lossy(),
+            "MNIST asset",
+        )?)?;
         return Ok(mnist::split_dataset(&images, name)?);
     }
     let path = Path::new(name);
@@ -170,7 +169,7 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
             BUILTIN.iter().map(|b| b.0).collect::<Vec<_>>().join(", ")
         ));
     }
-    let bytes = read_bytes(path, "data file")?;
+    let bytes = read_input(name, "data file")?;
     if idx::looks_like_idx(&bytes) {
         let label = path
             .file_name()
@@ -187,9 +186,10 @@ pub fn load_data(name: &str) -> CliResult<Dataset> {
 }
 
 /// A model file — JSON (`{"visible", "hidden", "w", "b", "c"}`) or the binary format
-/// (`RBMM`, see `Rbm::to_bytes`), optionally gzipped — checked for sizes and finiteness.
+/// (`RBMM`, see `Rbm::to_bytes`), optionally gzipped — checked for sizes and finiteness by the
+/// core's reader, the page's too ([`Rbm::from_file_bytes`], which unpacks gzip itself).
 pub fn load_model(path: &str) -> CliResult<Rbm> {
-    let bytes = read_bytes(Path::new(path), "model file")?;
+    let bytes = read_raw(path, "model file")?;
     Rbm::from_file_bytes(&bytes).map_err(|e| Failure::Msg(format!("{path}: {e}")))
 }
 
@@ -305,10 +305,6 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Most bytes one number takes in a JSON model file: an f32's shortest f64 form
-/// (`-1.2345678901234567e-45`, 23 characters) and its comma.
-const JSON_BYTES_PER_NUMBER: u64 = 24;
-
 /// Refuses, before any training, to save an m×n model as JSON when the file could exceed what
 /// the CLI reads back ([`MAX_INPUT_BYTES`]): the binary formats (`.rbm`, `.q8.rbm`) hold any
 /// model the core accepts in a quarter of that or less.
@@ -317,7 +313,7 @@ pub fn check_readable_back(path: &str, m: usize, n: usize) -> CliResult {
         return Ok(());
     }
     let numbers = (m * n + m + n) as u64;
-    if numbers * JSON_BYTES_PER_NUMBER + 256 <= MAX_INPUT_BYTES {
+    if json_bytes_bound(m, n) as u64 <= MAX_INPUT_BYTES {
         return Ok(());
     }
     fail(format!(
@@ -387,6 +383,19 @@ fn help_of(spec: &OptionSpec) -> String {
     format!("{}: {} [default: {default}]", spec.help, spec.range_text())
 }
 
+/// The flag of a schema option: `--key` with its value's name and help. A number's flag takes a
+/// value that starts with a hyphen (`--lr -inf`, `--lr -1`), so that the schema refuses it
+/// naming the flag, rather than clap taking it for an unknown flag.
+pub fn schema_flag(spec: &OptionSpec, help: String) -> Arg {
+    let numeric = matches!(spec.kind, Kind::Int { .. } | Kind::Float { .. });
+    Arg::new(spec.key)
+        .long(spec.key.replace('_', "-"))
+        .value_name(spec.key.to_uppercase())
+        .allow_hyphen_values(numeric)
+        .allow_negative_numbers(true)
+        .help(help)
+}
+
 fn lane_args(cmd: clap::Command, set: OptionSet) -> clap::Command {
     let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
     let mut cmd = cmd.arg(
@@ -400,13 +409,7 @@ fn lane_args(cmd: clap::Command, set: OptionSet) -> clap::Command {
             )),
     );
     for spec in options().into_iter().filter(|s| set.takes(s)) {
-        cmd = cmd.arg(
-            Arg::new(spec.key)
-                .long(spec.key.replace('_', "-"))
-                .value_name(spec.key.to_uppercase())
-                .allow_negative_numbers(true)
-                .help(help_of(spec)),
-        );
+        cmd = cmd.arg(schema_flag(spec, help_of(spec)));
     }
     cmd
 }

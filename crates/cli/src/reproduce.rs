@@ -72,7 +72,7 @@ pub struct ReproduceCmd {
     #[arg(long, value_delimiter = ',')]
     algos: Option<Vec<String>>,
     /// Learning rates instead of the preset's (comma-separated)
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     lrs: Option<Vec<f64>>,
     /// rates-fpcd-mnist only: the model sampled [default: the page's shipped FPCD model]
     #[arg(long)]
@@ -203,7 +203,12 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         betas: a.betas,
     };
     let eval = p.eval_data.map(load_data).transpose()?;
-    let study = Study::with_data(p, &req, seed, load_data(p.data)?, eval)?;
+    // The rates' flag here is --lrs, where the lane's option is --lr.
+    let study =
+        Study::with_data(p, &req, seed, load_data(p.data)?, eval).map_err(|e| match e.key() {
+            Some("lr") => Failure::Msg(format!("{e} (--lrs)")),
+            _ => Failure::from(e),
+        })?;
     let gpu = a.device.open()?;
     let mut report = Report::new(
         &study,

@@ -2,7 +2,9 @@
 //! its indirect sampling likelihood, and the no-drift self-test (docs/algorithms.md §5, §7).
 //! The sampler flags are built from the core's sampler options (`rbm_core::sampler::OPTIONS`).
 
-use super::common::{check_fit, entropy_seed, fail, load_data, load_model, CliResult, Out};
+use super::common::{
+    check_fit, entropy_seed, fail, load_data, load_model, schema_flag, CliResult, Out,
+};
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
 use rbm_core::data::Binarize;
 use rbm_core::eval::isl::Isl;
@@ -66,13 +68,10 @@ impl Args for SamplerArgs {
                 .help(format!("Sampler: {} [default: gibbs]", names.join("; "))),
         );
         for spec in OPTIONS {
-            cmd = cmd.arg(
-                Arg::new(spec.key)
-                    .long(spec.key.replace('_', "-"))
-                    .value_name(spec.key.to_uppercase())
-                    .allow_negative_numbers(true)
-                    .help(format!("{}: {}", spec.help, spec.range_text())),
-            );
+            cmd = cmd.arg(schema_flag(
+                spec,
+                format!("{}: {}", spec.help, spec.range_text()),
+            ));
         }
         cmd
     }
@@ -201,7 +200,7 @@ pub struct IslCmd {
     #[arg(long)]
     valid: Option<String>,
     /// The kernel's β in (0.5, 1) (default: chosen on --valid at each N)
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     beta: Option<f64>,
     /// Numbers of samples N at which to report, comma-separated (default: 1, 10, 100, … up to
     /// all samples)

@@ -6,7 +6,11 @@
 //! Each file starts with its run's header (preset, seed, length, lanes, rates, its trials);
 //! the headers must describe one study. Every trial of the merged range must be present, each
 //! ended by its `trial-end` line (a job that was killed leaves none, and is reported, rather
-//! than being taken for a diverged trial). A trial given twice must have the same records.
+//! than being taken for a diverged trial). A trial given twice (the same file listed twice, or
+//! a job run again) is taken once when both copies are the same numbers; a partial copy (a
+//! killed job's: no `trial-end` line) whose records the complete copy begins with is dropped
+//! with a note on stderr, in whichever order the files come; copies with other numbers are
+//! refused, naming both files.
 
 use super::common::{fail, load_data, read_input, CliResult, Failure, Out};
 use super::reproduce::{Report, Trial, TrialEnd, TrialLine};
@@ -73,6 +77,8 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
         let text =
             String::from_utf8(bytes).map_err(|_| Failure::Msg(format!("'{file}' is not text")))?;
         let mut saw_header = false;
+        // This file's trials, merged with the others' once it is read whole.
+        let mut here: BTreeMap<(usize, u64, usize), Read> = BTreeMap::new();
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -105,28 +111,21 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
                         return fail(format!("{}: a trial before the file's header", at()));
                     }
                     let bad = |e: serde_json::Error| Failure::Msg(format!("{}: {e}", at()));
+                    let id = |lane: usize, lr: f64, trial: usize| (lane, lr.to_bits(), trial);
                     if kind == "trial" {
                         let t: TrialLine = serde_json::from_value(v).map_err(bad)?;
-                        let id = (t.lane, t.lr.to_bits(), t.trial);
-                        let read = trials.entry(id).or_default();
-                        if read.file.is_empty() {
-                            read.file = file.clone();
+                        let read = here.entry(id(t.lane, t.lr, t.trial)).or_default();
+                        if read.end.is_some() {
+                            return fail(format!("{}: a record after its trial's end", at()));
                         }
-                        if read.file == *file {
-                            read.lines.push(t);
-                        } else {
-                            check_same(read, &t, &at())?;
-                        }
+                        read.lines.push(t);
                     } else {
                         let e: TrialEnd = serde_json::from_value(v).map_err(bad)?;
-                        let id = (e.lane, e.lr.to_bits(), e.trial);
-                        let read = trials.entry(id).or_default();
-                        if read.file.is_empty() {
-                            read.file = file.clone();
+                        let read = here.entry(id(e.lane, e.lr, e.trial)).or_default();
+                        if read.end.is_some() {
+                            return fail(format!("{}: a second end of one trial", at()));
                         }
-                        if read.file == *file {
-                            read.end = Some(e);
-                        }
+                        read.end = Some(e);
                     }
                 }
                 _ => {}
@@ -136,6 +135,13 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
             return fail(format!(
                 "{file} has no header line: not `rbm reproduce --per-trial` output"
             ));
+        }
+        for (id, mut read) in here {
+            read.file = file.clone();
+            match trials.remove(&id) {
+                None => trials.insert(id, read),
+                Some(old) => trials.insert(id, merge(old, read)?),
+            };
         }
     }
     let Some((k, _)) = key else {
@@ -217,18 +223,58 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
     report.finish(out, wall.elapsed().as_secs_f64(), 1)
 }
 
-/// A trial given again (in another file) must be the same numbers.
-fn check_same(read: &Read, t: &TrialLine, at: &str) -> CliResult {
-    let same = read
-        .lines
-        .iter()
-        .any(|l| l.record == t.record && l.seed == t.seed);
-    if same {
-        Ok(())
+/// Whether a copy of a trial is whole: its end line, with as many records as it says.
+fn complete(r: &Read) -> bool {
+    r.end.as_ref().is_some_and(|e| e.records == r.lines.len())
+}
+
+/// Whether `short`'s records are the first records of `long` (the same numbers and seeds;
+/// the timing fields aside).
+fn begins(long: &Read, short: &Read) -> bool {
+    short.lines.len() <= long.lines.len()
+        && short
+            .lines
+            .iter()
+            .zip(&long.lines)
+            .all(|(a, b)| a.record == b.record && a.seed == b.seed)
+}
+
+/// One trial given twice (two files, or one file listed twice): the same numbers are taken
+/// once (the first copy, with its timings); a partial copy that the other begins with gives way
+/// to it, with a note on stderr when the other is complete; anything else is refused, naming
+/// both files.
+fn merge(old: Read, new: Read) -> CliResult<Read> {
+    let what = |r: &Read| match (r.lines.first(), &r.end) {
+        (Some(l), _) => format!("trial {} of {} at lr {}", l.trial, l.label, l.lr),
+        (None, Some(e)) => format!("trial {} of {} at lr {}", e.trial, e.label, e.lr),
+        (None, None) => "a trial".into(),
+    };
+    let (long, short) = if new.lines.len() > old.lines.len() || (complete(&new) && !complete(&old))
+    {
+        (new, old)
     } else {
-        fail(format!(
-            "{at}: trial {} of {} at lr {} was also in {} with other numbers",
-            t.trial, t.label, t.lr, read.file
-        ))
+        (old, new)
+    };
+    let same_end = match (&long.end, &short.end) {
+        (Some(a), Some(b)) => a.records == b.records && a.diverged == b.diverged,
+        _ => true,
+    };
+    if !begins(&long, &short) || !same_end || (complete(&short) && !complete(&long)) {
+        return fail(format!(
+            "{} is in {} and in {} with other numbers: which is right cannot be told; remove one",
+            what(&long),
+            long.file,
+            short.file
+        ));
     }
+    if !complete(&short) && complete(&long) {
+        eprintln!(
+            "note: {} in {} did not finish ({} records, no trial-end line): its complete copy in {} is taken",
+            what(&long),
+            short.file,
+            short.lines.len(),
+            long.file
+        );
+    }
+    Ok(long)
 }

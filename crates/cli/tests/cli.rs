@@ -34,6 +34,9 @@ struct Temp(PathBuf);
 
 impl Temp {
     fn new(name: &str, contents: &str) -> Temp {
+        Temp::bytes(name, contents.as_bytes())
+    }
+    fn bytes(name: &str, contents: &[u8]) -> Temp {
         let p = std::env::temp_dir().join(format!("rbm-cli-test-{}-{name}", std::process::id()));
         std::fs::write(&p, contents).unwrap();
         Temp(p)
@@ -1557,4 +1560,204 @@ fn loglik_ais_and_training_agree_on_grey_data() {
         json_lines(&["loglik", "--model", bas.path(), "--data", "bas3"])[0]["binarized"],
         "none"
     );
+}
+
+/// One gzip member of `bytes`.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// `cat a.jsonl.gz b.jsonl.gz > ab.gz` is one gzip file of both (gzip reads every member):
+/// `rbm summarize ab.gz` merges all its trials, as `rbm summarize a.jsonl b.jsonl` does; a
+/// gzip file that cannot be read whole (cut short, or with bytes appended) is refused, saying
+/// so, rather than read in part (issue 31).
+#[test]
+fn summarize_reads_a_multi_member_gzip_file_whole_and_refuses_a_partial_one() {
+    let study = |trials: &'static str| [SPLIT_STUDY, &["--trials", trials, "--per-trial"]].concat();
+    let a = rbm_to_file("gz-a.jsonl", &study("0..1"));
+    let b = rbm_to_file("gz-b.jsonl", &study("2..3"));
+    let plain = json_lines(&["summarize", a.path(), b.path()]);
+    assert_eq!(plain[0]["runs"], 4);
+    let mut ab = gzip(&std::fs::read(a.path()).unwrap());
+    ab.extend(gzip(&std::fs::read(b.path()).unwrap()));
+    let joined = Temp::bytes("gz-ab.gz", &ab);
+    assert_eq!(
+        without_timing(json_lines(&["summarize", joined.path()])),
+        without_timing(plain)
+    );
+    let mut junk = ab.clone();
+    junk.extend_from_slice(b"appended\n");
+    let junk = Temp::bytes("gz-junk.gz", &junk);
+    let err = stderr_of_failure(&["summarize", junk.path()]);
+    assert!(
+        err.contains("not gzip") && err.contains("gz-junk.gz"),
+        "{err}"
+    );
+    let cut = Temp::bytes("gz-cut.gz", &ab[..ab.len() - 10]);
+    let err = stderr_of_failure(&["summarize", cut.path()]);
+    assert!(
+        err.contains("gzip member 2") && err.contains("truncated"),
+        "{err}"
+    );
+}
+
+/// A trial given twice is taken once when both copies are the same numbers (a file listed
+/// twice); a killed job's partial copy gives way to the complete one, with a note, in either
+/// order; copies with other numbers are refused naming both files (issue 31).
+#[test]
+fn summarize_merges_duplicate_trials_and_drops_a_superseded_partial_one() {
+    let study = |trials: &'static str| [SPLIT_STUDY, &["--trials", trials, "--per-trial"]].concat();
+    let a = rbm_to_file("dup-a.jsonl", &study("0..1"));
+    let b = rbm_to_file("dup-b.jsonl", &study("2"));
+    let want = without_timing(json_lines(&["summarize", a.path(), b.path()]));
+    assert_eq!(
+        without_timing(json_lines(&["summarize", a.path(), a.path(), b.path()])),
+        want
+    );
+    // A killed job: its header and the first records of its first trial, no end line.
+    let text = std::fs::read_to_string(a.path()).unwrap();
+    let partial = Temp::new(
+        "dup-p.jsonl",
+        &text.lines().take(3).collect::<Vec<_>>().join("\n"),
+    );
+    for order in [[partial.path(), a.path()], [a.path(), partial.path()]] {
+        let args = ["summarize", order[0], order[1], b.path()];
+        let out = rbm(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.starts_with("note: trial 0 of CD-1 at lr 0.1 in ")
+                && err.contains("dup-p.jsonl did not finish (2 records")
+                && err.contains("dup-a.jsonl is taken"),
+            "{err}"
+        );
+        assert_eq!(without_timing(json_lines(&args)), want);
+    }
+    // Another copy of trial 2 with other numbers.
+    let btext = std::fs::read_to_string(b.path()).unwrap();
+    let at = btext.find("\"atll\":").unwrap() + 7;
+    let other = format!(
+        "{}-0.5{}",
+        &btext[..at],
+        &btext[at + btext[at..].find(',').unwrap()..]
+    );
+    let other = Temp::new("dup-o.jsonl", &other);
+    for order in [[b.path(), other.path()], [other.path(), b.path()]] {
+        let err = stderr_of_failure(&["summarize", a.path(), order[0], order[1]]);
+        assert!(
+            err.contains("trial 2 of CD-1 at lr 0.1 is in ")
+                && err.contains("dup-b.jsonl")
+                && err.contains("dup-o.jsonl")
+                && err.contains("other numbers"),
+            "{err}"
+        );
+    }
+}
+
+/// An AIS estimate that cannot be computed (a model whose weights of 3.4e38 overflow the
+/// annealing's energies, which `loglik` evaluates exactly) is an error with its reason and a
+/// non-zero exit, never `null`s with success (issue 31).
+#[test]
+fn ais_that_cannot_estimate_fails_with_a_reason() {
+    let (m, n) = (9, 4);
+    let w: Vec<String> = (0..m * n)
+        .map(|i| if i % 2 == 1 { "3.4e38" } else { "-3.4e38" }.to_string())
+        .collect();
+    let model = Temp::new(
+        "huge.json",
+        &format!(
+            r#"{{"visible":{m},"hidden":{n},"w":[{}],"b":[{}],"c":[{}]}}"#,
+            w.join(","),
+            vec!["0"; m].join(","),
+            vec!["0"; n].join(",")
+        ),
+    );
+    let exact = json_lines(&["loglik", "--model", model.path(), "--data", "bas3"]);
+    assert!(exact[0]["log_z"].is_f64());
+    for reverse in [&[][..], &["--reverse"][..]] {
+        let args = [
+            &[
+                "ais",
+                "--model",
+                model.path(),
+                "--data",
+                "bas3",
+                "--seed",
+                "1",
+            ][..],
+            &["--particles", "10", "--betas", "100"],
+            reverse,
+        ]
+        .concat();
+        let out = assert_one_line_error(&args);
+        assert!(out.is_empty(), "{out}");
+        let err = String::from_utf8(rbm(&args).stderr).unwrap();
+        assert!(
+            err.contains("cannot estimate") && err.contains("not finite") && err.contains("3.4e38"),
+            "{err}"
+        );
+    }
+}
+
+/// Model files, gzipped or not, go through the core's one reader, the page's too: a gzip file
+/// of several members is read whole, one with bytes appended or cut short is refused (issue 31).
+#[test]
+fn gzipped_model_files_are_read_whole_or_refused() {
+    let json = random_model(9, 3, 0.5, 1).to_json();
+    let half = json.len() / 2;
+    let mut two = gzip(&json.as_bytes()[..half]);
+    two.extend(gzip(&json.as_bytes()[half..]));
+    let plain = Temp::new("gzm.json", &json);
+    let joined = Temp::bytes("gzm2.json.gz", &two);
+    let want = json_lines(&["loglik", "--model", plain.path(), "--data", "bas3"]);
+    assert_eq!(
+        json_lines(&["loglik", "--model", joined.path(), "--data", "bas3"]),
+        want
+    );
+    let mut junk = gzip(json.as_bytes());
+    junk.extend_from_slice(&[0; 16]);
+    let junk = Temp::bytes("gzm-junk.json.gz", &junk);
+    assert_one_line_error(&["loglik", "--model", junk.path(), "--data", "bas3"]);
+    let err = String::from_utf8(rbm(&["loglik", "--model", junk.path(), "--data", "bas3"]).stderr)
+        .unwrap();
+    assert!(
+        err.contains("16 bytes after the end of its gzip data"),
+        "{err}"
+    );
+}
+
+/// A bad number names its own flag, also one that clap could take for a flag (`-inf`) and one
+/// that JSON cannot hold (`nan`, once blamed on `--k`) (issue 31).
+#[test]
+fn a_bad_number_names_its_flag() {
+    for (args, flag) in [
+        (&["reproduce", "sdcp-bas3", "--lrs", "nan"][..], "(--lrs)"),
+        (&["reproduce", "sdcp-bas3", "--lrs", "0.1,-inf"], "(--lrs)"),
+        (&["reproduce", "sdcp-bas3", "--lrs", "-0.1"], "(--lrs)"),
+        (&["train", "--data", "bas3", "--lr", "-inf"], "(--lr)"),
+        (&["train", "--data", "bas3", "--lr", "nan"], "(--lr)"),
+        (
+            &["train", "--data", "bas3", "--momentum", "-inf"],
+            "(--momentum)",
+        ),
+        (&["train", "--data", "bas3", "--k", "-3"], "(--k)"),
+        (
+            &[
+                "isl",
+                "--samples",
+                "bas3",
+                "--data",
+                "bas3",
+                "--beta",
+                "-inf",
+            ],
+            "(--beta)",
+        ),
+    ] {
+        assert_one_line_error(args);
+        let err = String::from_utf8(rbm(args).stderr).unwrap();
+        assert!(err.trim_end().ends_with(flag), "{args:?}: {err}");
+    }
 }

@@ -16,7 +16,7 @@
 #![deny(missing_docs)]
 
 use rbm_core::cost;
-use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
+use rbm_core::data::{gzip, idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
 use rbm_core::eval::exact;
@@ -121,6 +121,25 @@ pub struct LoadedSet {
     pub shape: Option<[usize; 2]>,
     /// Whether rows have labels.
     pub labelled: bool,
+}
+
+/// A file's bytes unpacked by the core's one gzip reader, the command line's too
+/// ([`gzip::unpack`]: every member of a multi-member file; a truncated file, or bytes after the
+/// last member that are not gzip, refused), at most [`gzip::MAX_FILE_BYTES`] out; bytes that
+/// are not gzip come back as they are. Throws `{kind, key: "data", message}` naming the file
+/// (`what`).
+#[wasm_bindgen]
+pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<u8>, JsValue> {
+    gzip::unpack(bytes, gzip::MAX_FILE_BYTES, what)
+        .map(|b| b.into_owned())
+        .map_err(|e| {
+            // The message alone: it names the file and says what is wrong.
+            let msg = match e {
+                Error::Parse(s) | Error::TooLarge(s) => s,
+                other => other.to_string(),
+            };
+            js_err(Error::option("data", msg))
+        })
 }
 
 /// Loads the MNIST asset (its bytes after gzip decompression) and makes its three splits

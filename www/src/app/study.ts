@@ -416,10 +416,15 @@ export function laneStudyLine(study: Study, id: number): string {
   return parts.join(' · ');
 }
 
-/** A CSV field (quoted when it must be). */
-function csvField(v: string | number): string {
-  const t = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan') : v;
-  return /[",\n#]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+/**
+ * A CSV field: quoted per RFC 4180 when it holds a double quote, a comma, a line feed or a
+ * carriage return (or '#', a comment to some readers). A text field that a spreadsheet would
+ * take for a formula — one starting with = + - @, a tab or a carriage return, e.g. a lane label
+ * from a link, `=HYPERLINK(…)` — gets a leading ' so that it stays text; numbers stay numbers.
+ */
+export function csvField(v: string | number): string {
+  const t = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan') : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+  return /[",\n\r#]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
 }
 
 /**
@@ -431,7 +436,9 @@ function csvField(v: string | number): string {
  */
 export function studyCsv(study: Study, url: string): string {
   const keys = [...new Set(study.plan.lanes.flatMap((l) => l.stats.map((s) => s.key)))];
-  const lines = [`# RBM Playground study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}; page state: ${url}`];
+  // The comment stays one line, whatever the address holds.
+  const state = url.replace(/[\r\n]/g, encodeURIComponent);
+  const lines = [`# RBM Playground study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}; page state: ${state}`];
   lines.push(['lane', 'label', 'trial', 'state', 'iter', 'sweeps', 'atll', ...keys].join(','));
   study.plan.lanes.forEach((l, i) => {
     for (const t of study.trials[i]) {

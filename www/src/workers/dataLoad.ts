@@ -1,6 +1,7 @@
 // The loading a worker does for data sets the core does not build in (protocol/data.ts: the
-// sources and their helpers): fetch a URL with progress, gunzip through DecompressionStream
-// when the bytes are gzipped, then hand them to the wasm core. Never on the page's thread.
+// sources and their helpers): fetch a URL with progress, unpack gzip with the core's one reader
+// (the command line's too: every member read, a truncated file or trailing bytes refused), then
+// hand them to the wasm core. Never on the page's thread.
 import type { ErrorInfo, LoadedSet } from '../generated/core';
 import { dataError, formatBytes, isGzip, MAX_DATA_BYTES } from '../protocol/data';
 import type { DataSource } from '../protocol/messages';
@@ -33,17 +34,6 @@ async function readAll(stream: ReadableStream<Uint8Array>, max: number, tooLarge
     at += c.length;
   }
   return out;
-}
-
-/** Decompresses gzip bytes (in the worker), at most `max` bytes out; `what` names the file in errors. */
-export async function gunzip(bytes: Uint8Array, what: string, max = MAX_DATA_BYTES): Promise<Uint8Array> {
-  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream('gzip'));
-  try {
-    return await readAll(stream, max, () => dataError(`${what} unpacks to more than ${formatBytes(max)}, the most the page reads`));
-  } catch (e) {
-    if (isErrorLike(e)) throw e;
-    throw dataError(`${what} is damaged: it starts like a gzip file but does not unpack (${e instanceof Error ? e.message : String(e)})`);
-  }
 }
 
 /** Downloads `url` (the asset, or a user's file as a blob: URL) with progress. */
@@ -79,8 +69,9 @@ export async function fetchBytes(
   }
 }
 
-/** The wasm core's loaders (crates/wasm: loadAsset, loadIdx); both throw ErrorInfo with key 'data'. */
+/** The wasm core's gzip reader and loaders (crates/wasm: unpack, loadAsset, loadIdx, loadPatterns); each throws ErrorInfo with key 'data'. */
 export interface DataCore {
+  unpack(bytes: Uint8Array, what: string): Uint8Array;
   loadAsset(bytes: Uint8Array): LoadedSet[];
   loadIdx(name: string, images: Uint8Array, labels: Uint8Array | null): LoadedSet;
   loadPatterns(name: string, text: string): LoadedSet;
@@ -88,7 +79,7 @@ export interface DataCore {
 
 /**
  * Loads a data source into this worker's core: download (with progress over every file),
- * gunzip what is gzipped (detected from its first bytes, whatever the file is called), then
+ * unpack what is gzipped (detected from its first bytes, whatever the file is called), then
  * the core's loader. Rejects with an ErrorInfo of key 'data' and one message.
  */
 export async function loadSource(
@@ -118,7 +109,7 @@ export async function loadSource(
         },
         fetchFn,
       );
-      return isGzip(bytes) ? gunzip(bytes, what) : bytes;
+      return isGzip(bytes) ? core.unpack(bytes, what) : bytes;
     }),
   );
   if (src.kind === 'asset') return core.loadAsset(files[0]);

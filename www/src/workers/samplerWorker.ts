@@ -2,11 +2,11 @@
 // core, the MNIST asset and a model file, then runs every sampler round-robin in short slices
 // (WasmSamplers) and posts each slice — its last sample, new 1-NN classes, ISL points — to the
 // page. A generation number drops replies to a run the page has since stopped or replaced.
-import init, { loadAsset, samplerSelfTest, WasmSamplers } from '../../pkg/rbm_playground.js';
+import init, { loadAsset, samplerSelfTest, unpack, WasmSamplers } from '../../pkg/rbm_playground.js';
 import type { SamplerSlice, SelfTest } from '../generated/core';
 import { isGzip } from '../protocol/data';
 import type { FromSamplerWorker, ToSamplerWorker } from '../protocol/samplers';
-import { fetchBytes, gunzip } from './dataLoad';
+import { fetchBytes } from './dataLoad';
 import { errorMessage } from './runner';
 import { zeroDelayScheduler } from './yieldNow';
 
@@ -23,7 +23,7 @@ const ready = init();
 
 async function bytesOf(url: string, what: string): Promise<Uint8Array> {
   const b = await fetchBytes(url, what, () => {});
-  return isGzip(b) ? gunzip(b, what) : b;
+  return isGzip(b) ? unpack(b, what) : b;
 }
 
 async function start(msg: Extract<ToSamplerWorker, { type: 'start' }>): Promise<void> {

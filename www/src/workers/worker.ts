@@ -1,5 +1,5 @@
 // A lane's Web Worker: loads the wasm core and runs every computation of one lane (runner.ts),
-// including loading its data (dataLoad.ts: download, gunzip, parse — never on the page's thread).
+// including loading its data (dataLoad.ts: download, unpack, parse — never on the page's thread).
 // The page's exact-evaluation workers (evalPool.ts) are the same script, asked for runs of
 // blocks of an enumeration (`logz`) and never given a lane; so are its trial workers
 // (trialPool.ts), which run a study's trials one at a time (trialRunner.ts).
@@ -9,7 +9,7 @@
 // data into that module too, and builds the lane there. Where that fails (no WebGPU adapter,
 // a refused device, an algorithm the page runs on the CPU only) the lane runs on the CPU and
 // its card says why.
-import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
+import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, unpack, WasmLane } from '../../pkg/rbm_playground.js';
 import type * as GpuCore from '../../pkg-gpu/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
 import type { DataSource } from '../protocol/messages';
@@ -32,6 +32,7 @@ const host: Host = {
 };
 
 const dataCore: DataCore = {
+  unpack: (bytes, what) => unpack(bytes, what),
   loadAsset: (bytes) => loadAsset(bytes) as LoadedSet[],
   loadIdx: (name, images, labels) => loadIdx(name, images, labels) as LoadedSet,
   loadPatterns: (name, text) => loadPatterns(name, text) as LoadedSet,
@@ -64,6 +65,7 @@ async function prepareGpu(source: DataSource | undefined): Promise<string> {
       p = loadSource(
         source,
         {
+          unpack: (bytes, what) => g.unpack(bytes, what),
           loadAsset: (bytes) => g.loadAsset(bytes) as LoadedSet[],
           loadIdx: (name, images, labels) => g.loadIdx(name, images, labels) as LoadedSet,
           loadPatterns: (name, text) => g.loadPatterns(name, text) as LoadedSet,

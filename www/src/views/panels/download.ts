@@ -14,7 +14,7 @@ class DownloadPanel implements LanePanel {
     this.button = el('button', { type: 'button', className: 'export', textContent: 'Download model (JSON)' });
     this.button.addEventListener('click', () => ctx.exportModel());
     const id = `${ctx.idPrefix}-model-file`;
-    this.pick = el('input', { type: 'file', id, className: 'file-input model-file', accept: '.json,.rbm,.bin,application/json' });
+    this.pick = el('input', { type: 'file', id, className: 'file-input model-file', accept: '.json,.rbm,.bin,.gz,application/json,application/gzip' });
     this.pick.addEventListener('change', () => {
       const f = this.pick.files?.[0];
       this.pick.value = ''; // the same file again is a new choice
