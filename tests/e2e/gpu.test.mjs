@@ -72,6 +72,24 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
   );
   await page.click('#run');
   await waitForUpdates(page, Math.max(...at) + 20, null, 240_000);
+
+  // The GPU fails (a driver reset): the lane goes on on the CPU from its latest record, its
+  // curve kept, and says so; the other lane trains on, on the GPU.
+  const before = (await lanes(page))[0];
+  await page.evaluate(() => window.__rbm.loseGpu(0));
+  await page.waitForFunction(() => window.__rbm.lanes()[0].gpu === null, null, { timeout: 60_000 });
+  const moved = (await lanes(page))[0];
+  assert.match(moved.notice ?? '', /^The GPU stopped \(.+\): the lane goes on on the CPU from update \d+\.$/);
+  assert.deepEqual(moved.iters.slice(0, before.iters.length), before.iters, 'the curve is kept');
+  assert.equal(moved.status, 'running');
+  const last = moved.iters.at(-1);
+  await page.waitForFunction((n) => window.__rbm.lanes()[0].iters.at(-1) >= n + 40, last, { timeout: 120_000 });
+  const after = await lanes(page);
+  assert.ok(after[1].gpu, 'the other lane is still on the GPU');
+  assert.ok(
+    after[0].iters.every((x, i, a) => i === 0 || x > a[i - 1]),
+    `increasing updates: ${after[0].iters}`,
+  );
   assert.deepEqual(errors, []);
 });
 

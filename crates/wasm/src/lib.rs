@@ -486,6 +486,16 @@ impl WasmLane {
         }
     }
 
+    /// Test hook: destroys a GPU lane's device, as a driver reset would (nothing for a CPU
+    /// lane): its next slice reports the failure, and the worker continues it on the CPU.
+    #[wasm_bindgen(js_name = loseGpuForTest)]
+    pub fn lose_gpu_for_test(&self) {
+        #[cfg(feature = "gpu")]
+        if let AnyLane::Gpu(g) = &self.lane {
+            g.lane.lane().engine_model().device().lose_for_test();
+        }
+    }
+
     /// The adapter a GPU lane runs on, or undefined for a CPU lane.
     #[wasm_bindgen(getter)]
     pub fn gpu(&self) -> Option<String> {

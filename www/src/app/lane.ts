@@ -346,6 +346,11 @@ export class LaneHandle implements LaneState {
     this.post({ type: 'crash' });
   }
 
+  /** Test hook: destroy a GPU lane's device (as a driver reset would). */
+  loseGpu(): void {
+    this.post({ type: 'loseGpu' });
+  }
+
   /** Test hook: the lane's worker ends itself silently (as a killed worker would). */
   exitWorker(): void {
     this.post({ type: 'exit' });
@@ -461,6 +466,12 @@ export class LaneHandle implements LaneState {
         // The worker keeps a lane whose `configured` reply was dropped as stale: the page's
         // curve is not that lane's, so start that lane again under a generation it takes.
         if (msg.kept !== this.gen) this.reset();
+        break;
+      case 'movedToCpu':
+        if (msg.gen !== this.gen) return;
+        this.gpu = null;
+        this.notice = msg.notice;
+        this.events.changed(this);
         break;
       case 'status':
         if (msg.gen !== this.gen && msg.status !== 'fatal') return;

@@ -89,6 +89,8 @@ export interface TestHook {
   notices(): string[];
   /** Makes lane `id`'s wasm core panic (as a bug would). */
   crash(id: number): void;
+  /** Destroys GPU lane `id`'s device (as a driver reset would). */
+  loseGpu(id: number): void;
   /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
   exitWorker(id: number): void;
   /** The data sets the picker offers (names). */
@@ -187,6 +189,7 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
     state: () => app.state(),
     notices: () => [...app.notices],
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
+    loseGpu: (id) => app.lanes.find((l) => l.id === id)?.loseGpu(),
     exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
     dataSets: () => app.dataSets.map((d) => d.name),
   };

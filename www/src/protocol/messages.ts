@@ -80,6 +80,8 @@ export type ToWorker =
   | { type: 'trace'; gen: number }
   /** Test hook: make the wasm core panic (`panicForTest`), as a bug would. */
   | { type: 'crash' }
+  /** Test hook: destroys a GPU lane's device, as a driver reset would. */
+  | { type: 'loseGpu' }
   /** The page's health check (workerHealth.ts): answer `pong` with the same id at once. */
   | { type: 'ping'; id: number }
   /** Test hook: the worker ends itself (`close()`), silently, as a killed worker does. */
@@ -137,6 +139,8 @@ export type LaneView = View & { weights: Float32Array };
 export type FromWorker =
   /** The lane was (re)built from configuration `gen`; the page starts a new curve. `notice`
    * says why it has no exact curve when the page's budget dropped it. */
+  /** A GPU lane's GPU failed: the lane goes on on the CPU (its curve kept), `notice` says why. */
+  | { type: 'movedToCpu'; gen: number; notice: string }
   /** `gpu`: the adapter the lane runs on (absent: the CPU). */
   | { type: 'configured'; gen: number; seed: string; every: number; notice?: string; loaded?: LoadedModel; gpu?: string }
   /** Configuration `gen` was refused; the worker keeps the lane of generation `kept` (0: none). */

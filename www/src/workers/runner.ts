@@ -83,6 +83,8 @@ export interface CoreLane extends AnalysisLane {
   readonly busy?: boolean;
   /** The GPU adapter the lane runs on (undefined/null: the CPU). */
   readonly gpu?: string | null;
+  /** Test hook: destroys a GPU lane's device. */
+  loseGpuForTest?(): void;
   free(): void;
 }
 
@@ -93,6 +95,8 @@ export interface Core {
   newLane(config: LaneConfig, dataset: string, gpu?: boolean): CoreLane;
   /** Why the latest lane asked for the GPU runs on the CPU (null: it does not). */
   gpuRefused?(): string | null;
+  /** The worker's GPU failed (`why`): later lanes asked for it run on the CPU. */
+  gpuFailed?(why: string): void;
   /** A lane continuing model file `bytes` (with the file's per-lane options when `recorded`).
    * Throws the core's ErrorInfo saying what is wrong with the file. */
   resumeLane(config: LaneConfig, dataset: string, bytes: Uint8Array, recorded: boolean): CoreLane;
@@ -303,6 +307,9 @@ export class LaneRunner {
         break;
       case 'crash':
         this.core.panicForTest();
+        break;
+      case 'loseGpu':
+        this.lane?.loseGpuForTest?.();
         break;
       case 'probe':
         this.probe(msg.id, msg.source);
@@ -680,7 +687,9 @@ export class LaneRunner {
     // A GPU lane's copies still on their way: collect them (records, the view asked for).
     if (lane?.busy === true && (this.status !== 'running' || this.exactWait)) {
       this.lastStart = null;
-      this.publish(lane.step(0, false));
+      const r = lane.step(0, false);
+      this.publish(r);
+      this.failed(lane, r);
       return;
     }
     if (this.status !== 'running' || !lane || this.exactWait) return;
@@ -732,15 +741,53 @@ export class LaneRunner {
     }
     if (r.view) this.lastView = this.host.now();
     this.publish(r);
-    if (r.error) {
-      this.setStatus('failed', r.error.message);
-      return;
-    }
+    if (this.failed(lane, r)) return;
     if (this.reached()) {
       this.setStatus('done');
       return;
     }
     this.kick();
+  }
+
+  /** Whether slice `r` stopped the lane: a GPU lane whose GPU failed goes on on the CPU;
+   * anything else (a divergence) fails it. */
+  private failed(lane: CoreLane, r: Slice): boolean {
+    if (!r.error) return false;
+    if (lane.gpu && r.error.kind !== 'diverged' && this.toCpu(lane, r.error.message)) return true;
+    this.setStatus('failed', r.error.message);
+    return true;
+  }
+
+  /** The lane of a failed GPU continued on the CPU from its latest record (the model the page
+   * has; its curve stays), saying why; false where even that cannot be built. */
+  private toCpu(lane: CoreLane, why: string): boolean {
+    const config = this.config;
+    if (!config) return false;
+    this.core.gpuFailed?.(why);
+    let next: CoreLane;
+    try {
+      next = this.core.resumeLane(config, this.dataset, new TextEncoder().encode(lane.exportModel()), false);
+    } catch (e) {
+      if (!isErrorInfo(e)) throw e;
+      return false;
+    }
+    const from = next.iter;
+    lane.free();
+    this.endEstimate('cancelled');
+    this.analyses.cancelAll();
+    this.exactWait = null;
+    this.viewAfterExact = false;
+    this.lane = next;
+    this.chunk = 1;
+    this.lastStart = null;
+    this.every = Math.max(1, next.every);
+    this.host.post({ type: 'movedToCpu', gen: this.gen, notice: `The GPU stopped (${why}): the lane goes on on the CPU from update ${from}.` });
+    // Its first record repeats the point at `from` the page already has.
+    const first = next.step(0, true);
+    this.lastView = this.host.now();
+    this.publish({ ...first, records: [] });
+    if (this.status === 'running') this.kick();
+    return true;
   }
 
   private publish(r: Slice): void {

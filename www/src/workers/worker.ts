@@ -46,11 +46,14 @@ const loaded = new Set<string>();
 let gpuCore: typeof GpuCore | null = null;
 /** Why the latest GPU lane runs on the CPU instead (shown with its notice). */
 let gpuRefusal: string | null = null;
+/** Why this worker's GPU failed, once it has: every later lane runs on the CPU. */
+let gpuLost: string | null = null;
 /** Data loaded in the GPU core, by source key. */
 const gpuLoads = new Map<string, Promise<LoadedSet[]>>();
 
 /** Loads the GPU core, opens the browser's GPU and loads `source` into it: the adapter's name. */
 async function prepareGpu(source: DataSource | undefined): Promise<string> {
+  if (gpuLost !== null) throw new Error(`the GPU failed earlier (${gpuLost})`);
   if (!('gpu' in navigator) || !navigator.gpu) throw new Error('this browser offers no WebGPU');
   if (!gpuCore) {
     const mod = await import('../../pkg-gpu/rbm_playground.js');
@@ -95,6 +98,9 @@ function newLane(config: Parameters<Core['newLane']>[0], dataset: string, gpu: b
 const core: Core = {
   newLane: (config, dataset, gpu) => newLane(config, dataset, gpu === true),
   gpuRefused: () => gpuRefusal,
+  gpuFailed: (why) => {
+    gpuLost = why;
+  },
   resumeLane: (config, dataset, bytes, recorded) => WasmLane.resume(config, dataset, bytes, recorded) as unknown as CoreLane,
   lastPanic: () => lastPanic(),
   panicForTest: () => panicForTest(),
