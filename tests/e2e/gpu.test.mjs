@@ -105,6 +105,20 @@ test('FPCD asked for the GPU runs on the CPU and says why; so does every lane wh
   assert.ok(fpcd.atll.length > 1 && cd.atll.length > 1);
   assert.deepEqual(errors, []);
 
+  // Automatic (the default): MNIST-sized models on the GPU, the small sets on the CPU.
+  const { page: auto, errors: e3 } = await openPage(gpu.browser, `${gpu.server.url}#${MNIST}&lane=cd:batch=100,lr=0.05`);
+  assert.equal(await auto.inputValue('#compute'), 'auto');
+  await auto.waitForFunction(() => window.__rbm.lanes().every((l) => l.gpu && l.status === 'ready'), null, { timeout: 60_000 });
+  assert.doesNotMatch(auto.url(), /compute=/, 'automatic is the default: the link does not say it');
+  await auto.close();
+  const { page: small } = await openPage(gpu.browser, gpu.server.url);
+  assert.ok(
+    (await lanes(small)).every((l) => l.gpu === null && !l.notice),
+    'the first screen stays on the CPU',
+  );
+  await small.close();
+  assert.deepEqual(e3, []);
+
   const { page: p2, errors: e2 } = await openPage(plain.browser, `${plain.server.url}#data=bas3&hidden=4&compute=gpu&lane=cd`);
   const [l] = await lanes(p2);
   assert.equal(l.gpu, null);

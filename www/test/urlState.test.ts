@@ -42,7 +42,7 @@ const stateArb: fc.Arbitrary<PageState> = fc
     trials: fc.option(fc.integer({ min: 1, max: MAX_TRIALS }), { nil: null }),
     wide: fc.boolean(),
     views: recordOf(viewOptions(catalog)),
-    compute: fc.constantFrom('cpu' as const, 'gpu' as const),
+    compute: fc.constantFrom('auto' as const, 'cpu' as const, 'gpu' as const),
   })
   .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })));
 

@@ -35,6 +35,7 @@ import { isLive, longRuns, wipeQuestion } from './rebuild';
 import {
   type Compute,
   cloneState,
+  computeOn,
   DATA_DEFAULTS,
   type DataDefaults,
   dataFamily,
@@ -98,7 +99,9 @@ export class App {
   /** Whether a study's chart draws the q2.5–q97.5 band too. */
   wide = false;
   /** Where live lanes compute (PageState.compute). */
-  compute: Compute = 'cpu';
+  compute: Compute = 'auto';
+  /** The browser's WebGPU adapter, once found (null: none, or not yet known). */
+  gpuAdapter: string | null = null;
   /** The study under way or finished (null: none yet). */
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
@@ -274,7 +277,7 @@ export class App {
 
   private configure(lane: LaneHandle): void {
     this.dropStudy();
-    lane.configure(laneConfig(this.shared, lane), this.data, this.source(this.data), this.compute === 'gpu' ? 'gpu' : undefined);
+    lane.configure(laneConfig(this.shared, lane), this.data, this.source(this.data), this.computeOn() === 'gpu' ? 'gpu' : undefined);
   }
 
   private untils(): Map<LaneHandle, number | null> {
@@ -772,11 +775,27 @@ export class App {
     this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
   }
 
-  /** Where live lanes compute: every lane is built again there (from a fresh start). */
+  /** Where the lanes compute now: PageState.compute, `auto` resolved for the data's size. */
+  computeOn(): 'cpu' | 'gpu' {
+    return computeOn(this.compute, this.dataset()?.m ?? 0, this.gpuAdapter !== null);
+  }
+
+  /** Where live lanes compute: every lane whose place changes is built again there (from a
+   * fresh start). */
   setCompute(compute: Compute): void {
     if (compute === this.compute) return;
+    const before = this.computeOn();
     this.compute = compute;
-    for (const lane of this.lanes) this.configure(lane);
+    if (this.computeOn() !== before) for (const lane of this.lanes) this.configure(lane);
+    this.events.changed();
+  }
+
+  /** The browser's WebGPU adapter `name` was found: under `auto`, lanes of MNIST-sized models
+   * that have not run yet move to the GPU. */
+  gpuFound(name: string): void {
+    const before = this.computeOn();
+    this.gpuAdapter = name;
+    if (this.computeOn() !== before) for (const lane of this.lanes) if (lane.iter === 0) this.configure(lane);
     this.events.changed();
   }
 

@@ -41,12 +41,22 @@ export interface PageState {
   /** Every option of the lane panels' exact views (scope `view`: chain_k, grad_every, …). */
   views: Record<string, OptionValue>;
   /** Where live lanes compute: the CPU (the wasm core) or the browser's GPU (WebGPU), where it
-   * has one (else the lanes run on the CPU and say why). */
+   * has one (else the lanes run on the CPU and say why); `auto`: the GPU for models of 784 or
+   * more visible units (MNIST) where the browser has a WebGPU adapter, else the CPU. */
   compute: Compute;
 }
 
 /** Where live lanes compute. */
-export type Compute = 'cpu' | 'gpu';
+export type Compute = 'auto' | 'cpu' | 'gpu';
+
+/** Visible units from which `auto` computes on the GPU (MNIST's 28×28). */
+export const GPU_VISIBLE = 784;
+
+/** Where lanes of `visible` units compute under `compute`, with a WebGPU adapter or not. */
+export function computeOn(compute: Compute, visible: number, adapter: boolean): 'cpu' | 'gpu' {
+  if (compute !== 'auto') return compute;
+  return adapter && visible >= GPU_VISIBLE ? 'gpu' : 'cpu';
+}
 
 /** Most trials per lane the page runs. */
 export const MAX_TRIALS = 200;
@@ -165,7 +175,7 @@ export function firstScreen(catalog: Catalog): PageState {
     trials: null,
     wide: false,
     views: viewState(catalog),
-    compute: 'cpu',
+    compute: 'auto',
   };
 }
 

@@ -79,7 +79,7 @@ export function encodeState(catalog: Catalog, s: PageState, view: ViewFlags = NO
   if (s.preset !== null) parts.push(`preset=${enc(s.preset)}`, `rate=${s.rate}`);
   if (s.trials !== null) parts.push(`trials=${s.trials}`);
   if (s.wide) parts.push('band=95');
-  if (s.compute === 'gpu') parts.push('compute=gpu');
+  if (s.compute !== 'auto') parts.push(`compute=${s.compute}`);
   if (s.lanes.length === 0) parts.push('lanes=0');
   s.lanes.forEach((lane, i) => {
     parts.push(`lane=${encodeLane(catalog, lane, i)}`);
@@ -279,8 +279,8 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
         else bad('the band is 80 (q10–q90) or 95 (also q2.5–q97.5)');
         break;
       case 'compute':
-        if (value === 'gpu' || value === 'cpu') state.compute = value;
-        else bad('compute is cpu (the wasm core) or gpu (WebGPU)');
+        if (value === 'gpu' || value === 'cpu' || value === 'auto') state.compute = value;
+        else bad('compute is cpu (the wasm core), gpu (WebGPU) or auto (the GPU for MNIST-sized models where there is one)');
         break;
       case 'lanes':
         if (value === '0') noLanes = true;

@@ -153,9 +153,9 @@ export class Controls {
         "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, FPCD, slow motion) says so and runs on the CPU",
     });
     this.compute.setAttribute('aria-label', 'compute');
-    this.compute.append(new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
+    this.compute.append(new Option('automatic: the GPU for MNIST-sized models', 'auto'), new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
     this.compute.addEventListener('change', () => app.setCompute(this.compute.value as Compute));
-    const computeField = el('div', { className: 'field compute-field', hidden: !hasWebGpu() && app.compute !== 'gpu' });
+    const computeField = el('div', { className: 'field compute-field', hidden: !hasWebGpu() && app.compute === 'auto' });
     const computeLabel = el('label', { htmlFor: 'compute' });
     setText(computeLabel, 'Compute');
     computeField.append(computeLabel, this.compute);
@@ -163,8 +163,9 @@ export class Controls {
     void gpuAdapterName().then((name) => {
       if (name === null) return;
       computeField.hidden = false;
-      const gpu = this.compute.options[1];
+      const gpu = this.compute.options[2];
       if (gpu) gpu.text = `GPU (WebGPU): ${name}`;
+      app.gpuFound(name);
     });
 
     this.run.addEventListener('click', () => app.toggle());
