@@ -39,6 +39,9 @@ struct StudyKey {
     algos: Value,
     rates: Value,
     ais: Value,
+    /// The engine the trials ran on (`--device gpu`: "gpu: " and the adapter; None: the CPU),
+    /// whose numbers differ from another's: files of two devices are not one study.
+    device: Option<String>,
 }
 
 /// A trial as read: its records and, once its end line came, the end.
@@ -63,6 +66,7 @@ fn key_of(h: &Value, file: &str) -> CliResult<StudyKey> {
         algos: h["algos"].clone(),
         rates: h["rates"].clone(),
         ais: h["ais"].clone(),
+        device: h["device"].as_str().map(str::to_string),
     })
 }
 
@@ -99,7 +103,7 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
                         None => key = Some((k, file.clone())),
                         Some((k0, f0)) if *k0 != k => {
                             return fail(format!(
-                                "{file} and {f0} are of different studies (preset, seed, length, lanes or rates differ)"
+                                "{file} and {f0} are of different studies (preset, seed, length, lanes, rates or device differ)"
                             ))
                         }
                         _ => {}
@@ -175,7 +179,7 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
     };
     let eval = p.eval_data.map(load_data).transpose()?;
     let study = Study::with_data(p, &req, k.seed, load_data(p.data)?, eval)?;
-    let mut report = Report::new(&study, false, None);
+    let mut report = Report::new(&study, false, k.device.clone());
     report.header(out)?;
     for (g, &(li, lr)) in study.groups.iter().enumerate() {
         let label = p.lanes[li].label;

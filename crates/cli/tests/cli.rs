@@ -1475,6 +1475,29 @@ fn the_gpu_engine_from_the_command_line() {
     assert!(study
         .iter()
         .any(|l| l["type"] == "checkpoint" && l["algo"] == "cd"));
+    // Per trial, then merged: the summary says the device; a CPU file is not the same study.
+    let gpu_study = [
+        "reproduce",
+        "ucd-bas4",
+        "--iters",
+        "100",
+        "--every",
+        "100",
+        "--seed",
+        "1",
+        "--algos",
+        "cd",
+        "--trials",
+        "0",
+        "--per-trial",
+        "--device",
+        "gpu",
+    ];
+    let on_gpu = rbm_to_file("gpu-trial.jsonl", &gpu_study);
+    let merged = json_lines(&["summarize", on_gpu.path()]);
+    assert_eq!(merged[0]["device"], study[0]["device"], "{}", merged[0]);
+    let on_cpu = rbm_to_file("cpu-trial.jsonl", &gpu_study[..gpu_study.len() - 2]);
+    assert_one_line_error(&["summarize", on_gpu.path(), on_cpu.path()]);
 
     assert_one_line_error(&[
         "train", "--data", "bas3", "--algo", "ucd", "--device", "gpu",
