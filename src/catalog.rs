@@ -124,6 +124,10 @@ pub struct PresetEntry {
     pub every: u64,
     /// Independent trials per lane and rate.
     pub trials: usize,
+    /// The paper's trials, length and evaluation where the defaults above are shortened (null:
+    /// they are the paper's), e.g. `sdcp-mnist`'s 10 trials × 200 epochs with AIS at 10 000 β
+    /// (Upadhya & Sastry 2017, §4.1): `rbm reproduce NAME --scale paper`.
+    pub paper_scale: Option<crate::experiments::Extent>,
     /// The paper's statements, checked on the across-trial medians.
     pub claims: &'static [crate::experiments::claims::Claim],
     /// The lanes.
@@ -243,6 +247,7 @@ pub fn catalog() -> Result<Catalog> {
             iters: p.iters,
             every: p.every,
             trials: p.trials,
+            paper_scale: p.paper_scale,
             claims: p.claims,
             lanes,
         });

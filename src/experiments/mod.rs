@@ -47,6 +47,61 @@ pub struct AisSpec {
     pub betas: usize,
 }
 
+/// How much of a preset a study runs: independent trials per (lane, learning rate), updates per
+/// trial, the checkpoint interval and, on a preset measured by AIS, the AIS run at each
+/// checkpoint. A preset's own fields give its default ([`Preset::extent`] at
+/// [`Scale::Reduced`]); [`Preset::paper_scale`] the paper's, where the default is shortened.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Extent {
+    /// Independent trials per (lane, learning rate).
+    pub trials: usize,
+    /// Updates per trial.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iters: u64,
+    /// Checkpoint interval in updates.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub every: u64,
+    /// The AIS run at each checkpoint (null: the exact ATLL).
+    pub ais: Option<AisSpec>,
+}
+
+/// Which settings a study of a preset starts from (`rbm reproduce --scale`); flags given beside
+/// it (`--runs`, `--iters`, `--every`, `--betas`, …) still override them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scale {
+    /// The preset's defaults, shortened where its `scale` text says so (the MNIST presets and
+    /// `ucd-bas4`).
+    #[default]
+    Reduced,
+    /// The paper's own trials, length and evaluation ([`Preset::paper_scale`]); a preset whose
+    /// defaults are the paper's is unchanged.
+    Paper,
+}
+
+impl Scale {
+    /// The names `--scale` takes, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["reduced", "paper"];
+
+    /// The scale named `text` (`reduced` or `paper`), or an error keyed `scale`.
+    pub fn parse(text: &str) -> Result<Scale> {
+        match text {
+            "reduced" => Ok(Scale::Reduced),
+            "paper" => Ok(Scale::Paper),
+            _ => Err(Error::option(
+                "scale",
+                format!("unknown scale '{text}' (known: reduced, paper)"),
+            )),
+        }
+    }
+
+    /// Its name, as `--scale` takes it.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
 /// A published experiment: one data set and model size, several algorithms and learning
 /// rates, a number of updates and of independent trials.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -96,6 +151,9 @@ pub struct Preset {
     /// How the defaults were shortened and the flags that run the paper's scale (empty when the
     /// defaults are the paper's).
     pub scale: &'static str,
+    /// The paper's trials, length and evaluation, where the defaults are shortened (`None`: the
+    /// defaults are the paper's): `rbm reproduce NAME --scale paper`.
+    pub paper_scale: Option<Extent>,
 }
 
 const SDCP_LANES: &[PresetLane] = &[
@@ -397,6 +455,7 @@ so updates are equal compute.",
         every: 100,
         trials: 25,
         scale: "",
+        paper_scale: None,
     },
     Preset {
         name: "sdcp-bas3",
@@ -425,6 +484,7 @@ S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
         every: 100,
         trials: 25,
         scale: "",
+        paper_scale: None,
     },
     Preset {
         name: "ucd-bas4",
@@ -454,7 +514,14 @@ on the Gibbs-sweeps axis.",
         iters: 10_000,
         every: 100,
         trials: 25,
-        scale: "25 trials instead of the paper's 100 (--runs 100)",
+        scale: "25 trials instead of the paper's 100 (--scale paper, or --runs 100)",
+        // Qiu, Zhang & Wang 2020, §6.1: 100 runs.
+        paper_scale: Some(Extent {
+            trials: 100,
+            iters: 10_000,
+            every: 100,
+            ais: None,
+        }),
     },
     Preset {
         name: "pcd-mnist-25",
@@ -480,8 +547,17 @@ training time: read the lanes against train_seconds or Gibbs sweeps, not updates
         every: 2_000,
         trials: 2,
         scale: "2 runs of 4 000 updates (50 epochs of our 8 000 digits) evaluated at 0, 25 and 50 \
-epochs, instead of the paper's 10 runs per training duration (--runs 10; longer runs: --iters, \
---every)",
+epochs, instead of the paper's 10 runs per training duration (--scale paper, or --runs 10; \
+longer runs: --iters, --every)",
+        // Tieleman 2008, §4: 10 runs per training duration, each with the exact test
+        // log-likelihood. The paper's durations are training times on its machine, so the
+        // length stays the preset's.
+        paper_scale: Some(Extent {
+            trials: 10,
+            iters: 4_000,
+            every: 2_000,
+            ais: None,
+        }),
     },
     Preset {
         name: "sdcp-mnist",
@@ -510,7 +586,19 @@ updates are equal compute.",
         every: 40,
         trials: 1,
         scale: "1 trial of 5 epochs with AIS of 100 particles × 1 000 β per epoch instead of the \
-paper's 10 trials of 200 epochs with 10 000 β (--runs 10 --epochs 200 --betas 10000)",
+paper's 10 trials of 200 epochs with 10 000 β (--scale paper, or --runs 10 --epochs 200 \
+--betas 10000)",
+        // Upadhya & Sastry 2017, §4.1: 10 trials of 200 epochs, AIS with 100 particles and
+        // 10 000 β per epoch; an epoch of our 8 000 training digits is 40 mini-batches of 200.
+        paper_scale: Some(Extent {
+            trials: 10,
+            iters: 8_000,
+            every: 40,
+            ais: Some(AisSpec {
+                particles: 100,
+                betas: 10_000,
+            }),
+        }),
     },
 ];
 
@@ -529,6 +617,21 @@ pub fn find_preset(name: &str) -> Result<&'static Preset> {
 }
 
 impl Preset {
+    /// The trials, length, checkpoint interval and AIS a study of this preset starts from at
+    /// `scale`: its own fields, or at [`Scale::Paper`] its [`Preset::paper_scale`] when it has
+    /// one (a preset without one runs at the paper's scale by default).
+    pub fn extent(&self, scale: Scale) -> Extent {
+        match (scale, self.paper_scale) {
+            (Scale::Paper, Some(paper)) => paper,
+            _ => Extent {
+                trials: self.trials,
+                iters: self.iters,
+                every: self.every,
+                ais: self.ais,
+            },
+        }
+    }
+
     /// The preset's data set.
     pub fn dataset(&self) -> Result<Dataset> {
         Dataset::builtin(self.data)
@@ -705,6 +808,75 @@ mod tests {
         assert_eq!(s.ais.unwrap().particles, 100);
         assert_eq!(s.lane_config(0, 0.01, 1, 40).unwrap().exact_bits, 20);
         assert_eq!(s.lane_config(0, 0.01, 1, 40).unwrap().lr_decay_iters, None);
+    }
+
+    /// The paper scale of each shortened preset is what its paper reports: Tieleman 2008 §4,
+    /// 10 runs of `pcd-mnist-25` with the exact test log-likelihood; Upadhya & Sastry 2017 §4.1,
+    /// 10 trials of `sdcp-mnist` × 200 epochs with AIS of 100 particles × 10 000 β every
+    /// epoch; Qiu, Zhang & Wang 2020 §6.1, 100 runs of `ucd-bas4`. A preset already at its
+    /// paper's scale has none, and every preset's `scale` text names `--scale paper` exactly
+    /// when it has one.
+    #[test]
+    fn the_paper_scales_are_the_papers() {
+        let train_rows = crate::data::mnist::split(crate::data::mnist::COUNT)[0].len();
+        assert_eq!(train_rows, 8_000);
+        let pcd = find_preset("pcd-mnist-25").unwrap();
+        let paper = pcd.extent(Scale::Paper);
+        assert_eq!(Some(paper), pcd.paper_scale);
+        assert_eq!(
+            (paper.trials, paper.iters, paper.every, paper.ais),
+            (10, pcd.iters, pcd.every, None)
+        );
+        assert!(pcd.hidden <= MAX_ENUM_BITS, "its curves stay exact");
+        let sdcp = find_preset("sdcp-mnist").unwrap();
+        let paper = sdcp.extent(Scale::Paper);
+        let batch = sdcp.batch.unwrap() as u64;
+        assert_eq!(paper.trials, 10);
+        assert_eq!(paper.iters * batch, 200 * train_rows as u64, "200 epochs");
+        assert_eq!(paper.every * batch, train_rows as u64, "AIS every epoch");
+        assert_eq!(
+            paper.ais,
+            Some(AisSpec {
+                particles: 100,
+                betas: 10_000
+            })
+        );
+        let ucd = find_preset("ucd-bas4").unwrap().extent(Scale::Paper);
+        assert_eq!((ucd.trials, ucd.iters, ucd.every), (100, 10_000, 100));
+        for p in PRESETS {
+            let reduced = p.extent(Scale::Reduced);
+            assert_eq!(
+                (reduced.trials, reduced.iters, reduced.every, reduced.ais),
+                (p.trials, p.iters, p.every, p.ais),
+                "{}",
+                p.name
+            );
+            assert_eq!(
+                p.paper_scale.is_some(),
+                !p.scale.is_empty(),
+                "{}: a shortened preset has a paper scale",
+                p.name
+            );
+            assert_eq!(
+                p.scale.contains("--scale paper"),
+                p.paper_scale.is_some(),
+                "{}",
+                p.name
+            );
+            match p.paper_scale {
+                Some(paper) => {
+                    assert_ne!(paper, reduced, "{}", p.name);
+                    assert_eq!(paper.ais.is_some(), p.ais.is_some(), "{}", p.name);
+                }
+                None => assert_eq!(p.extent(Scale::Paper), reduced, "{}", p.name),
+            }
+        }
+        for (i, name) in Scale::NAMES.iter().enumerate() {
+            let s = Scale::parse(name).unwrap();
+            assert_eq!((s as usize, s.name()), (i, *name));
+        }
+        assert_eq!(Scale::parse("full").unwrap_err().key(), Some("scale"));
+        assert_eq!(Scale::default(), Scale::Reduced);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! ([`crate::eval::ais`]), computed by the trial between training segments, so the training
 //! time it reports leaves the evaluations out.
 
-use super::{AisSpec, Preset};
+use super::{AisSpec, Preset, Scale};
+use crate::cost::{self, Budget};
 use crate::data::Dataset;
 use crate::engine::{Cpu, Engine};
 use crate::error::{Error, Result};
@@ -134,9 +135,24 @@ pub const MAX_TRIAL_INDEX: usize = 1 << 30;
 /// Most checkpoints per trial (memory for the gathered curves).
 pub const MAX_CHECKPOINTS: usize = 1_000_000;
 
-/// What a study may change from its preset's defaults (`None`: the preset's).
+/// A study's estimated cost ([`Study::estimate`]): what a shell says before a long study starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StudyCost {
+    /// Seconds of training (one core each), over the lanes trained on the CPU.
+    pub train_secs: f64,
+    /// Seconds of the measurements at the checkpoints (one core each): the exact ATLL or AIS
+    /// runs.
+    pub eval_secs: f64,
+    /// Wall seconds on the threads given.
+    pub wall_secs: f64,
+}
+
+/// What a study may change from its preset's defaults (`None`: the preset's at `scale`).
 #[derive(Clone, Debug, Default)]
 pub struct StudyRequest {
+    /// The settings the others default to: the preset's (shortened) defaults or the paper's
+    /// ([`Preset::extent`]).
+    pub scale: Scale,
     /// Run only these of the preset's algorithms.
     pub algos: Option<Vec<String>>,
     /// Learning rates instead of the preset's.
@@ -166,6 +182,8 @@ pub struct StudyRequest {
 pub struct Study {
     /// The preset.
     pub preset: &'static Preset,
+    /// The scale the request started from ([`StudyRequest::scale`]).
+    pub scale: Scale,
     /// Its training data.
     pub data: Arc<Dataset>,
     /// The rows the ATLL is measured on, binary (grey levels thresholded at 0.5), when the
@@ -236,7 +254,8 @@ impl Study {
                 )))
             }
         };
-        let ais = match p.ais {
+        let base = p.extent(req.scale);
+        let ais = match base.ais {
             Some(a) => Some(AisSpec {
                 particles: req.particles.unwrap_or(a.particles),
                 betas: req.betas.unwrap_or(a.betas),
@@ -284,7 +303,7 @@ impl Study {
         if rates.is_empty() {
             return Err(Error::option("lrs", "no learning rates given"));
         }
-        let runs = req.runs.unwrap_or(p.trials);
+        let runs = req.runs.unwrap_or(base.trials);
         if !(1..=MAX_RUNS).contains(&runs) {
             return Err(Error::option(
                 "runs",
@@ -308,9 +327,9 @@ impl Study {
                 .map(|x| x.div_ceil(batch))
                 .ok_or_else(|| Error::option("epochs", format!("{e} epochs is too many")))?,
             (None, Some(t)) => t,
-            (None, None) => p.iters,
+            (None, None) => base.iters,
         };
-        let every = req.every.unwrap_or(p.every);
+        let every = req.every.unwrap_or(base.every);
         if every == 0 {
             return Err(Error::option("every", "every must be at least 1"));
         }
@@ -367,6 +386,7 @@ impl Study {
         }
         Ok(Study {
             preset: p,
+            scale: req.scale,
             data,
             eval,
             ais,
@@ -431,6 +451,60 @@ impl Study {
     /// The trial indices of this study, `first..first + runs`.
     pub fn trials(&self) -> std::ops::Range<usize> {
         self.first..self.first + self.runs
+    }
+
+    /// Estimates how long this study takes on `threads` threads of the machine `budget`
+    /// assumes, by the cost model ([`crate::cost`]): each lane's updates (where `on_cpu(algo)`
+    /// says its training runs on the CPU: a GPU's training is not estimated) and the
+    /// measurements at the checkpoints — the lanes' own exact records on the small sets, the
+    /// study's on its evaluation set (on the host for every engine; the starting model's once
+    /// per trial), both at the CPU's speeds. Trials run whole, one per thread, so the wall time
+    /// is at least the longest trial's.
+    pub fn estimate(
+        &self,
+        budget: &Budget,
+        threads: usize,
+        on_cpu: impl Fn(&str) -> bool,
+    ) -> Result<StudyCost> {
+        let speed = &budget.speed;
+        let records = self.schedule().len() as f64;
+        let measure = match &self.eval {
+            None => 0.0,
+            Some(eval) => {
+                let (m, n, rows) = (self.data.m, self.preset.hidden, eval.rows());
+                match self.ais {
+                    None => cost::exact_secs(m, n, rows, speed),
+                    Some(a) => {
+                        cost::ais_cost(m, n, a.particles, a.betas, speed).1
+                            + cost::rows_secs(m, n, rows, speed)
+                    }
+                }
+            }
+        };
+        let runs = self.runs as f64;
+        // The starting model's measurement, once per trial.
+        let (mut train, mut eval, mut longest) = (0.0, runs * measure, 0.0_f64);
+        for g in 0..self.groups.len() {
+            let cfg = self.lane_config(g, self.seed)?;
+            let c = cost::check_lane(&cfg, &self.data, budget)?;
+            let updates = if on_cpu(&cfg.algo) {
+                self.iters as f64 * c.update_secs
+            } else {
+                0.0
+            };
+            // The lane's own exact records (the small sets), or the study's measurements.
+            let checks = records * c.eval_secs.unwrap_or(0.0) + (records - 1.0) * measure;
+            train += runs * updates;
+            eval += runs * checks;
+            longest = longest.max(updates + checks + measure);
+        }
+        let items = self.groups.len() * self.runs;
+        let spread = (train + eval) / threads.clamp(1, items.max(1)) as f64;
+        Ok(StudyCost {
+            train_secs: train,
+            eval_secs: eval,
+            wall_secs: spread.max(longest),
+        })
     }
 
     /// Runs trial `trial` (an index in [`Study::trials`]) of group `group`, recording at every checkpoint of
@@ -708,6 +782,7 @@ mod tests {
         every: 10,
         trials: 2,
         scale: "",
+        paper_scale: None,
     };
     static EXACT: Preset = MEASURED;
     static BY_AIS: Preset = Preset {
@@ -813,6 +888,102 @@ mod tests {
             assert_eq!(run.records[k].log_z, Some(want.log_z));
         }
         assert_ne!(ais_seed(seed, 0), ais_seed(seed, 1));
+    }
+
+    /// `--scale paper` starts a study from the preset's paper scale; flags beside it still
+    /// override each setting; a preset without one runs its defaults at either scale.
+    #[test]
+    fn a_paper_scale_request_plans_the_papers_study() {
+        static PAPER: Preset = Preset {
+            paper_scale: Some(super::super::Extent {
+                trials: 3,
+                iters: 60,
+                every: 20,
+                ais: Some(AisSpec {
+                    particles: 20,
+                    betas: 50,
+                }),
+            }),
+            ..BY_AIS
+        };
+        let paper = StudyRequest {
+            scale: Scale::Paper,
+            ..StudyRequest::default()
+        };
+        let s = study(&PAPER, &paper).unwrap();
+        assert_eq!(
+            (s.scale, s.runs, s.iters, s.every),
+            (Scale::Paper, 3, 60, 20)
+        );
+        assert_eq!(s.schedule(), [0, 20, 40, 60]);
+        assert_eq!(s.ais, PAPER.paper_scale.unwrap().ais);
+        let reduced = study(&PAPER, &StudyRequest::default()).unwrap();
+        assert_eq!(
+            (reduced.scale, reduced.runs, reduced.iters, reduced.ais),
+            (Scale::Reduced, 2, 30, BY_AIS.ais)
+        );
+        let flags = StudyRequest {
+            runs: Some(1),
+            epochs: Some(1),
+            every: Some(7),
+            betas: Some(40),
+            ..paper.clone()
+        };
+        let s = study(&PAPER, &flags).unwrap();
+        let epoch = (s.data.rows() as u64).div_ceil(50);
+        assert_eq!((s.runs, s.iters, s.every), (1, epoch, 7));
+        assert_eq!(
+            s.ais,
+            Some(AisSpec {
+                particles: 20,
+                betas: 40
+            })
+        );
+        let same = study(&EXACT, &paper).unwrap();
+        assert_eq!(
+            (same.runs, same.iters, same.every, same.ais),
+            (EXACT.trials, EXACT.iters, EXACT.every, None)
+        );
+    }
+
+    /// The cost model's estimate of a study: the paper scale of `sdcp-mnist` (30 trials of
+    /// 8 000 updates of a 784×500 model and 201 AIS runs of 100 × 10 000 β each) takes hours
+    /// on 16 cores, its reduced default minutes; training on a GPU leaves only the
+    /// measurements, which stay on the host.
+    #[test]
+    fn a_paper_scale_study_is_estimated_long_on_the_cpu() {
+        let p = super::super::find_preset("sdcp-mnist").unwrap();
+        let at = |scale, threads, on_cpu: bool| {
+            let req = StudyRequest {
+                scale,
+                ..StudyRequest::default()
+            };
+            let s = Study::with_data(
+                p,
+                &req,
+                1,
+                fake_mnist("mnist", 10_000),
+                Some(fake_mnist("mnist-test", 10_000)),
+            )
+            .unwrap();
+            assert_eq!(s.data.rows(), 8_000);
+            s.estimate(&crate::cost::CLI, threads, |_| on_cpu).unwrap()
+        };
+        let paper = at(Scale::Paper, 16, true);
+        let reduced = at(Scale::Reduced, 16, true);
+        assert!(paper.wall_secs > 3600.0, "{paper:?}");
+        assert!(reduced.wall_secs < 600.0, "{reduced:?}");
+        let one = at(Scale::Paper, 1, true);
+        assert!((one.wall_secs - (one.train_secs + one.eval_secs)).abs() < 1e-6 * one.wall_secs);
+        assert!((paper.wall_secs - one.wall_secs / 16.0).abs() < 1e-6 * one.wall_secs);
+        let gpu = at(Scale::Paper, 16, false);
+        assert_eq!((gpu.train_secs, gpu.eval_secs), (0.0, paper.eval_secs));
+        // 30 trials: a measurement at each of the 200 epochs per lane, and update 0's once.
+        let per = paper.eval_secs / (10.0 * (1.0 + 200.0 * 3.0));
+        let (m, n) = (784, 500);
+        let want = crate::cost::ais_cost(m, n, 100, 10_000, &crate::cost::CLI.speed).1
+            + crate::cost::rows_secs(m, n, 1_000, &crate::cost::CLI.speed);
+        assert!((per - want).abs() < 1e-9 * want, "{per} vs {want}");
     }
 
     #[test]

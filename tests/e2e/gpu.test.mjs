@@ -7,7 +7,7 @@
 // Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/gpu.test.mjs
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { lanes, openPage, startServer, waitForUpdates } from './setup.mjs';
+import { lanes, newPage, openPage, SETTLED, startServer, waitForUpdates } from './setup.mjs';
 
 let gpu;
 let plain;
@@ -24,6 +24,16 @@ after(async () => {
 
 const MNIST = 'data=mnist-test&hidden=16&every=20&stop=100000';
 
+/** `openPage` with room for MNIST's load and first exact point on a busy machine (SwiftShader's
+ * GPU shares the CPU with the evaluation workers). */
+async function openMnist(browser, url) {
+  const { page, errors, requests } = await newPage(browser);
+  await page.goto(url);
+  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 30_000 });
+  await page.waitForFunction(SETTLED, null, { timeout: 120_000 });
+  return { page, errors, requests };
+}
+
 test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pauses and goes on; the GPU core loads only then', {
   timeout: 300_000,
 }, async () => {
@@ -34,7 +44,7 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
   assert.match(await first.textContent('#compute option[value="gpu"]'), /^GPU \(WebGPU\)/);
   await first.close();
 
-  const { page, errors, requests } = await openPage(
+  const { page, errors, requests } = await openMnist(
     gpu.browser,
     `${gpu.server.url}#${MNIST}&compute=gpu&lane=pcd:batch=100,chains=100,lr=0.05&lane=cd:batch=100,lr=0.05`,
   );
@@ -106,7 +116,7 @@ test('FPCD asked for the GPU runs on the CPU and says why; so does every lane wh
   assert.deepEqual(errors, []);
 
   // Automatic (the default): MNIST-sized models on the GPU, the small sets on the CPU.
-  const { page: auto, errors: e3 } = await openPage(gpu.browser, `${gpu.server.url}#${MNIST}&lane=cd:batch=100,lr=0.05`);
+  const { page: auto, errors: e3 } = await openMnist(gpu.browser, `${gpu.server.url}#${MNIST}&lane=cd:batch=100,lr=0.05`);
   assert.equal(await auto.inputValue('#compute'), 'auto');
   await auto.waitForFunction(() => window.__rbm.lanes().every((l) => l.gpu && l.status === 'ready'), null, { timeout: 60_000 });
   assert.doesNotMatch(auto.url(), /compute=/, 'automatic is the default: the link does not say it');

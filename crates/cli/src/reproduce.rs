@@ -16,14 +16,15 @@
 //! items are few and coarse (one whole trial each), so a work-stealing pool buys nothing, and
 //! the crate keeps no native-only dependency beyond clap.
 
-use super::common::{entropy_seed, load_data, parallel, threads, CliResult, Failure, Out};
+use super::common::{entropy_seed, fail, load_data, parallel, threads, CliResult, Failure, Out};
 use clap::Args;
+use rbm_core::cost::{duration, CLI};
 use rbm_core::engine::Engine;
 use rbm_core::experiments::claims::{self, BandPoint, LaneBand, Verdict};
 use rbm_core::experiments::trials::{
-    summarize, trial_seed, Checkpoint, Study, StudyRequest, Summary, TrialRun,
+    summarize, trial_seed, Checkpoint, Study, StudyCost, StudyRequest, Summary, TrialRun,
 };
-use rbm_core::experiments::{find_preset, AisSpec, Preset};
+use rbm_core::experiments::{find_preset, AisSpec, Preset, Scale};
 use rbm_core::train::Record;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -35,7 +36,16 @@ pub struct ReproduceCmd {
     /// lists them with their settings), or rates-fpcd-mnist (the samplers of the rates-FPCD
     /// paper on one trained model)
     preset: String,
-    /// Independent trials per (algorithm, learning rate) [default: the preset's]
+    /// Settings the other flags default to: reduced (the preset's defaults, shortened where
+    /// its `scale` says so) or paper (the paper's trials, length and AIS, `paper_scale` in
+    /// `rbm presets`; a preset already at its paper's scale is unchanged)
+    #[arg(long, default_value = "reduced", value_parser = Scale::NAMES)]
+    scale: String,
+    /// Print the study's header and its estimated duration (one `estimate` line), and stop
+    /// before training
+    #[arg(long)]
+    dry_run: bool,
+    /// Independent trials per (algorithm, learning rate) [default: the preset's at --scale]
     #[arg(long, conflicts_with = "trials")]
     runs: Option<usize>,
     /// Run only trials FIRST..LAST (both included, e.g. 3..7; or one index): trial i is
@@ -46,20 +56,21 @@ pub struct ReproduceCmd {
     /// `trial-end` line) instead of the statistics; `rbm summarize` merges such files
     #[arg(long)]
     per_trial: bool,
-    /// Epochs per trial (converted to updates with the preset's batch size) [default: the preset's]
+    /// Epochs per trial (converted to updates with the preset's batch size) [default: the
+    /// preset's at --scale]
     #[arg(long, conflicts_with = "iters")]
     epochs: Option<u64>,
-    /// Updates per trial [default: the preset's]
+    /// Updates per trial [default: the preset's at --scale]
     #[arg(long)]
     iters: Option<u64>,
-    /// Evaluate (the preset's ATLL) every this many updates [default: the preset's]
+    /// Evaluate (the preset's ATLL) every this many updates [default: the preset's at --scale]
     #[arg(long)]
     every: Option<u64>,
-    /// AIS particles per evaluation (presets measured by AIS) [default: the preset's]
+    /// AIS particles per evaluation (presets measured by AIS) [default: the preset's at --scale]
     #[arg(long)]
     particles: Option<usize>,
     /// AIS inverse temperatures per evaluation (presets measured by AIS; the S-DCP paper: 10000)
-    /// [default: the preset's]
+    /// [default: the preset's at --scale]
     #[arg(long)]
     betas: Option<usize>,
     /// Threads [default: available cores]; the output does not depend on it
@@ -110,6 +121,9 @@ struct Header<'a> {
     ais: Option<AisSpec>,
     algos: Vec<&'static str>,
     rates: &'a [f64],
+    /// With `--scale paper`: "paper" (the defaults were the paper's scale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<Scale>,
     /// With `--device gpu`: "gpu: " and the adapter the trials ran on …
     #[serde(skip_serializing_if = "Option::is_none")]
     device: Option<String>,
@@ -176,7 +190,20 @@ struct Ranked<'a> {
 
 /// Runs `rbm reproduce`.
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
+    let scale = Scale::parse(&a.scale)?;
     if a.preset == rbm_core::sampler::study::NAME {
+        if a.dry_run {
+            return fail(format!(
+                "--dry-run plans the presets of `rbm presets`; {} samples one trained model",
+                a.preset
+            ));
+        }
+        if scale == Scale::Paper {
+            eprintln!(
+                "note: {} has no reduced scale: --scale paper changes nothing",
+                a.preset
+            );
+        }
         let seed = a.seed.unwrap_or_else(entropy_seed);
         return super::sample::run_study(a.model, a.samples, seed, threads(a.threads)?, out);
     }
@@ -192,6 +219,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         None => (None, a.runs),
     };
     let req = StudyRequest {
+        scale,
         algos: a.algos.clone(),
         rates: a.lrs.clone(),
         runs,
@@ -209,13 +237,37 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
             Some("lr") => Failure::Msg(format!("{e} (--lrs)")),
             _ => Failure::from(e),
         })?;
+    if scale == Scale::Paper && p.paper_scale.is_none() {
+        eprintln!(
+            "note: preset '{}' runs at its paper's scale by default: --scale paper changes nothing",
+            p.name
+        );
+    }
     let gpu = a.device.open()?;
+    let cost = study.estimate(&CLI, threads, |algo| {
+        gpu.is_none() || !<rbm_gpu::Gpu as Engine>::runs(algo)
+    })?;
+    let note = estimate_note(&study, &cost, threads, gpu.is_some());
     let mut report = Report::new(
         &study,
         a.per_trial,
         gpu.as_deref().map(|d| super::gpu::label(Some(d))),
     );
     report.header(out)?;
+    if a.dry_run {
+        return out.line(&Estimate {
+            kind: "estimate",
+            trials: study.groups.len() * study.runs,
+            threads,
+            wall_seconds: cost.wall_secs,
+            train_seconds: cost.train_secs,
+            eval_seconds: cost.eval_secs,
+            note,
+        });
+    }
+    if cost.wall_secs > LONG_STUDY_SECS {
+        eprintln!("note: {note}");
+    }
     let (groups, runs, first) = (study.groups.len(), study.runs, study.first);
 
     // Trials finish in any order; they are printed in index order (group-major), each group's
@@ -286,6 +338,89 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         return Ok(());
     }
     report.finish(out, wall.elapsed().as_secs_f64(), threads)
+}
+
+/// A study estimated longer than this (seconds) is announced on stderr, with its estimate,
+/// before it starts.
+const LONG_STUDY_SECS: f64 = 600.0;
+
+/// `--dry-run`'s line after the header: the study's estimated cost by the cost model, at the
+/// command line's assumed speeds ([`CLI`]).
+#[derive(Serialize)]
+struct Estimate {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// Trials in all (lanes × rates × runs).
+    trials: usize,
+    threads: usize,
+    /// Estimated wall time on `threads` threads.
+    wall_seconds: f64,
+    /// Training on the CPU, summed over the trials (one core each).
+    train_seconds: f64,
+    /// The measurements at the checkpoints, summed over the trials (one core each).
+    eval_seconds: f64,
+    /// The estimate in words, with what would shorten it.
+    note: String,
+}
+
+/// The algorithms of the study's lanes, in the preset's order.
+fn study_algos(study: &Study) -> Vec<&'static str> {
+    let mut algos: Vec<&'static str> = study
+        .groups
+        .iter()
+        .map(|&(li, _)| study.preset.lanes[li].algo)
+        .collect();
+    algos.dedup();
+    algos
+}
+
+/// The study's size and estimated duration in words, and what would shorten it: `--device gpu`
+/// for the lanes the GPU engine trains (when not on it already), `--trials` to split it.
+fn estimate_note(study: &Study, cost: &StudyCost, threads: usize, on_gpu: bool) -> String {
+    let p = study.preset;
+    let measure = match (&study.eval, study.ais) {
+        (None, _) => "the lanes' exact ATLL".to_string(),
+        (Some(_), None) => format!("the exact ATLL of '{}'", p.eval_data.unwrap_or("")),
+        (Some(_), Some(a)) => format!(
+            "AIS of '{}' ({} particles × {} β)",
+            p.eval_data.unwrap_or(""),
+            a.particles,
+            a.betas
+        ),
+    };
+    let mut text = format!(
+        "preset '{}'{}: {} trials of {} updates, each measured at {} checkpoints by {measure}: \
+         about {} on {threads} thread(s) (estimated: {} of training and {} of measurements on \
+         one core{})",
+        p.name,
+        if study.scale == Scale::Paper {
+            " at the paper's scale"
+        } else {
+            ""
+        },
+        study.groups.len() * study.runs,
+        study.iters,
+        study.schedule().len(),
+        duration(cost.wall_secs),
+        duration(cost.train_secs),
+        duration(cost.eval_secs),
+        if on_gpu {
+            ", training on the GPU not counted"
+        } else {
+            ""
+        },
+    );
+    let gpu_algos: Vec<&str> = study_algos(study)
+        .into_iter()
+        .filter(|a| <rbm_gpu::Gpu as Engine>::runs(a))
+        .collect();
+    if !on_gpu && !gpu_algos.is_empty() {
+        text += &format!(
+            "; --device gpu trains {} on the GPU (the measurements stay on the CPU)",
+            gpu_algos.join(", ")
+        );
+    }
+    text + "; --trials splits the study over machines (docs/cli.md)"
 }
 
 /// `A..B` (trials A to B, both included), or `A` alone.
@@ -408,12 +543,7 @@ impl<'a> Report<'a> {
     /// The first line.
     pub fn header(&self, out: &mut Out) -> CliResult {
         let (study, p) = (self.study, self.study.preset);
-        let mut algos: Vec<&str> = study
-            .groups
-            .iter()
-            .map(|&(li, _)| p.lanes[li].algo)
-            .collect();
-        algos.dedup();
+        let algos = study_algos(study);
         out.line(&Header {
             kind: "header",
             preset: p,
@@ -438,6 +568,7 @@ impl<'a> Report<'a> {
             }),
             algos,
             rates: &self.rates(),
+            scale: (study.scale == Scale::Paper).then_some(Scale::Paper),
             device: self.gpu.clone(),
         })
     }

@@ -15,8 +15,8 @@
 use super::common::{fail, load_data, read_input, CliResult, Failure, Out};
 use super::reproduce::{Report, Trial, TrialEnd, TrialLine};
 use clap::Args;
-use rbm_core::experiments::find_preset;
 use rbm_core::experiments::trials::{Study, StudyRequest, TrialRun};
+use rbm_core::experiments::{find_preset, Scale};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -42,6 +42,8 @@ struct StudyKey {
     /// The engine the trials ran on (`--device gpu`: "gpu: " and the adapter; None: the CPU),
     /// whose numbers differ from another's: files of two devices are not one study.
     device: Option<String>,
+    /// "paper" for a study run with `--scale paper`, else null.
+    scale: Value,
 }
 
 /// A trial as read: its records and, once its end line came, the end.
@@ -67,6 +69,7 @@ fn key_of(h: &Value, file: &str) -> CliResult<StudyKey> {
         rates: h["rates"].clone(),
         ais: h["ais"].clone(),
         device: h["device"].as_str().map(str::to_string),
+        scale: h["scale"].clone(),
     })
 }
 
@@ -103,7 +106,7 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
                         None => key = Some((k, file.clone())),
                         Some((k0, f0)) if *k0 != k => {
                             return fail(format!(
-                                "{file} and {f0} are of different studies (preset, seed, length, lanes, rates or device differ)"
+                                "{file} and {f0} are of different studies (preset, seed, scale, length, lanes, rates or device differ)"
                             ))
                         }
                         _ => {}
@@ -165,6 +168,10 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
         |v: &Value| -> Option<Vec<f64>> { v.as_array()?.iter().map(Value::as_f64).collect() };
     let ais = k.ais.as_object();
     let req = StudyRequest {
+        scale: match k.scale.as_str() {
+            Some(name) => Scale::parse(name)?,
+            None => Scale::Reduced,
+        },
         algos: strings(&k.algos),
         rates: numbers(&k.rates),
         runs: Some(last - first + 1),

@@ -469,6 +469,173 @@ fn reproduce_sdcp_mnist_measures_by_ais() {
     assert!(msg.contains("--betas"), "{msg}");
 }
 
+/// `--scale paper` plans the papers' own studies (issue 30): `sdcp-mnist` with 10 trials × 200
+/// epochs and AIS of 100 particles × 10 000 β every epoch (Upadhya & Sastry 2017, §4.1),
+/// `pcd-mnist-25` with 10 runs and its exact test curves (Tieleman 2008, §4), `ucd-bas4` with
+/// 100 runs (Qiu, Zhang & Wang 2020, §6.1); the header says so; flags beside it still
+/// override. `--dry-run` prints the header and the estimate and trains nothing: on the CPU
+/// the paper's `sdcp-mnist` is estimated at hours, with `--device gpu` suggested.
+#[test]
+fn reproduce_scale_paper_plans_the_papers_study() {
+    let dry = |args: &[&str]| {
+        json_lines(
+            &[
+                &["reproduce", "--dry-run", "--seed", "1", "--threads", "4"],
+                args,
+            ]
+            .concat(),
+        )
+    };
+    let lines = dry(&["sdcp-mnist", "--scale", "paper"]);
+    assert_eq!(lines.len(), 2, "the header and the estimate only");
+    let (head, est) = (&lines[0], &lines[1]);
+    assert_eq!(head["scale"], "paper");
+    assert_eq!(
+        (
+            f(head, "runs"),
+            f(head, "iters"),
+            f(head, "every"),
+            f(head, "rows")
+        ),
+        (10.0, 8000.0, 40.0, 8000.0)
+    );
+    let batch = f(&head["preset"], "batch");
+    assert_eq!(
+        f(head, "iters") * batch / f(head, "rows"),
+        200.0,
+        "200 epochs"
+    );
+    assert_eq!(f(head, "every") * batch, f(head, "rows"), "AIS every epoch");
+    assert_eq!(head["measure"], "ais");
+    assert_eq!(
+        (f(&head["ais"], "particles"), f(&head["ais"], "betas")),
+        (100.0, 10_000.0)
+    );
+    assert_eq!(head["ais"], head["preset"]["paper_scale"]["ais"]);
+    assert_eq!(est["type"], "estimate");
+    assert_eq!((f(est, "trials"), f(est, "threads")), (30.0, 4.0));
+    assert!(f(est, "wall_seconds") > 3600.0, "{est}");
+    assert!(
+        (f(est, "wall_seconds") - (f(est, "train_seconds") + f(est, "eval_seconds")) / 4.0).abs()
+            < 1e-6 * f(est, "wall_seconds")
+    );
+    let note = est["note"].as_str().unwrap();
+    assert!(
+        note.contains("at the paper's scale") && note.contains("--device gpu"),
+        "{note}"
+    );
+    // The default scale: the preset's own settings, no `scale` in the header.
+    let reduced = dry(&["sdcp-mnist"]);
+    assert!(reduced[0].get("scale").is_none());
+    assert_eq!(
+        (f(&reduced[0], "runs"), f(&reduced[0], "iters")),
+        (1.0, 200.0)
+    );
+    assert_eq!(f(&reduced[0]["ais"], "betas"), 1_000.0);
+    assert!(f(&reduced[1], "wall_seconds") < f(est, "wall_seconds") / 10.0);
+    // Flags beside --scale paper override its settings one by one.
+    let flags = dry(&[
+        "sdcp-mnist",
+        "--scale",
+        "paper",
+        "--runs",
+        "2",
+        "--epochs",
+        "3",
+        "--betas",
+        "500",
+    ]);
+    assert_eq!(
+        (
+            f(&flags[0], "runs"),
+            f(&flags[0], "iters"),
+            f(&flags[0], "every")
+        ),
+        (2.0, 120.0, 40.0)
+    );
+    assert_eq!(
+        (
+            f(&flags[0]["ais"], "particles"),
+            f(&flags[0]["ais"], "betas")
+        ),
+        (100.0, 500.0)
+    );
+    let pcd = dry(&["pcd-mnist-25", "--scale", "paper"]);
+    assert_eq!(
+        (f(&pcd[0], "runs"), f(&pcd[0], "iters"), f(&pcd[0], "every")),
+        (10.0, 4000.0, 2000.0)
+    );
+    assert_eq!(
+        (&pcd[0]["measure"], &pcd[0]["ais"]),
+        (&Value::from("exact"), &Value::Null)
+    );
+    assert_eq!(f(&pcd[1], "trials"), 40.0);
+    assert_eq!(f(&dry(&["ucd-bas4", "--scale", "paper"])[0], "runs"), 100.0);
+    // A preset at its paper's scale already: the same study, and a note saying so.
+    let args = [
+        "reproduce",
+        "sdcp-bas3",
+        "--scale",
+        "paper",
+        "--dry-run",
+        "--seed",
+        "1",
+    ];
+    let out = rbm(&args);
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("note: ") && err.contains("changes nothing"),
+        "{err}"
+    );
+    let mut same = json_lines(&args);
+    let default = json_lines(&["reproduce", "sdcp-bas3", "--dry-run", "--seed", "1"]);
+    assert_eq!(same[0]["scale"], "paper");
+    same[0].as_object_mut().unwrap().remove("scale");
+    assert_eq!(same[0], default[0]);
+    assert_eq!(same[1]["wall_seconds"], default[1]["wall_seconds"]);
+}
+
+/// A study run with `--scale paper` in parts keeps its scale through `rbm summarize`, whose
+/// header then says it as `rbm reproduce`'s does.
+#[test]
+fn summarize_keeps_the_scale_of_a_paper_scale_study() {
+    let study = [
+        "reproduce",
+        "ucd-bas4",
+        "--scale",
+        "paper",
+        "--algos",
+        "cd",
+        "--lrs",
+        "0.1",
+        "--iters",
+        "20",
+        "--every",
+        "10",
+        "--seed",
+        "3",
+    ];
+    let whole = json_lines(&[&study[..], &["--trials", "0..1"]].concat());
+    assert_eq!(whole[0]["scale"], "paper");
+    let a = rbm_to_file(
+        "paper-a.jsonl",
+        &[&study[..], &["--trials", "0", "--per-trial"]].concat(),
+    );
+    let b = rbm_to_file(
+        "paper-b.jsonl",
+        &[&study[..], &["--trials", "1", "--per-trial"]].concat(),
+    );
+    let merged = json_lines(&["summarize", a.path(), b.path()]);
+    assert_eq!(without_timing(merged), without_timing(whole));
+    let reduced = rbm_to_file(
+        "reduced-b.jsonl",
+        &[&study[..2], &study[4..], &["--trials", "1", "--per-trial"]].concat(),
+    );
+    let err = String::from_utf8(rbm(&["summarize", a.path(), reduced.path()]).stderr).unwrap();
+    assert!(err.contains("different studies"), "{err}");
+}
+
 #[test]
 fn grad_reports_cd_bias_and_no_variance_for_mean_field() {
     let data = Temp::new("tiny.txt", "110010\n011001\n100111\n000110\n");

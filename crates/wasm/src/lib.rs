@@ -549,12 +549,14 @@ impl WasmLane {
         // wall time has passed, so the worker reads Pause soon whatever the load.
         let t0 = js_sys::Date::now();
         let go_on = || within_ms.is_none_or(|ms| js_sys::Date::now() - t0 < ms);
-        let lane = match &mut self.lane {
-            AnyLane::Cpu(lane) => lane,
-            #[cfg(feature = "gpu")]
-            AnyLane::Gpu(g) => {
-                return gpu::step(g, self.deferred.is_some(), updates, view, within_ms)
-            }
+        #[cfg(feature = "gpu")]
+        if let AnyLane::Gpu(g) = &mut self.lane {
+            return gpu::step(g, self.deferred.is_some(), updates, view, within_ms);
+        }
+        #[allow(irrefutable_let_patterns)]
+        let AnyLane::Cpu(lane) = &mut self.lane
+        else {
+            unreachable!("a GPU lane returned above")
         };
         let error = lane
             .run_while(updates as u64, &mut records, go_on)

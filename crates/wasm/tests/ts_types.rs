@@ -14,7 +14,7 @@ use rbm_core::eval::distribution::Distribution;
 use rbm_core::eval::isl::IslPoint;
 use rbm_core::eval::mixing::Mixing;
 use rbm_core::experiments::claims::{BandPoint, Check, Claim, LaneBand, Status, Verdict};
-use rbm_core::experiments::AisSpec;
+use rbm_core::experiments::{AisSpec, Extent};
 use rbm_core::sampler::drift::{DriftPoint, SelfTest};
 use rbm_core::sampler::{SamplerConfig, SamplerEntry};
 use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
@@ -51,6 +51,7 @@ fn generated() -> String {
         decl::<PresetEntry>(&cfg),
         decl::<PresetLaneEntry>(&cfg),
         decl::<AisSpec>(&cfg),
+        decl::<Extent>(&cfg),
         decl::<Claim>(&cfg),
         decl::<Check>(&cfg),
         decl::<LaneBand>(&cfg),

@@ -320,6 +320,20 @@ fn presets_give_the_papers_lanes_as_valid_configurations() {
         assert_eq!(notes.len(), rates.len());
         assert!(!get(&entry, "expect").as_string().unwrap().is_empty());
         assert_eq!(get(&entry, "iters").as_f64(), Some(p.iters as f64));
+        // The paper's scale where the defaults are shortened (issue 30), for the preset picker.
+        let paper = get(&entry, "paper_scale");
+        match p.paper_scale {
+            None => assert!(paper.is_null(), "{}", p.name),
+            Some(s) => {
+                for (key, want) in [
+                    ("trials", s.trials as f64),
+                    ("iters", s.iters as f64),
+                    ("every", s.every as f64),
+                ] {
+                    assert_eq!(get(&paper, key).as_f64(), Some(want), "{} {key}", p.name);
+                }
+            }
+        }
         let lanes = js_sys::Array::from(&get(&entry, "lanes"));
         assert_eq!(lanes.length() as usize, p.lanes.len());
         for (i, lane) in lanes.iter().enumerate() {

@@ -286,6 +286,12 @@ every: number,
  */
 trials: number, 
 /**
+ * The paper's trials, length and evaluation where the defaults above are shortened (null:
+ * they are the paper's), e.g. `sdcp-mnist`'s 10 trials × 200 epochs with AIS at 10 000 β
+ * (Upadhya & Sastry 2017, §4.1): `rbm reproduce NAME --scale paper`.
+ */
+paper_scale: Extent | null, 
+/**
  * The paper's statements, checked on the across-trial medians.
  */
 claims: Array<Claim>, 
@@ -316,6 +322,23 @@ particles: number,
  * Inverse temperatures, 0 and 1 included.
  */
 betas: number, };
+export type Extent = { 
+/**
+ * Independent trials per (lane, learning rate).
+ */
+trials: number, 
+/**
+ * Updates per trial.
+ */
+iters: number, 
+/**
+ * Checkpoint interval in updates.
+ */
+every: number, 
+/**
+ * The AIS run at each checkpoint (null: the exact ATLL).
+ */
+ais: AisSpec | null, };
 export type Claim = { 
 /**
  * The statement, for people (the thresholds it is checked with included).
