@@ -208,6 +208,21 @@ pub struct Study {
     /// The measure of each trial's starting model, computed once: every lane and learning
     /// rate of a trial starts from the same model (its initialisation depends on the seed only).
     initial: Vec<OnceLock<Result<Measure>>>,
+    /// Where the checkpoints' log Z is computed ([`Study::measure_log_z_on`]): None, the CPU.
+    log_z_on: Option<Arc<dyn LogZEngine>>,
+}
+
+/// An engine that computes a study's checkpoint measurements — the exact log Z (docs/algorithms.md
+/// §2) and the AIS estimate of Salakhutdinov & Murray 2008 (§3) — itself (a GPU: `rbm
+/// reproduce --device gpu`), for every trial and lane alike, so the numbers do not depend on
+/// which lane measured a trial's starting model first. The ATLL is then the CPU's mean free
+/// energy of the evaluation rows minus that log Z, as [`exact::average_log_likelihood`].
+pub trait LogZEngine: Send + Sync + std::fmt::Debug {
+    /// The exact log Z of `model`.
+    fn exact(&self, model: &Rbm) -> Result<f64>;
+    /// AIS's log Ẑ of `model` from the base model with visible biases `base` (the evaluation
+    /// rows' base rates, [`ais::base_rates`]), with `cfg`'s particles, β and seed.
+    fn ais(&self, model: &Rbm, base: &[f32], cfg: AisConfig) -> Result<f64>;
 }
 
 impl Study {
@@ -397,7 +412,15 @@ impl Study {
             every,
             seed,
             initial: (0..runs).map(|_| OnceLock::new()).collect(),
+            log_z_on: None,
         })
+    }
+
+    /// The study with its checkpoints' log Z computed by `engine` (a GPU) instead of the CPU:
+    /// other numbers than the CPU's (f32, other random streams), the same estimators.
+    pub fn measure_log_z_on(mut self, engine: Arc<dyn LogZEngine>) -> Study {
+        self.log_z_on = Some(engine);
+        self
     }
 
     /// The configuration of group `group`'s lane for a trial seeded `seed`: the preset's, for
@@ -415,26 +438,29 @@ impl Study {
 
     /// The preset's measure of `model` on `eval` at checkpoint `k` of a trial seeded `seed`.
     fn measure(&self, eval: &Dataset, model: &Rbm, seed: u64, k: u64) -> Result<Measure> {
-        Ok(match self.ais {
-            None => {
-                let log_z = exact::log_z(model)?;
-                Measure {
-                    atll: exact::average_log_likelihood(model, eval, log_z)?,
-                    log_z,
-                }
-            }
-            Some(a) => {
+        let on = self.log_z_on.as_deref();
+        let log_z = match (self.ais, on) {
+            (None, None) => exact::log_z(model)?,
+            (None, Some(e)) => e.exact(model)?,
+            (Some(a), on) => {
                 let cfg = AisConfig {
                     particles: a.particles,
                     betas: a.betas,
                     seed: ais_seed(seed, k),
                 };
-                let r = Plan::ais(model, eval, None, cfg)?.run()?;
-                Measure {
-                    atll: r.atll,
-                    log_z: r.log_z,
-                }
+                let Some(e) = on else {
+                    let r = Plan::ais(model, eval, None, cfg)?.run()?;
+                    return Ok(Measure {
+                        atll: r.atll,
+                        log_z: r.log_z,
+                    });
+                };
+                e.ais(model, &ais::base_rates(eval), cfg)?
             }
+        };
+        Ok(Measure {
+            atll: exact::average_log_likelihood(model, eval, log_z)?,
+            log_z,
         })
     }
 
@@ -468,8 +494,10 @@ impl Study {
     ) -> Result<StudyCost> {
         let speed = &budget.speed;
         let records = self.schedule().len() as f64;
+        // Measurements on another engine (a GPU) have no estimate here: not counted.
         let measure = match &self.eval {
             None => 0.0,
+            Some(_) if self.log_z_on.is_some() => 0.0,
             Some(eval) => {
                 let (m, n, rows) = (self.data.m, self.preset.hidden, eval.rows());
                 match self.ais {

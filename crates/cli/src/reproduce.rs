@@ -244,6 +244,13 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         );
     }
     let gpu = a.device.open()?;
+    // The checkpoints' log Z (exact or AIS) on the GPU too, for every lane alike.
+    let study = match &gpu {
+        Some(dev) => study.measure_log_z_on(std::sync::Arc::new(rbm_gpu::measure::GpuLogZ::new(
+            dev.clone(),
+        ))),
+        None => study,
+    };
     let cost = study.estimate(&CLI, threads, |algo| {
         gpu.is_none() || !<rbm_gpu::Gpu as Engine>::runs(algo)
     })?;
@@ -405,7 +412,7 @@ fn estimate_note(study: &Study, cost: &StudyCost, threads: usize, on_gpu: bool) 
         duration(cost.train_secs),
         duration(cost.eval_secs),
         if on_gpu {
-            ", training on the GPU not counted"
+            ", training and measurements on the GPU not counted"
         } else {
             ""
         },
@@ -416,7 +423,7 @@ fn estimate_note(study: &Study, cost: &StudyCost, threads: usize, on_gpu: bool) 
         .collect();
     if !on_gpu && !gpu_algos.is_empty() {
         text += &format!(
-            "; --device gpu trains {} on the GPU (the measurements stay on the CPU)",
+            "; --device gpu trains {} and takes the measurements' log Z on the GPU",
             gpu_algos.join(", ")
         );
     }

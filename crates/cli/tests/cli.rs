@@ -430,6 +430,58 @@ fn reproduce_pcd_mnist_25_prints_its_table() {
     assert_eq!(lines.last().unwrap()["type"], "done");
 }
 
+/// `rbm reproduce --device gpu` takes the checkpoints' log Z on the GPU too (AIS on sdcp-mnist):
+/// at update 0, where the model is the seed's initialisation on both devices, the GPU's AIS
+/// measure agrees with the CPU's within AIS's error; the estimate leaves the GPU's work out.
+#[test]
+fn a_gpu_study_takes_its_measurements_on_the_gpu() {
+    let args = [
+        "reproduce",
+        "sdcp-mnist",
+        "--runs",
+        "1",
+        "--iters",
+        "1",
+        "--every",
+        "1",
+        "--algos",
+        "cd",
+        "--particles",
+        "20",
+        "--betas",
+        "200",
+        "--seed",
+        "3",
+    ];
+    let cpu = json_lines(&args);
+    let gpu = json_lines(&[&args[..], &["--device", "gpu"]].concat());
+    assert!(gpu[0]["device"].as_str().unwrap().starts_with("gpu: "));
+    let first = |lines: &[Value]| {
+        lines
+            .iter()
+            .find(|v| v["type"] == "checkpoint" && v["iter"] == 0)
+            .map(|c| f(c, "median"))
+            .expect("the checkpoint at update 0")
+    };
+    let (c, g) = (first(&cpu), first(&gpu));
+    // A nearly independent starting model (W ~ N(0, 0.01²)): AIS is accurate to well below a nat.
+    assert!((c - g).abs() < 0.5, "ATLL at update 0: CPU {c}, GPU {g}");
+    assert_ne!(
+        c, g,
+        "the GPU's own AIS (other random streams, f32), not the CPU's"
+    );
+    let dry = json_lines(&[&args[..], &["--device", "gpu", "--dry-run"]].concat());
+    let est = dry
+        .iter()
+        .find(|v| v["type"] == "estimate")
+        .expect("an estimate");
+    assert_eq!(f(est, "eval_seconds"), 0.0, "{est}");
+    assert!(est["note"]
+        .as_str()
+        .unwrap()
+        .contains("measurements on the GPU not counted"));
+}
+
 /// `sdcp-mnist` is measured by AIS with the request's particles and β; an exactly measured
 /// preset refuses AIS flags with one error line naming the flag.
 #[test]

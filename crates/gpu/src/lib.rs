@@ -8,7 +8,8 @@
 //! - `product.rs`: every matrix product, its kernel chosen by size, split when small;
 //! - `engine.rs`: the engine's objects and operations (CG's and CS-DCP's centered form too);
 //! - `lane.rs`: a training lane that never waits for its GPU (a browser's worker);
-//! - `exact.rs`, `ais.rs`: the exact log Z and AIS; `speed.rs`: the workloads of `rbm speed`;
+//! - `exact.rs`, `ais.rs`: the exact log Z and AIS (`measure.rs`: both for a study's
+//!   checkpoints); `speed.rs`: the workloads of `rbm speed`;
 //! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10, a product's epilogue),
 //!   `gemm.wgsl` (the tiled product), `elementwise.wgsl` (step, sums, restarts, split sums),
 //!   `centered.wgsl`, `exact.wgsl`, `ais.wgsl`.
@@ -20,6 +21,8 @@ pub mod device;
 pub mod engine;
 pub mod exact;
 pub mod lane;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod measure;
 mod product;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod speed;
