@@ -2003,3 +2003,69 @@ fn a_bad_number_names_its_flag() {
         assert!(err.trim_end().ends_with(flag), "{args:?}: {err}");
     }
 }
+
+/// The law of GPU training (issue 30): 784×500 PCD-1 on MNIST for 5 epochs on the GPU and on
+/// the CPU, 5 seeds each, end within the spread of their seeds — the test log-likelihood of
+/// each model by one estimator (the CPU's AIS on `mnist-test`), the two means within 3 standard
+/// errors of their difference (plus 0.5 nat for AIS's own error at 300 β).
+#[test]
+fn pcd_on_the_gpu_learns_mnist_as_on_the_cpu() {
+    let test_ll = |seed: u64, device: &str| {
+        let model = Temp::new(&format!("law-{device}-{seed}.json"), "");
+        let seed = seed.to_string();
+        json_lines(&[
+            "train",
+            "--data",
+            "mnist",
+            "--algo",
+            "pcd",
+            "--hidden",
+            "500",
+            "--batch",
+            "100",
+            "--epochs",
+            "5",
+            "--lr",
+            "0.01",
+            "--every",
+            "400",
+            "--seed",
+            &seed,
+            "--device",
+            device,
+            "--save-model",
+            model.path(),
+        ]);
+        let est = json_lines(&[
+            "ais",
+            "--model",
+            model.path(),
+            "--data",
+            "mnist-test",
+            "--particles",
+            "100",
+            "--betas",
+            "300",
+            "--seed",
+            "1",
+        ]);
+        f(&est[0], "atll")
+    };
+    let stats = |xs: &[f64]| {
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var / n)
+    };
+    let gpu: Vec<f64> = (1..=5).map(|s| test_ll(s, "gpu")).collect();
+    let cpu: Vec<f64> = (1..=5).map(|s| test_ll(s, "cpu")).collect();
+    let ((mg, vg), (mc, vc)) = (stats(&gpu), stats(&cpu));
+    assert!(
+        mc > -200.0 && mg > -200.0,
+        "both learn: CPU {cpu:?}, GPU {gpu:?}"
+    );
+    assert!(
+        (mg - mc).abs() <= 3.0 * (vg + vc).sqrt() + 0.5,
+        "GPU {gpu:?} (mean {mg:.3}) vs CPU {cpu:?} (mean {mc:.3})"
+    );
+}
