@@ -397,7 +397,7 @@ impl AtomicFile {
         r.map_err(|e| self.fail(e))
     }
 
-    /// Flushes everything to the disk and renames the file over the target.
+    /// Flushes everything to the disk, renames the file over the target and flushes the folder.
     pub fn commit(mut self) -> CliResult {
         let Some(f) = self.file.take() else {
             return Ok(());
@@ -410,7 +410,17 @@ impl AtomicFile {
         done.map_err(|e| {
             let _ = std::fs::remove_file(&self.tmp);
             self.fail(e)
-        })
+        })?;
+        // The rename is on the disk once the folder is: best effort (not every system opens
+        // a folder as a file), the new content is already whole either way.
+        let folder = match Path::new(&self.path).parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if let Ok(dir) = std::fs::File::open(folder) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
     }
 }
 
