@@ -29,6 +29,9 @@
 //! lane's exact curve (with a notice) instead of refusing the lane.
 
 mod admit;
+mod sampling;
+
+pub use sampling::{check_chain, check_drift, check_sample, sample_secs};
 
 use crate::data::Dataset;
 use crate::engine::cpu::sizes;
@@ -91,9 +94,7 @@ impl Sizes {
             rows: data.rows() as f64,
             batch: batch as f64,
             chains: chains as f64,
-            density: (data.values.iter().map(|&x| f64::from(x)).sum::<f64>()
-                / data.values.len().max(1) as f64)
-                .clamp(1.0 / 16.0, 1.0),
+            density: density(data),
             counts: Counts {
                 m: data.m,
                 n: cfg.hidden,
@@ -105,6 +106,13 @@ impl Sizes {
 }
 
 const F32: f64 = 4.0;
+
+/// Share of visible units on in chains on `data`: the data's mean (chains keep about the data's
+/// density), at least 1/16.
+fn density(data: &Dataset) -> f64 {
+    (data.values.iter().map(|&x| f64::from(x)).sum::<f64>() / data.values.len().max(1) as f64)
+        .clamp(1.0 / 16.0, 1.0)
+}
 
 /// Bytes a lane of `cfg` holds, without (`exact` false) or with its exact evaluation.
 fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) -> f64 {

@@ -13,8 +13,29 @@ use serde::Serialize;
 
 /// Most joint states 2^(m+n) walked per sweep.
 pub const MAX_JOINT_BITS: usize = 24;
+/// Sweeps of one request unless told.
+pub const DEFAULT_SWEEPS: usize = 50;
 /// Most sweeps of one request.
 pub const MAX_SWEEPS: usize = 10_000;
+
+/// Refuses a walk of an m×n model beyond 2^[`MAX_JOINT_BITS`] joint states or
+/// [`MAX_SWEEPS`] sweeps.
+pub fn check_walk(m: usize, n: usize, k_max: usize) -> Result<()> {
+    if m + n > MAX_JOINT_BITS {
+        return Err(Error::TooLarge(format!(
+            "the exact chain walks 2^(m+n) = 2^{} joint states per sweep; at most \
+             2^{MAX_JOINT_BITS} (e.g. Bars & Stripes 3x3 or Shifting Bar with few hidden units)",
+            m + n
+        )));
+    }
+    if k_max > MAX_SWEEPS {
+        return Err(Error::InvalidOption {
+            key: "k_max".into(),
+            message: format!("at most {MAX_SWEEPS} sweeps (got {k_max})"),
+        });
+    }
+    Ok(())
+}
 
 /// Where the chain starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,19 +171,7 @@ impl ChainWalk {
     pub fn new(model: &Rbm, data: &Dataset, start: Start, k_max: usize) -> Result<ChainWalk> {
         super::exact::check_fit(model, data)?;
         let (m, n) = (model.m(), model.n());
-        if m + n > MAX_JOINT_BITS {
-            return Err(Error::TooLarge(format!(
-                "the exact chain walks 2^(m+n) = 2^{} joint states per sweep; at most \
-                 2^{MAX_JOINT_BITS} (e.g. Bars & Stripes 3x3 or Shifting Bar with few hidden units)",
-                m + n
-            )));
-        }
-        if k_max > MAX_SWEEPS {
-            return Err(Error::InvalidOption {
-                key: "k_max".into(),
-                message: format!("at most {MAX_SWEEPS} sweeps (got {k_max})"),
-            });
-        }
+        check_walk(m, n, k_max)?;
         let p_model = model_distribution(model)?;
         let mut p_data = vec![0.0; 1 << m];
         let thresholded;

@@ -622,15 +622,20 @@ pub fn evaluate_given(rbm: &Rbm, data: &Dataset, log_z: f64) -> Result<Evaluatio
     })
 }
 
-/// The full model distribution p(v) over all 2^m visible patterns (index = pattern code with
-/// bit i = unit i), for m ≤ [`MAX_DIST_BITS`].
-pub fn model_distribution(rbm: &Rbm) -> Result<Vec<f64>> {
-    let m = rbm.m();
+/// Refuses [`model_distribution`] of a model with m visible units beyond [`MAX_DIST_BITS`].
+pub fn check_distribution(m: usize) -> Result<()> {
     check_enumerable(
         m,
         MAX_DIST_BITS,
         "the model distribution over visible patterns",
-    )?;
+    )
+}
+
+/// The full model distribution p(v) over all 2^m visible patterns (index = pattern code with
+/// bit i = unit i), for m ≤ [`MAX_DIST_BITS`].
+pub fn model_distribution(rbm: &Rbm) -> Result<Vec<f64>> {
+    let m = rbm.m();
+    check_distribution(m)?;
     let log_z = log_z(rbm)?;
     let v = view(rbm, Layer::Visible);
     let mut p = vec![0.0f64; 1 << m];

@@ -46,7 +46,22 @@ pub const MODEL_MAGIC: &[u8; 4] = b"RBMM";
 /// Header bytes of the binary model format.
 pub const MODEL_HEADER: usize = 24;
 
+/// Most bytes one parameter takes in the JSON file with its comma: an f32's shortest f64 form
+/// is at worst a sign, four zeros after the point and 17 significant digits
+/// (`-0.000012345678442216013`, 24 characters).
+pub const JSON_NUMBER_BYTES: u64 = 25;
+
+/// Most bytes of the JSON file besides its parameters: keys, sizes and brackets.
+const JSON_FRAME_BYTES: u64 = 128;
+
 impl Rbm {
+    /// Most bytes [`Rbm::to_json`] writes for an m×n model, whatever its parameters: what a
+    /// reader's size limit must allow for the file to be read back.
+    pub fn json_len_max(m: usize, n: usize) -> u64 {
+        let numbers = (m as u64) * (n as u64) + m as u64 + n as u64;
+        numbers * JSON_NUMBER_BYTES + JSON_FRAME_BYTES
+    }
+
     /// Serialises to the JSON model file format.
     pub fn to_json(&self) -> String {
         self.json_file(None)
@@ -247,6 +262,52 @@ mod tests {
 
     fn random_model(m: usize, n: usize, scale: f64, seed: u64) -> Rbm {
         Rbm::random(m, n, scale, seed).unwrap()
+    }
+
+    /// The longest form of each parameter, found by the property test below.
+    const LONGEST: f32 = -1.234_567_8e-5;
+
+    #[test]
+    fn no_parameter_takes_more_json_than_the_bound() {
+        let len = |x: f32| serde_json::to_string(&f64::from(x)).unwrap().len() as u64;
+        assert_eq!(len(LONGEST) + 1, JSON_NUMBER_BYTES);
+        // Every exponent with long mantissas, and a stream of arbitrary bit patterns.
+        let mut rng = crate::rng::stream(1, 0, crate::rng::Purpose::Aux);
+        let mut longest = 0;
+        for e in -46..=39 {
+            for mantissa in [1.234_567_9_f64, 9.876_543_2, 3.333_333_3, 7.000_001] {
+                let x = (-mantissa * 10f64.powi(e)) as f32;
+                if x.is_finite() {
+                    longest = longest.max(len(x));
+                }
+            }
+        }
+        for _ in 0..200_000 {
+            let x = f32::from_bits(crate::rng::index(&mut rng, 1 << 32) as u32);
+            if x.is_finite() {
+                longest = longest.max(len(x));
+            }
+        }
+        assert_eq!(longest + 1, JSON_NUMBER_BYTES);
+    }
+
+    #[test]
+    fn the_json_file_of_the_longest_parameters_fits_its_bound_and_reads_back() {
+        for (m, n) in [(1, 1), (30, 17), (784, 40)] {
+            let k = m * n;
+            let p = Params {
+                w: vec![LONGEST; k],
+                b: vec![LONGEST; m],
+                c: vec![LONGEST; n],
+            };
+            let rbm = Rbm::from_params(m, n, p).unwrap();
+            let text = rbm.to_json();
+            let max = Rbm::json_len_max(m, n);
+            assert!(text.len() as u64 <= max, "{m}×{n}: {} > {max}", text.len());
+            // Tight: only the frame's allowance is left over.
+            assert!(max - (text.len() as u64) < JSON_FRAME_BYTES, "{m}×{n}");
+            assert_eq!(Rbm::from_json(&text).unwrap(), rbm);
+        }
     }
 
     #[test]

@@ -13,6 +13,10 @@ use crate::model::{Params, Rbm};
 use crate::rng::{stream, uniform_f64, Purpose, Rng};
 use serde::Serialize;
 
+/// Chains of one test unless told.
+pub const DEFAULT_CHAINS: usize = 20_000;
+/// Emitted samples after which a test measures, unless told.
+pub const DEFAULT_STEPS: [usize; 3] = [1, 4, 16];
 /// Most chains of one test.
 pub const MAX_CHAINS: usize = 1_000_000;
 /// Most chains × emitted samples × k of one test.
@@ -73,16 +77,14 @@ fn tv(counts: &[u32], chains: usize, p: &[f64]) -> f64 {
         .sum::<f64>()
 }
 
-/// Runs the self-test of the sampler `cfg` on `model` (m ≤ 20 visible units): `chains` chains
-/// from exact draws, distances after each of `steps` emitted samples (any order), seeded.
-pub fn drift(
+/// Checks a self-test of the sampler `cfg` on `model` against the limits ([`MAX_CHAINS`],
+/// [`MAX_WORK`], p(v) enumerable); returns `steps` sorted, without repeats.
+pub fn check_request(
     model: &Rbm,
-    rates: Option<&Params<f32>>,
     cfg: &SamplerConfig,
     steps: &[usize],
     chains: usize,
-    seed: u64,
-) -> Result<Vec<DriftPoint>> {
+) -> Result<Vec<usize>> {
     cfg.validate()?;
     if !(1..=MAX_CHAINS).contains(&chains) {
         return Err(Error::InvalidOption {
@@ -103,13 +105,42 @@ pub fn drift(
             "{chains} chains × {last} samples × {per_sample} steps exceed the limit of {MAX_WORK} chain steps; use fewer chains or steps"
         )));
     }
+    crate::eval::exact::check_distribution(model.m())?;
+    Ok(steps)
+}
+
+/// Runs the self-test of the sampler `cfg` on `model` (m ≤ 20 visible units): `chains` chains
+/// from exact draws, distances after each of `steps` emitted samples (any order), seeded.
+pub fn drift(
+    model: &Rbm,
+    rates: Option<&Params<f32>>,
+    cfg: &SamplerConfig,
+    steps: &[usize],
+    chains: usize,
+    seed: u64,
+) -> Result<Vec<DriftPoint>> {
+    drift_observed(model, rates, cfg, steps, chains, seed, &mut |_| {})
+}
+
+/// [`drift`], calling `on_chain` with the number of chains run so far after each one (a shell's
+/// progress report; the results do not depend on it).
+pub fn drift_observed(
+    model: &Rbm,
+    rates: Option<&Params<f32>>,
+    cfg: &SamplerConfig,
+    steps: &[usize],
+    chains: usize,
+    seed: u64,
+    on_chain: &mut dyn FnMut(usize),
+) -> Result<Vec<DriftPoint>> {
+    let steps = check_request(model, cfg, steps, chains)?;
     let p = model_distribution(model)?;
     let exact = ExactDraws::new(&p);
     let m = model.m();
     let mut starts = stream(seed, 0, Purpose::Aux);
     let mut rng = stream(seed, 1, Purpose::Sampling);
     let mut counts = vec![vec![0u32; p.len()]; steps.len()];
-    for _ in 0..chains {
+    for chain in 0..chains {
         let start = decode(exact.draw(&mut starts), m);
         let mut s = cfg.build(model, rates, &start)?;
         let mut done = 0;
@@ -120,6 +151,7 @@ pub fn drift(
             }
             counts[t][encode(s.visible()) as usize] += 1;
         }
+        on_chain(chain + 1);
     }
     let mut floor_rng = stream(seed, 2, Purpose::Aux);
     let floors: Vec<f64> = (0..FLOOR_REPS)

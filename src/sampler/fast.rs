@@ -102,6 +102,18 @@ fn active_units(x: &[f32], out: &mut Vec<usize>) {
     );
 }
 
+/// The cost of a fast-parameter sampler stepping by `steps` ([`super::SamplerCost`]): a step
+/// sums A and R (or B) on each active row; each sample updates θ_F; a chain starts with A and R
+/// copied and transposed, and W kept.
+pub const fn cost(steps: fn(&super::SamplerConfig) -> (f64, &'static str)) -> super::SamplerCost {
+    super::SamplerCost {
+        weight_sets: 2.0,
+        fast_update: true,
+        build_sets: 12.0,
+        steps,
+    }
+}
+
 /// Below this scale σ the decayed sample part is folded back (σ·B → B, σ = 1), long before
 /// f32 would lose it.
 const MIN_SCALE: f32 = 1e-12;

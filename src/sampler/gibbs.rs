@@ -1,7 +1,7 @@
 //! Plain block Gibbs sampling under θ (docs/algorithms.md §1, §5): h ~ p(h|x), then
 //! x ~ p(x|h), `k` sweeps between emitted samples — the baseline of the rates-FPCD paper.
 
-use super::{Sampler, SamplerInfo, K};
+use super::{k_steps, Sampler, SamplerCost, SamplerInfo, K};
 use crate::model::Rbm;
 use crate::rng::Rng;
 
@@ -15,6 +15,13 @@ pub const INFO: SamplerInfo = SamplerInfo {
     eps_f: 0.0,
     alpha: 1.0,
     needs_rates: false,
+    // A chain starts from a clone of the model: W, its two packed layouts and Wᵀ.
+    cost: SamplerCost {
+        weight_sets: 1.0,
+        fast_update: false,
+        build_sets: 4.0,
+        steps: k_steps,
+    },
     build: |s| {
         Ok(Box::new(Gibbs {
             k: s.cfg.k,

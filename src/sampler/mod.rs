@@ -107,8 +107,35 @@ pub struct SamplerInfo {
     pub alpha: f64,
     /// Whether it needs the rates R of a training set.
     pub needs_rates: bool,
+    /// What it spends per emitted sample, for the cost model.
+    pub cost: SamplerCost,
     /// Constructor.
     pub build: fn(&SamplerSetup) -> Result<Box<dyn Sampler>>,
+}
+
+/// What a sampler spends, declared in its file next to its options ([`SamplerInfo::cost`]):
+/// data only, which the cost model (`src/cost.rs`) turns into the time of `rbm sample` and
+/// `rbm drift`.
+#[derive(Clone, Copy, Debug)]
+pub struct SamplerCost {
+    /// m×n arrays a step sums on each active row: θ alone 1; θ + θ_F, kept lazily as
+    /// A + σ·B + ρ·R, 2 (3 with both a decay α < 1 and rates).
+    pub weight_sets: f64,
+    /// Whether each emitted sample updates θ_F: a half-step more for E[h|x⁻], and the rows of
+    /// the active visible units written in W_F and in its transpose.
+    pub fast_update: bool,
+    /// m×n arrays a chain makes when it starts (copies of W, its layouts and R; a transposed
+    /// copy counts 4): what `rbm drift` pays per chain.
+    pub build_sets: f64,
+    /// Steps per emitted sample (an estimate where the count is random) and the option that
+    /// sets them.
+    pub steps: fn(&SamplerConfig) -> (f64, &'static str),
+}
+
+/// `k` steps per emitted sample, set by `--k` ([`SamplerCost::steps`] of the Gibbs-stepping
+/// samplers).
+pub fn k_steps(c: &SamplerConfig) -> (f64, &'static str) {
+    (c.k as f64, "k")
 }
 
 /// Every sampler, in the order the page shows them.
@@ -147,6 +174,10 @@ fn invalid(key: &str, message: impl Into<String>) -> Error {
         message: message.into(),
     }
 }
+
+/// Samples `rbm sample` emits unless told (the usual value the cost model measures
+/// `--samples` against).
+pub const DEFAULT_SAMPLES: u64 = 10_000;
 
 /// Largest k and herding cap.
 pub const STEP_LIMIT: u64 = 10_000;

@@ -4,7 +4,7 @@
 //! `θ_F ← α·θ_F + ε_F·(R − s(x⁻))`. The paper found no decay (α = 1) best for sampling.
 
 use super::fast::{FastChain, Step};
-use super::{SamplerInfo, ALPHA, EPS_F, K};
+use super::{k_steps, SamplerInfo, ALPHA, EPS_F, K};
 
 /// Registration. The default ε_F = 0.002 mixes between digit classes on the shipped 784×500
 /// model while its samples stay digit-like (`rbm reproduce rates-fpcd-mnist` sweeps it).
@@ -17,5 +17,6 @@ pub const INFO: SamplerInfo = SamplerInfo {
     eps_f: 0.002,
     alpha: 1.0,
     needs_rates: true,
+    cost: super::fast::cost(k_steps),
     build: |s| Ok(Box::new(FastChain::new(s, Step::Gibbs { k: s.cfg.k }, true)?)),
 };

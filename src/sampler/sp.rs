@@ -3,7 +3,7 @@
 //! chain only unlearns what it has just emitted, which pushes it on but skews its samples.
 
 use super::fast::{FastChain, Step};
-use super::{SamplerInfo, ALPHA, EPS_F, K};
+use super::{k_steps, SamplerInfo, ALPHA, EPS_F, K};
 
 /// Registration.
 pub const INFO: SamplerInfo = SamplerInfo {
@@ -15,5 +15,6 @@ pub const INFO: SamplerInfo = SamplerInfo {
     eps_f: 0.002,
     alpha: 0.95,
     needs_rates: false,
+    cost: super::fast::cost(k_steps),
     build: |s| Ok(Box::new(FastChain::new(s, Step::Gibbs { k: s.cfg.k }, false)?)),
 };

@@ -21,6 +21,9 @@ pub struct Speed {
     pub product_per_sec: f64,
     /// Enumerated states per second (the per-state overhead of a Gray-code walk).
     pub states_per_sec: f64,
+    /// Joint states (v, h) per second of the exact chain walk (`eval::chain`): f64 products
+    /// and sums, one of each per joint state and direction of a sweep.
+    pub joint_per_sec: f64,
 }
 
 /// Widest summed-out layer whose f64 pre-activations (8 bytes a unit) stay in a core's cache
@@ -81,6 +84,8 @@ pub const PAGE: Budget = Budget {
         summed_per_sec: 5e7,
         product_per_sec: 8e8,
         states_per_sec: 4e6,
+        // Not measured in the page: half the native rate (its Gibbs visits are 1.7× slower).
+        joint_per_sec: 2.5e8,
     },
 };
 
@@ -100,5 +105,7 @@ pub const CLI: Budget = Budget {
         summed_per_sec: 1e8,
         product_per_sec: 1.2e9,
         states_per_sec: 6e6,
+        // `rbm chain` on 1×23 and 20×4 models: 7–8·10⁸ on the shared two-core machine.
+        joint_per_sec: 5e8,
     },
 };

@@ -1,9 +1,10 @@
 //! `rbm chain`: the exact law of a Gibbs chain after k sweeps and its distance to the model and
 //! to the data (docs/algorithms.md §7; `rbm_core::eval::chain`).
 
-use super::common::{check_fit, fail, load_data, load_model, CliResult, Out};
+use super::common::{check_fit, fail, load_data, load_model, CliResult, Out, Progress};
 use clap::Args;
-use rbm_core::eval::chain::{chain_distances, Start};
+use rbm_core::eval::chain::{ChainWalk, Start, DEFAULT_SWEEPS};
+use rbm_core::schema::budget::CLI;
 
 /// Options of `rbm chain`.
 #[derive(Args, Debug)]
@@ -18,7 +19,7 @@ pub struct ChainCmd {
     #[arg(long, default_value = "data")]
     start: String,
     /// Sweeps: one line for each k = 0..=k-max
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = DEFAULT_SWEEPS)]
     k_max: usize,
 }
 
@@ -36,8 +37,20 @@ pub fn run(a: ChainCmd, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
-    for p in chain_distances(&model, &data, start, a.k_max)? {
-        out.line(&p)?;
+    let estimate = rbm_core::cost::check_chain(model.m(), model.n(), a.k_max, &CLI)?;
+    let mut progress = Progress::start("chain", a.k_max as u64, "sweeps", estimate);
+    let mut walk = ChainWalk::new(&model, &data, start, a.k_max)?;
+    // Each line as soon as its sweep is walked.
+    let mut printed = 0;
+    loop {
+        for p in &walk.points()[printed..] {
+            out.line(p)?;
+        }
+        printed = walk.points().len();
+        if walk.done() {
+            return Ok(());
+        }
+        walk.advance(1);
+        progress.tick(walk.sweeps() as u64);
     }
-    Ok(())
 }

@@ -15,6 +15,8 @@ use std::io::{self, BufWriter, Stdout, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Why a command stopped.
 #[derive(Debug)]
@@ -78,19 +80,133 @@ impl Out {
 /// Largest input file read, before and after gunzip: the core's [`MAX_FILE_BYTES`], the page's
 /// limit too (a model of the page's largest lane is ~150 MB of JSON).
 pub const MAX_INPUT_BYTES: u64 = MAX_FILE_BYTES as u64;
+/// The signals [`interrupt_flag`] catches, as messages name them.
+pub const INTERRUPTED: &str = "SIGINT, SIGTERM or SIGHUP";
+
+/// With `install`, Ctrl-C (SIGINT), SIGTERM (what a batch scheduler such as Slurm or GNU
+/// parallel's `--timeout` sends) and SIGHUP (a closed terminal) set the returned flag, which a
+/// command checks between its steps to save what it has done; a second signal ends the process
+/// at once. Without, a flag that is never set (the signals keep their default effect).
+pub fn interrupt_flag(install: bool) -> CliResult<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    if install {
+        let set = flag.clone();
+        ctrlc::set_handler(move || {
+            if set.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        })
+        .map_err(|e| Failure::Msg(format!("cannot catch {INTERRUPTED}: {e}")))?;
+    }
+    Ok(flag)
+}
+
+/// A run estimated at this many seconds or more announces itself on stderr at once.
+pub const PROGRESS_FROM_SECS: f64 = 5.0;
+
+/// Seconds between two progress lines.
+pub const PROGRESS_EVERY_SECS: f64 = 10.0;
+
+/// The progress of a long run on stderr, one JSON line at a time (stdout keeps the results): a
+/// first line at the start when the run is estimated at [`PROGRESS_FROM_SECS`] or more, then one
+/// every [`PROGRESS_EVERY_SECS`] while it runs (from [`PROGRESS_FROM_SECS`] on when the estimate
+/// was shorter).
+pub struct Progress {
+    command: &'static str,
+    unit: &'static str,
+    total: u64,
+    estimate: f64,
+    t0: Instant,
+    next: f64,
+    /// Items between two looks at the clock (about 50 ms of them by the estimate).
+    stride: u64,
+}
+
+/// One line of [`Progress`].
+#[derive(Serialize)]
+struct ProgressLine<'a> {
+    progress: &'a str,
+    done: u64,
+    total: u64,
+    unit: &'a str,
+    seconds: f64,
+    estimated_seconds: f64,
+    left_seconds: f64,
+}
+
+impl Progress {
+    /// Starts the progress of `command` (e.g. "sample") over `total` items named `unit`
+    /// ("samples"), estimated by the cost model at `estimate` seconds.
+    pub fn start(command: &'static str, total: u64, unit: &'static str, estimate: f64) -> Progress {
+        let per_item = estimate / total.max(1) as f64;
+        let most = (total / 1000).max(1);
+        let mut p = Progress {
+            command,
+            unit,
+            total,
+            estimate,
+            t0: Instant::now(),
+            next: PROGRESS_FROM_SECS,
+            stride: ((0.05 / per_item.max(1e-12)) as u64).clamp(1, most),
+        };
+        if estimate >= PROGRESS_FROM_SECS {
+            p.show(0, 0.0);
+        }
+        p
+    }
+
+    /// Notes that `done` items are done, printing a line when one is due.
+    pub fn tick(&mut self, done: u64) {
+        if !done.is_multiple_of(self.stride) {
+            return;
+        }
+        let secs = self.t0.elapsed().as_secs_f64();
+        if secs >= self.next {
+            self.show(done, secs);
+        }
+    }
+
+    fn show(&mut self, done: u64, secs: f64) {
+        let left = if done == 0 {
+            self.estimate - secs
+        } else {
+            secs * (self.total - done.min(self.total)) as f64 / done as f64
+        };
+        let round = |x: f64| (x.max(0.0) * 10.0).round() / 10.0;
+        let line = ProgressLine {
+            progress: self.command,
+            done,
+            total: self.total,
+            unit: self.unit,
+            seconds: round(secs),
+            estimated_seconds: round(self.estimate),
+            left_seconds: round(left),
+        };
+        if let Ok(text) = serde_json::to_string(&line) {
+            // A closed stderr must not end the run.
+            let _ = writeln!(io::stderr(), "{text}");
+        }
+        self.next = secs + PROGRESS_EVERY_SECS;
+    }
+}
 
 /// Reads at most [`MAX_INPUT_BYTES`] from `r` (so `/dev/zero`, a wrong file or a gzip bomb
 /// cannot exhaust memory), with a message naming the file.
 fn read_capped(r: impl std::io::Read, shown: &str, what: &str) -> CliResult<Vec<u8>> {
+    read_at_most(r, MAX_INPUT_BYTES, shown, what)
+}
+
+/// [`read_capped`] with the limit `limit`.
+fn read_at_most(r: impl std::io::Read, limit: u64, shown: &str, what: &str) -> CliResult<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    r.take(MAX_INPUT_BYTES + 1)
+    r.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Failure::Msg(format!("cannot read {what} '{shown}': {e}")))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
+    if bytes.len() as u64 > limit {
         return fail(format!(
             "{what} '{shown}' is larger than the limit of {} MiB",
-            MAX_INPUT_BYTES >> 20
+            limit >> 20
         ));
     }
     Ok(bytes)
@@ -280,7 +396,7 @@ impl AtomicFile {
         r.map_err(|e| self.fail(e))
     }
 
-    /// Flushes everything to the disk and renames the file over the target.
+    /// Flushes everything to the disk, renames the file over the target and flushes the folder.
     pub fn commit(mut self) -> CliResult {
         let Some(f) = self.file.take() else {
             return Ok(());
@@ -293,7 +409,17 @@ impl AtomicFile {
         done.map_err(|e| {
             let _ = std::fs::remove_file(&self.tmp);
             self.fail(e)
-        })
+        })?;
+        // The rename is on the disk once the folder is: best effort (not every system opens
+        // a folder as a file), the new content is already whole either way.
+        let folder = match Path::new(&self.path).parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if let Ok(dir) = std::fs::File::open(folder) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
     }
 }
 
@@ -306,10 +432,10 @@ impl Drop for AtomicFile {
 }
 
 /// Refuses, before any training, to save an m×n model as JSON when the file could exceed what
-/// the CLI reads back ([`MAX_INPUT_BYTES`]): the binary formats (`.rbm`, `.q8.rbm`) hold any
-/// model the core accepts in a quarter of that or less.
+/// the CLI reads back ([`MAX_INPUT_BYTES`]; [`Rbm::json_len_max`], and the final newline): the
+/// binary formats (`.rbm`, `.q8.rbm`) hold any model the core accepts in half that or less.
 pub fn check_readable_back(path: &str, m: usize, n: usize) -> CliResult {
-    if path.ends_with(".rbm") {
+    if path.ends_with(".rbm") || json_fits(m, n, MAX_INPUT_BYTES) {
         return Ok(());
     }
     let numbers = (m * n + m + n) as u64;
@@ -325,17 +451,26 @@ pub fn check_readable_back(path: &str, m: usize, n: usize) -> CliResult {
     ))
 }
 
-/// Writes `model` to `path`: the binary format with 8-bit weights when the name ends in
-/// `.q8.rbm`, the exact binary format when it ends in `.rbm`, else JSON.
-pub fn save_model(path: &str, model: &Rbm) -> CliResult {
-    let bytes = if path.ends_with(".q8.rbm") {
+/// Whether the JSON file of any m×n model (and its final newline) fits in `limit` bytes.
+fn json_fits(m: usize, n: usize, limit: u64) -> bool {
+    Rbm::json_len_max(m, n) < limit
+}
+
+/// The bytes of `model`'s file at `path`: the binary format with 8-bit weights when the name
+/// ends in `.q8.rbm`, the exact binary format when it ends in `.rbm`, else JSON.
+fn model_bytes(path: &str, model: &Rbm) -> Vec<u8> {
+    if path.ends_with(".q8.rbm") {
         model.to_quantized_bytes()
     } else if path.ends_with(".rbm") {
         model.to_bytes()
     } else {
         (model.to_json() + "\n").into_bytes()
-    };
-    write_atomic(path, &bytes, "model file")
+    }
+}
+
+/// Writes `model` to `path` ([`model_bytes`]).
+pub fn save_model(path: &str, model: &Rbm) -> CliResult {
+    write_atomic(path, &model_bytes(path, model), "model file")
 }
 
 /// Checks that `model` fits `data`.
@@ -541,4 +676,35 @@ pub fn parallel_map<T: Send>(n: usize, threads: usize, work: impl Fn(usize) -> T
         .into_iter()
         .map(|s| s.expect("every item ran"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The largest model `--save-model` writes as JSON is read back, and one more hidden unit
+    /// is refused: at a small limit (the same checks as at [`MAX_INPUT_BYTES`]), with every
+    /// parameter at its longest JSON form (`Rbm::json_len_max`).
+    #[test]
+    fn the_largest_json_model_written_is_read_back() {
+        let (m, limit) = (30, 64 << 10);
+        let largest = (1..10_000).take_while(|&n| json_fits(m, n, limit)).last();
+        let n = largest.expect("a model fits");
+        assert!(!json_fits(m, n + 1, limit));
+        let longest = -1.234_567_8e-5_f32;
+        let p = rbm_core::model::Params {
+            w: vec![longest; m * n],
+            b: vec![longest; m],
+            c: vec![longest; n],
+        };
+        let model = Rbm::from_params(m, n, p).unwrap();
+        let bytes = model_bytes("m.json", &model);
+        let read = read_at_most(&bytes[..], limit, "m.json", "model file").unwrap();
+        assert_eq!(Rbm::from_file_bytes(&read).unwrap(), model);
+        // At the real limit: MNIST's 784 visible units as JSON up to about 13 000 hidden
+        // units; any model in the binary formats.
+        assert!(check_readable_back("m.json", 784, 13_000).is_ok());
+        assert!(check_readable_back("m.json", 784, 14_000).is_err());
+        assert!(check_readable_back("m.rbm", 784, rbm_core::model::MAX_WEIGHTS / 784).is_ok());
+    }
 }

@@ -3,14 +3,20 @@
 //! The sampler flags are built from the core's sampler options (`rbm_core::sampler::OPTIONS`).
 
 use super::common::{
-    check_fit, entropy_seed, fail, load_data, load_model, schema_flag, CliResult, Out,
+    check_fit, entropy_seed, fail, interrupt_flag, load_data, load_model, schema_flag, CliResult,
+    Out, Progress, INTERRUPTED,
 };
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
+use rbm_core::cost;
 use rbm_core::data::Binarize;
 use rbm_core::eval::isl::Isl;
 use rbm_core::eval::mixing::{MixingCounter, Nearest};
-use rbm_core::sampler::{self, drift, study, SampleStream, SamplerConfig, OPTIONS, SAMPLERS};
+use rbm_core::sampler::{
+    self, drift, study, SampleStream, SamplerConfig, DEFAULT_SAMPLES, OPTIONS, SAMPLERS,
+};
+use rbm_core::schema::budget::CLI;
 use serde::Serialize;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// The sampler and its options as flags, from the core's declarations.
@@ -89,7 +95,7 @@ pub struct SampleCmd {
     #[command(flatten)]
     sampler: SamplerArgs,
     /// Samples to emit
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = DEFAULT_SAMPLES)]
     samples: u64,
     /// Training set whose positive statistics are the rates R (and whose rows give the start)
     #[arg(long, default_value = "mnist")]
@@ -142,22 +148,29 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let train = load_data(&a.rates_data)?;
     check_fit(&model, &train)?;
+    let classes = train.labels.is_some();
+    let (m, n) = (model.m(), model.n());
+    let estimate = cost::check_sample((m, n), &train, &cfg, a.samples, classes, &CLI)?;
     let mut file = match &a.out {
         Some(p) => Some(super::common::AtomicFile::create(p, "samples file")?),
         None => None,
     };
     let seed = a.seed.unwrap_or_else(entropy_seed);
     let mut stream = SampleStream::new(&model, &train, binarize(&a.binarize)?, &cfg, seed)?;
-    let mut classes = match train.labels {
-        Some(_) => Some((
+    let mut classes = match classes {
+        true => Some((
             Nearest::new(&train.thresholded())?,
             MixingCounter::default(),
         )),
-        None => None,
+        false => None,
     };
+    // With --out, a signal ends the stream and keeps the samples emitted so far.
+    let interrupted = interrupt_flag(file.is_some())?;
+    let mut progress = Progress::start("sample", a.samples, "samples", estimate);
     let t0 = Instant::now();
     let mut line = Vec::with_capacity(model.m() + 1);
-    for _ in 0..a.samples {
+    let mut emitted = 0;
+    while emitted < a.samples && !interrupted.load(Ordering::SeqCst) {
         let x = stream.next_sample();
         if let Some(f) = &mut file {
             line.clear();
@@ -168,6 +181,8 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
         if let Some((nn, c)) = &mut classes {
             c.add(nn.class(x));
         }
+        emitted += 1;
+        progress.tick(emitted);
     }
     let seconds = t0.elapsed().as_secs_f64();
     if let Some(f) = file {
@@ -178,12 +193,20 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
         eps_f: cfg.eps_f()?,
         alpha: cfg.alpha()?,
         config: cfg,
-        samples: a.samples,
+        samples: emitted,
         seconds,
-        samples_per_s: a.samples as f64 / seconds.max(1e-9),
+        samples_per_s: emitted as f64 / seconds.max(1e-9),
         fast_w_norm: stream.fast_norm(),
         mixing: classes.map(|(_, c)| c.summary()),
-    })
+    })?;
+    match (&a.out, emitted < a.samples) {
+        (Some(path), true) => fail(format!(
+            "interrupted after {emitted} of {} samples ({INTERRUPTED}); those {emitted} are \
+             saved to '{path}'",
+            a.samples
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Options of `rbm isl`.
@@ -270,10 +293,10 @@ pub struct DriftCmd {
     #[command(flatten)]
     sampler: SamplerArgs,
     /// Emitted samples after which to measure, comma-separated
-    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    #[arg(long, value_delimiter = ',', default_values_t = drift::DEFAULT_STEPS)]
     steps: Vec<usize>,
     /// Chains started at exact draws from p(v)
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = drift::DEFAULT_CHAINS)]
     chains: usize,
     /// Seed (default: drawn from the system; printed)
     #[arg(long)]
@@ -293,23 +316,37 @@ struct DriftLine<'a> {
 pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
     let cfg = a.sampler.config()?;
     let model = load_model(&a.model)?;
-    let rates = match &a.data {
-        Some(name) => {
-            let data = load_data(name)?;
-            check_fit(&model, &data)?;
+    let data = a.data.as_deref().map(load_data).transpose()?;
+    if let Some(data) = &data {
+        check_fit(&model, data)?;
+    } else if sampler::find(&cfg.sampler)?.needs_rates {
+        return fail(format!(
+            "--sampler {} needs --data for its rates",
+            cfg.sampler
+        ));
+    }
+    let estimate = cost::check_drift(&model, data.as_ref(), &cfg, &a.steps, a.chains, &CLI)?;
+    let rates = match &data {
+        Some(data) => {
             let mut rng = rbm_core::rng::stream(0, 0, rbm_core::rng::Purpose::Data);
-            Some(sampler::rates(&model, &data, Binarize::Sample, &mut rng)?)
-        }
-        None if sampler::find(&cfg.sampler)?.needs_rates => {
-            return fail(format!(
-                "--sampler {} needs --data for its rates",
-                cfg.sampler
-            ))
+            Some(sampler::rates(&model, data, Binarize::Sample, &mut rng)?)
         }
         None => None,
     };
     let seed = a.seed.unwrap_or_else(entropy_seed);
-    for point in drift::drift(&model, rates.as_ref(), &cfg, &a.steps, a.chains, seed)? {
+    let chains = a.chains as u64;
+    let mut progress = Progress::start("drift", chains, "chains", estimate);
+    let mut tick = |done: usize| progress.tick(done as u64);
+    let points = drift::drift_observed(
+        &model,
+        rates.as_ref(),
+        &cfg,
+        &a.steps,
+        a.chains,
+        seed,
+        &mut tick,
+    )?;
+    for point in points {
         out.line(&DriftLine {
             sampler: &cfg.sampler,
             seed,

@@ -1,15 +1,15 @@
 //! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
 use super::common::{
-    check_readable_back, check_writable, entropy_seed, load_data, save_model, CliResult, Failure,
-    Out, TrainArgs,
+    check_readable_back, check_writable, entropy_seed, interrupt_flag, load_data, save_model,
+    CliResult, Failure, Out, TrainArgs, INTERRUPTED,
 };
 use clap::Args;
 use rbm_core::data::Dataset;
 use rbm_core::engine::Engine;
 use rbm_core::train::{Lane, LaneConfig};
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Options of `rbm train`.
@@ -87,10 +87,7 @@ fn train<E: Engine>(
         check_readable_back(path, data.m, cfg.hidden)?;
     }
     // Installed before the first line, so that a caller who saw it can interrupt safely.
-    let interrupted = match &a.save_model {
-        Some(_) => on_interrupt()?,
-        None => Arc::new(AtomicBool::new(false)),
-    };
+    let interrupted = interrupt_flag(a.save_model.is_some())?;
     let batch = cfg.batch.unwrap_or(data.rows()) as u64;
     let iters = match (a.epochs, a.iters) {
         (Some(e), _) => e
@@ -138,22 +135,6 @@ fn train<E: Engine>(
     Ok(())
 }
 
-/// With `--save-model`, Ctrl-C (SIGINT), SIGTERM (what a batch scheduler such as Slurm or GNU
-/// parallel's `--timeout` sends) and SIGHUP (a closed terminal) set the returned flag; the loop
-/// checks it between updates and saves the model it holds. A second signal ends the process at
-/// once.
-fn on_interrupt() -> CliResult<Arc<AtomicBool>> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    ctrlc::set_handler(move || {
-        if set.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    })
-    .map_err(|e| Failure::Msg(format!("cannot catch Ctrl-C, SIGTERM and SIGHUP: {e}")))?;
-    Ok(flag)
-}
-
 /// After Ctrl-C, SIGTERM or SIGHUP: prints the record of the last update done (unless already printed), saves
 /// that model and ends with an error line naming the update count.
 fn save_interrupted<E: Engine>(
@@ -168,8 +149,8 @@ fn save_interrupted<E: Engine>(
     let path = a.save_model.as_deref().unwrap_or_default();
     save_model(path, &lane.host_model())?;
     Err(Failure::Msg(format!(
-        "interrupted after {} updates (SIGINT, SIGTERM or SIGHUP); the model at update {} is \
-         saved to '{path}'",
+        "interrupted after {} updates ({INTERRUPTED}); the model at update {} is saved to \
+         '{path}'",
         lane.iter(),
         lane.iter()
     )))

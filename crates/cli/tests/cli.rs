@@ -2069,3 +2069,290 @@ fn pcd_on_the_gpu_learns_mnist_as_on_the_cpu() {
         "GPU {gpu:?} (mean {mg:.3}) vs CPU {cpu:?} (mean {mc:.3})"
     );
 }
+
+/// A running `rbm` whose stderr lines arrive on a channel, so that a test can wait for one
+/// with a deadline (a run the old code accepted would go on for minutes or hours); killed when
+/// dropped.
+#[cfg(unix)]
+struct Running {
+    child: std::process::Child,
+    stderr: std::sync::mpsc::Receiver<String>,
+}
+
+#[cfg(unix)]
+impl Running {
+    fn spawn(args: &[&str]) -> Running {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rbm"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, stderr) = std::sync::mpsc::channel();
+        let pipe = std::io::BufReader::new(child.stderr.take().unwrap());
+        std::thread::spawn(move || {
+            for line in pipe.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running { child, stderr }
+    }
+
+    /// The next stderr line, within `secs` seconds.
+    fn line(&self, secs: u64) -> String {
+        self.stderr
+            .recv_timeout(std::time::Duration::from_secs(secs))
+            .unwrap_or_else(|e| panic!("no stderr line within {secs} s ({e})"))
+    }
+
+    /// The next stderr line as a progress record of `command`.
+    fn progress(&self, command: &str, secs: u64) -> Value {
+        let line = self.line(secs);
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_eq!(v["progress"], command, "{v}");
+        v
+    }
+
+    /// Sends `signal` (e.g. "TERM").
+    fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+
+    /// Waits for the end (at most `secs` seconds): the status, stdout and the remaining
+    /// stderr lines.
+    fn finish(mut self, secs: u64) -> (std::process::ExitStatus, String, Vec<String>) {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "still running after {secs} s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(self.child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+        let mut rest = Vec::new();
+        while let Ok(l) = self.stderr.recv_timeout(std::time::Duration::from_secs(5)) {
+            rest.push(l);
+        }
+        (status, stdout, rest)
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A model file in the binary format, removed when dropped.
+fn binary_model(name: &str, model: &Rbm) -> Temp {
+    let t = Temp::new(name, "");
+    std::fs::write(&t.0, model.to_bytes()).unwrap();
+    t
+}
+
+/// `rbm sample`, `rbm drift` and `rbm chain` go through the cost model (issue 28's sweep: these
+/// ran silently for minutes or hours): runs over the command line's budget are one error line
+/// naming the flag that drives the cost, before anything runs.
+#[cfg(unix)]
+#[test]
+fn sample_and_drift_beyond_the_budget_are_refused_naming_the_culprit() {
+    let mnist = binary_model("budget-784x500.rbm", &random_model(784, 500, 0.01, 1));
+    let wide = binary_model("budget-20x800000.rbm", &Rbm::zeros(20, 800_000).unwrap());
+    let sample = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["sample", "--model", mnist.path(), "--rates-data", "mnist"];
+        args.extend_from_slice(extra);
+        args.into_iter().map(String::from).collect()
+    };
+    let cases: Vec<(Vec<String>, &str, &str)> = vec![
+        (
+            sample(&["--samples", "10000000", "--k", "10000"]),
+            "(--k)",
+            "10000 Gibbs sweeps each on the 784×500 model",
+        ),
+        (
+            sample(&[
+                "--sampler",
+                "rates-herding",
+                "--samples",
+                "10000000",
+                "--cap",
+                "10000",
+            ]),
+            "(--samples)",
+            "up to 10000 fixed-point steps each",
+        ),
+        (
+            ["drift", "--model", wide.path(), "--seed", "1"]
+                .map(String::from)
+                .to_vec(),
+            "(--model)",
+            "2^20 states × 800000 units",
+        ),
+    ];
+    for (args, flag, what) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = Running::spawn(&args);
+        let (status, stdout, err) = run.finish(120);
+        assert!(!status.success(), "{args:?}");
+        assert!(stdout.is_empty(), "{args:?}: nothing ran: {stdout}");
+        assert_eq!(err.len(), 1, "{args:?}: one error line: {err:?}");
+        let err = &err[0];
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(
+            err.contains(flag) && err.contains(what) && err.contains("the command line"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Long `rbm sample`, `rbm drift` and `rbm chain` runs within the budget say so on stderr at
+/// once (a JSON line: done 0 of the total, the estimated seconds), then report their progress
+/// every 10 s; stdout keeps the results, and a short run prints nothing on stderr.
+#[cfg(unix)]
+#[test]
+fn long_sample_drift_and_chain_runs_report_progress_on_stderr() {
+    let one = Temp::new("progress-one.txt", "0\n1\n1\n");
+    let chain1 = Temp::new("progress-1x23.json", &random_model(1, 23, 0.5, 1).to_json());
+    let mnist = binary_model("progress-784x500.rbm", &random_model(784, 500, 0.01, 1));
+    let bas = Temp::new(
+        "progress-16x16.json",
+        &random_model(16, 16, 0.5, 2).to_json(),
+    );
+    // 10 000 sweeps of 2^24 joint states: estimated at about half an hour.
+    let walk = Running::spawn(&[
+        "chain",
+        "--model",
+        chain1.path(),
+        "--data",
+        one.path(),
+        "--k-max",
+        "10000",
+    ]);
+    let first = walk.progress("chain", 60);
+    assert_eq!((f(&first, "done"), f(&first, "total")), (0.0, 10_000.0));
+    assert_eq!(first["unit"], "sweeps");
+    assert!(f(&first, "estimated_seconds") > 60.0, "{first}");
+    // The next line comes 10 s later, with sweeps done.
+    let next = walk.progress("chain", 120);
+    assert!(
+        f(&next, "seconds") >= 10.0 && f(&next, "done") > 0.0,
+        "{next}"
+    );
+    drop(walk);
+    let runs: [(&str, Vec<&str>); 2] = [
+        (
+            "sample",
+            vec![
+                "sample",
+                "--model",
+                mnist.path(),
+                "--rates-data",
+                "mnist",
+                "--samples",
+                "1000000",
+                "--k",
+                "10",
+            ],
+        ),
+        (
+            "drift",
+            vec![
+                "drift",
+                "--model",
+                bas.path(),
+                "--chains",
+                "100000",
+                "--steps",
+                "1000",
+            ],
+        ),
+    ];
+    for (command, args) in runs {
+        let run = Running::spawn(&args);
+        let first = run.progress(command, 60);
+        assert_eq!(f(&first, "done"), 0.0, "{first}");
+        assert!(f(&first, "estimated_seconds") >= 5.0, "{first}");
+    }
+    let short = rbm(&[
+        "chain",
+        "--model",
+        chain1.path(),
+        "--data",
+        one.path(),
+        "--k-max",
+        "2",
+    ]);
+    assert!(short.status.success());
+    assert!(
+        short.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&short.stderr)
+    );
+    assert_eq!(String::from_utf8(short.stdout).unwrap().lines().count(), 3);
+}
+
+/// SIGTERM (as Ctrl-C and SIGHUP) during `rbm sample --out` keeps the samples emitted so far:
+/// the file holds them, whole lines only, the summary counts them, the error line names them,
+/// and no temporary file is left (a signal used to leave the hidden temporary file and no
+/// samples).
+#[cfg(unix)]
+#[test]
+fn a_signal_during_sample_keeps_the_samples_emitted() {
+    let dir = std::env::temp_dir().join(format!("rbm-cli-sample-signal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = binary_model("signal-784x500.rbm", &random_model(784, 500, 0.01, 1));
+    let out = dir.join("s.txt");
+    let run = Running::spawn(&[
+        "sample",
+        "--model",
+        model.path(),
+        "--rates-data",
+        "mnist",
+        "--samples",
+        "1000000",
+        "--k",
+        "10",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The handler is in place before the first progress line.
+    run.progress("sample", 60);
+    run.signal("TERM");
+    let (status, stdout, err) = run.finish(60);
+    assert!(!status.success());
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let n = f(&summary, "samples");
+    let err = err.last().cloned().unwrap_or_default();
+    assert!(
+        err.starts_with(&format!("error: interrupted after {n} of 1000000 samples")),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count() as f64, n);
+    assert!(text
+        .lines()
+        .all(|l| l.len() == 784 && l.bytes().all(|c| c == b'0' || c == b'1')));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, [std::ffi::OsString::from("s.txt")]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
