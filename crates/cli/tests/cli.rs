@@ -1490,6 +1490,59 @@ fn the_gpu_engine_from_the_command_line() {
     );
 }
 
+/// `rbm isl --device gpu`: the distance histograms counted on the GPU (lavapipe in CI), each
+/// line the CPU's (the same n, ISL and β, bit for bit) with the GPU named in `device`.
+#[test]
+fn isl_on_the_gpu_from_the_command_line() {
+    let mut r = 12345u64;
+    let mut lines = |rows: usize| {
+        (0..rows)
+            .map(|_| {
+                (0..70)
+                    .map(|_| {
+                        r = r
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        if (r >> 33) % 10 < 3 {
+                            '1'
+                        } else {
+                            '0'
+                        }
+                    })
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let samples = Temp::new("isl-samples.txt", &lines(300));
+    let test = Temp::new("isl-test.txt", &lines(30));
+    let valid = Temp::new("isl-valid.txt", &lines(20));
+    let isl = |device: &str| {
+        json_lines(&[
+            "isl",
+            "--samples",
+            samples.path(),
+            "--data",
+            test.path(),
+            "--valid",
+            valid.path(),
+            "--at",
+            "1,10,300",
+            "--device",
+            device,
+        ])
+    };
+    let (g, c) = (isl("gpu"), isl("cpu"));
+    assert_eq!(g.len(), 3);
+    for (g, c) in g.iter().zip(&c) {
+        assert!(g["device"].as_str().unwrap().starts_with("gpu: "), "{g}");
+        assert!(c.get("device").is_none(), "{c}");
+        for key in ["n", "isl", "beta"] {
+            assert_eq!(g[key], c[key], "{key}: GPU {g}, CPU {c}");
+        }
+    }
+}
+
 /// `rbm ais --reverse --device gpu`: RAISE's reverse chains on the GPU (lavapipe in CI), the
 /// CPU's fields with the GPU named in `device`, a lower bound whose bar overlaps the CPU's RAISE
 /// and reaches the exact ATLL from below; a seed gives the same line twice.

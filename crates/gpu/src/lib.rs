@@ -19,6 +19,7 @@ pub mod ais;
 pub mod device;
 pub mod engine;
 pub mod exact;
+pub mod isl;
 pub mod lane;
 mod product;
 #[cfg(not(target_arch = "wasm32"))]
