@@ -28,41 +28,9 @@ fn softplus(x: f64) -> f64 {
     x.max(0.0) + (-x.abs()).exp().ln_1p()
 }
 
-/// `rows` exact samples of a model with few hidden units: h from its marginal p(h) by
-/// enumeration, then v ~ p(v|h).
+/// `rows` exact samples of a model with few hidden units ([`exact::samples`]).
 fn exact_samples(rbm: &Rbm, rows: usize, seed: u64) -> Dataset {
-    let (m, n) = (rbm.m(), rbm.n());
-    let mut pre = vec![0.0f32; m];
-    let log_p: Vec<f64> = (0..1u64 << n)
-        .map(|code| {
-            let h: Vec<f32> = (0..n).map(|j| ((code >> j) & 1) as f32).collect();
-            rbm.visible_pre(&h, &mut pre);
-            let lin: f64 = (0..n).map(|j| h[j] as f64 * rbm.c[j] as f64).sum();
-            lin + pre.iter().map(|&a| softplus(a as f64)).sum::<f64>()
-        })
-        .collect();
-    let top = log_p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = log_p.iter().map(|x| (x - top).exp()).collect();
-    let total: f64 = w.iter().sum();
-    let mut r = stream(seed, 7, Purpose::Data);
-    let out: Vec<Vec<u8>> = (0..rows)
-        .map(|_| {
-            let mut u = uniform_f64(&mut r) * total;
-            let code = w
-                .iter()
-                .position(|&wk| {
-                    u -= wk;
-                    u < 0.0
-                })
-                .unwrap_or(w.len() - 1);
-            let h: Vec<f32> = (0..n).map(|j| ((code >> j) & 1) as f32).collect();
-            rbm.visible_pre(&h, &mut pre);
-            pre.iter()
-                .map(|&a| u8::from(uniform_f64(&mut r) < 1.0 / (1.0 + (-(a as f64)).exp())))
-                .collect()
-        })
-        .collect();
-    Dataset::from_rows("samples", &out, None).unwrap()
+    exact::samples(rbm, rows, seed).unwrap()
 }
 
 /// A 16×16 model trained by PCD on BAS 4×4 (a sharper, multimodal target than a random one).

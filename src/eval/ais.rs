@@ -406,6 +406,24 @@ impl Plan {
         &self.cfg
     }
 
+    /// The model evaluated.
+    pub fn model(&self) -> &Rbm {
+        &self.rbm
+    }
+
+    /// Whether this is a RAISE run (reverse annealing from data rows, Burda et al. 2015 §3).
+    pub fn is_reverse(&self) -> bool {
+        self.reverse
+    }
+
+    /// RAISE: the data row chain `chain` starts from, `v_K` of Burda et al. 2015 §3 (binary, the
+    /// 0.5 threshold of grey levels): row `rows[chain mod rows.len()]` of the evaluated rows.
+    /// `None` for forward AIS, whose chains start from exact draws of the base model.
+    pub fn start_row(&self, chain: usize) -> Option<&[f32]> {
+        let data = self.data.as_ref().filter(|_| self.reverse)?;
+        Some(data.row(self.rows[chain % self.rows.len()]))
+    }
+
     /// The base model's visible biases.
     pub fn base_b(&self) -> &[f32] {
         &self.base_b
@@ -742,11 +760,9 @@ impl Block {
             logw: vec![0.0; chains],
         };
         if plan.reverse {
-            let data = plan.data.as_ref().expect("a RAISE plan has data");
             let first = i * BLOCK_PARTICLES;
             for (c, dst) in b.v.chunks_exact_mut(m).enumerate() {
-                let row = plan.rows[(first + c) % plan.rows.len()];
-                dst.copy_from_slice(data.row(row));
+                dst.copy_from_slice(plan.start_row(first + c).expect("a RAISE plan has data"));
             }
         } else {
             // v₀ ~ p_A exactly: independent units with p(v_i = 1) = σ(b_A,i).

@@ -10,6 +10,7 @@ use crate::data::{decode, Dataset};
 use crate::error::{Error, Result};
 use crate::math::{log_sigmoid, softplus_sum, LogSumExp};
 use crate::model::{Params, Rbm};
+use crate::rng::{stream, uniform_f64, Purpose};
 
 /// Largest layer the core enumerates for log Z: 2^30 states (on one native core, 784×25 takes
 /// about 12 s with the product walk, so 784×30 about 6 min); beyond it, exact evaluation is
@@ -643,6 +644,45 @@ pub fn model_distribution(rbm: &Rbm) -> Result<Vec<f64>> {
         p[code as usize] = libm::exp(log_marginal(lin, pre) - log_z)
     });
     Ok(p)
+}
+
+/// `rows` independent exact draws from p(v) of a model with at most [`MAX_DIST_BITS`] hidden
+/// units, as a binary data set named "samples": h from its marginal `p(h) ∝ exp(cᵀh) Π_i (1 +
+/// e^{b_i + (Wh)_i})` by enumeration (docs/algorithms.md §2), then `v ~ p(v|h)`, from
+/// `stream(seed, 7, Data)`. Test data on which the average log-likelihood is that of the model's
+/// own distribution: there `E[log p_ann(v)] ≤ E[log p(v)]` (KL(p‖p_ann) ≥ 0), so RAISE's lower
+/// bound (Burda, Grosse & Salakhutdinov 2015, §3) holds in expectation however short the
+/// annealing.
+pub fn samples(rbm: &Rbm, rows: usize, seed: u64) -> Result<Dataset> {
+    let (m, n) = (rbm.m(), rbm.n());
+    check_enumerable(n, MAX_DIST_BITS, "exact samples of the hidden layer")?;
+    let mut log_p = vec![0.0f64; 1 << n];
+    walk(&view(rbm, Layer::Hidden), 0, 1u64 << n, |code, lin, pre| {
+        log_p[code as usize] = log_marginal(lin, pre)
+    });
+    let top = log_p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = log_p.iter().map(|x| libm::exp(x - top)).collect();
+    let total: f64 = w.iter().sum();
+    let mut r = stream(seed, 7, Purpose::Data);
+    let mut pre = vec![0.0f32; m];
+    let out: Vec<Vec<u8>> = (0..rows)
+        .map(|_| {
+            let mut u = uniform_f64(&mut r) * total;
+            let code = w
+                .iter()
+                .position(|&wk| {
+                    u -= wk;
+                    u < 0.0
+                })
+                .unwrap_or(w.len() - 1);
+            let h: Vec<f32> = (0..n).map(|j| ((code >> j) & 1) as f32).collect();
+            rbm.visible_pre(&h, &mut pre);
+            pre.iter()
+                .map(|&a| u8::from(uniform_f64(&mut r) < 1.0 / (1.0 + libm::exp(-(a as f64)))))
+                .collect()
+        })
+        .collect();
+    Dataset::from_rows("samples", &out, None)
 }
 
 /// log p(v) for each distinct pattern of `data`, with its count, in order of first appearance.

@@ -210,6 +210,43 @@ impl Isl {
         self.n += 1;
     }
 
+    /// Replaces the distance histograms by those of the first `n` samples counted elsewhere
+    /// (the GPU engine's `rbm_gpu::isl`): `test[r·(D+1) + d]` samples lie at Hamming distance d
+    /// from test example r (thresholded at 0.5), `valid` likewise for the validation examples.
+    /// The counts are integers, so the curve ([`Isl::point`]) is the one [`Isl::add`] of the same
+    /// samples gives, bit for bit (Breuleux, Bengio & Vincent 2010's Parzen estimate with the
+    /// binary kernel of the module docs).
+    pub fn set_counts(&mut self, test: Vec<u32>, valid: Option<Vec<u32>>, n: u64) -> Result<()> {
+        let fits = |h: &Histograms, c: &[u32]| {
+            c.len() == h.counts.len()
+                && c.chunks_exact(h.examples.d + 1)
+                    .all(|row| row.iter().map(|&k| k as u64).sum::<u64>() == n)
+        };
+        let ok = fits(&self.test, &test)
+            && match (&self.valid, &valid) {
+                (Some(h), Some(c)) => fits(h, c),
+                (None, None) => true,
+                _ => false,
+            };
+        if !ok {
+            return Err(Error::Invalid(format!(
+                "ISL's distance counts must hold {n} samples for each of the {} test{} examples",
+                self.test.examples.rows(),
+                if self.valid.is_some() {
+                    " and validation"
+                } else {
+                    ""
+                }
+            )));
+        }
+        self.test.counts = test;
+        if let (Some(h), Some(c)) = (&mut self.valid, valid) {
+            h.counts = c;
+        }
+        self.n = n;
+        Ok(())
+    }
+
     /// Samples added.
     pub fn count(&self) -> u64 {
         self.n

@@ -4,13 +4,13 @@
 //! threads and are combined in block order, so the output does not depend on the thread count.
 
 use super::common::{
-    check_fit, entropy_seed, load_data, load_model, parallel_map, threads, CliResult, Failure, Out,
+    check_fit, entropy_seed, load_data, load_model, parallel_map, threads, CliResult, Out,
 };
 use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::ais::{
-    check_config, AisConfig, AisResult, Plan, BLOCK_PARTICLES, DEFAULT_BETAS, DEFAULT_PARTICLES,
-    MAX_BETAS, MAX_PARTICLES,
+    check_config, AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES, MAX_BETAS,
+    MAX_PARTICLES,
 };
 use rbm_core::eval::exact;
 use rbm_core::schema::budget;
@@ -96,28 +96,15 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         Plan::ais(&model, &data, None, cfg)?
     };
     let gpu = a.device.open()?;
-    let parts = match &gpu {
-        None => parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(_) if a.reverse => {
-            return Err(Failure::Msg(
-                "RAISE (--reverse) runs on the CPU engine only, for now: drop --device gpu".into(),
-            ))
+    let result = match &gpu {
+        None => {
+            let parts = parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()?;
+            plan.finish(&parts)?
         }
-        Some(dev) => {
-            let lw = rbm_gpu::ais::log_weights(
-                dev,
-                &model,
-                plan.base_b(),
-                cfg.particles,
-                cfg.betas,
-                cfg.seed,
-            )?;
-            lw.chunks(BLOCK_PARTICLES).map(<[f64]>::to_vec).collect()
-        }
+        Some(dev) => rbm_gpu::ais::evaluate(dev, &plan)?,
     };
-    let result = plan.finish(&parts)?;
     let exact_fits = cost::check_exact_job("", (m, n), data.rows(), 0.0, threads, &budget::CLI);
     let (exact_log_z, exact_atll) = if m.min(n) <= EXACT_UP_TO && exact_fits.is_ok() {
         let log_z = match &gpu {

@@ -9,7 +9,7 @@ use super::common::{
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
 use rbm_core::cost;
 use rbm_core::data::Binarize;
-use rbm_core::eval::isl::Isl;
+use rbm_core::eval::isl::{Isl, IslPoint};
 use rbm_core::eval::mixing::{MixingCounter, Nearest};
 use rbm_core::sampler::{
     self, drift, study, SampleStream, SamplerConfig, DEFAULT_SAMPLES, OPTIONS, SAMPLERS,
@@ -229,6 +229,18 @@ pub struct IslCmd {
     /// all samples)
     #[arg(long, value_delimiter = ',')]
     at: Vec<u64>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
+}
+
+/// A line of `rbm isl`: the point, with `device` when the distances were counted on the GPU
+/// (the CPU's lines are unchanged).
+#[derive(Serialize)]
+struct IslLine {
+    #[serde(flatten)]
+    point: IslPoint,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// Runs `rbm isl`.
@@ -264,6 +276,25 @@ pub fn run_isl(a: IslCmd, out: &mut Out) -> CliResult {
         return fail(format!(
             "--at {bad}: give numbers between 1 and the {rows} samples"
         ));
+    }
+    if let Some(dev) = a.device.open()? {
+        let points = rbm_gpu::isl::curve(
+            &dev,
+            &test.values,
+            valid.as_ref().map(|v| &v.values[..]),
+            &samples.values,
+            samples.m,
+            &at,
+            a.beta,
+        )?;
+        let device = Some(super::gpu::label(Some(&dev)));
+        for point in points {
+            out.line(&IslLine {
+                point,
+                device: device.clone(),
+            })?;
+        }
+        return Ok(());
     }
     let mut isl = Isl::new(
         &test.values,

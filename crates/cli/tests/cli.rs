@@ -1593,8 +1593,8 @@ fn a_study_run_with_gnu_parallel_summarizes_to_reproduce() {
 /// `train --device gpu` names the GPU in its header and learns BAS 3×3 as the CPU engine does
 /// (1 000 PCD-1 updates: −5.81 on the GPU, −5.82 on the CPU, from −6.24); `loglik --device
 /// gpu` gives the CPU's log Z within 1e-6 relative, `ais --device gpu` an estimate near it;
-/// CG trains there too; what runs on the CPU only (UCD, RAISE) is one error line there, and a
-/// study on the GPU runs those lanes on the CPU and says so.
+/// CG trains there too; what runs on the CPU only (UCD) is one error line there, and a study on
+/// the GPU runs those lanes on the CPU and says so.
 #[test]
 fn the_gpu_engine_from_the_command_line() {
     assert!(
@@ -1730,16 +1730,133 @@ fn the_gpu_engine_from_the_command_line() {
         "CG on the GPU learns: {:?}",
         &cg[1..]
     );
-    assert_one_line_error(&[
-        "ais",
-        "--model",
-        model.path(),
+}
+
+/// `rbm isl --device gpu`: the distance histograms counted on the GPU (lavapipe in CI), each
+/// line the CPU's (the same n, ISL and β, bit for bit) with the GPU named in `device`.
+#[test]
+fn isl_on_the_gpu_from_the_command_line() {
+    let mut r = 12345u64;
+    let mut lines = |rows: usize| {
+        (0..rows)
+            .map(|_| {
+                (0..70)
+                    .map(|_| {
+                        r = r
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        if (r >> 33) % 10 < 3 {
+                            '1'
+                        } else {
+                            '0'
+                        }
+                    })
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let samples = Temp::new("isl-samples.txt", &lines(300));
+    let test = Temp::new("isl-test.txt", &lines(30));
+    let valid = Temp::new("isl-valid.txt", &lines(20));
+    let isl = |device: &str| {
+        json_lines(&[
+            "isl",
+            "--samples",
+            samples.path(),
+            "--data",
+            test.path(),
+            "--valid",
+            valid.path(),
+            "--at",
+            "1,10,300",
+            "--device",
+            device,
+        ])
+    };
+    let (g, c) = (isl("gpu"), isl("cpu"));
+    assert_eq!(g.len(), 3);
+    for (g, c) in g.iter().zip(&c) {
+        assert!(g["device"].as_str().unwrap().starts_with("gpu: "), "{g}");
+        assert!(c.get("device").is_none(), "{c}");
+        for key in ["n", "isl", "beta"] {
+            assert_eq!(g[key], c[key], "{key}: GPU {g}, CPU {c}");
+        }
+    }
+}
+
+/// `rbm ais --reverse --device gpu`: RAISE's reverse chains on the GPU (lavapipe in CI), the
+/// CPU's fields with the GPU named in `device`, a lower bound whose bar overlaps the CPU's RAISE
+/// and reaches the exact ATLL from below; a seed gives the same line twice.
+#[test]
+fn raise_on_the_gpu_from_the_command_line() {
+    let model = Temp::new("gpu-raise-model.json", "");
+    json_lines(&[
+        "train",
         "--data",
         "bas3",
-        "--reverse",
-        "--device",
-        "gpu",
+        "--algo",
+        "pcd",
+        "--hidden",
+        "12",
+        "--lr",
+        "0.1",
+        "--iters",
+        "500",
+        "--every",
+        "500",
+        "--seed",
+        "1",
+        "--save-model",
+        model.path(),
     ]);
+    let raise = |device: &str| {
+        json_lines(&[
+            "ais",
+            "--model",
+            model.path(),
+            "--data",
+            "bas3",
+            "--reverse",
+            "--particles",
+            "64",
+            "--betas",
+            "300",
+            "--seed",
+            "2",
+            "--device",
+            device,
+        ])
+        .remove(0)
+    };
+    let (g, c) = (raise("gpu"), raise("cpu"));
+    assert!(g["device"].as_str().unwrap().starts_with("gpu: "), "{g}");
+    assert_eq!(c["device"], "cpu");
+    let keys = |x: &Value| {
+        let mut k: Vec<String> = x.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&g), keys(&c));
+    for key in ["method", "particles", "betas", "seed", "rows", "base_log_z"] {
+        assert_eq!(g[key], c[key], "{key}: GPU {g}, CPU {c}");
+    }
+    // The exact value from the GPU's enumeration of log Z: within 1e-6 relative of the CPU's.
+    let ex = f(&g, "exact_atll");
+    assert!(
+        (ex - f(&c, "exact_atll")).abs() <= 1e-6 * ex.abs(),
+        "GPU {g}, CPU {c}"
+    );
+    assert_eq!(g["method"], "raise");
+    assert!(
+        f(&g, "atll_lo") <= ex && (f(&g, "atll") - ex).abs() < 0.3,
+        "{g}"
+    );
+    assert!(
+        f(&g, "atll_lo") <= f(&c, "atll_hi") && f(&c, "atll_lo") <= f(&g, "atll_hi"),
+        "GPU {g}, CPU {c}"
+    );
+    assert_eq!(raise("gpu"), g);
 }
 
 /// One meaning of "log-likelihood" on grey data (issue 28): `loglik`, `ais`'s exact values and

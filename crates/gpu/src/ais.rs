@@ -1,25 +1,33 @@
-//! Annealed importance sampling for log Z on the GPU (issue 30): the CPU's estimator
-//! (`rbm_core::eval::ais`, docs/algorithms.md §3) with the particles' Gibbs transitions and
-//! log-weights in f32 on the GPU, all β steps recorded into a handful of submissions.
+//! Annealed importance sampling for log Z, and its reverse (RAISE), on the GPU (issue 30): the
+//! CPU's estimators (`rbm_core::eval::ais`, docs/algorithms.md §3 and §7) with the particles'
+//! Gibbs transitions and log-weights in f32 on the GPU, all β steps recorded into a handful of
+//! submissions.
 //!
-//! **The same estimator.** Base model A with visible biases `b_A`, zero weights and hidden
+//! **The same estimators.** Base model A with visible biases `b_A`, zero weights and hidden
 //! biases; `log f_β(v) = b_Aᵀv + β(b − b_A)ᵀv + Σ_j softplus(β a_j(v))`, `a(v) = c + vᵀW`;
-//! linear `β_k = k/K`, k = 0…K, K = `betas` − 1; each particle starts with an exact draw
-//! `v₀ ~ p_A` and for k = 1…K adds `log f_{β_k}(v) − log f_{β_{k−1}}(v)` to its log-weight,
-//! then (k < K) moves by `h ~ σ(β_k a)`, `v ~ σ((1−β_k) b_A + β_k(b + W h))`. The log-weights
-//! are read back and combined in f64 by the CPU's own code ([`Plan::log_z`]): `log Ẑ = log Z_A +
-//! log mean w`, bars `log Z_A + log(r̂ ∓ 3σ̂)`.
+//! linear `β_k = k/K`, k = 0…K, K = `betas` − 1. Forward AIS (Salakhutdinov & Murray 2008, §3):
+//! each particle starts with an exact draw `v₀ ~ p_A` and for k = 1…K adds `log f_{β_k}(v) −
+//! log f_{β_{k−1}}(v)` to its log-weight, then (k < K) moves by `h ~ σ(β_k a)`, `v ~ σ((1−β_k)
+//! b_A + β_k(b + W h))`. RAISE (Burda, Grosse & Salakhutdinov 2015, §3): each chain starts at
+//! a data row (the CPU plan's [`Plan::start_row`]) and for k = K…1 first moves by that
+//! transition at β_k, then adds `log f_{β_k}(v) − log f_{β_{k−1}}(v)` at the state it reached,
+//! exactly as the CPU's reverse blocks do. The log-weights are read back and combined in f64 by
+//! the CPU's own code ([`Plan::log_z`], [`Plan::finish`]): `log Ẑ = log Z_A + log mean w`, bars
+//! `log Z_A + log(r̂ ∓ 3σ̂)`; RAISE's per-row `log p̂(v) = −F(v) + log mean_c exp(−log Z_A − s_c)`
+//! and its ±3 standard errors over rows.
 //!
 //! **Per β step, three dispatches** (gemm.wgsl and shaders/ais.wgsl, no host round trip):
 //! 1. `ais_step` (one workgroup per particle): the weight increment from `a(v)` and `v`, the
-//!    draw `h ~ σ(β_k a)`, and `b_β = b + ((1−β_k)/β_k)·b_A` for the next product;
-//! 2. the product `v ~ σ(β_k (b_β + W h))` with the Bernoulli epilogue (mode 2);
+//!    draw `h ~ σ(β a)`, and `b_β = b + ((1−β)/β)·b_A` for the next product (β = β_k forward,
+//!    β_{k−1} in reverse, where one more `ais_step` draws for the first transition, at β = 1);
+//! 2. the product `v ~ σ(β (b_β + W h))` with the Bernoulli epilogue (mode 2);
 //! 3. the product `a = c + vᵀW` (mode 4) for the next step.
 //!
-//! The random numbers are Philox4x32-10 on the GPU, keyed by (`seed`, [`LANE`]), draw `2k` for
-//! the hidden and `2k + 1` for the visible units of step k (draw 1 for `v₀`), uniform `r·cols +
-//! j` for unit j of particle r; so a run is a deterministic function of its seed on a given GPU
-//! (not the CPU's stream: the two estimates agree in law, not bit for bit).
+//! The random numbers are Philox4x32-10 on the GPU, keyed by (`seed`, [`LANE`]), draw `2t` for
+//! the hidden and `2t + 1` for the visible units of transition t (forward: t = k, draw 1 for
+//! `v₀`; reverse: t = 1 at β_K, …, t = K at β_1), uniform `r·cols + j` for unit j of particle
+//! r; so a run is a deterministic function of its seed on a given GPU (not the CPU's stream:
+//! the two estimates agree in law, not bit for bit).
 //!
 //! **Error of f32.** The schedule is the f32 rounding of `k/K`; the increment's `Δβ = β_k −
 //! β_{k−1}` is computed from those f32 values, which is exact (Sterbenz), so the f32 schedule is
@@ -42,17 +50,22 @@
 use crate::device::{Buf, Device, Params, Pipeline};
 use crate::product::{self, Epilogue, Product};
 use rbm_core::error::{Error, Result};
-use rbm_core::eval::ais::{AisConfig, LogZEstimate, Plan, BLOCK_PARTICLES, LANE_TAG};
+use rbm_core::eval::ais::{AisConfig, AisResult, LogZEstimate, Plan, BLOCK_PARTICLES, LANE_TAG};
 use rbm_core::model::Rbm;
 use rbm_core::rng::philox;
 use std::sync::Arc;
 
-/// The Philox lane of the GPU's AIS draws: the CPU's AIS tag with bit 30 set, apart from the
-/// CPU's blocks (`LANE_TAG | block`) and its RAISE row pick (`LANE_TAG | 1 << 31`).
+/// The Philox lane of the GPU's AIS and RAISE draws: the CPU's AIS tag with bit 30 set, apart
+/// from the CPU's blocks (`LANE_TAG | block`) and its RAISE row pick (`LANE_TAG | 1 << 31`).
+/// As on the CPU, AIS and RAISE with the same seed draw from the same stream.
 pub const LANE: u64 = LANE_TAG | (1 << 30);
 
 /// Largest grid dimension WebGPU guarantees.
 const MAX_GROUPS: u32 = 65_535;
+
+/// Flags of `ais_step`: bit 0, draw h for a transition; bit 1, add a weight increment.
+const DRAW: u32 = 1;
+const WEIGH: u32 = 2;
 
 /// The per-particle log-weights `log w_p` of a forward AIS run (f64 from the GPU's
 /// double-single pairs), for `particles` chains and `betas` inverse temperatures (0 and 1
@@ -70,9 +83,8 @@ pub fn log_weights(
         betas,
         seed,
     };
-    // The CPU's checks (sizes, limits, finite base biases).
-    Plan::ais_log_z(model, Some(base), cfg)?;
-    run(dev, model, base, cfg)
+    // The CPU's checks (sizes, limits, finite base biases) are the plan's.
+    plan_log_weights(dev, &Plan::ais_log_z(model, Some(base), cfg)?)
 }
 
 /// AIS estimate of log Z (Salakhutdinov & Murray 2008, §3) on the GPU, with base visible
@@ -93,9 +105,31 @@ pub fn log_z(
         seed,
     };
     let plan = Plan::ais_log_z(model, Some(base), cfg)?;
-    let lw = run(dev, model, base, cfg)?;
-    let parts: Vec<Vec<f64>> = lw.chunks(BLOCK_PARTICLES).map(<[f64]>::to_vec).collect();
-    plan.log_z(&parts)
+    plan.log_z(&blocks(&plan_log_weights(dev, &plan)?))
+}
+
+/// The log-weight of every chain of `plan` in chain order, run on the GPU: what the CPU's
+/// [`Plan::run_block`] gives block by block, for the same definitions. Forward AIS
+/// (Salakhutdinov & Murray 2008, §3, Algorithm 1): `log w = Σ_{k=1..K} log f_{β_k}(v_{k−1}) −
+/// log f_{β_{k−1}}(v_{k−1})` from `v₀ ~ p_A`. RAISE (Burda, Grosse & Salakhutdinov 2015, §3,
+/// the reverse chain of eq. 9–10): each chain starts at its data row ([`Plan::start_row`]) and for
+/// k = K…1 moves by one transition leaving `p_{β_k}` invariant, then adds `log f_{β_k}(v_{k−1})
+/// − log f_{β_{k−1}}(v_{k−1})`, so that `log p̂(v) = −F(v) − log Z_A − s` ([`Plan::finish`]).
+pub fn plan_log_weights(dev: &Arc<Device>, plan: &Plan) -> Result<Vec<f64>> {
+    run(dev, plan)
+}
+
+/// An AIS or RAISE evaluation of `plan` ([`Plan::ais`], [`Plan::raise`]) with its chains on the
+/// GPU ([`plan_log_weights`]), combined by the CPU's [`Plan::finish`] in f64: AIS's upper and
+/// RAISE's lower stochastic bound of the average log-likelihood (Burda et al. 2015, §3–4), the
+/// same fields as the CPU's `ais_evaluate` and `raise_evaluate`.
+pub fn evaluate(dev: &Arc<Device>, plan: &Plan) -> Result<AisResult> {
+    plan.finish(&blocks(&plan_log_weights(dev, plan)?))
+}
+
+/// Chain-ordered log-weights cut into the CPU's blocks of [`BLOCK_PARTICLES`].
+fn blocks(lw: &[f64]) -> Vec<Vec<f64>> {
+    lw.chunks(BLOCK_PARTICLES).map(<[f64]>::to_vec).collect()
 }
 
 /// The GPU buffers and kernels of one run.
@@ -110,8 +144,6 @@ struct Run<'a> {
     w: Buf,
     /// c (n).
     c: Buf,
-    /// b_A (m).
-    base: Buf,
     /// [b − b_A | b | b_A] (3m).
     vis: Buf,
     /// Visible states, particles × m.
@@ -124,14 +156,16 @@ struct Run<'a> {
     lw: Buf,
 }
 
-fn run(dev: &Arc<Device>, model: &Rbm, base: &[f32], cfg: AisConfig) -> Result<Vec<f64>> {
+fn run(dev: &Arc<Device>, plan: &Plan) -> Result<Vec<f64>> {
+    let (model, base, cfg) = (plan.model(), plan.base_b(), *plan.config());
     let (p, m, n) = (cfg.particles, model.m(), model.n());
     let limit = dev.wgpu().0.limits().max_storage_buffer_binding_size;
     let biggest = (p * m.max(n) + m) as u64 * 4;
     if biggest > limit {
         return Err(Error::TooLarge(format!(
-            "AIS with {p} particles on a {m}×{n} model needs a {biggest}-byte buffer; this GPU \
-             binds at most {limit} (use fewer particles)"
+            "{} with {p} particles on a {m}×{n} model needs a {biggest}-byte buffer; this GPU \
+             binds at most {limit} (use fewer particles)",
+            if plan.is_reverse() { "RAISE" } else { "AIS" }
         )));
     }
     let vis: Vec<f32> = model
@@ -142,14 +176,23 @@ fn run(dev: &Arc<Device>, model: &Rbm, base: &[f32], cfg: AisConfig) -> Result<V
         .chain(model.b.iter().copied())
         .chain(base.iter().copied())
         .collect();
+    // RAISE's chains start at their data rows; AIS's are drawn from p_A below.
+    let v = if plan.is_reverse() {
+        let rows: Vec<f32> = (0..p)
+            .flat_map(|c| plan.start_row(c).expect("a RAISE plan has data"))
+            .copied()
+            .collect();
+        dev.buffer(&rows)
+    } else {
+        dev.zeros(p * m)
+    };
     let r = Run {
         step: dev.compile(include_str!("shaders/ais.wgsl"), "ais_step"),
         key: philox::key(cfg.seed, LANE),
         w: dev.buffer(model.w()),
         c: dev.buffer(&model.c),
-        base: dev.buffer(base),
         vis: dev.buffer(&vis),
-        v: dev.zeros(p * m),
+        v,
         a: dev.zeros(p * n),
         hb: dev.zeros(p * n + m),
         lw: dev.zeros(2 * p),
@@ -160,65 +203,46 @@ fn run(dev: &Arc<Device>, model: &Rbm, base: &[f32], cfg: AisConfig) -> Result<V
     };
     let k_total = cfg.betas - 1;
     let beta = |k: usize| (k as f64 / k_total as f64) as f32;
-    // v₀ ~ p_A: a product over depth 0 is its bias, b_A (A is never read).
-    r.gemm(Gemm {
-        rows: p,
-        cols: m,
-        depth: 0,
-        a: (&r.a, m, 1),
-        b: (&r.w, 1, n),
-        bias: (&r.base, 0),
-        mode: 2,
-        f0: 1.0,
-        draw: 1,
-        out: &r.v,
-    });
-    r.hidden();
-    for k in 1..=k_total {
-        let (hi, lo) = (beta(k), beta(k - 1));
-        let more = k < k_total;
-        let params = Params {
-            rows: p as u32,
-            cols: n as u32,
-            depth: m as u32,
-            flags: u32::from(more),
-            key: r.key,
-            draw: 2 * k as u64,
-            f: [
-                hi,
-                lo,
-                hi - lo,
-                ((1.0 - hi as f64) / hi as f64) as f32,
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-            ],
-            ..Default::default()
-        };
-        let groups = (p as u32).min(MAX_GROUPS);
-        dev.run(
-            &r.step,
-            &params,
-            [Some(&r.a), Some(&r.v), Some(&r.vis)],
-            [Some(&r.hb), Some(&r.lw)],
-            (groups, (p as u32).div_ceil(MAX_GROUPS), 1),
-        );
-        if more {
-            // v ~ σ(β_k (b_β + W h)), A = h rows, B = Wᵀ by strides, bias b_β after h.
-            r.gemm(Gemm {
-                rows: p,
-                cols: m,
-                depth: n,
-                a: (&r.hb, n, 1),
-                b: (&r.w, 1, n),
-                bias: (&r.hb, p * n),
-                mode: 2,
-                f0: hi,
-                draw: 2 * k as u64 + 1,
-                out: &r.v,
-            });
-            r.hidden();
+    if plan.is_reverse() {
+        // Transition t = 1…K at β_k, k = K − t + 1, then the increment from β_k down to
+        // β_{k−1} at the state it reached; each step's dispatch weighs the previous step's
+        // state and draws h for the next transition.
+        r.hidden();
+        r.step(1.0, 1.0, 1.0, DRAW, 1);
+        r.visible(1.0, 1);
+        for t in 1..=k_total {
+            let k = k_total - t + 1;
+            let more = k > 1;
+            let (hi, lo) = (beta(k), beta(k - 1));
+            r.step(hi, lo, lo, WEIGH | if more { DRAW } else { 0 }, t + 1);
+            if more {
+                r.visible(lo, t + 1);
+            }
+        }
+    } else {
+        // v₀ ~ p_A: a product over depth 0 is its bias, b_A (A is never read).
+        r.gemm(Gemm {
+            rows: p,
+            cols: m,
+            depth: 0,
+            a: (&r.a, m, 1),
+            b: (&r.w, 1, n),
+            bias: (&r.vis, 2 * m),
+            mode: 2,
+            f0: 1.0,
+            draw: 1,
+            out: &r.v,
+        });
+        r.hidden();
+        // Step k = 1…K: the increment from β_{k−1} up to β_k at the current state, then
+        // (k < K) transition k at β_k.
+        for k in 1..=k_total {
+            let more = k < k_total;
+            let (hi, lo) = (beta(k), beta(k - 1));
+            r.step(hi, lo, hi, WEIGH | if more { DRAW } else { 0 }, k);
+            if more {
+                r.visible(hi, k);
+            }
         }
     }
     let pairs = dev.read(&r.lw, 0, 2 * p);
@@ -244,6 +268,58 @@ struct Gemm<'b> {
 }
 
 impl Run<'_> {
+    /// One `ais_step` dispatch: with [`WEIGH`], `log f_hi(v) − log f_lo(v)` added to the
+    /// log-weights; with [`DRAW`], `h ~ σ(β a)` (draw `2t` of transition t) and `b_β`.
+    fn step(&self, hi: f32, lo: f32, beta: f32, flags: u32, t: usize) {
+        let p = self.p;
+        let params = Params {
+            rows: p as u32,
+            cols: self.n as u32,
+            depth: self.m as u32,
+            flags,
+            key: self.key,
+            draw: 2 * t as u64,
+            f: [
+                hi,
+                lo,
+                hi - lo,
+                ((1.0 - beta as f64) / beta as f64) as f32,
+                beta,
+                0.0,
+                0.0,
+                0.0,
+            ],
+            ..Default::default()
+        };
+        let groups = (p as u32).min(MAX_GROUPS);
+        self.dev.run(
+            &self.step,
+            &params,
+            [Some(&self.a), Some(&self.v), Some(&self.vis)],
+            [Some(&self.hb), Some(&self.lw)],
+            (groups, (p as u32).div_ceil(MAX_GROUPS), 1),
+        );
+    }
+
+    /// The rest of transition t at β after [`Run::step`] drew h: `v ~ σ(β (b_β + W h))` (draw
+    /// `2t + 1`; A = h rows, B = Wᵀ by strides, bias b_β after h), then `a = c + vᵀW`.
+    fn visible(&self, beta: f32, t: usize) {
+        let (p, m, n) = (self.p, self.m, self.n);
+        self.gemm(Gemm {
+            rows: p,
+            cols: m,
+            depth: n,
+            a: (&self.hb, n, 1),
+            b: (&self.w, 1, n),
+            bias: (&self.hb, p * n),
+            mode: 2,
+            f0: beta,
+            draw: 2 * t as u64 + 1,
+            out: &self.v,
+        });
+        self.hidden();
+    }
+
     fn gemm(&self, g: Gemm) {
         let epi = match g.mode {
             2 => Epilogue::Draw(g.f0, self.key, g.draw),

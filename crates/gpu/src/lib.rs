@@ -20,6 +20,7 @@ pub mod ais;
 pub mod device;
 pub mod engine;
 pub mod exact;
+pub mod isl;
 pub mod lane;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod measure;

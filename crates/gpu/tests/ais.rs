@@ -1,15 +1,22 @@
-//! AIS on the GPU (issue 30) against exact log Z and the CPU's AIS, on whatever adapter wgpu
-//! finds (lavapipe in CI):
+//! AIS and RAISE on the GPU (issue 30) against exact log Z and the CPU's AIS and RAISE, on
+//! whatever adapter wgpu finds (lavapipe in CI):
 //!
 //! - accumulation: where every particle's log-weight is known exactly (W = 0, b = b_A),
 //!   5·10³ β of small increments sum to it within 1e−3 nats of ~376 (lavapipe: −3.6e−4 at
 //!   5·10³ β, +1.5e−4 at 10⁴: the increments' f32 rounding, mostly the GPU's `exp`, repeated
-//!   coherently since here every step's increment is the same; in a real run it varies);
+//!   coherently since here every step's increment is the same; in a real run it varies), and
+//!   so do RAISE's reverse chains;
+//! - the bracket (Burda et al. 2015): on exact samples of small models, AIS's ATLL lies above
+//!   and RAISE's below the exact one on average over seeds with a coarse schedule (as the CPU's
+//!   `tests/ais.rs` asks), and with a finer one each seed's bars reach the exact value from its
+//!   side, RAISE's overlapping the CPU's RAISE;
 //! - exact: on small models whose log Z enumerates, the ±3σ bracket holds for most seeds and the
 //!   estimate is within a few tenths of a nat;
 //! - CPU: the GPU's and the CPU's estimates of the same model overlap within their bars;
-//! - determinism: a seed gives the same log-weights twice.
+//! - determinism: a seed gives the same log-weights, and the same RAISE numbers, twice.
 
+use rbm_core::data::Dataset;
+use rbm_core::eval::ais::{AisResult, Plan};
 use rbm_core::eval::{ais as cpu_ais, exact};
 use rbm_core::model::{Params, Rbm};
 use rbm_core::rng::{normal, stream, Purpose};
@@ -64,6 +71,142 @@ fn log_weights_sum_thousands_of_steps_exactly() {
         );
         assert!((x - want).abs() < 1e-3, "particle {i}: {x} vs {want}");
     }
+    // RAISE's reverse chains from data rows: the same telescoping sum, K increments after the
+    // first transition at β = 1.
+    let rows: Vec<Vec<u8>> = (0..3)
+        .map(|r| (0..m).map(|i| ((i + r) % 2) as u8).collect())
+        .collect();
+    let data = Dataset::from_rows("rows", &rows, None).unwrap();
+    let plan = Plan::raise(&rbm, &data, Some(&rbm.b), cfg(4, 1_000, 1)).unwrap();
+    for (i, &x) in ais::plan_log_weights(&device(), &plan)
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        eprintln!("reverse chain {i}: {x:.9} ({:+.2e})", x - want);
+        assert!((x - want).abs() < 1e-3, "reverse chain {i}: {x} vs {want}");
+    }
+}
+
+fn cfg(particles: usize, betas: usize, seed: u64) -> cpu_ais::AisConfig {
+    cpu_ais::AisConfig {
+        particles,
+        betas,
+        seed,
+    }
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// Standard error of the mean over seeds.
+fn se(xs: &[f64]) -> f64 {
+    let mu = mean(xs);
+    (xs.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / (xs.len() - 1) as f64 / xs.len() as f64)
+        .sqrt()
+}
+
+/// GPU AIS (2 particles) and GPU RAISE (one chain per row) of `data` over `seeds` seeds of a
+/// coarse schedule: the mean AIS ATLL lies above the exact ATLL and the mean RAISE ATLL below
+/// it, each by more than 2 standard errors (the CPU's test, tests/ais.rs, on the CPU's
+/// estimators). In log Z: AIS ≤ exact ≤ RAISE on average.
+fn bracket_on_average(name: &str, rbm: &Rbm, data: &Dataset, betas: usize, seeds: u64) {
+    let dev = device();
+    let ex = exact::evaluate(rbm, data).unwrap().atll;
+    let t = Instant::now();
+    let (mut a, mut r) = (Vec::new(), Vec::new());
+    for s in 0..seeds {
+        let plan = Plan::ais(rbm, data, None, cfg(2, betas, s)).unwrap();
+        a.push(ais::evaluate(&dev, &plan).unwrap().atll);
+        let plan = Plan::raise(rbm, data, None, cfg(data.rows(), betas, s)).unwrap();
+        r.push(ais::evaluate(&dev, &plan).unwrap().atll);
+    }
+    eprintln!(
+        "{name}, {betas} β, {seeds} seeds in {:.2} s: exact ATLL {ex:.4}; GPU AIS mean {:.4} (se \
+         {:.4}); GPU RAISE mean {:.4} (se {:.4})",
+        t.elapsed().as_secs_f64(),
+        mean(&a),
+        se(&a),
+        mean(&r),
+        se(&r)
+    );
+    assert!(mean(&a) - ex > 2.0 * se(&a), "{name}: AIS not above");
+    assert!(ex - mean(&r) > 2.0 * se(&r), "{name}: RAISE not below");
+}
+
+#[test]
+fn ais_and_raise_bracket_the_exact_likelihood_on_average_over_seeds() {
+    let r20 = model(20, 10, 1.0, 0.0, 1);
+    bracket_on_average("20×10", &r20, &exact::samples(&r20, 20, 4).unwrap(), 3, 400);
+    let r784 = model(784, 16, 0.1, -1.0, 1);
+    bracket_on_average(
+        "784×16",
+        &r784,
+        &exact::samples(&r784, 20, 4).unwrap(),
+        10,
+        50,
+    );
+}
+
+/// With a finer schedule, for each seed: GPU RAISE's ATLL bar reaches the exact ATLL from below
+/// (`atll_lo ≤ exact`), GPU AIS's from above (`atll_hi ≥ exact`), both within 0.5 nats of it;
+/// GPU RAISE's bar overlaps the CPU RAISE's of the same plan and its other fields are the CPU's.
+fn fine(name: &str, rbm: &Rbm, data: &Dataset, betas: usize) {
+    let dev = device();
+    let ex = exact::evaluate(rbm, data).unwrap().atll;
+    for seed in 0..3 {
+        let t = Instant::now();
+        let raise = Plan::raise(rbm, data, None, cfg(40, betas, seed)).unwrap();
+        let g = ais::evaluate(&dev, &raise).unwrap();
+        let a = ais::evaluate(
+            &dev,
+            &Plan::ais(rbm, data, None, cfg(100, betas, seed)).unwrap(),
+        )
+        .unwrap();
+        let tg = t.elapsed().as_secs_f64();
+        let c = raise.run().unwrap();
+        eprintln!(
+            "{name}, {betas} β, seed {seed}: exact {ex:.4}; GPU RAISE {:.4} [{:.4}, {:.4}], CPU \
+             RAISE {:.4} [{:.4}, {:.4}], GPU AIS {:.4} [{:.4}, {:.4}] ({tg:.2} s on the GPU)",
+            g.atll,
+            g.atll_lo,
+            g.atll_hi,
+            c.atll,
+            c.atll_lo,
+            c.atll_hi,
+            a.atll,
+            a.atll_lo,
+            a.atll_hi
+        );
+        assert!(g.atll_lo <= ex && (g.atll - ex).abs() < 0.5, "{g:?}");
+        assert!(a.atll_hi >= ex && (a.atll - ex).abs() < 0.5, "{a:?}");
+        assert!(
+            g.atll_lo <= c.atll_hi && c.atll_lo <= g.atll_hi,
+            "GPU {g:?} vs CPU {c:?}"
+        );
+        let fields = |x: &AisResult| {
+            (
+                x.method,
+                x.particles,
+                x.betas,
+                x.seed,
+                x.rows,
+                x.thresholded,
+                x.ess,
+            )
+        };
+        assert_eq!(fields(&g), fields(&c));
+        assert_eq!(g.base_log_z, c.base_log_z);
+    }
+}
+
+#[test]
+fn raise_is_below_and_ais_above_per_seed_and_raise_agrees_with_the_cpu() {
+    let r20 = model(20, 10, 1.0, 0.0, 1);
+    fine("20×10", &r20, &exact::samples(&r20, 20, 5).unwrap(), 300);
+    let r784 = model(784, 16, 0.1, -1.0, 1);
+    fine("784×16", &r784, &exact::samples(&r784, 20, 5).unwrap(), 200);
 }
 
 /// The GPU's log Ẑ with its bars against the exact log Z for `seeds` seeds of 100 particles ×
@@ -191,4 +334,25 @@ fn a_seed_gives_the_same_log_weights() {
     assert_eq!(a, b);
     assert_ne!(a, c);
     assert!(ais::log_weights(&dev, &rbm, &base[..29], 37, 200, 5).is_err());
+}
+
+#[test]
+fn a_seed_gives_the_same_raise_twice() {
+    let dev = device();
+    let rbm = model(30, 12, 0.4, 0.0, 7);
+    let data = exact::samples(&rbm, 50, 1).unwrap();
+    let run = |particles, seed| {
+        let plan = Plan::raise(&rbm, &data, None, cfg(particles, 100, seed)).unwrap();
+        let r = ais::evaluate(&dev, &plan).unwrap();
+        let f = [
+            r.log_z, r.log_z_lo, r.log_z_hi, r.atll, r.atll_lo, r.atll_hi,
+        ];
+        (f, r.rows)
+    };
+    // Fewer chains than rows: the CPU plan's seeded subset of rows, one chain each.
+    let (a, rows) = run(20, 5);
+    assert_eq!(run(20, 5), (a, rows));
+    assert_ne!(run(20, 6).0, a);
+    assert_eq!(rows, 20);
+    assert_eq!(run(100, 5).1, 50);
 }

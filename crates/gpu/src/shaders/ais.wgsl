@@ -1,16 +1,17 @@
-// One annealing step of AIS (crates/gpu/src/ais.rs): one workgroup per particle r.
+// One annealing step of AIS or RAISE (crates/gpu/src/ais.rs): one workgroup per particle r.
 //   in0 = a = c + vᵀW (particles × n), in1 = v (particles × m),
 //   in2 = [b − b_A | b | b_A] (3m);
 //   out0 = [h (particles × n) | b_β (m)], out1 = log-weights as (hi, lo) pairs (2·particles).
-// rows = particles, cols = n, depth = m; f0 = β_k, f1 = β_{k−1}, f2 = β_k − β_{k−1} (exact in
-// f32), f3 = (1 − β_k)/β_k. It adds
-//   log f_{β_k}(v) − log f_{β_{k−1}}(v) = Δβ·((b − b_A)ᵀv + Σ_j max(a_j, 0))
-//                                         + Σ_j log1p(y_j·expm1(−Δβ|a_j|)/(1 + y_j)),
-//   y_j = e^{−β_{k−1}|a_j|} (softplus(βx) = β·max(x, 0) + ln(1 + e^{−β|x|}), with no
+// rows = particles, cols = n, depth = m; f0 = β_hi, f1 = β_lo, f2 = β_hi − β_lo (exact in
+// f32), f4 = β of the transition's draw, f3 = (1 − f4)/f4. With flags bit 1 it adds
+//   log f_hi(v) − log f_lo(v) = Δβ·((b − b_A)ᵀv + Σ_j max(a_j, 0))
+//                               + Σ_j log1p(y_j·expm1(−Δβ|a_j|)/(1 + y_j)),
+//   y_j = e^{−β_lo|a_j|} (softplus(βx) = β·max(x, 0) + ln(1 + e^{−β|x|}), with no
 // cancellation) to the particle's log-weight, a double-single (hi, lo) pair updated by an
-// error-free two-sum. With flags bit 0 (k < K) it also draws h_j ~ σ(β_k a_j) (Philox uniform
-// r·n + j of this dispatch's draw) and, in workgroup 0, writes b_β = b + f3·b_A so the visible
-// product's epilogue σ(β_k(b_β + W h)) = σ((1 − β_k) b_A + β_k(b + W h)).
+// error-free two-sum (AIS: β_hi = β_k, β_lo = β_{k−1}, f4 = β_k; RAISE: the same increment
+// after the transition at β_k, f4 = β_{k−1} for the next one). With flags bit 0 it draws
+// h_j ~ σ(f4·a_j) (Philox uniform r·n + j of this dispatch's draw) and, in workgroup 0, writes
+// b_β = b + f3·b_A so the visible product's epilogue σ(β(b_β + W h)) = σ((1 − β) b_A + β(b + W h)).
 
 var<workgroup> part: array<f32, 256>;
 
@@ -44,6 +45,7 @@ fn ais_step(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id)
     let n = p.cols;
     let m = p.depth;
     let draw = (p.flags & 1u) != 0u;
+    let weigh = (p.flags & 2u) != 0u;
     var pos = 0.0;
     var lg = 0.0;
     for (var j = t; j < n; j += 256u) {
@@ -54,7 +56,7 @@ fn ais_step(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id)
         lg = lg + log1p_neg(y * expm1_neg(p.f2 * ax) / (1.0 + y));
         if (draw) {
             let u = uniform01(r * n + j);
-            out0[r * n + j] = select(0.0, 1.0, u * (1.0 + exp(-p.f0 * x)) < 1.0);
+            out0[r * n + j] = select(0.0, 1.0, u * (1.0 + exp(-p.f4 * x)) < 1.0);
         }
     }
     var dv = 0.0;
@@ -72,7 +74,7 @@ fn ais_step(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id)
         if (t < half) { part[t] = part[t] + part[t + half]; }
         workgroupBarrier();
     }
-    if (t == 0u) {
+    if (t == 0u && weigh) {
         // Two-sum of (hi, lo) + x: s + e = hi + x exactly, then lo absorbs e.
         let hi = out1[2u * r];
         let lo = out1[2u * r + 1u];
