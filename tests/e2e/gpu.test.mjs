@@ -103,6 +103,30 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
   assert.deepEqual(errors, []);
 });
 
+test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets the exact value", { timeout: 300_000 }, async () => {
+  const { page, errors } = await openMnist(
+    gpu.browser,
+    `${gpu.server.url}#data=mnist-test&hidden=16&seed=1&every=10&stop=30&compute=gpu&lane=pcd:lr=0.05,k=1,batch=100`,
+  );
+  const card = 'article[data-lane-id="0"]';
+  const panel = `${card} .ais`;
+  await page.click('#run');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.status === 'done', card, { timeout: 120_000 });
+  await page.selectOption(`${card} select[id$="-ais-particles"]`, '100');
+  await page.selectOption(`${card} select[id$="-ais-betas"]`, '1000');
+  await page.click(`${panel} button.ais-run`);
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', panel, { timeout: 240_000 });
+  const r = await page.evaluate((sel) => {
+    const d = document.querySelector(sel).dataset;
+    const n = (k) => (d[k] === '' ? null : Number(d[k]));
+    return { aisLo: n('aisLo'), aisHi: n('aisHi'), raiseLo: n('raiseLo'), raiseHi: n('raiseHi'), exact: n('exact'), iter: n('iter') };
+  }, panel);
+  assert.equal(r.iter, 30, 'the model of the update the lane stopped at');
+  assert.ok(r.exact >= Math.min(r.raiseLo, r.aisLo) && r.exact <= Math.max(r.aisHi, r.raiseHi), `exact ${r.exact} outside ${JSON.stringify(r)}`);
+  assert.match(await page.textContent(`${panel} .ais-result`), /100 particles × 1,000 β, seed 1 · on the GPU \(WebGPU, f32\): /);
+  assert.deepEqual(errors, []);
+});
+
 test('FPCD asked for the GPU runs on the CPU and says why; so does every lane where the browser has no WebGPU', { timeout: 180_000 }, async () => {
   const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=fpcd&lane=cd`);
   let [fpcd, cd] = await lanes(page);

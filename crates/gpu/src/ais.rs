@@ -133,8 +133,8 @@ fn blocks(lw: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// The GPU buffers and kernels of one run.
-struct Run<'a> {
-    dev: &'a Device,
+struct Run {
+    dev: Arc<Device>,
     step: Arc<Pipeline>,
     p: usize,
     m: usize,
@@ -156,7 +156,132 @@ struct Run<'a> {
     lw: Buf,
 }
 
+/// An AIS or RAISE run on the GPU taken a few β steps at a time ([`Anneal::advance`]), whose
+/// log-weights come back without waiting ([`Anneal::finish`]): what a browser's worker runs
+/// between a lane's training slices (its GPU answers through the event loop). The same
+/// dispatches, in the same order, as [`plan_log_weights`].
+pub struct Anneal {
+    r: Run,
+    reverse: bool,
+    /// β steps (transitions with their increments) recorded so far, of `total`.
+    done: usize,
+    total: usize,
+}
+
+impl Anneal {
+    /// The run of `plan` on `dev`, its start recorded (AIS: `v₀ ~ p_A`; RAISE: the first
+    /// transition at β = 1 from the data rows).
+    pub fn new(dev: &Arc<Device>, plan: &Plan) -> Result<Anneal> {
+        let r = setup(dev, plan)?;
+        let k_total = plan.config().betas - 1;
+        if plan.is_reverse() {
+            r.hidden();
+            r.step(1.0, 1.0, 1.0, DRAW, 1);
+            r.visible(1.0, 1);
+        } else {
+            // v₀ ~ p_A: a product over depth 0 is its bias, b_A (A is never read).
+            r.gemm(Gemm {
+                rows: r.p,
+                cols: r.m,
+                depth: 0,
+                a: (&r.a, r.m, 1),
+                b: (&r.w, 1, r.n),
+                bias: (&r.vis, 2 * r.m),
+                mode: 2,
+                f0: 1.0,
+                draw: 1,
+                out: &r.v,
+            });
+            r.hidden();
+        }
+        Ok(Anneal {
+            r,
+            reverse: plan.is_reverse(),
+            done: 0,
+            total: k_total,
+        })
+    }
+
+    /// The device it runs on.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.r.dev
+    }
+
+    /// β steps recorded so far and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done, self.total)
+    }
+
+    /// Records up to `max_steps` more β steps (none once all are); true when all are.
+    pub fn advance(&mut self, max_steps: usize) -> bool {
+        let r = &self.r;
+        let k_total = self.total;
+        let beta = |k: usize| (k as f64 / k_total as f64) as f32;
+        let end = (self.done + max_steps).min(k_total);
+        for t in self.done + 1..=end {
+            if self.reverse {
+                // Transition t = 1…K at β_k, k = K − t + 1, then the increment from β_k down
+                // to β_{k−1} at the state it reached; each step's dispatch weighs the previous
+                // step's state and draws h for the next transition.
+                let k = k_total - t + 1;
+                let more = k > 1;
+                let (hi, lo) = (beta(k), beta(k - 1));
+                r.step(hi, lo, lo, WEIGH | if more { DRAW } else { 0 }, t + 1);
+                if more {
+                    r.visible(lo, t + 1);
+                }
+            } else {
+                // Step k = t: the increment from β_{k−1} up to β_k at the current state, then
+                // (k < K) transition k at β_k.
+                let k = t;
+                let more = k < k_total;
+                let (hi, lo) = (beta(k), beta(k - 1));
+                r.step(hi, lo, hi, WEIGH | if more { DRAW } else { 0 }, k);
+                if more {
+                    r.visible(hi, k);
+                }
+            }
+        }
+        self.done = end;
+        self.done == k_total
+    }
+
+    /// A copy of the log-weights as (hi, lo) pairs on its way to the host, once every step is
+    /// recorded ([`Anneal::log_weights`] makes them f64).
+    pub fn finish(&self) -> crate::Snapshot {
+        self.r.dev.snapshot(&self.r.lw, 0, 2 * self.r.p)
+    }
+
+    /// The log-weights (one per chain, in chain order) from [`Anneal::finish`]'s pairs.
+    pub fn log_weights(pairs: &[f32]) -> Vec<f64> {
+        pairs
+            .chunks_exact(2)
+            .map(|q| q[0] as f64 + q[1] as f64)
+            .collect()
+    }
+
+    /// The log-weights cut into the CPU's blocks, for [`Plan::finish`].
+    pub fn blocks(log_weights: &[f64]) -> Vec<Vec<f64>> {
+        blocks(log_weights)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn run(dev: &Arc<Device>, plan: &Plan) -> Result<Vec<f64>> {
+    let mut a = Anneal::new(dev, plan)?;
+    a.advance(usize::MAX);
+    Ok(Anneal::log_weights(&dev.read(&a.r.lw, 0, 2 * a.r.p)))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn run(_: &Arc<Device>, _: &Plan) -> Result<Vec<f64>> {
+    Err(Error::Invalid(
+        "a browser's GPU cannot be waited for: use Anneal".into(),
+    ))
+}
+
+/// The buffers of `plan`'s run on `dev` (refused when a buffer would exceed what it binds).
+fn setup(dev: &Arc<Device>, plan: &Plan) -> Result<Run> {
     let (model, base, cfg) = (plan.model(), plan.base_b(), *plan.config());
     let (p, m, n) = (cfg.particles, model.m(), model.n());
     let limit = dev.wgpu().0.limits().max_storage_buffer_binding_size;
@@ -186,7 +311,7 @@ fn run(dev: &Arc<Device>, plan: &Plan) -> Result<Vec<f64>> {
     } else {
         dev.zeros(p * m)
     };
-    let r = Run {
+    Ok(Run {
         step: dev.compile(include_str!("shaders/ais.wgsl"), "ais_step"),
         key: philox::key(cfg.seed, LANE),
         w: dev.buffer(model.w()),
@@ -196,60 +321,11 @@ fn run(dev: &Arc<Device>, plan: &Plan) -> Result<Vec<f64>> {
         a: dev.zeros(p * n),
         hb: dev.zeros(p * n + m),
         lw: dev.zeros(2 * p),
-        dev,
+        dev: dev.clone(),
         p,
         m,
         n,
-    };
-    let k_total = cfg.betas - 1;
-    let beta = |k: usize| (k as f64 / k_total as f64) as f32;
-    if plan.is_reverse() {
-        // Transition t = 1…K at β_k, k = K − t + 1, then the increment from β_k down to
-        // β_{k−1} at the state it reached; each step's dispatch weighs the previous step's
-        // state and draws h for the next transition.
-        r.hidden();
-        r.step(1.0, 1.0, 1.0, DRAW, 1);
-        r.visible(1.0, 1);
-        for t in 1..=k_total {
-            let k = k_total - t + 1;
-            let more = k > 1;
-            let (hi, lo) = (beta(k), beta(k - 1));
-            r.step(hi, lo, lo, WEIGH | if more { DRAW } else { 0 }, t + 1);
-            if more {
-                r.visible(lo, t + 1);
-            }
-        }
-    } else {
-        // v₀ ~ p_A: a product over depth 0 is its bias, b_A (A is never read).
-        r.gemm(Gemm {
-            rows: p,
-            cols: m,
-            depth: 0,
-            a: (&r.a, m, 1),
-            b: (&r.w, 1, n),
-            bias: (&r.vis, 2 * m),
-            mode: 2,
-            f0: 1.0,
-            draw: 1,
-            out: &r.v,
-        });
-        r.hidden();
-        // Step k = 1…K: the increment from β_{k−1} up to β_k at the current state, then
-        // (k < K) transition k at β_k.
-        for k in 1..=k_total {
-            let more = k < k_total;
-            let (hi, lo) = (beta(k), beta(k - 1));
-            r.step(hi, lo, hi, WEIGH | if more { DRAW } else { 0 }, k);
-            if more {
-                r.visible(hi, k);
-            }
-        }
-    }
-    let pairs = dev.read(&r.lw, 0, 2 * p);
-    Ok(pairs
-        .chunks_exact(2)
-        .map(|q| q[0] as f64 + q[1] as f64)
-        .collect())
+    })
 }
 
 /// One product of gemm.wgsl: rows × cols over depth, A(r, k) = a.0[r·a.1 + k·a.2],
@@ -267,7 +343,7 @@ struct Gemm<'b> {
     out: &'b Buf,
 }
 
-impl Run<'_> {
+impl Run {
     /// One `ais_step` dispatch: with [`WEIGH`], `log f_hi(v) − log f_lo(v)` added to the
     /// log-weights; with [`DRAW`], `h ~ σ(β a)` (draw `2t` of transition t) and `b_β`.
     fn step(&self, hi: f32, lo: f32, beta: f32, flags: u32, t: usize) {
@@ -333,7 +409,7 @@ impl Run<'_> {
             b: (g.b.0, 0, g.b.1, g.b.2),
             bias: Some(g.bias),
         };
-        product::run(self.dev, &product, epi, g.out, 0);
+        product::run(&self.dev, &product, epi, g.out, 0);
     }
 
     /// a = c + vᵀW (mode 4 with β = 1).

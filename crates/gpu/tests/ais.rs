@@ -149,6 +149,42 @@ fn ais_and_raise_bracket_the_exact_likelihood_on_average_over_seeds() {
     );
 }
 
+/// A run taken a few β steps at a time without waiting (`ais::Anneal`, what a browser's worker
+/// runs between training slices) gives the log-weights of the one-shot run bit for bit, AIS and
+/// RAISE alike.
+#[test]
+fn a_stepped_run_is_the_one_shot_run() {
+    let dev = device();
+    let rbm = model(20, 10, 1.0, 0.0, 3);
+    let data = exact::samples(&rbm, 30, 5).unwrap();
+    for reverse in [false, true] {
+        let c = cfg(37, 23, 9);
+        let plan = if reverse {
+            Plan::raise(&rbm, &data, None, c).unwrap()
+        } else {
+            Plan::ais(&rbm, &data, None, c).unwrap()
+        };
+        let want = ais::plan_log_weights(&dev, &plan).unwrap();
+        let mut a = ais::Anneal::new(&dev, &plan).unwrap();
+        let mut calls = 0;
+        while !a.advance(5) {
+            calls += 1;
+        }
+        assert_eq!(
+            (calls, a.progress()),
+            (4, (22, 22)),
+            "22 β steps, 5 at a time"
+        );
+        let copy = a.finish();
+        dev.finish();
+        dev.progress();
+        let got = ais::Anneal::log_weights(&copy.take().expect("on the host").unwrap());
+        assert_eq!(got, want, "reverse: {reverse}");
+        let r = plan.finish(&ais::Anneal::blocks(&got)).unwrap();
+        assert!(r.atll.is_finite());
+    }
+}
+
 /// With a finer schedule, for each seed: GPU RAISE's ATLL bar reaches the exact ATLL from below
 /// (`atll_lo ≤ exact`), GPU AIS's from above (`atll_hi ≥ exact`), both within 0.5 nats of it;
 /// GPU RAISE's bar overlaps the CPU RAISE's of the same plan and its other fields are the CPU's.

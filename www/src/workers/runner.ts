@@ -197,6 +197,8 @@ export class LaneRunner {
   /** When the latest slice of a GPU lane started (its rate is over wall time: its updates
    * run on the GPU after `step` returns). */
   private lastStart: number | null = null;
+  /** An estimate asked for while a GPU lane's copies were on their way (started once in). */
+  private estimateAsked: Extract<ToWorker, { type: 'estimate' }> | null = null;
   /** Wall time since the last slice of a GPU lane that did updates. */
   private gpuWall = 0;
   /** The model file the lane continues (until the next `configure`): `reset` returns to it. */
@@ -226,6 +228,11 @@ export class LaneRunner {
     this.pending = false;
     this.guard(() => {
       this.slice();
+      const asked = this.estimateAsked;
+      if (asked && this.lane?.busy !== true) {
+        this.estimateAsked = null;
+        this.startEstimate(asked.gen, asked.id, asked.dataset, asked.settings);
+      }
       this.estimateSlice();
       this.analyses.slice();
       this.kick();
@@ -315,9 +322,13 @@ export class LaneRunner {
         this.probe(msg.id, msg.source);
         break;
       case 'estimate':
-        this.startEstimate(msg.gen, msg.id, msg.dataset, msg.settings);
+        // A stopped GPU lane's last record is still on its way: the estimate takes the model of
+        // the update the lane stopped at, once it is in (a running one's: its latest record's).
+        if (this.lane?.busy === true && this.status !== 'running') this.estimateAsked = msg;
+        else this.startEstimate(msg.gen, msg.id, msg.dataset, msg.settings);
         break;
       case 'cancelEstimate':
+        if (this.estimateAsked?.id === msg.id) this.estimateAsked = null;
         if (this.job?.id === msg.id) this.endEstimate('cancelled');
         break;
       case 'analysis':
