@@ -50,7 +50,6 @@ class FakeEstimate implements CoreEstimate {
       ess: this.reverse ? null : 50,
       iter: this.iter,
       dataset: 'bas4',
-      gpu: null,
     };
   }
   free() {
