@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
 import { serve } from './server.mjs';
-import { enter, lanes, openPage, rbmCli, SETTLED, settings, waitForUpdates } from './setup.mjs';
+import { enter, lanes, newPage, openPage, rbmCli, SETTLED, settings, waitForUpdates } from './setup.mjs';
 
 const dist = fileURLToPath(new URL('../../www/dist', import.meta.url));
 let server;
@@ -193,6 +193,104 @@ test('a malformed or unknown link value is ignored with a notice, and nothing fr
   assert.equal(await p2.isVisible('#notice'), false);
   await p2.close();
   assert.deepEqual(errors, []);
+});
+
+// Every path that shows text from a link, a file name or a file's content: lane labels (cards,
+// the chart's readout, the share dialog's link and <iframe> snippet, the study's CSV), tour ids
+// and preset names (the notice), a model file's name and content (its card's line) and a data
+// file's name (the data input's message). The page must set them as text: no element is made
+// from them (none carries an on… handler or srcdoc, none is an <img src=x>), no payload runs,
+// and the text appears literally. (The test above covers one label and a link's unknown keys.)
+test('hostile text from a link, a file name or a file content is shown as text on every path, never as HTML', { timeout: 180_000 }, async () => {
+  const L0 = '<img src=x onerror=__pwned=1>';
+  const L1 = '"><svg onload=__pwned=2>';
+  const TOUR = '<img src=x onerror=__pwned=3>';
+  const PRESET = '<svg/onload=__pwned=4>';
+  const MODEL = '<img src=x onerror=__pwned=5>.json';
+  const DATA = '<img src=x onerror=__pwned=6>';
+  const CONTENT = '<img src=x onerror=__pwned=7>';
+  const { page, errors } = await newPage(browser);
+  // Any element the page makes with a handler or srcdoc, or an <img src=x>, from the first byte on.
+  await page.addInitScript(() => {
+    window.__made = [];
+    const check = (e) => {
+      if ([...e.attributes].some((a) => /^on|^srcdoc$/i.test(a.name)) || (e.tagName === 'IMG' && e.getAttribute('src') === 'x'))
+        window.__made.push(e.outerHTML.slice(0, 120));
+    };
+    new MutationObserver((ms) => {
+      for (const m of ms) for (const n of m.addedNodes) if (n.nodeType === 1) for (const e of [n, ...n.querySelectorAll('*')]) check(e);
+    }).observe(document, { childList: true, subtree: true });
+  });
+  const enc = encodeURIComponent;
+  await page.goto(`${server.url}#lane=cd:label=${enc(L0)}&lane=pcd:label=${enc(L1)}&tour=${enc(TOUR)}&preset=${enc(PRESET)}`);
+  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 20_000 });
+  await page.waitForFunction(SETTLED, null, { timeout: 20_000 });
+  const safe = async (where) => {
+    assert.deepEqual(await page.evaluate(() => window.__made), [], `${where}: an element was made from the text`);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, `${where}: a payload ran`);
+  };
+  // Lane cards, the chart's readout, the notice (tour and preset).
+  assert.ok((await page.textContent('#lane-0-title')).startsWith(L0));
+  assert.ok((await page.textContent('#lane-1-title')).startsWith(L1));
+  await page.waitForFunction(() => window.__rbm.drawn());
+  const readout = await page.textContent('#chart-readout');
+  assert.ok(readout.includes(`${L0} (lane 0): `) && readout.includes(`${L1} (lane 1): `), readout);
+  const notice = await page.textContent('#notice');
+  assert.ok(notice.includes(`tour='${TOUR}'`) && notice.includes(`preset='${PRESET}'`), notice);
+  await safe('cards, readout, notice');
+  // The share dialog: the link carries the labels encoded; its <iframe> snippet is one element.
+  await page.click('#share-button');
+  const snippet = await page.inputValue('#share-iframe');
+  const parsed = await page.evaluate((html) => {
+    const d = new DOMParser().parseFromString(html, 'text/html');
+    return { tags: [...d.body.querySelectorAll('*')].map((e) => e.tagName), src: d.querySelector('iframe')?.getAttribute('src') };
+  }, snippet);
+  assert.deepEqual(parsed.tags, ['IFRAME']);
+  assert.ok(decodeURIComponent(parsed.src).includes(`label=${L0}`) || decodeURIComponent(decodeURIComponent(parsed.src)).includes(`label=${L0}`), parsed.src);
+  await page.keyboard.press('Escape');
+  await safe('share dialog');
+  // A model file with a hostile name, then one with a hostile value inside: refused, named as text.
+  await page.setInputFiles('#lane-0-model-file', { name: MODEL, mimeType: 'application/json', buffer: Buffer.from('{"visible": 16, "w": [0.1') });
+  await page.waitForFunction(() => window.__rbm.lanes()[0].modelFile?.state === 'refused', null, { timeout: 20_000 });
+  await page.waitForFunction(
+    (name) => document.querySelector('#lane-0-model-file').closest('.panel').querySelector('.model-file-line').textContent.includes(name),
+    MODEL,
+  );
+  await page.setInputFiles('#lane-1-model-file', {
+    name: 'inside.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ visible: CONTENT, hidden: 2 })),
+  });
+  await page.waitForFunction(() => /inside\.json/.test(window.__rbm.lanes()[1].modelFile?.message ?? ''), null, { timeout: 20_000 });
+  await safe('model files');
+  // A data file with a hostile name: refused under the data input, named (as its data set) as text.
+  await page.setInputFiles('#data-files', { name: `${DATA}-idx3-ubyte`, mimeType: 'application/octet-stream', buffer: Buffer.from('not an IDX file at all') });
+  await page.waitForFunction((name) => document.querySelector('#err-data').textContent.includes(name), DATA, { timeout: 20_000 });
+  await safe('data file');
+  // A study of one trial: its CSV holds the labels as text (the second one quoted, as RFC 4180 wants).
+  await enter(page, '#trials', '1');
+  await enter(page, '#stop', '100');
+  await page.click('#run');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 120_000, polling: 250 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await download.path(), 'utf8')
+    .trim()
+    .split('\n');
+  assert.ok(
+    csv.some((r) => r.startsWith(`0,${L0},0,done,`)),
+    csv.join('\n'),
+  );
+  assert.ok(
+    csv.some((r) => r.startsWith(`1,"""><svg onload=__pwned=2>",0,done,`)),
+    csv.join('\n'),
+  );
+  assert.doesNotMatch(csv[0], /[<>"]/, 'the page state in the comment line is percent-encoded');
+  await page.waitForFunction(() => window.__rbm.drawn());
+  await safe('study');
+  const text = await page.evaluate(() => document.body.textContent);
+  for (const t of [L0, L1, TOUR, PRESET, MODEL, DATA]) assert.ok(text.includes(t), `the page shows ${t} literally`);
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test('a diverging lane shows a readable message while the other keeps rising', { timeout: 240_000 }, async () => {
@@ -1146,6 +1244,26 @@ test("a lane's worker that dies without a word is found, shown with its message 
   assert.equal(cd.status, 'running');
   assert.ok(cd.iter > before, `lane 0 stopped at ${before}`);
   await waitForUpdates(page, cd.iter + 200, [0]);
+  // What the page held stays: the dead lane's curve, on the chart and as a CSV download; the
+  // card says what it kept and that its model (in the worker) is lost.
+  assert.ok(broken.iters.length >= 2, `lane 1 had ${broken.iters.length} points`);
+  const shown = await page.textContent('article[data-lane-id="1"] .lane-error');
+  const end = broken.iters.at(-1).toLocaleString('en');
+  assert.ok(shown.includes(`Kept: its curve, ${broken.iters.length} points to update ${end}`), shown);
+  assert.match(shown, /Lost: its model at update [\d,]+, which lived in the worker \(no model download\)/);
+  assert.equal(await page.isDisabled('article[data-lane-id="1"] button.export'), true);
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click('article[data-lane-id="1"] button.export-curve')]);
+  assert.match(file.suggestedFilename(), /^rbm-pcd-seed1-lane1-curve\.csv$/);
+  const rows = readFileSync(await file.path(), 'utf8')
+    .trim()
+    .split('\n');
+  assert.match(rows[0], /^# RBM Playground curve of lane 1; page state: .*#data=bas4&/);
+  assert.equal(rows[1], 'lane,label,state,iter,sweeps,atll');
+  assert.deepEqual(
+    rows.slice(2).map((r) => r.split(',')),
+    broken.iters.map((iter, i) => ['1', 'PCD-k', 'fatal', String(iter), String(broken.sweeps[i]), String(broken.atll[i])]),
+  );
+  assert.deepEqual((await lanes(page))[1].atll, broken.atll, 'the chart keeps the curve');
   // Restart: a new worker with the lane's settings, from update 0 (the curve so far is cleared).
   const options = broken.options;
   await page.click('article[data-lane-id="1"] button.restart');
@@ -1158,6 +1276,92 @@ test("a lane's worker that dies without a word is found, shown with its message 
   // The new worker answers its pings: it stays well past the timeout.
   await page.waitForTimeout(13_000);
   assert.equal((await lanes(page))[1].status, 'ready');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a study keeps what finished when trial workers die mid-trial (a panic, and one that goes silent): the rest runs, the page says what was lost, CSV and JSON hold it', {
+  timeout: 240_000,
+}, async () => {
+  const { page, errors } = await open();
+  await enter(page, '#trials', '3');
+  await enter(page, '#stop', '1500');
+  await page.click('#run');
+  /** Kills the worker of the trial under way with the fewest records once it has 2 to 8 of its 16
+   * (far from its end, so it is still under way when its worker dies): the trial and its records then. */
+  const kill = async (how) => {
+    await page.waitForFunction(
+      () => {
+        const running = window.__rbm.study()?.lanes.flatMap((l) => l.trials.filter((t) => t.state === 'running')) ?? [];
+        const fewest = Math.min(...running.map((t) => t.iters.length));
+        return fewest >= 2 && fewest <= 8;
+      },
+      null,
+      { timeout: 60_000, polling: 50 },
+    );
+    return page.evaluate((how) => {
+      const t = window.__rbm.killTrialWorker(how);
+      const lane = window.__rbm.study().lanes.find((l) => l.id === t.lane);
+      return { ...t, iters: lane.trials[t.index].iters };
+    }, how);
+  };
+  // A panic first (its worker is gone at once), then a worker that ends itself without a word
+  // (found by the health check): the second goes to a live worker.
+  const crashed = await kill('crash');
+  await page.waitForFunction(({ lane, index }) => window.__rbm.study().lanes.find((l) => l.id === lane).trials[index].state === 'failed', crashed);
+  const silent = await kill('exit');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 180_000, polling: 250 });
+  const study = await page.evaluate(() => window.__rbm.study());
+  const trial = ({ lane, index }) => study.lanes.find((l) => l.id === lane).trials[index];
+  const checkpoints = study.lanes[0].bands.map((b) => b.iter);
+  assert.equal(checkpoints.at(-1), 1500);
+  assert.match(trial(crashed).message, /deliberate panic/);
+  assert.match(trial(silent).message, /a trial worker failed: it stopped answering \(no reply in 10 s\)/);
+  for (const [t, had] of [
+    [trial(crashed), crashed],
+    [trial(silent), silent],
+  ]) {
+    assert.equal(t.state, 'failed');
+    // Its records up to its worker's death are kept.
+    assert.deepEqual(t.iters.slice(0, had.iters.length), had.iters);
+    assert.ok(t.iters.length < checkpoints.length);
+  }
+  // Every other trial ran to its end on the workers that replaced them.
+  const others = study.lanes.flatMap((l) => l.trials.filter((t) => t.state !== 'failed'));
+  assert.equal(others.length, 2 * 3 - 2);
+  for (const t of others) assert.deepEqual([t.state, t.iters], ['done', checkpoints]);
+  assert.deepEqual([study.progress.done, study.progress.failed], [4, 2]);
+  // The page says what was lost and what is kept.
+  await page.waitForFunction(() => window.__rbm.drawn());
+  assert.ok(await page.isVisible('#study-lost'));
+  const lost = await page.textContent('#study-lost');
+  assert.match(lost, /^Lost: the rest of 2 failed trials \(the first, trial \d of (CD-k|PCD-k): internal error at .*deliberate panic/);
+  assert.match(lost, /their records so far are kept, marked failed\. Kept: every other trial's records/);
+  assert.match(await page.textContent('#study-progress'), /4 of 6 trials done, 2 failed/);
+  // The downloads hold every record: the failed trials' marked so.
+  const [csvFile] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const rows = readFileSync(await csvFile.path(), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((r) => r.split(','));
+  assert.equal(
+    rows.length,
+    study.lanes.reduce((n, l) => n + l.trials.reduce((m, t) => m + t.iters.length, 0), 0),
+  );
+  for (const l of study.lanes)
+    for (const t of l.trials) {
+      const mine = rows.filter((r) => r[0] === String(l.id) && r[2] === String(t.index));
+      assert.deepEqual(
+        mine.map((r) => [r[3], Number(r[4]), Number(r[6])]),
+        t.iters.map((iter, i) => [t.state, iter, t.atll[i]]),
+      );
+    }
+  const [jsonFile] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const json = JSON.parse(readFileSync(await jsonFile.path(), 'utf8'));
+  const failed = json.lanes.flatMap((l) => l.trials.filter((t) => t.state === 'failed'));
+  assert.equal(failed.length, 2);
+  assert.ok(failed.every((t) => t.message && t.records.length > 0));
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -1255,8 +1459,9 @@ async function runThenPause(page, ms = 300) {
 
 // A lane blocked in a long computation (an oversize evaluation inside its slice) would not answer
 // Pause; a lane that answered but trained on would not stop. After each bad input every running
-// lane answers Pause (its worker's status reply, measured as the lane's pauseReply), is paused,
-// and makes no update after its answer.
+// lane answers Pause (its worker's status reply), is paused, and makes no update after its
+// answer: the update the reply names (pausedAt) is the lane's last, then and frames later. How
+// fast it answers is a measurement, not a test: npm run measure:page (pause_reply_ms).
 test(`each lane answers Pause after each of ${BAD_INPUTS.length} bad and oversize inputs and trains no further, with no console error`, {
   timeout: 900_000,
 }, async () => {
@@ -1272,10 +1477,12 @@ test(`each lane answers Pause after each of ${BAD_INPUTS.length} bad and oversiz
       // Paused, or stopped by its answer's own cause (its end, or a divergence).
       assert.ok(['paused', 'done', 'failed'].includes(l.status), `${what}: lane ${l.id} is ${l.status} (${l.message})`);
       assert.equal(typeof l.pauseReply, 'number', `${what}: lane ${l.id} has no Pause reply`);
+      // A lane that reached its end (or diverged) first answers with that status instead.
+      if (l.status === 'paused') assert.equal(l.pausedAt, l.iter, `${what}: lane ${l.id} answered Pause at update ${l.pausedAt}, then trained to ${l.iter}`);
     }
     assert.deepEqual(
-      later.map((l) => [l.id, l.status, l.iter]),
-      at.map((l) => [l.id, l.status, l.iter]),
+      later.map((l) => [l.id, l.status, l.iter, l.pausedAt]),
+      at.map((l) => [l.id, l.status, l.iter, l.pausedAt]),
       `${what}: a lane trained after its Pause reply`,
     );
     assert.deepEqual(errors, [], what);

@@ -48,7 +48,7 @@ async function boot(): Promise<void> {
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
       evalWorkers: poolSize(navigator.hardwareConcurrency),
       trialWorkers: trialWorkers(navigator.hardwareConcurrency),
-      laneWorkers: watched(newWorker),
+      watchedWorkers: watched(newWorker),
       evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),
       confirm: (question) => window.confirm(question),

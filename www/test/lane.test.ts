@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LaneHandle } from '../src/app/lane';
+import { fatalNote, LaneHandle } from '../src/app/lane';
 import type { FromWorker } from '../src/protocol/messages';
 import { FakeWorker } from './fakeWorker';
 
@@ -135,6 +135,34 @@ describe('LaneHandle', () => {
     w().reply(configured(2));
     w().reply(status(2, 'ready'));
     expect(lane.status).toBe('ready');
+  });
+
+  it('keeps the curve of a lane whose worker died, and says what it kept and what it lost; Restart clears it', () => {
+    lane.configure({ lr: 0.1 }, 'bas4');
+    w().reply(configured(1));
+    w().reply(status(1, 'running'));
+    w().reply(progress(1, 100, -9));
+    w().reply(progress(1, 200, -8));
+    expect(fatalNote(lane)).toBeNull();
+    // The health check's error event (workerHealth.ts): the worker went silent.
+    w().onerror?.({ message: 'it stopped answering (no reply in 10 s): it was ended or is stuck' } as ErrorEvent);
+    expect(lane.status).toBe('fatal');
+    expect(lane.curve).toEqual({ iter: [100, 200], sweeps: [100, 200], atll: [-9, -8] });
+    expect(fatalNote(lane)).toBe(
+      'Kept: its curve, 2 points to update 200 (the chart, its PNG and Download curve (CSV)). Lost: its model at update 200, which lived in the worker (no model download); Restart lane builds it again from update 0 and clears the curve.',
+    );
+    lane.restart();
+    expect(lane.curve.iter).toEqual([]);
+  });
+
+  it("takes the update a Pause's reply names as where the lane stopped", () => {
+    lane.configure({ lr: 0.1 }, 'bas4');
+    w().reply(configured(1));
+    w().reply(status(1, 'running'));
+    w().reply(progress(1, 300, -9));
+    lane.pause();
+    w().reply({ type: 'status', gen: 1, status: 'paused', message: null, at: Date.now(), iter: 300 });
+    expect([lane.status, lane.pausedAt]).toEqual(['paused', 300]);
   });
 
   it('a worker that fails to run is fatal', () => {

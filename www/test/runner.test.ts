@@ -439,6 +439,8 @@ describe('LaneRunner: running', () => {
     // that position, which may have to enumerate log Z.
     expect(sent.slice(-3).map((m) => m.type)).toEqual(['progress', 'status', 'progress']);
     expect(sent.at(-3)).toMatchObject({ type: 'progress', iter: at });
+    // The reply names the update the lane stopped at: no slice runs after it.
+    expect(sent.at(-2)).toMatchObject({ type: 'status', status: 'paused', iter: at });
     expect(of('progress').at(-1)!.iter).toBe(at);
     expect(of('progress').at(-1)!.view).not.toBeNull();
     expect(statuses().at(-1)).toBe('paused');

@@ -1,6 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bandAt, csvField, formatDuration, progressText, quantile, Study, schedule, studyCsv, studyJson, type Trial, type TrialPoint } from '../src/app/study';
+import {
+  bandAt,
+  csvField,
+  curveCsv,
+  formatDuration,
+  lossText,
+  progressText,
+  quantile,
+  Study,
+  schedule,
+  studyCsv,
+  studyJson,
+  type Trial,
+  type TrialPoint,
+} from '../src/app/study';
 import type { StatSpec } from '../src/generated/core';
 
 const point = (iter: number, atll: number, stats: Record<string, number> = {}, ms = iter): TrialPoint => ({ iter, sweeps: 2 * iter, atll, stats, ms });
@@ -211,6 +225,39 @@ describe('exports', () => {
     const csv = studyCsv(s, 'https://example.org/#label=a%0Db\r\nx');
     expect(csv.split('\n')[2]).toBe(`1,"'=HYPERLINK(""https://evil.example"")",0,done,0,0,-3`);
     expect(csv.split('\n')[0]).toBe('# RBM Playground study: 1 trials per lane, seed 1; page state: https://example.org/#label=a%0Db%0D%0Ax');
+  });
+
+  it('a failed trial (its worker died) keeps its records, marked failed; the note says what was lost and kept', () => {
+    const s = new Study({ lanes: [{ id: 3, label: 'CD-1', claimLabel: null, stats: [] }], runs: 2, until: 20, every: 10, seed: 1 });
+    const [a, b] = [s.next()!, s.next()!];
+    s.add(a, [point(0, -5), point(10, -4), point(20, -3)], 3);
+    s.finish(a, 3);
+    expect(lossText(s)).toBeNull();
+    s.add(b, [point(0, -5), point(10, -4.5)], 2);
+    s.finish(b, 2, 'a trial worker failed: it stopped answering (no reply in 10 s): it was ended or is stuck');
+    expect(lossText(s)).toBe(
+      "Lost: the rest of trial 1 of CD-1 (a trial worker failed: it stopped answering (no reply in 10 s): it was ended or is stuck); its records to update 10 are kept, marked failed. Kept: every other trial's records; the bands are over the trials that reached each update. The CSV and JSON downloads hold all of it.",
+    );
+    const csv = studyCsv(s, 'u').split('\n');
+    expect(csv.slice(2, 7)).toEqual([
+      '3,CD-1,0,done,0,0,-5',
+      '3,CD-1,0,done,10,20,-4',
+      '3,CD-1,0,done,20,40,-3',
+      '3,CD-1,1,failed,0,0,-5',
+      '3,CD-1,1,failed,10,20,-4.5',
+    ]);
+    expect(s.bands(0).map((x) => x?.trials)).toEqual([2, 2, 1]);
+    expect(s.progress(2)).toMatchObject({ done: 1, failed: 1, total: 2 });
+  });
+
+  it("writes a live lane's curve as the page holds it, with the page's address", () => {
+    const csv = curveCsv(
+      { id: 1, label: '=cmd', status: 'fatal', curve: { iter: [0, 100], sweeps: [0, 100], atll: [-11.5, -9.25] } },
+      'https://example.org/#a\nb',
+    );
+    expect(csv).toBe(
+      "# RBM Playground curve of lane 1; page state: https://example.org/#a%0Ab\nlane,label,state,iter,sweeps,atll\n1,'=cmd,fatal,0,0,-11.5\n1,'=cmd,fatal,100,100,-9.25\n",
+    );
   });
 
   it('write every trial’s records with the page’s address, numbers in full', () => {

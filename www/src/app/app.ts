@@ -49,7 +49,7 @@ import {
   newLaneState,
   type PageState,
 } from './state';
-import { studyCsv, studyJson } from './study';
+import { curveCsv, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
 
 export interface AppEvents {
@@ -69,8 +69,9 @@ export interface AppOptions {
   evalWorkers: number;
   /** Workers of a study's trial pool (trialPool.ts, trialWorkers). */
   trialWorkers: number;
-  /** Makes the lanes' workers (e.g. watched by workerHealth.ts); none: the app's factory. */
-  laneWorkers?: WorkerFactory;
+  /** Makes the workers that run for long, the lanes' and a study's trials' (e.g. watched by
+   * workerHealth.ts, so that one that dies without a word is found); none: the app's factory. */
+  watchedWorkers?: WorkerFactory;
   /** Asks the user a yes/no question (before an edit wipes a long run); default: yes. */
   confirm(question: string): boolean;
   /** The core's verdicts on a preset's claims (wasm `evaluateClaims`); none: not checked. */
@@ -268,7 +269,7 @@ export class App {
   }
 
   private spawn(state: PageState['lanes'][number]): LaneHandle {
-    const lane = new LaneHandle(state, this.options.laneWorkers ?? this.factory, this.laneEvents);
+    const lane = new LaneHandle(state, this.options.watchedWorkers ?? this.factory, this.laneEvents);
     this.lanes.push(lane);
     lane.limit(this.untilOf(lane));
     this.configure(lane);
@@ -379,6 +380,19 @@ export class App {
 
   exportModel(lane: LaneHandle): void {
     lane.exportModel();
+  }
+
+  /** The lane's name: the paper's label when a preset (or a link) gave one, else the algorithm's title. */
+  laneTitle(lane: Pick<LaneHandle, 'label' | 'algo'>): string {
+    return lane.label ?? this.catalog.algorithms.find((a) => a.name === lane.algo)?.title ?? lane.algo;
+  }
+
+  /** Downloads a live lane's curve as CSV (study.ts curveCsv), from the page's own copy: it
+   * works after the lane's worker died too. `url` is the page's address. */
+  exportCurve(lane: LaneHandle, url: string): void {
+    const label = this.laneTitle(lane);
+    const name = `rbm-${lane.algo}-seed${lane.seed || 'none'}-lane${lane.id}-curve.csv`;
+    this.events.download(name, curveCsv({ id: lane.id, label, status: lane.status, curve: lane.curve }, url));
   }
 
   /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says (rebuild.ts). */
@@ -718,7 +732,7 @@ export class App {
       const plan = {
         lanes: lanes.map((l) => ({
           id: l.id,
-          label: l.label ?? this.catalog.algorithms.find((a) => a.name === l.algo)?.title ?? l.algo,
+          label: this.laneTitle(l),
           claimLabel: preset && l.label !== null && preset.lanes.some((p) => p.label === l.label) ? l.label : null,
           stats: this.catalog.algorithms.find((a) => a.name === l.algo)?.stats ?? [],
         })),
@@ -733,7 +747,7 @@ export class App {
       this.study = new StudyRun(
         plan,
         (t) => ({ config: configs[t.lane], dataset: data, source, seed, until }),
-        this.factory,
+        this.options.watchedWorkers ?? this.factory,
         this.options.trialWorkers,
         () => this.events.changed(),
       );

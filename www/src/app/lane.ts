@@ -66,6 +66,19 @@ export interface ExactJob {
   message: string | null;
 }
 
+/**
+ * What a lane whose worker died (status `fatal`) keeps and what it lost, in words; null while
+ * its worker lives. The page holds the curve; the model lived in the worker only.
+ */
+export function fatalNote(lane: Pick<LaneHandle, 'status' | 'iter' | 'curve'>): string | null {
+  if (lane.status !== 'fatal') return null;
+  const n = lane.curve.iter.length;
+  const kept = n
+    ? `Kept: its curve, ${n} point${n === 1 ? '' : 's'} to update ${lane.curve.iter[n - 1].toLocaleString('en')} (the chart, its PNG and Download curve (CSV)).`
+    : 'Kept: nothing, it had no curve point yet.';
+  return `${kept} Lost: its model at update ${lane.iter.toLocaleString('en')}, which lived in the worker (no model download); Restart lane builds it again from update 0 and clears the curve.`;
+}
+
 export class LaneHandle implements LaneState {
   readonly id: number;
   readonly algo: string;
@@ -103,6 +116,9 @@ export class LaneHandle implements LaneState {
   /** How long the worker took to answer the latest Pause of a running lane: from the page's
    * message to the worker's status reply, by their clocks (ms; null: none measured). */
   pauseReply: number | null = null;
+  /** The update the worker's reply to the latest Pause of a running lane names: where the lane
+   * stopped (null: none yet). No update may follow it until the lane runs again. */
+  pausedAt: number | null = null;
   private pauseSent: number | null = null;
   /** The phases of the lane's latest slow-motion update (null: none since it was built). */
   trace: Trace | null = null;
@@ -477,6 +493,7 @@ export class LaneHandle implements LaneState {
         if (msg.gen !== this.gen && msg.status !== 'fatal') return;
         if (this.pauseSent !== null && msg.status !== 'running' && msg.at !== undefined) {
           this.pauseReply = msg.at - this.pauseSent;
+          this.pausedAt = msg.iter ?? null;
           this.pauseSent = null;
         }
         this.status = msg.status;

@@ -12,6 +12,7 @@
 // so every lane's band grows together.
 import type { Aggregate, BandPoint, LaneBand, StatSpec } from '../generated/core';
 import type { TrialTaus } from '../protocol/messages';
+import type { Curve } from './curve';
 
 /** One record of a trial: its update, Gibbs sweeps, exact ATLL, statistics, and the
  * milliseconds its worker had spent training it by then. */
@@ -391,6 +392,27 @@ export function progressText(p: StudyProgress): string {
   return text;
 }
 
+/**
+ * What failed trials (a worker that died, a panic, a refused configuration) cost the study and
+ * what it keeps, in one line; null when no trial failed. Trials are numbered as the exports
+ * number them.
+ */
+export function lossText(study: Study): string | null {
+  const failed = study.trials.flat().filter((t) => t.state === 'failed');
+  if (!failed.length) return null;
+  const name = (t: Trial) => `trial ${t.index} of ${study.plan.lanes[t.lane].label}`;
+  const kept = (t: Trial) => {
+    const last = t.points[t.points.length - 1];
+    return last ? `its records to update ${last.iter.toLocaleString('en')} are kept` : 'it had no record yet';
+  };
+  const first = failed[0];
+  const what =
+    failed.length === 1
+      ? `Lost: the rest of ${name(first)} (${first.message ?? 'failed'}); ${kept(first)}, marked failed.`
+      : `Lost: the rest of ${failed.length} failed trials (the first, ${name(first)}: ${first.message ?? 'failed'}); their records so far are kept, marked failed.`;
+  return `${what} Kept: every other trial's records; the bands are over the trials that reached each update. The CSV and JSON downloads hold all of it.`;
+}
+
 /** A lane's line on its card during a study: its trials and its latest median and band. */
 export function laneStudyLine(study: Study, id: number): string {
   const lane = study.plan.lanes.findIndex((l) => l.id === id);
@@ -436,9 +458,7 @@ export function csvField(v: string | number): string {
  */
 export function studyCsv(study: Study, url: string): string {
   const keys = [...new Set(study.plan.lanes.flatMap((l) => l.stats.map((s) => s.key)))];
-  // The comment stays one line, whatever the address holds.
-  const state = url.replace(/[\r\n]/g, encodeURIComponent);
-  const lines = [`# RBM Playground study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}; page state: ${state}`];
+  const lines = [csvComment(`study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}`, url)];
   lines.push(['lane', 'label', 'trial', 'state', 'iter', 'sweeps', 'atll', ...keys].join(','));
   study.plan.lanes.forEach((l, i) => {
     for (const t of study.trials[i]) {
@@ -447,6 +467,34 @@ export function studyCsv(study: Study, url: string): string {
       }
     }
   });
+  return `${lines.join('\n')}\n`;
+}
+
+/** A CSV file's first line: what it holds and the page's state (its URL: how it was made),
+ * kept on one line whatever the address holds. */
+function csvComment(what: string, url: string): string {
+  return `# RBM Playground ${what}; page state: ${url.replace(/[\r\n]/g, encodeURIComponent)}`;
+}
+
+/** A live lane as its curve's CSV names it. */
+export interface CurveLane {
+  id: number;
+  label: string;
+  /** The lane's status when the file was made (e.g. `fatal`: its worker died). */
+  status: string;
+  curve: Curve;
+}
+
+/**
+ * A live lane's curve as CSV, as the page holds it (the chart's points: beyond 1500, every
+ * other one was dropped): a comment line with the page's state, then one row per point — lane,
+ * label, state, update, Gibbs sweeps, exact ATLL, numbers in full as in `studyCsv`. What the
+ * page keeps of a lane whose worker died.
+ */
+export function curveCsv(lane: CurveLane, url: string): string {
+  const lines = [csvComment(`curve of lane ${lane.id}`, url), 'lane,label,state,iter,sweeps,atll'];
+  const c = lane.curve;
+  for (const [i, iter] of c.iter.entries()) lines.push([lane.id, lane.label, lane.status, iter, c.sweeps[i], c.atll[i]].map(csvField).join(','));
   return `${lines.join('\n')}\n`;
 }
 

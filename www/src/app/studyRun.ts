@@ -88,4 +88,10 @@ export class StudyRun {
   get busy(): number {
     return this.pool.busy;
   }
+
+  /** Test hook: the worker of the trial under way with the fewest records dies, by a panic of its core (`crash`)
+   * or silently (`exit`, as the browser ending it would); returns that trial (null: none). */
+  killWorker(how: 'crash' | 'exit'): Trial | null {
+    return this.pool.sendToBusy({ type: how });
+  }
 }

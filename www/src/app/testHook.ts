@@ -31,6 +31,8 @@ export interface LaneSnapshot {
   elapsed: number;
   /** How long the lane's worker took to answer the latest Pause (ms, by the worker's clock). */
   pauseReply: number | null;
+  /** The update the lane's reply to the latest Pause named (null: none). */
+  pausedAt: number | null;
   /** The lane's end point in updates (null: none). */
   until: number | null;
   /** Data on its way to the worker (null: none). */
@@ -65,7 +67,16 @@ export interface StudySnapshot {
   lanes: {
     id: number;
     label: string;
-    trials: { index: number; state: string; diverged: boolean; iters: number[]; sweeps: number[]; atll: number[]; stats: Record<string, number>[] }[];
+    trials: {
+      index: number;
+      state: string;
+      diverged: boolean;
+      message: string | null;
+      iters: number[];
+      sweeps: number[];
+      atll: number[];
+      stats: Record<string, number>[];
+    }[];
     bands: (Pick<Band, 'iter' | 'median' | 'q025' | 'q10' | 'q90' | 'q975' | 'mean' | 'sweeps' | 'trials' | 'stats'> | null)[];
   }[];
   progress: { done: number; running: number; failed: number; total: number; fraction: number; etaMs: number | null };
@@ -93,6 +104,9 @@ export interface TestHook {
   loseGpu(id: number): void;
   /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
   exitWorker(id: number): void;
+  /** The worker of the study's trial under way with the fewest records dies: its core panics (`crash`) or it ends
+   * silently (`exit`). Returns that trial's lane id and index (null: no trial is under way). */
+  killTrialWorker(how: 'crash' | 'exit'): { lane: number; index: number } | null;
   /** The data sets the picker offers (names). */
   dataSets(): string[];
   /** Whether the page has drawn every change so far (it draws in the next animation frame). */
@@ -121,6 +135,7 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
             index: t.index,
             state: t.state,
             diverged: t.diverged,
+            message: t.message,
             iters: t.points.map((p) => p.iter),
             sweeps: t.points.map((p) => p.sweeps),
             atll: t.points.map((p) => p.atll),
@@ -166,6 +181,7 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
           rowsPerSecond: rowsPerSecond(l.rate, batch),
           elapsed: l.elapsed,
           pauseReply: l.pauseReply,
+          pausedAt: l.pausedAt,
           until: l.limitAt,
           dataLoad: l.dataLoad && { ...l.dataLoad },
           options: { ...l.options },
@@ -191,6 +207,11 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
     loseGpu: (id) => app.lanes.find((l) => l.id === id)?.loseGpu(),
     exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
+    killTrialWorker: (how) => {
+      const run = app.study;
+      const t = run?.killWorker(how);
+      return run && t ? { lane: run.study.plan.lanes[t.lane].id, index: t.index } : null;
+    },
     dataSets: () => app.dataSets.map((d) => d.name),
   };
   (window as unknown as { __rbm: TestHook }).__rbm = hook;

@@ -154,6 +154,9 @@ export type FromWorker =
       /** When the worker sent it (ms since the epoch: timeOrigin + now), for the page's
        * measure of how fast a lane answers Pause. */
       at?: number;
+      /** A Pause's reply (`paused`): the update the lane stopped at, which no later slice may
+       * move. */
+      iter?: number;
     }
   | {
       type: 'progress';

@@ -6,7 +6,7 @@ import type { App } from '../app/app';
 import { laneColour, laneDash, swatchBackground } from '../app/chartData';
 import { panelPart } from '../app/classroom';
 import { sweepsPerUpdate } from '../app/curve';
-import type { LaneHandle } from '../app/lane';
+import { fatalNote, type LaneHandle } from '../app/lane';
 import { loadModelInto } from '../app/modelFile';
 import { epochsDone, paceParts } from '../app/progress';
 import { laneStudyLine } from '../app/study';
@@ -40,9 +40,9 @@ export function busyWord(lane: Pick<LaneHandle, 'modelFile'>, visible: number, s
   return bits > 0 && bits <= limit ? `building… computing exact log Z (2^${bits} states)…` : 'building…';
 }
 
-/** The lane's name: the paper's label when a preset made it, else the algorithm's title. */
+/** The lane's name (App.laneTitle). */
 export function laneName(app: App, lane: LaneHandle): string {
-  return lane.label ?? algoEntry(app.catalog, lane.algo)?.title ?? lane.algo;
+  return app.laneTitle(lane);
 }
 
 export class LaneCard {
@@ -104,6 +104,7 @@ export class LaneCard {
       viewError: (key) => app.settingErrors[key] ?? '',
       setViewOption: (key, text) => app.setView(key, text),
       exportModel: () => app.exportModel(lane),
+      exportCurve: () => app.exportCurve(lane, window.location.href),
       loadModel: (file) => void loadModelInto(lane, file),
       traceStep: () => lane.traceStep(),
       resume: () => lane.start(),
@@ -183,7 +184,9 @@ export class LaneCard {
     setText(this.studyLine, line);
     this.notice.hidden = !lane.notice;
     setText(this.notice, lane.notice ?? '');
-    const message = lane.message ?? this.app.laneRejection(lane);
+    const base = lane.message ?? this.app.laneRejection(lane);
+    const note = fatalNote(lane);
+    const message = base && note ? `${base}. ${note}` : base;
     this.error.hidden = !message;
     setText(this.error, message ?? '');
     this.restart.hidden = lane.status !== 'fatal';

@@ -4,7 +4,7 @@
 import type { App } from '../app/app';
 import { laneColour } from '../app/chartData';
 import { claimRows, claimsNote } from '../app/claims';
-import { progressText, studyTaus } from '../app/study';
+import { lossText, progressText, studyTaus } from '../app/study';
 import type { StatSpec } from '../generated/core';
 import { LikelihoodChart } from './chart';
 import { statModel } from './chartModel';
@@ -32,6 +32,8 @@ export function statLabel(spec: StatSpec): string {
 
 export class StudyView {
   private readonly progress = $('#study-progress');
+  /** What failed trials cost the study and what it keeps (study.ts lossText). */
+  private readonly lost = $('#study-lost');
   private readonly wide = $<HTMLInputElement>('#band-wide');
   private readonly wideLabel = $('#band-wide-label');
   private readonly claims = $('#claims');
@@ -121,6 +123,9 @@ export class StudyView {
     }
     setText(this.progress, text);
     this.progress.hidden = text === '';
+    const lost = study && run ? lossText(run.study) : null;
+    setText(this.lost, lost ?? '');
+    this.lost.hidden = lost === null;
     this.wideLabel.hidden = !study;
     this.wide.checked = app.wide;
     this.exportBox.hidden = !(study && run?.study.trials.some((ts) => ts.some((t) => t.points.length > 0)));

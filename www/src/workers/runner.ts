@@ -297,7 +297,9 @@ export class LaneRunner {
           // The answer first (every slice already told the page its position), then the panels'
           // view of that position, which may enumerate log Z (tens of ms, more on a loaded
           // machine); a distribution that waits for the pool's log Z comes with it.
-          this.setStatus('paused');
+          this.status = 'paused';
+          this.message = null;
+          this.host.post({ type: 'status', gen: this.gen, status: 'paused', message: null, iter: this.lane.iter });
           this.publish(this.lane.step(0, true));
           if (this.exactWait && this.lane.viewAfterExact === true) this.viewAfterExact = true;
         }

@@ -6,7 +6,7 @@
 // trial reported failed. DOM-free: the unit tests drive it with fake workers.
 import type { WorkerFactory } from '../app/lane';
 import type { Trial } from '../app/study';
-import type { DataSource, FromWorker, LaneConfig, TrialRecord, TrialTaus } from '../protocol/messages';
+import type { DataSource, FromWorker, LaneConfig, ToWorker, TrialRecord, TrialTaus } from '../protocol/messages';
 import { type WorkerSlot, WorkerSlots } from './workerSlots';
 
 /** One trial to run. */
@@ -90,6 +90,15 @@ export class TrialPool {
   dispose(): Trial[] {
     this.disposed = true;
     return this.workers.removeAll().flatMap((s) => (s.task ? [s.task.trial] : []));
+  }
+
+  /** Test hook: posts `msg` (e.g. `crash`, `exit`) to the worker of the trial under way with
+   * the fewest records (the furthest from its end) and returns that trial (null: none). */
+  sendToBusy(msg: ToWorker): Trial | null {
+    let slot: WorkerSlot<Running> | null = null;
+    for (const s of this.workers.slots) if (s.task && (!slot?.task || s.task.trial.points.length < slot.task.trial.points.length)) slot = s;
+    slot?.worker.postMessage(msg);
+    return slot?.task?.trial ?? null;
   }
 
   private pump(): void {

@@ -1,9 +1,11 @@
-// A lane's worker, watched: a worker that is ended (by the browser, or by itself) or stuck in a
-// computation gives no error event, it just goes silent. The watch pings it every `interval`
-// ms (the worker answers at once, between its slices, even before its core loads); a ping left
-// unanswered for `timeout` ms, and over at least two later ticks (a frozen or throttled tab
-// delays the page's timer and the worker alike), ends the worker and reports it as an error
-// event, so the lane shows the message and its "Restart lane" button (lane.ts, laneCard.ts).
+// A long-running worker (a lane's, or a study's trial worker), watched: a worker that is ended
+// (by the browser, or by itself) or stuck in a computation gives no error event, it just goes
+// silent. The watch pings it every `interval` ms (the worker answers at once, between its
+// slices, even before its core loads); a ping left unanswered for `timeout` ms, and over at
+// least two later ticks (a frozen or throttled tab delays the page's timer and the worker
+// alike), ends the worker and reports it as an error event: the lane shows the message, what
+// it kept and its "Restart lane" button (lane.ts, laneCard.ts); the study marks the trial that
+// worker ran failed, keeps every record so far and goes on with a new worker (trialPool.ts).
 import type { WorkerFactory, WorkerLike } from '../app/lane';
 import type { FromWorker, ToWorker } from '../protocol/messages';
 
@@ -88,7 +90,7 @@ export class WatchedWorker implements WorkerLike {
   }
 }
 
-/** Lane workers made by `factory`, each watched. */
+/** Workers made by `factory`, each watched. */
 export function watched(factory: WorkerFactory, settings: HealthSettings = HEALTH, clock: Clock = realClock): WorkerFactory {
   return (name) => new WatchedWorker(factory(name), settings, clock);
 }

@@ -37,6 +37,8 @@ export interface PanelContext {
   setViewOption(key: string, text: string): void;
   /** Ask the lane's worker for its model file. */
   exportModel(): void;
+  /** Download the lane's curve as the page holds it (CSV; also once its worker died). */
+  exportCurve(): void;
   /** Skip the exact evaluation the lane waits for (it trains on without that point). */
   cancelExact(): void;
   /** Workers of the page's exact-evaluation pool. */
