@@ -299,7 +299,9 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
     }
   }
   if (laneParts > MAX_LANES) {
-    notices.push(`The link has ${laneParts} lanes, more than the ${MAX_LANES} the page runs: the ${laneParts - MAX_LANES} after the first ${MAX_LANES} were left out.`);
+    notices.push(
+      `The link has ${laneParts} lanes, more than the ${MAX_LANES} the page runs: the ${laneParts - MAX_LANES} after the first ${MAX_LANES} were left out.`,
+    );
   }
   if (rateText !== null) {
     const preset = catalog.presets.find((p) => p.name === state.preset);
