@@ -25,7 +25,7 @@
 //!
 //! What exceeds a budget is refused with [`Error::InvalidOption`] keyed by the option that
 //! drives the excess — the one furthest above its usual value — and a message naming it and
-//! the limit, except that in the page an exact evaluation too slow for the budget drops the
+//! the limit (data too large for any lane: keyed `data`, [`check_data`]), except that in the page an exact evaluation too slow for the budget drops the
 //! lane's exact curve (with a notice) instead of refusing the lane.
 
 mod admit;
@@ -114,6 +114,47 @@ fn density(data: &Dataset) -> f64 {
         .clamp(1.0 / 16.0, 1.0)
 }
 
+/// Values (of 4 bytes) a lane holds for data of `rows` rows of `m` units: the rows as f32
+/// (each page worker loads its own copy) and the row order (8-byte indices).
+fn data_values(rows: f64, m: f64) -> f64 {
+    rows * (m + 2.0)
+}
+
+/// Bytes one lane holds for data of `rows` rows of `m` units (the rows and their order).
+pub fn data_bytes(rows: usize, m: usize) -> f64 {
+    data_values(rows as f64, m as f64) * F32
+}
+
+/// Refuses data `name` of `rows` rows (`row_word`: what a row is, e.g. "images of 16×16") of
+/// `m` units whose values alone would exceed what `budget` allows one lane, with an error keyed
+/// `data` that names the data as the cause and says how many rows fit. Shells call it before
+/// they decode a file whose header gives its size ([`crate::data::idx::check_images`]); a lane
+/// on such data is refused with it too ([`check_lane`]).
+pub fn check_data(
+    name: &str,
+    rows: usize,
+    row_word: &str,
+    m: usize,
+    budget: &Budget,
+) -> Result<()> {
+    let need = data_bytes(rows, m);
+    let room = budget.lane_bytes as f64;
+    if need <= room {
+        return Ok(());
+    }
+    let fit = (room / data_bytes(1, m)).floor() as u64;
+    Err(Error::option(
+        "data",
+        format!(
+            "{name} holds {rows} {row_word}: the data alone would take about {} in each lane, \
+             over the {} {} allows per lane; use at most {fit} {row_word}",
+            bytes(need),
+            bytes(room),
+            budget.place
+        ),
+    ))
+}
+
 /// Bytes a lane of `cfg` holds, without (`exact` false) or with its exact evaluation.
 fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) -> f64 {
     let s = Sizes::of(cfg, data, algo);
@@ -140,9 +181,8 @@ fn lane_bytes(cfg: &LaneConfig, data: &Dataset, algo: &AlgoInfo, exact: bool) ->
         ChainKind::Visible => s.chains * m + sizes::ucd_pattern_tables(c.m, c.n, s.chains * sweeps),
         ChainKind::Batch => s.batch * m + sizes::stats_scratch(c.n, c.batch),
     };
-    // The mini-batch, E[h|v] of the batch, the data (each page worker loads its own), the row
-    // order (8-byte indices).
-    values += s.batch * (m + n) + s.rows * (m + 2.0);
+    // The mini-batch, E[h|v] of the batch, the data and its row order.
+    values += s.batch * (m + n) + data_values(s.rows, m);
     if exact {
         // Grey data are copied thresholded for the exact curve; the enumeration copies W in
         // f64; enumerating the hidden layer makes Wᵀ for the model and its last finite copy.
@@ -303,6 +343,14 @@ pub fn check_lane(cfg: &LaneConfig, data: &Dataset, budget: &Budget) -> Result<L
     let model = format!("{m}×{n}");
     let training = lane_bytes(cfg, data, algo, false);
     if training > budget.lane_bytes as f64 {
+        // Data too large for any lane are the cause, whatever the options.
+        check_data(
+            &format!("the data set '{}'", data.name),
+            data.rows(),
+            &format!("rows of {m} values"),
+            m,
+            budget,
+        )?;
         let (key, value) = culprit(&candidates(cfg, data, algo, false));
         return Err(Error::option(
             key,

@@ -69,6 +69,27 @@ pub fn unpack<'a>(bytes: &'a [u8], max: usize, what: &str) -> Result<Cow<'a, [u8
     Ok(Cow::Owned(out))
 }
 
+/// The first `n` bytes of a file's content (fewer when it holds fewer): of gzip bytes, only
+/// as much as gives them is unpacked, so a shell reads a header (an IDX file's dimensions)
+/// before it unpacks the whole file; else the bytes as they are. A damaged start is refused
+/// with [`Error::Parse`]; a content shorter than `n` is not (the header's reader says what is
+/// missing), nor anything after the first `n` bytes ([`unpack`] reads the file whole).
+pub fn head<'a>(bytes: &'a [u8], n: usize, what: &str) -> Result<Cow<'a, [u8]>> {
+    if !is_gzip(bytes) {
+        return Ok(Cow::Borrowed(&bytes[..n.min(bytes.len())]));
+    }
+    let mut out = Vec::with_capacity(n);
+    let dec = flate2::bufread::GzDecoder::new(bytes);
+    match dec.take(n as u64).read_to_end(&mut out) {
+        Ok(_) => Ok(Cow::Owned(out)),
+        // A member that ends early: what came out so far is the head.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(Cow::Owned(out)),
+        Err(e) => Err(Error::Parse(format!(
+            "{what} is damaged: its gzip data cannot be read ({e})"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +155,26 @@ mod tests {
         let mut two = one.clone();
         two.extend(&one);
         assert!(matches!(unpack(&two, 9999, "f"), Err(Error::TooLarge(_))));
+    }
+
+    #[test]
+    fn the_head_unpacks_only_what_it_gives() {
+        // The first 12 of 10⁷ zeros come out without the rest.
+        let big = gz(&vec![0u8; 10_000_000]);
+        assert_eq!(&*head(&big, 12, "f").unwrap(), &[0u8; 12]);
+        assert_eq!(&*head(b"0101\n", 3, "f").unwrap(), b"010");
+        assert_eq!(&*head(b"01", 3, "f").unwrap(), b"01");
+        // A short or truncated content gives what there is; a damaged start is refused.
+        assert_eq!(&*head(&gz(b"ab"), 12, "f").unwrap(), b"ab");
+        let noise: Vec<u8> = (0..4000u32).map(|i| (i * i * 7 % 251) as u8).collect();
+        let one = gz(&noise);
+        assert_eq!(
+            &*head(&one[..one.len() / 2], 12, "f").unwrap(),
+            &noise[..12]
+        );
+        let mut bad = one.clone();
+        bad[3] = 0xff; // reserved flag bits
+        let e = head(&bad, 12, "f.gz").unwrap_err().to_string();
+        assert!(e.contains("f.gz is damaged"), "{e}");
     }
 }

@@ -453,8 +453,9 @@ pub struct SamplerEntry {
     pub paper: &'static str,
     /// [`SamplerInfo::about`].
     pub about: &'static str,
-    /// Keys of the options it reads.
-    pub options: Vec<&'static str>,
+    /// The declarations of the options it reads (kind, range, label), so a shell checks their
+    /// inputs as it checks a lane's.
+    pub options: Vec<OptionSpec>,
     /// Default ε_F.
     pub eps_f: f64,
     /// Default α.
@@ -470,7 +471,7 @@ pub fn catalog() -> Vec<SamplerEntry> {
             title: s.title,
             paper: s.paper,
             about: s.about,
-            options: s.options.iter().map(|o| o.key).collect(),
+            options: s.options.iter().map(|&&o| o).collect(),
             eps_f: s.eps_f,
             alpha: s.alpha,
         })

@@ -853,6 +853,11 @@ test("the user's IDX files: garbage gets one clear message under the data input 
     { name: 'short-idx3-ubyte', mimeType: 'application/octet-stream', buffer: idx([10, 12, 12], new Uint8Array(100)) },
     /short: the header says 1440 values \(10×12×12\), the file holds 100/,
   );
+  // 10⁶ images of 16×16 (a 249 kB gzip file, about 1 GB in a lane): refused from its header, before decoding, naming the data.
+  await badUpload(
+    { name: 'huge-idx3-ubyte.gz', mimeType: 'application/gzip', buffer: gzipSync(idx([1_000_000, 16, 16], new Uint8Array(256_000_000))) },
+    /^'huge-idx3-ubyte\.gz' holds 1000000 images of 16×16: the data alone would take about 984 MiB in each lane, over the 256 MiB the page allows per lane; use at most 260111 images of 16×16$/,
+  );
 
   // 200 images of 12×12 bars (a horizontal or a vertical one), gzipped, and their labels (not gzipped).
   const n = 200;
@@ -980,6 +985,21 @@ test('the sampler view: four samplers on the shipped MNIST model draw strips, cl
   await page.click('#samplers summary');
   await page.waitForSelector('#samplers .sampler-row');
   assert.equal(await page.locator('#samplers .sampler-row').count(), 4);
+  // k, ε_F and α are refused at their input as a lane's are: the text stays, its message beside it, and Start waits.
+  for (const [id, text, message] of [
+    ['#sampler-gibbs-k', 'NaN', "steps between samples k must be a whole number from 1 to 10000, got 'NaN'"],
+    ['#sampler-rates-fpcd-eps_f', '1e400', "fast step ε_F must be a number from 0 to 100, got '1e400'"],
+    ['#sampler-sp-alpha', 'abc', "fast decay α must be a number from 0 to 1, got 'abc'"],
+  ]) {
+    await enter(page, id, text);
+    assert.equal(await page.textContent(`${id}-err`), message);
+    assert.equal(await page.getAttribute(id, 'aria-invalid'), 'true');
+  }
+  await page.click('#samplers .sampler-controls button');
+  assert.match(await page.textContent('#samplers .sampler-status'), /^A sampler option was refused/);
+  assert.equal(await page.textContent('#samplers .sampler-controls button'), 'Start sampling');
+  for (const id of ['#sampler-gibbs-k', '#sampler-rates-fpcd-eps_f', '#sampler-sp-alpha']) await enter(page, id, '');
+  assert.equal(await page.getAttribute('#sampler-gibbs-k', 'aria-invalid'), 'false');
   await page.click('#samplers .sampler-controls button');
   const rows = () =>
     page.$$eval('#samplers .sampler-stats', (els) =>

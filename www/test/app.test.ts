@@ -423,6 +423,32 @@ describe('App: MNIST and the user’s data', () => {
     expect(app.settingError('data')).toBe('');
   });
 
+  it("a data set the lanes refuse never stays on screen: the page goes back to the lanes' data and settings, with the refusal under the data input", async () => {
+    accept(0);
+    accept(1);
+    const before = app.state();
+    const done = app.addFiles([files[1]]);
+    const probe = probeWorker().last('probe')!;
+    probeWorker().reply({ type: 'probed', id: probe.id, sets: [{ name: 'digits', rows: 1_000_000, m: 256, shape: [16, 16], labelled: false }], error: null });
+    expect(await done).toBe(true);
+    expect(app.data).toBe('digits');
+    expect(app.shared.hidden).toBe(500); // the images' defaults came with it
+    // Lane 0 refuses the new data; lane 1 has not answered yet.
+    const message = 'a 256×500 lane with a batch of 100 would hold about 1 GiB, over the 256 MiB the page allows per lane';
+    const gen = worker(0).last('configure')!.gen;
+    worker(0).reply({ type: 'rejected', gen, error: { kind: 'invalid_option', key: 'batch', message }, kept: 1 });
+    expect(app.state()).toEqual(before);
+    expect(app.settingError('data')).toBe(`The data set 'digits' was refused, so the lanes stay on '${before.data}': ${message}`);
+    // Lane 1 goes back to the data and settings the page shows; its answer for the new data is stale.
+    expect(worker(1).last('configure')).toMatchObject({ dataset: before.data, config: { hidden: before.shared.hidden } });
+    expect(worker(1).last('limit')).toEqual({ type: 'limit', until: app.untilOf(app.lanes[1]) });
+    worker(1).reply({ type: 'configured', gen: gen, seed: '1', every: 100 });
+    expect(app.lanes[1].trainsOn).toBe(before.data);
+    // A restart of the refusing lane builds what it trains on.
+    app.lanes[0].restart();
+    expect(worker(0).last('configure')).toMatchObject({ dataset: before.data, config: { hidden: before.shared.hidden } });
+  });
+
   it('a labels file alone is refused at once, without a worker', async () => {
     expect(await app.addFiles([files[0]])).toBe(false);
     expect(app.settingError('data')).toMatch(/labels file \(idx1-ubyte\): choose its images file/);

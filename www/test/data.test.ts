@@ -130,6 +130,16 @@ describe('loading a source in a worker', () => {
         } satisfies ErrorInfo;
       return new Uint8Array(zlib.gunzipSync(bytes));
     },
+    checkIdx: (bytes, what) => {
+      calls.push(['check', what, bytes.length]);
+      if (what.includes('huge')) {
+        throw {
+          kind: 'invalid_option',
+          key: 'data',
+          message: `${what} holds 1000000 images of 16×16: the data alone would take about 984 MiB in each lane`,
+        } satisfies ErrorInfo;
+      }
+    },
     loadAsset: (bytes) => {
       calls.push(['asset', bytes.length]);
       return [{ name: 'mnist', rows: 1, m: 4, shape: [2, 2], labelled: true }];
@@ -165,6 +175,8 @@ describe('loading a source in a worker', () => {
     );
     expect(sets).toEqual([{ name: 'digits', rows: 3, m: 4, shape: [2, 2], labelled: true }]);
     expect(calls.at(-1)).toEqual(['idx', 'digits', images.length, labels.length]);
+    // The images' header was checked first, on the bytes as read.
+    expect(calls[0]).toEqual(['check', "'digits.gz'", files['blob:images'].length]);
     // Only the gzipped file went through the core's gzip reader (the command line's too).
     expect(calls.filter((c) => c[0] === 'unpack')).toEqual([['unpack', "'digits.gz'", files['blob:images'].length]]);
     const total = files['blob:images'].length + labels.length;
@@ -198,6 +210,17 @@ describe('loading a source in a worker', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((t) => t === null)).toBe(true);
     expect(calls.at(-1)).toEqual(['idx', 'digits', raw.length, null]);
+  });
+
+  it('refuses IDX images too large for a lane from their header, before unpacking or decoding anything', async () => {
+    files['blob:huge'] = await gzip(idxImages(3, 2, 2));
+    const from = calls.length;
+    await expect(loadSource(source({ files: [{ url: 'blob:huge', what: "'huge.gz'" }] }), core, () => undefined, fakeFetch)).rejects.toEqual({
+      kind: 'invalid_option',
+      key: 'data',
+      message: "'huge.gz' holds 1000000 images of 16×16: the data alone would take about 984 MiB in each lane",
+    });
+    expect(calls.slice(from).map((c) => c[0])).toEqual(['check']);
   });
 
   it("passes the core's refusal of a gzip file it cannot read whole on as it is", async () => {

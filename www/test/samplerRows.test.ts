@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addSlice, CLASS_HISTORY, emptyRow, islColumns, STRIP_LENGTH, samplesPerSecond } from '../src/views/samplerRows';
+import { addSlice, CLASS_HISTORY, emptyRow, islColumns, STRIP_LENGTH, samplerConfigs, samplesPerSecond } from '../src/views/samplerRows';
+import { samplers } from './fixture';
 
 const mixing = { samples: 0, classes: 0, changes: 0, mean_run: 0 };
 
@@ -34,5 +35,22 @@ describe('sampler rows', () => {
       [-310, null, null],
       [-400, null, -170],
     ]);
+  });
+
+  it("read k, ε_F and α as the lanes' inputs are read: NaN, 1e400 and text are refused with the option's words, empty is the sampler's own", () => {
+    const fpcd = samplers.find((s) => s.name === 'rates-fpcd')!;
+    const read = (texts: Record<string, string>) => samplerConfigs([fpcd], (_, key) => texts[key]);
+    expect(read({ k: '3', eps_f: '0.5', alpha: '' })).toEqual({ configs: [{ sampler: 'rates-fpcd', k: 3, eps_f: 0.5 }], refused: new Map() });
+    const bad = read({ k: 'NaN', eps_f: '1e400', alpha: 'abc' });
+    expect(bad.refused).toEqual(
+      new Map([
+        ['rates-fpcd.k', "steps between samples k must be a whole number from 1 to 10000, got 'NaN'"],
+        ['rates-fpcd.eps_f', "fast step ε_F must be a number from 0 to 100, got '1e400'"],
+        ['rates-fpcd.alpha', "fast decay α must be a number from 0 to 1, got 'abc'"],
+      ]),
+    );
+    expect(read({ k: '2.5' }).refused.get('rates-fpcd.k')).toMatch(/whole number/);
+    // The options the view has no input for (the herding cap) are the sampler's own.
+    expect(read({}).configs).toEqual([{ sampler: 'rates-fpcd' }]);
   });
 });

@@ -299,6 +299,15 @@ describe('the URL parser under arbitrary input (property tests)', () => {
     );
   });
 
+  it('a link with more lanes than the page runs keeps the first ones, with one notice for the rest', () => {
+    const hash = `#data=bas4${'&lane=cd'.repeat(100)}`;
+    const notices = decodeChecked(hash);
+    expect(decodeState(catalog, hash).state.lanes).toHaveLength(64);
+    expect(notices).toEqual(['The link has 100 lanes, more than the 64 the page runs: the 36 after the first 64 were left out.']);
+    // At the page's most, no notice.
+    expect(decodeChecked(`#data=bas4${'&lane=cd'.repeat(64)}`)).toEqual([]);
+  });
+
   it(`a hash past ${MAX_HASH} characters is cut at a whole part with a notice, keeping what came before`, () => {
     const head = '#hidden=20&seed=7&lane=pcd:k=3';
     const filler = Array.from({ length: 4000 }, (_, i) => `lane=cd:label=${'x'.repeat(10)}${i}`).join('&');

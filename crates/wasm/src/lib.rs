@@ -132,14 +132,34 @@ pub struct LoadedSet {
 pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<u8>, JsValue> {
     gzip::unpack(bytes, gzip::MAX_FILE_BYTES, what)
         .map(|b| b.into_owned())
-        .map_err(|e| {
-            // The message alone: it names the file and says what is wrong.
-            let msg = match e {
-                Error::Parse(s) | Error::TooLarge(s) => s,
-                other => other.to_string(),
-            };
-            js_err(Error::option("data", msg))
-        })
+        .map_err(file_err)
+}
+
+/// An error of reading a file as `{kind, key: "data", message}`: the message alone, since it
+/// names the file and says what is wrong.
+fn file_err(e: Error) -> JsValue {
+    let msg = match e {
+        Error::Parse(s) | Error::TooLarge(s) => s,
+        Error::InvalidOption { message, .. } => message,
+        other => other.to_string(),
+    };
+    js_err(Error::option("data", msg))
+}
+
+/// Checks the user's IDX images file `what` (its bytes as read, gzipped or not) from its header
+/// alone, before it is unpacked and decoded: throws `{kind, key: "data", message}` naming the
+/// file when its images would not fit in one lane of the page's budget. Only the budget: a
+/// damaged or malformed file is refused by the readers that follow (`unpack`, `loadIdx`), each
+/// fault with its one message.
+#[wasm_bindgen(js_name = checkIdx)]
+pub fn check_idx(bytes: &[u8], what: &str) -> Result<(), JsValue> {
+    let Ok(head) = gzip::head(bytes, idx::MAX_HEADER_BYTES, what) else {
+        return Ok(());
+    };
+    match idx::check_images(what, &head, &budget::PAGE) {
+        Err(e @ Error::InvalidOption { .. }) => Err(file_err(e)),
+        _ => Ok(()),
+    }
 }
 
 /// Loads the MNIST asset (its bytes after gzip decompression) and makes its three splits

@@ -19,7 +19,7 @@
 // (their cards show the starting model and refuse bad options as always). Any change of what
 // the study is of (data, options, lanes, end point, trials) drops its results.
 
-import type { Catalog, DataSetEntry, LaneBand, Verdict } from '../generated/core';
+import type { Catalog, DataSetEntry, ErrorInfo, LaneBand, Verdict } from '../generated/core';
 import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from '../protocol/data';
 import type { DataSource, FromWorker } from '../protocol/messages';
 import { type OptionValue, optionSpec, parseOption } from '../protocol/schema';
@@ -124,6 +124,9 @@ export class App {
   view: ViewFlags = { ...NO_VIEW };
   /** The file being checked before it is offered (null: none). */
   checking: string | null = null;
+  /** The page's state before it switched to a data set not every lane trains on yet (null:
+   * every lane does): where a lane's refusal of the new data takes the page back to. */
+  private beforeData: PageState | null = null;
   private readonly laneEvents: LaneEvents;
   private readonly options: AppOptions;
   /** Where each of the user's data sets comes from, by name. */
@@ -144,11 +147,14 @@ export class App {
     this.options = { assetUrl: assetPath, release: () => undefined, confirm: () => true, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
-      changed: () => this.events.changed(),
+      changed: () => {
+        this.settleData();
+        this.events.changed();
+      },
       model: (lane, json, iter) => this.events.download(`rbm-${lane.algo}-seed${lane.seed}-update${iter}.json`, json),
       exact: (lane, request) => this.evaluate(lane, request),
       exactStale: (lane) => this.dropTicket(lane),
-      refused: (lane, error) => this.keepUsed(lane, error.key),
+      refused: (lane, error) => (lane.latestData === this.data ? this.keepUsed(lane, error.key) : this.keepData(lane, error)),
     };
   }
 
@@ -233,6 +239,7 @@ export class App {
     this.views = s.views;
     this.compute = s.compute;
     this.settingErrors = {};
+    this.beforeData = null;
     const preset = this.catalog.presets.find((p) => p.name === s.preset);
     this.missing = (preset?.lanes ?? []).filter((l) => !this.catalog.algorithms.some((a) => a.name === l.algo)).map((l) => ({ label: l.label, algo: l.algo }));
     this.lanes = [];
@@ -442,6 +449,7 @@ export class App {
     if (!ds) return;
     const old = this.dataset();
     const prev = this.untils();
+    if (name !== this.data) this.beforeData ??= this.state();
     this.data = name;
     delete this.settingErrors.data;
     if (!old || dataFamily(old) !== dataFamily(ds)) {
@@ -612,6 +620,36 @@ export class App {
       this.shared[key] = value;
       for (const l of this.lanes) if (l !== lane && l.latest && (l.latest[key] ?? null) !== value) this.configure(l);
     }
+  }
+
+  /** Every lane trains on the page's data set: no way back is needed any more. */
+  private settleData(): void {
+    if (this.beforeData && this.lanes.every((l) => l.trainsOn === this.data)) this.beforeData = null;
+  }
+
+  /**
+   * `lane` refused the data set the page switched to and trains on its old one: the page goes
+   * back to that data set with the settings it had then (the switch brought the new set's
+   * defaults), every other lane with it, and the refusal stays under the data input. A refused
+   * value never stays on screen.
+   */
+  private keepData(lane: LaneHandle, error: ErrorInfo): void {
+    const refused = this.data;
+    const before = this.beforeData;
+    this.beforeData = null;
+    this.data = lane.latestData;
+    if (before?.data === this.data) {
+      this.shared = { ...before.shared };
+      this.stop = before.stop;
+      this.stopUnit = before.stopUnit;
+      for (const l of this.lanes) {
+        const was = before.lanes.find((s) => s.id === l.id);
+        if (was) l.options = { ...was.options };
+        l.limit(this.untilOf(l));
+      }
+    }
+    for (const l of this.lanes) if (l !== lane && l.latestData !== this.data) this.configure(l);
+    this.settingErrors.data = `The data set '${refused}' was refused, so the lanes stay on '${this.data}': ${error.message}`;
   }
 
   /** The message under a settings input: the page's own, else a lane's refusal of that key. */

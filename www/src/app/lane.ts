@@ -144,6 +144,8 @@ export class LaneHandle implements LaneState {
   readonly reverted = new Set<string>();
   /** The configuration the worker's lane was built with (null: none accepted yet). */
   accepted: LaneConfig | null = null;
+  /** The data set the worker's lane was built on, and where it came from (null: none yet). */
+  private acceptedData: { dataset: string; source: DataSource | null } | null = null;
   /** The generation of the latest `configure` (a `reset` keeps the configuration, and so its refusal). */
   private configureGen = 0;
   private dataset = '';
@@ -196,6 +198,17 @@ export class LaneHandle implements LaneState {
   /** The latest configuration sent (null: none yet). */
   get latest(): LaneConfig | null {
     return this.config;
+  }
+
+  /** The data set of the latest configuration sent ('' before the first): after a refusal,
+   * the one the lane still trains on. */
+  get latestData(): string {
+    return this.dataset;
+  }
+
+  /** The data set the worker's lane was built on (null: none accepted yet). */
+  get trainsOn(): string | null {
+    return this.acceptedData?.dataset ?? null;
   }
 
   /** Whether the worker holds the lane of the latest configuration, accepted and usable (a
@@ -452,7 +465,10 @@ export class LaneHandle implements LaneState {
         this.trace = null;
         if (msg.loaded) this.takeLoaded(msg.loaded);
         else this.modelFile = null;
-        if (msg.gen === this.configureGen) this.accepted = this.config;
+        if (msg.gen === this.configureGen) {
+          this.accepted = this.config;
+          this.acceptedData = { dataset: this.dataset, source: this.source };
+        }
         break;
       case 'modelRefused':
         if (msg.gen !== this.sent) return;
@@ -475,8 +491,10 @@ export class LaneHandle implements LaneState {
         this.dataLoad = null;
         this.rejection = msg.error;
         if (msg.gen === this.configureGen && this.accepted) {
-          // The worker keeps training on the accepted configuration: so does a restart.
+          // The worker keeps training on the accepted configuration and its data: so does a
+          // restart.
           this.config = this.accepted;
+          if (this.acceptedData) ({ dataset: this.dataset, source: this.source } = this.acceptedData);
           this.events.refused?.(this, msg.error);
         }
         // The worker keeps a lane whose `configured` reply was dropped as stale: the page's

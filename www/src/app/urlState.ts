@@ -211,6 +211,7 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   let noLanes = false;
   let noData = false;
   let rateText: string | null = null;
+  let laneParts = 0; // every `lane=` part of the link, the ones left out included
   for (const part of text.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -222,10 +223,8 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
     }
     if (isViewKey(key)) continue;
     if (key === 'lane') {
-      if (lanes.length >= MAX_LANES) {
-        notices.push(`Lanes beyond the first ${MAX_LANES} were left out.`);
-        continue;
-      }
+      laneParts++;
+      if (laneParts > MAX_LANES) continue; // one notice for all of them, below
       const lane = decodeLane(catalog, raw, lanes.length, notices);
       if (lane) lanes.push(lane);
       continue;
@@ -298,6 +297,11 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
         else state.shared[key] = p.value;
       }
     }
+  }
+  if (laneParts > MAX_LANES) {
+    notices.push(
+      `The link has ${laneParts} lanes, more than the ${MAX_LANES} the page runs: the ${laneParts - MAX_LANES} after the first ${MAX_LANES} were left out.`,
+    );
   }
   if (rateText !== null) {
     const preset = catalog.presets.find((p) => p.name === state.preset);

@@ -803,9 +803,10 @@ paper: string,
  */
 about: string, 
 /**
- * Keys of the options it reads.
+ * The declarations of the options it reads (kind, range, label), so a shell checks their
+ * inputs as it checks a lane's.
  */
-options: Array<string>, 
+options: Array<OptionSpec>, 
 /**
  * Default ε_F.
  */

@@ -2,7 +2,7 @@
 // area and each lane show, how their text is read and checked, and how values are written
 // back. Nothing here knows an option by name: a new option of the core gets its input, its
 // checks and its place in the URL by itself (its `advanced` flag puts it under "more options").
-import type { AlgoEntry, Catalog, OptionEntry } from '../generated/core';
+import type { AlgoEntry, Catalog, OptionEntry, OptionSpec } from '../generated/core';
 
 /** An option's value in the page's state: `null` is "the core derives it" (a derived default). */
 export type OptionValue = number | string | null;
@@ -41,12 +41,12 @@ export function laneOptionKeys(catalog: Catalog, algo: string): string[] {
 }
 
 /** The schema's default (`null` when the core derives it). */
-export function defaultValue(spec: OptionEntry): OptionValue {
+export function defaultValue(spec: OptionSpec): OptionValue {
   return spec.default.type === 'derived' ? null : spec.default.value;
 }
 
 /** Whether an empty input is valid (the core then derives the value). */
-export function isOptional(spec: OptionEntry): boolean {
+export function isOptional(spec: OptionSpec): boolean {
   return spec.default.type === 'derived';
 }
 
@@ -56,7 +56,7 @@ function bound(x: number): string {
 }
 
 /** The valid values in words, as the core says them (e.g. "a whole number from 1 to 100000"). */
-export function rangeText(spec: OptionEntry): string {
+export function rangeText(spec: OptionSpec): string {
   const k = spec.kind;
   switch (k.type) {
     case 'int':
@@ -79,7 +79,7 @@ export type Parsed = { ok: true; value: OptionValue } | { ok: false; key: string
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Whether `v` is a valid value of the option (the core checks again). */
-export function isValid(spec: OptionEntry, v: OptionValue): boolean {
+export function isValid(spec: OptionSpec, v: OptionValue): boolean {
   if (v === null) return isOptional(spec);
   const k = spec.kind;
   switch (k.type) {
@@ -96,7 +96,7 @@ export function isValid(spec: OptionEntry, v: OptionValue): boolean {
  * Reads an input's text (or a URL value) as a value of the option, checked against its kind
  * and range; the message names the option in the user's words, as the core's would.
  */
-export function parseOption(spec: OptionEntry, text: string): Parsed {
+export function parseOption(spec: OptionSpec, text: string): Parsed {
   const t = text.trim();
   const refuse = (message: string): Parsed => ({ ok: false, key: spec.key, message });
   if (t === '') {

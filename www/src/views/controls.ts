@@ -12,7 +12,7 @@ import { type Compute, dataFamily } from '../app/state';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
 import { formatValue, sharedOptions } from '../protocol/schema';
-import { $, el, optionInput, setAttr, setText } from './dom';
+import { $, el, errorFor, optionInput, setAttr, setText, showError } from './dom';
 import { termLink, tip } from './tips';
 
 /** The picker's text of a data set: an asset says what choosing it downloads. */
@@ -194,9 +194,8 @@ export class Controls {
     value: () => string,
     onChange: (text: string) => unknown,
   ): HTMLElement {
-    const error = el('p', { className: 'field-error', id: `err-${key}`, role: 'alert' });
+    const error = errorFor(input, `err-${key}`);
     input.title = help;
-    input.setAttribute('aria-describedby', `err-${key}`);
     // A declined rebuild (app.ts, mayWipe) leaves the value in use: show it again.
     input.addEventListener('change', () => {
       if (onChange(input.value) === false) input.value = value();
@@ -325,9 +324,7 @@ export class Controls {
         f.input.value = text;
         f.shown = text;
       }
-      const msg = app.settingError(f.key);
-      setText(f.error, msg);
-      setAttr(f.input, 'aria-invalid', String(msg !== ''));
+      showError(f.input, f.error, app.settingError(f.key));
     }
     const running = app.running();
     setText(this.run, running ? 'Pause' : 'Start');

@@ -1,6 +1,6 @@
 // A small element builder (properties and children, text only: never HTML) and the input of an
 // option of the core's schema.
-import type { OptionEntry } from '../generated/core';
+import type { OptionSpec } from '../generated/core';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -30,7 +30,7 @@ export function setAttr(e: Element, name: string, value: string): void {
 }
 
 /** An input for one option: a text input for numbers, a list for choices. */
-export function optionInput(spec: OptionEntry, id: string): HTMLInputElement | HTMLSelectElement {
+export function optionInput(spec: OptionSpec, id: string): HTMLInputElement | HTMLSelectElement {
   if (spec.kind.type === 'choice') {
     const select = el('select', { id, name: spec.key });
     select.append(...spec.kind.choices.map((c) => new Option(c, c)));
@@ -39,4 +39,20 @@ export function optionInput(spec: OptionEntry, id: string): HTMLInputElement | H
   const input = el('input', { id, name: spec.key, type: 'text', inputMode: spec.kind.type === 'int' ? 'numeric' : 'decimal', autocomplete: 'off' });
   if (spec.default.type === 'derived') input.placeholder = spec.default.value;
   return input;
+}
+
+/** The element that shows an option input's refusal, beside or under it (`tag`), an alert the
+ * input names as its description. */
+export function errorFor(input: HTMLInputElement | HTMLSelectElement, id: string, tag: 'p' | 'span' = 'p'): HTMLElement {
+  const error = el(tag, { className: 'field-error', id, role: 'alert' });
+  const described = input.getAttribute('aria-describedby');
+  input.setAttribute('aria-describedby', described ? `${described} ${id}` : id);
+  return error;
+}
+
+/** Shows an input's refusal (`message`; '' for none) in its error element and marks the input
+ * invalid while there is one. */
+export function showError(input: HTMLInputElement | HTMLSelectElement, error: HTMLElement, message: string): void {
+  setText(error, message);
+  setAttr(input, 'aria-invalid', String(message !== ''));
 }

@@ -1,6 +1,8 @@
 // What the sampler view keeps of each sampler (DOM-free, unit-tested): the last few strip
-// images, the recent class sequence, the ISL curve and the throughput.
-import type { IslPoint, Mixing } from '../generated/core';
+// images, the recent class sequence, the ISL curve and the throughput; and the samplers'
+// configurations read from their option inputs.
+import type { IslPoint, Mixing, SamplerConfig, SamplerEntry } from '../generated/core';
+import { parseOption } from '../protocol/schema';
 
 /** Strip images kept per sampler. */
 export const STRIP_LENGTH = 12;
@@ -51,4 +53,27 @@ export function islColumns(curves: IslPoint[][], reference: IslPoint[]): (number
     return xs.map((x) => by.get(x) ?? null);
   };
   return [xs, ...curves.map(col), col(reference)];
+}
+
+/** The samplers' configurations from the text of their option inputs (`text(sampler, key)`;
+ * undefined: the view has no input for it; empty: the sampler's own value), each read as a lane's
+ * input is read (`parseOption` against the option's declaration), and the refusal of every
+ * refused input by `sampler.key`. */
+export function samplerConfigs(
+  samplers: SamplerEntry[],
+  text: (sampler: string, key: string) => string | undefined,
+): { configs: Partial<SamplerConfig>[]; refused: Map<string, string> } {
+  const refused = new Map<string, string>();
+  const configs = samplers.map((s) => {
+    const c: Record<string, unknown> = { sampler: s.name };
+    for (const spec of s.options) {
+      const t = text(s.name, spec.key)?.trim();
+      if (!t) continue; // no input, or empty: the sampler's own value
+      const p = parseOption(spec, t);
+      if (!p.ok) refused.set(`${s.name}.${spec.key}`, p.message);
+      else c[spec.key] = p.value;
+    }
+    return c as Partial<SamplerConfig>;
+  });
+  return { configs, refused };
 }

@@ -5,14 +5,26 @@
 import uPlot from 'uplot';
 import type { SamplerConfig, SamplerEntry, SelfTest } from '../generated/core';
 import type { FromSamplerWorker, ToSamplerWorker } from '../protocol/samplers';
-import { $, el, setText } from './dom';
-import { addSlice, CLASS_COLOURS, CLASS_HISTORY, emptyRow, islColumns, type SamplerRowState, STRIP_LENGTH, samplesPerSecond } from './samplerRows';
+import { $, el, errorFor, optionInput, setText, showError } from './dom';
+import {
+  addSlice,
+  CLASS_COLOURS,
+  CLASS_HISTORY,
+  emptyRow,
+  islColumns,
+  type SamplerRowState,
+  STRIP_LENGTH,
+  samplerConfigs,
+  samplesPerSecond,
+} from './samplerRows';
 
 /** The model shipped with the page (scripts/build-sampler-model.sh trains it). */
 export const SHIPPED_MODEL = 'assets/sampler-model.rbm.gz';
 const SIDE = 28;
 const SCALE = 2;
 const LIMIT = 100_000;
+/** What Start and the self-test say while a sampler's option input is refused. */
+const REFUSED = 'A sampler option was refused (its message is beside it): correct it first.';
 
 /** A trained lane the view can sample from. */
 export interface LaneSource {
@@ -40,7 +52,8 @@ export class SamplerView {
   private readonly seed = el('input', { id: 'sampler-seed', type: 'text', value: '1', inputMode: 'numeric', size: 6 });
   private readonly every = el('input', { id: 'sampler-every', type: 'text', value: '10', inputMode: 'numeric', size: 4 });
   private readonly grey = el('input', { id: 'sampler-grey', type: 'checkbox', checked: true });
-  private readonly inputs = new Map<string, HTMLInputElement>();
+  /** The samplers' option inputs by `sampler.key`, each with the element of its refusal. */
+  private readonly inputs = new Map<string, { input: HTMLInputElement; error: HTMLElement }>();
   private readonly rowEls: { strip: HTMLCanvasElement; classes: HTMLCanvasElement; stats: HTMLElement }[] = [];
   private readonly chartEl = el('div', { className: 'isl-chart' });
   private plot: uPlot | null = null;
@@ -79,18 +92,18 @@ export class SamplerView {
     const options = el('div', { className: 'sampler-options' });
     for (const s of this.samplers) {
       const fields = el('span', { className: 'sampler-option' }, el('strong', {}, s.title));
-      for (const key of s.options) {
+      for (const spec of s.options) {
+        const key = spec.key;
         if (key === 'cap') continue;
-        const input = el('input', { type: 'text', size: 6, inputMode: 'decimal', id: `sampler-${s.name}-${key}` });
+        const input = optionInput(spec, `sampler-${s.name}-${key}`) as HTMLInputElement;
+        input.size = 6;
         input.placeholder = key === 'k' ? '1' : String(key === 'eps_f' ? s.eps_f : s.alpha);
-        input.title =
-          key === 'k'
-            ? 'Gibbs sweeps between two emitted samples'
-            : key === 'eps_f'
-              ? 'ε_F, the step of the fast parameters'
-              : 'α, the decay of the fast parameters per sample';
-        this.inputs.set(`${s.name}.${key}`, input);
-        fields.append(' ', el('label', { htmlFor: input.id }, key === 'eps_f' ? 'ε_F' : key === 'alpha' ? 'α' : 'k'), ' ', input);
+        input.title = spec.help;
+        // Refused text stays in its input with its message beside it, as a lane's does.
+        const error = errorFor(input, `${input.id}-err`, 'span');
+        input.addEventListener('change', () => this.configs());
+        this.inputs.set(`${s.name}.${key}`, { input, error });
+        fields.append(' ', el('label', { htmlFor: input.id, title: spec.label }, key === 'eps_f' ? 'ε_F' : key === 'alpha' ? 'α' : 'k'), ' ', input, error);
       }
       options.append(fields);
     }
@@ -157,12 +170,17 @@ export class SamplerView {
   }
 
   private selfTest(): void {
+    const read = this.configs();
+    if (!read) {
+      setText(this.testOut, REFUSED);
+      return;
+    }
     this.tester?.terminate();
     const tester = this.newWorker();
     this.tester = tester;
     this.testBtn.disabled = true;
     setText(this.testOut, 'running… (a few seconds)');
-    const configs = this.configs().map((c) => (c.sampler === 'gibbs' || c.eps_f !== undefined ? c : { ...c, eps_f: 0.05 }));
+    const configs = read.map((c) => (c.sampler === 'gibbs' || c.eps_f !== undefined ? c : { ...c, eps_f: 0.05 }));
     tester.onmessage = (e) => {
       const msg = e.data;
       if (msg.type !== 'selftest') return;
@@ -178,18 +196,19 @@ export class SamplerView {
     tester.postMessage({ type: 'selftest', id: 1, configs, chains: 20_000, seed: Math.round(Number(this.seed.value)) || 1 });
   }
 
-  private configs(): Partial<SamplerConfig>[] {
-    return this.samplers.map((s) => {
-      const c: Partial<SamplerConfig> = { sampler: s.name };
-      for (const key of s.options) {
-        const v = this.inputs.get(`${s.name}.${key}`)?.value.trim();
-        if (v) (c as Record<string, unknown>)[key] = Number(v);
-      }
-      return c;
-    });
+  /** The samplers' configurations from their inputs, each refusal shown beside its input;
+   * null while any input is refused. */
+  private configs(): Partial<SamplerConfig>[] | null {
+    const { configs, refused } = samplerConfigs(this.samplers, (sampler, key) => this.inputs.get(`${sampler}.${key}`)?.input.value);
+    for (const [k, f] of this.inputs) showError(f.input, f.error, refused.get(k) ?? '');
+    return refused.size ? null : configs;
   }
 
   start(): void {
+    if (!this.configs()) {
+      this.say(REFUSED);
+      return;
+    }
     const every = Math.round(Number(this.every.value));
     const seed = Math.round(Number(this.seed.value));
     if (!(every >= 1 && every <= 10_000)) {
@@ -224,6 +243,12 @@ export class SamplerView {
   }
 
   private run(modelUrl: string, every: number, seed: number): void {
+    // Read again: an input may have changed while a lane's model was fetched.
+    const configs = this.configs();
+    if (!configs) {
+      this.say(REFUSED);
+      return;
+    }
     this.worker?.terminate();
     const worker = this.newWorker();
     this.worker = worker;
@@ -231,7 +256,7 @@ export class SamplerView {
     this.rows = this.samplers.map(() => emptyRow());
     this.reference = [];
     worker.onmessage = (e) => this.receive(e.data);
-    worker.postMessage({ type: 'start', gen: this.gen, modelUrl, assetUrl: this.urls.asset('mnist'), configs: this.configs(), seed, every, limit: LIMIT });
+    worker.postMessage({ type: 'start', gen: this.gen, modelUrl, assetUrl: this.urls.asset('mnist'), configs, seed, every, limit: LIMIT });
     setText(this.startBtn, 'Stop');
     this.schedule();
   }

@@ -69,9 +69,14 @@ export async function fetchBytes(
   }
 }
 
-/** The wasm core's gzip reader and loaders (crates/wasm: unpack, loadAsset, loadIdx, loadPatterns); each throws ErrorInfo with key 'data'. */
+/** The wasm core's gzip reader, its check of an IDX header and its loaders (crates/wasm: unpack,
+ * checkIdx, loadAsset, loadIdx, loadPatterns); each throws ErrorInfo with key 'data'. */
 export interface DataCore {
   unpack(bytes: Uint8Array, what: string): Uint8Array;
+  /** Refuses an IDX images file (gzipped or not) whose header declares more data than one lane
+   * of the page may hold, before anything of it is unpacked or decoded (anything else wrong
+   * with the file is left to `unpack` and `loadIdx`). */
+  checkIdx(bytes: Uint8Array, what: string): void;
   loadAsset(bytes: Uint8Array): LoadedSet[];
   loadIdx(name: string, images: Uint8Array, labels: Uint8Array | null): LoadedSet;
   loadPatterns(name: string, text: string): LoadedSet;
@@ -79,8 +84,9 @@ export interface DataCore {
 
 /**
  * Loads a data source into this worker's core: download (with progress over every file),
- * unpack what is gzipped (detected from its first bytes, whatever the file is called), then
- * the core's loader. Rejects with an ErrorInfo of key 'data' and one message.
+ * check an IDX images file's size from its header against the page's budget, unpack what is
+ * gzipped (detected from its first bytes, whatever the file is called), then the core's
+ * loader. Rejects with an ErrorInfo of key 'data' and one message.
  */
 export async function loadSource(
   src: DataSource,
@@ -109,6 +115,7 @@ export async function loadSource(
         },
         fetchFn,
       );
+      if (src.kind === 'idx' && i === 0) core.checkIdx(bytes, what);
       return isGzip(bytes) ? core.unpack(bytes, what) : bytes;
     }),
   );

@@ -9,7 +9,8 @@
 // data into that module too, and builds the lane there. Where that fails (no WebGPU adapter,
 // a refused device, an algorithm the page runs on the CPU only) the lane runs on the CPU and
 // its card says why.
-import init, { lastPanic, loadAsset, loadIdx, loadPatterns, logZBlocks, panicForTest, trialSeed, unpack, WasmLane } from '../../pkg/rbm_playground.js';
+import * as cpuCore from '../../pkg/rbm_playground.js';
+import init, { lastPanic, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
 import type * as GpuCore from '../../pkg-gpu/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
 import type { DataSource } from '../protocol/messages';
@@ -31,12 +32,18 @@ const host: Host = {
   schedule: zeroDelayScheduler(),
 };
 
-const dataCore: DataCore = {
-  unpack: (bytes, what) => unpack(bytes, what),
-  loadAsset: (bytes) => loadAsset(bytes) as LoadedSet[],
-  loadIdx: (name, images, labels) => loadIdx(name, images, labels) as LoadedSet,
-  loadPatterns: (name, text) => loadPatterns(name, text) as LoadedSet,
-};
+/** The data loading of a build of the core (the CPU one or the GPU one). */
+function dataCoreOf(m: typeof cpuCore | typeof GpuCore): DataCore {
+  return {
+    unpack: (bytes, what) => m.unpack(bytes, what),
+    checkIdx: (bytes, what) => m.checkIdx(bytes, what),
+    loadAsset: (bytes) => m.loadAsset(bytes) as LoadedSet[],
+    loadIdx: (name, images, labels) => m.loadIdx(name, images, labels) as LoadedSet,
+    loadPatterns: (name, text) => m.loadPatterns(name, text) as LoadedSet,
+  };
+}
+
+const dataCore = dataCoreOf(cpuCore);
 
 /** Data loaded (or loading) in this worker's core, by source key: each is loaded once. */
 const loads = new Map<string, Promise<LoadedSet[]>>();
@@ -65,16 +72,7 @@ async function prepareGpu(source: DataSource | undefined): Promise<string> {
   if (source) {
     let p = gpuLoads.get(source.key);
     if (!p) {
-      p = loadSource(
-        source,
-        {
-          unpack: (bytes, what) => g.unpack(bytes, what),
-          loadAsset: (bytes) => g.loadAsset(bytes) as LoadedSet[],
-          loadIdx: (name, images, labels) => g.loadIdx(name, images, labels) as LoadedSet,
-          loadPatterns: (name, text) => g.loadPatterns(name, text) as LoadedSet,
-        },
-        () => undefined,
-      );
+      p = loadSource(source, dataCoreOf(g), () => undefined);
       gpuLoads.set(source.key, p);
       p.catch(() => gpuLoads.delete(source.key));
     }

@@ -5,7 +5,7 @@ import { TERM_OF_KEY } from '../../app/glossary';
 import type { LaneHandle } from '../../app/lane';
 import type { OptionEntry } from '../../generated/core';
 import { defaultValue, formatValue, laneOptions } from '../../protocol/schema';
-import { el, optionInput, setAttr, setText } from '../dom';
+import { el, errorFor, optionInput, showError } from '../dom';
 import { termLink } from '../tips';
 import type { LanePanel, PanelContext, PanelKind } from './panel';
 
@@ -40,8 +40,8 @@ class OptionsPanel implements LanePanel {
   private field(spec: OptionEntry, ctx: PanelContext): Node[] {
     const id = `${ctx.idPrefix}-${spec.key}`;
     const input = optionInput(spec, id);
-    input.setAttribute('aria-describedby', `${id}-help ${id}-err`);
-    const error = el('p', { className: 'field-error', id: `${id}-err`, role: 'alert' });
+    input.setAttribute('aria-describedby', `${id}-help`);
+    const error = errorFor(input, `${id}-err`);
     const field: Field = { input, error, shown: '\u0000' };
     this.fields.set(spec.key, field);
     input.addEventListener('change', () => {
@@ -68,9 +68,7 @@ class OptionsPanel implements LanePanel {
         f.input.value = text;
         f.shown = text;
       }
-      const msg = ctx.inputError(key);
-      setText(f.error, msg);
-      setAttr(f.input, 'aria-invalid', String(msg !== ''));
+      showError(f.input, f.error, ctx.inputError(key));
     }
     // "More options" opens by itself when one of them is away from its default or refused.
     if (this.details && !this.details.open && this.more.some((s) => (lane.options[s.key] ?? null) !== defaultValue(s) || ctx.inputError(s.key))) {

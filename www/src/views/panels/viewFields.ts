@@ -3,7 +3,7 @@
 // one value for the page, each cell marked with its key so a classroom link can hide it.
 
 import { formatValue, optionSpec } from '../../protocol/schema';
-import { el, optionInput, setAttr, setText } from '../dom';
+import { el, errorFor, optionInput, showError } from '../dom';
 import type { PanelContext } from './panel';
 
 interface Field {
@@ -25,9 +25,8 @@ export class ViewFields {
       const id = `${ctx.idPrefix}-${key}`;
       const input = optionInput(spec, id);
       input.title = spec.help;
-      input.setAttribute('aria-describedby', `${id}-err`);
       input.addEventListener('change', () => ctx.setViewOption(key, input.value));
-      const error = el('span', { className: 'field-error', id: `${id}-err`, role: 'alert' });
+      const error = errorFor(input, `${id}-err`, 'span');
       const cell = el('span', { className: 'view-field' }, el('label', { htmlFor: id, title: spec.help }, spec.label), ' ', input, error);
       cell.dataset.part = key;
       this.fields.push({ key, input, error, shown: '\u0000' });
@@ -44,9 +43,7 @@ export class ViewFields {
         f.input.value = text;
         f.shown = text;
       }
-      const msg = ctx.viewError(f.key);
-      setText(f.error, msg);
-      setAttr(f.input, 'aria-invalid', String(msg !== ''));
+      showError(f.input, f.error, ctx.viewError(f.key));
     }
   }
 
