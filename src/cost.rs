@@ -599,7 +599,8 @@ mod tests {
         c
     }
 
-    fn grey(m: usize, rows: usize) -> Dataset {
+    /// A grey-level data set of `rows` rows of `m` values (also the sampling tests').
+    pub(super) fn grey(m: usize, rows: usize) -> Dataset {
         Dataset {
             name: "grey".into(),
             m,

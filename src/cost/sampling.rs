@@ -287,15 +287,7 @@ mod tests {
         }
     }
 
-    fn grey(m: usize, rows: usize) -> Dataset {
-        Dataset {
-            name: "grey".into(),
-            m,
-            values: (0..m * rows).map(|i| (i % 7) as f32 / 7.0).collect(),
-            shape: None,
-            labels: None,
-        }
-    }
+    use super::super::tests::grey;
 
     #[test]
     fn the_sweeps_long_samples_are_refused_naming_the_culprit() {
