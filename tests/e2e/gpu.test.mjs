@@ -107,7 +107,7 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
   assert.deepEqual(errors, []);
 });
 
-test("a stopped GPU lane's AIS / RAISE estimate takes the model of the update it stopped at and brackets the exact value", { timeout: 300_000 }, async () => {
+test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets the exact value", { timeout: 300_000 }, async () => {
   const { page, errors } = await openMnist(
     gpu.browser,
     `${gpu.server.url}#data=mnist-test&hidden=16&seed=1&every=10&stop=30&compute=gpu&lane=pcd:lr=0.05,k=1,batch=100`,
@@ -127,6 +127,7 @@ test("a stopped GPU lane's AIS / RAISE estimate takes the model of the update it
   }, panel);
   assert.equal(r.iter, 30, 'the model of the update the lane stopped at');
   assert.ok(r.exact >= Math.min(r.raiseLo, r.aisLo) && r.exact <= Math.max(r.aisHi, r.raiseHi), `exact ${r.exact} outside ${JSON.stringify(r)}`);
+  assert.match(await page.textContent(`${panel} .ais-result`), /100 particles × 1,000 β, seed 1 · on the GPU \(WebGPU, f32\): /);
   assert.deepEqual(errors, []);
 });
 

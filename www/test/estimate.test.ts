@@ -29,6 +29,7 @@ const side = (method: 'ais' | 'raise', atll: number, half: number): AisEstimate 
   ess: null,
   iter: 0,
   dataset: 'mnist-test',
+  gpu: null,
 });
 
 describe('the AIS / RAISE bracket', () => {

@@ -50,6 +50,7 @@ class FakeEstimate implements CoreEstimate {
       ess: this.reverse ? null : 50,
       iter: this.iter,
       dataset: 'bas4',
+      gpu: null,
     };
   }
   free() {

@@ -13,8 +13,9 @@ use rbm_core::engine::Engine;
 use rbm_core::error::Error;
 use rbm_core::schema::budget;
 use rbm_core::train::{Lane, Record};
+use rbm_gpu::ais::Anneal;
 use rbm_gpu::lane::GpuLane;
-use rbm_gpu::{Device, Gpu};
+use rbm_gpu::{Device, Gpu, Snapshot};
 use std::cell::RefCell;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -113,6 +114,58 @@ pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsV
         })),
         deferred,
     })
+}
+
+/// An AIS or RAISE run of a GPU lane's estimate on its GPU: every chain at once, a few β
+/// steps per call, the log-weights copied back without waiting.
+pub struct GpuAis {
+    anneal: Anneal,
+    copy: Option<Snapshot>,
+    /// The adapter's name, for the estimate's label.
+    pub adapter: String,
+}
+
+impl GpuAis {
+    /// Records up to `max_steps` more β steps: the log-weights once they are on the host, the
+    /// steps done and the steps in all (the copy back counts as the last).
+    pub fn advance(&mut self, max_steps: usize) -> Result<(Option<Vec<f64>>, usize, usize), Error> {
+        let (_, total) = self.anneal.progress();
+        if self.copy.is_none() && self.anneal.advance(max_steps.max(1)) {
+            self.copy = Some(self.anneal.finish());
+        }
+        let (done, _) = self.anneal.progress();
+        if let Some(why) = self.anneal_device_failure() {
+            return Err(Error::Invalid(why));
+        }
+        match self.copy.as_ref().and_then(Snapshot::take) {
+            Some(pairs) => Ok((Some(Anneal::log_weights(&pairs?)), total + 1, total + 1)),
+            None => Ok((None, done, total + 1)),
+        }
+    }
+
+    fn anneal_device_failure(&self) -> Option<String> {
+        self.anneal.device().failure()
+    }
+}
+
+/// A GPU lane's estimate (`WasmLane::ais`) on its GPU: the CPU's plan, its chains on the GPU.
+pub(crate) fn ais(
+    dev: &Arc<Device>,
+    adapter: &str,
+    model: &rbm_core::model::Rbm,
+    data: &rbm_core::data::Dataset,
+    cfg: rbm_core::eval::ais::AisConfig,
+    reverse: bool,
+    iter: u64,
+) -> Result<crate::WasmAis, Error> {
+    let mut run = crate::WasmAis::new(model, data, cfg, reverse, iter)?;
+    run.block = None;
+    run.gpu = Some(GpuAis {
+        anneal: Anneal::new(dev, &run.plan)?,
+        copy: None,
+        adapter: adapter.to_string(),
+    });
+    Ok(run)
 }
 
 /// One slice of a GPU lane ([`WasmLane::step`]): the records and the view whose copies are

@@ -695,6 +695,20 @@ impl WasmLane {
         };
         let model = self.lane.model();
         check_ais_in_page(model, &cfg).map_err(js_err)?;
+        #[cfg(feature = "gpu")]
+        if let AnyLane::Gpu(g) = &self.lane {
+            let dev = g.lane.lane().engine_model().device();
+            return gpu::ais(
+                dev,
+                &g.adapter,
+                model,
+                &data,
+                cfg,
+                reverse,
+                self.lane.model_iter(),
+            )
+            .map_err(js_err);
+        }
         WasmAis::new(
             model,
             &data,
@@ -994,6 +1008,9 @@ pub struct AisEstimate {
     pub iter: u64,
     /// The data set evaluated.
     pub dataset: String,
+    /// The GPU adapter whose chains it ran (f32; other random streams than the CPU's), or null:
+    /// the CPU's (f64).
+    pub gpu: Option<String>,
 }
 
 /// An AIS or RAISE run of the core ([`Plan`]) on a copy of a lane's model, advanced a few
@@ -1011,6 +1028,9 @@ pub struct WasmAis {
     next: usize,
     iter: u64,
     name: String,
+    /// Every chain at once on a GPU lane's GPU (then `block` is None).
+    #[cfg(feature = "gpu")]
+    gpu: Option<gpu::GpuAis>,
 }
 
 impl WasmAis {
@@ -1035,6 +1055,8 @@ impl WasmAis {
             next: 0,
             iter,
             name: data.name.clone(),
+            #[cfg(feature = "gpu")]
+            gpu: None,
         })
     }
 
@@ -1048,15 +1070,33 @@ impl WasmAis {
             return Err(Error::Invalid("the AIS run has not finished".into()));
         }
         let r = self.plan.finish(&self.parts)?;
+        #[cfg(feature = "gpu")]
+        let gpu = self.gpu.as_ref().map(|g| g.adapter.clone());
+        #[cfg(not(feature = "gpu"))]
+        let gpu = None;
         Ok(AisEstimate {
             result: r,
             iter: self.iter,
             dataset: self.name.clone(),
+            gpu,
         })
     }
 
     /// Runs up to `max_steps` annealing steps (over blocks, in order).
     pub fn advance(&mut self, max_steps: usize) -> Result<AisProgress, Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(g) = &mut self.gpu {
+            let (lw, done, total) = g.advance(max_steps)?;
+            if let Some(lw) = lw {
+                self.parts = rbm_gpu::ais::Anneal::blocks(&lw);
+                self.next = self.plan.blocks();
+            }
+            return Ok(AisProgress {
+                done: self.next >= self.plan.blocks(),
+                done_steps: done as f64,
+                total_steps: total as f64,
+            });
+        }
         let mut left = max_steps.max(1);
         let per = self.steps_per_block();
         while left > 0 && self.next < self.plan.blocks() {

@@ -716,6 +716,11 @@ iter: number,
  */
 dataset: string, 
 /**
+ * The GPU adapter whose chains it ran (f32; other random streams than the CPU's), or null:
+ * the CPU's (f64).
+ */
+gpu: string | null, 
+/**
  * AIS: `log Ẑ` (an under-estimate on average). RAISE: the log Z implied by its bound,
  * `mean(−F(v)) − atll` (an over-estimate on average).
  */

@@ -95,7 +95,7 @@ class AisPanel implements LanePanel {
       el(
         'div',
         { className: 'ais-settings' },
-        `average log-likelihood of ${r.dataset} at update ${r.iter.toLocaleString('en')} · ${s.particles} particles × ${s.betas.toLocaleString('en')} β, seed ${s.seed}`,
+        `average log-likelihood of ${r.dataset} at update ${r.iter.toLocaleString('en')} · ${s.particles} particles × ${s.betas.toLocaleString('en')} β, seed ${s.seed}${gpuLabel(r)}`,
       ),
     );
     if (r.raise) lines.push(el('div', { className: 'ais-note' }, RAISE_NOTE));
@@ -120,3 +120,10 @@ export const aisPanel: PanelKind = {
   term: 'ais',
   create: () => new AisPanel(),
 };
+
+/** " · on the GPU (…)" when the estimate's chains ran on the lane's GPU (f32, the GPU's own
+ * random streams), else nothing: the CPU's f64 numbers. */
+function gpuLabel(r: EstimateReport): string {
+  const gpu = r.ais?.gpu ?? r.raise?.gpu;
+  return gpu ? ` · on the GPU (WebGPU, f32): ${gpu}` : '';
+}
