@@ -107,6 +107,9 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
   assert.deepEqual(errors, []);
 });
 
+// SwiftShader runs a dispatch in milliseconds (a real GPU in microseconds): 25 chains × 100 β
+// keep this run short (about a minute here); on a model 30 updates from its start AIS lands within
+// a nat and RAISE within a few.
 test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets the exact value", { timeout: 300_000 }, async () => {
   const { page, errors } = await openMnist(
     gpu.browser,
@@ -116,18 +119,20 @@ test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets t
   const panel = `${card} .ais`;
   await press(page, '#run');
   await page.waitForFunction((sel) => document.querySelector(sel).dataset.status === 'done', card, { timeout: 120_000 });
-  await page.selectOption(`${card} select[id$="-ais-particles"]`, '100');
-  await page.selectOption(`${card} select[id$="-ais-betas"]`, '1000');
-  await page.click(`${panel} button.ais-run`);
+  await page.selectOption(`${card} select[id$="-ais-particles"]`, '25');
+  await page.selectOption(`${card} select[id$="-ais-betas"]`, '100');
+  await press(page, `${panel} button.ais-run`);
   await page.waitForFunction((sel) => document.querySelector(sel).dataset.state === 'done', panel, { timeout: 240_000 });
   const r = await page.evaluate((sel) => {
     const d = document.querySelector(sel).dataset;
     const n = (k) => (d[k] === '' ? null : Number(d[k]));
-    return { aisLo: n('aisLo'), aisHi: n('aisHi'), raiseLo: n('raiseLo'), raiseHi: n('raiseHi'), exact: n('exact'), iter: n('iter') };
+    return { ais: n('ais'), raise: n('raise'), exact: n('exact'), iter: n('iter') };
   }, panel);
   assert.equal(r.iter, 30, 'the model of the update the lane stopped at');
-  assert.ok(r.exact >= Math.min(r.raiseLo, r.aisLo) && r.exact <= Math.max(r.aisHi, r.raiseHi), `exact ${r.exact} outside ${JSON.stringify(r)}`);
-  assert.match(await page.textContent(`${panel} .ais-result`), /100 particles × 1,000 β, seed 1 · on the GPU \(WebGPU, f32\): /);
+  // AIS over-, RAISE under-estimates on average (half a nat of slack for one run), both near it.
+  assert.ok(r.raise - 0.5 <= r.exact && r.exact <= r.ais + 0.5, `exact outside: ${JSON.stringify(r)}`);
+  assert.ok(r.ais - r.exact < 2 && r.exact - r.raise < 5, `too far: ${JSON.stringify(r)}`);
+  assert.match(await page.textContent(`${panel} .ais-result`), /25 particles × 100 β, seed 1 · on the GPU \(WebGPU, f32\): /);
   assert.deepEqual(errors, []);
 });
 
