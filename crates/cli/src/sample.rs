@@ -452,6 +452,19 @@ pub fn run_study(
         load_data("mnist-valid")?,
     );
     check_fit(&model, &train)?;
+    let runs = study::runs();
+    // Each sampler run is one job of the command line's budget (issue 28): refused up front,
+    // naming the flag, before any line is printed.
+    for r in &runs {
+        cost::check_sample(
+            (model.m(), model.n()),
+            &train,
+            &r.config,
+            samples,
+            true,
+            &CLI,
+        )?;
+    }
     out.line(&StudyHeader {
         kind: "header",
         study: study::NAME,
@@ -460,7 +473,6 @@ pub fn run_study(
         samples,
         seed,
     })?;
-    let runs = study::runs();
     let results = super::common::parallel_map(runs.len(), threads, |i| {
         let t0 = Instant::now();
         let r = study::run(&model, &train, &test, &valid, &runs[i], samples, seed);

@@ -2201,6 +2201,19 @@ fn pcd_on_the_gpu_learns_mnist_784x500_as_on_the_cpu() {
     pcd_on_the_gpu_learns_as_on_the_cpu("500", "5");
 }
 
+/// `rbm reproduce rates-fpcd-mnist` checks its sampler runs against the command line's budget
+/// before it starts, as `rbm sample` does: 10⁷ samples per run is one error line naming
+/// `--samples`, and nothing on stdout (issue 28).
+#[test]
+fn the_sampler_study_beyond_the_budget_is_refused_naming_the_culprit() {
+    let out = rbm(&["reproduce", "rates-fpcd-mnist", "--samples", "10000000"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "no header before the refusal");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("--samples"), "{err}");
+}
+
 /// A running `rbm` whose stderr lines arrive on a channel, so that a test can wait for one
 /// with a deadline (a run the old code accepted would go on for minutes or hours); killed when
 /// dropped.
