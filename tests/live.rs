@@ -177,7 +177,8 @@ fn a_bad_model_file_is_refused_with_a_message_that_says_what_is_wrong() {
 fn the_page_reads_back_the_model_file_of_its_largest_lane() {
     use rbm_core::cost::check_lane;
     use rbm_core::data::{gzip::MAX_FILE_BYTES, Dataset};
-    use rbm_core::model::{json_bytes_bound, Params, Rbm, MAX_WEIGHTS};
+    use rbm_core::model::{Params, Rbm, MAX_WEIGHTS};
+    let json_bytes_bound = |m: usize, n: usize| Rbm::json_len_max(m, n) as usize;
     use rbm_core::train::ALGORITHMS;
     // The bound holds: numbers whose shortest f64 form is longest (17 digits, an exponent).
     let (m, n) = (64, 48);

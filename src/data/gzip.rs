@@ -10,7 +10,7 @@ use std::io::Read;
 
 /// The most bytes a shell reads of one input file (data, model, per-trial records), before and
 /// after unpacking: the page and the command line alike (a model file of the largest lane the
-/// page admits is about 150 MB of JSON at worst, [`crate::model::json_bytes_bound`]).
+/// page admits is about 150 MB of JSON at worst, [`crate::model::Rbm::json_len_max`]).
 pub const MAX_FILE_BYTES: usize = 256 << 20;
 
 /// gzip's magic number, the first two bytes of every member.

@@ -31,16 +31,6 @@ pub struct ModelFile {
     pub training: Option<serde_json::Value>,
 }
 
-/// Most bytes one number takes in a JSON model file: an f32's shortest f64 form
-/// (`-1.2345678901234567e-45`, 23 characters) and its comma.
-pub const JSON_BYTES_PER_NUMBER: usize = 24;
-
-/// Most bytes of the JSON model file of an m×n model ([`Rbm::to_json`]), its `training` record
-/// left out (a few kB: [`Rbm::to_json_with`]).
-pub fn json_bytes_bound(m: usize, n: usize) -> usize {
-    (m * n + m + n) * JSON_BYTES_PER_NUMBER + 256
-}
-
 /// Magic bytes of the binary model format ([`Rbm::to_bytes`]).
 pub const MODEL_MAGIC: &[u8; 4] = b"RBMM";
 /// Header bytes of the binary model format.

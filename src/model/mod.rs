@@ -15,7 +15,7 @@ mod format;
 mod packed;
 mod stats;
 
-pub use format::{json_bytes_bound, ModelFile, JSON_BYTES_PER_NUMBER, MODEL_HEADER, MODEL_MAGIC};
+pub use format::{ModelFile, MODEL_HEADER, MODEL_MAGIC};
 pub(crate) use packed::chunk_width;
 pub use stats::Stats;
 pub(crate) use stats::{BY_UNIT_MIN_HIDDEN, BY_UNIT_MIN_ROWS};

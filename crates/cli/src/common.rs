@@ -5,7 +5,7 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches};
 use rbm_core::data::gzip::{self, MAX_FILE_BYTES};
 use rbm_core::data::{idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::Error;
-use rbm_core::model::{json_bytes_bound, Rbm};
+use rbm_core::model::Rbm;
 use rbm_core::schema::options::{Default, Kind};
 use rbm_core::schema::OptionSpec;
 use rbm_core::train::config::{option, options, GENERAL};
@@ -439,9 +439,6 @@ pub fn check_readable_back(path: &str, m: usize, n: usize) -> CliResult {
         return Ok(());
     }
     let numbers = (m * n + m + n) as u64;
-    if json_bytes_bound(m, n) as u64 <= MAX_INPUT_BYTES {
-        return Ok(());
-    }
     fail(format!(
         "a {m}×{n} model as JSON ('{path}') could exceed the {} MiB that rbm reads back \
          (--save-model): save it in the binary format instead, a name ending in .rbm ({} MiB) \
