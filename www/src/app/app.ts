@@ -650,6 +650,9 @@ export class App {
     }
     for (const l of this.lanes) if (l !== lane && l.latestData !== this.data) this.configure(l);
     this.settingErrors.data = `The data set '${refused}' was refused, so the lanes stay on '${this.data}': ${error.message}`;
+    // The picker shows what the user chose until it is told otherwise, even if no frame was
+    // drawn between the choice and its refusal.
+    this.reverted.add('data');
   }
 
   /** The message under a settings input: the page's own, else a lane's refusal of that key. */
