@@ -222,6 +222,11 @@ test('slow motion: Step pauses a lane, makes one update and shows its phases wit
   let lane = (await lanes(page))[1];
   assert.deepEqual([lane.iter, lane.status, lane.iters], [3, 'paused', [0, 1, 2, 3]]);
   assert.equal((await lanes(page))[0].iter, 0, 'the other lane does not move');
+  // The panel draws the trace in the next frame after the lane has it.
+  await page.waitForFunction(
+    (sel) => /Update 3 is done\.$/.test([...document.querySelectorAll(sel)].at(-1)?.textContent ?? ''),
+    `${card(1)} .phases figcaption`,
+  );
   const captions = await page.$$eval(`${card(1)} .phases figcaption`, (els) => els.map((e) => e.textContent));
   assert.deepEqual(
     captions.map((c) => c.slice(0, 1)),
