@@ -153,7 +153,7 @@ export class Controls {
         "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, FPCD, slow motion) says so and runs on the CPU",
     });
     this.compute.setAttribute('aria-label', 'compute');
-    this.compute.append(new Option('automatic: the GPU for MNIST-sized models', 'auto'), new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
+    this.compute.append(new Option('automatic (GPU for MNIST)', 'auto'), new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
     this.compute.addEventListener('change', () => app.setCompute(this.compute.value as Compute));
     const computeField = el('div', { className: 'field compute-field', hidden: !hasWebGpu() && app.compute === 'auto' });
     const computeLabel = el('label', { htmlFor: 'compute' });
