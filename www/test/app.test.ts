@@ -77,6 +77,29 @@ describe('App', () => {
     ]);
   });
 
+  it('with more lanes than compute at once, the lanes take turns through their workers; fewer lanes end them', () => {
+    app = makeApp({ lanesAtOnce: 2 });
+    expect(app.turns.taking).toBe(false);
+    const c = app.addLane('cd')!;
+    expect(app.turns.taking).toBe(true);
+    const gates = (id: number) => worker(id).posted.filter((m) => m.type === 'gate');
+    for (const id of [0, 1, 2]) expect(gates(id)).toEqual([{ type: 'gate', on: true }]);
+    const turns = (id: number) => worker(id).posted.filter((m) => m.type === 'turn').length;
+    for (const id of [0, 1, 2]) worker(id).reply({ type: 'wantTurn' });
+    expect([turns(0), turns(1), turns(2)]).toEqual([1, 1, 0]);
+    worker(0).reply({ type: 'turnOver', more: true });
+    expect([turns(0), turns(1), turns(2)]).toEqual([1, 1, 1]);
+    // A lane whose worker dies holds no turn: the next lane gets it.
+    worker(1).onerror?.({ message: 'gone' } as ErrorEvent);
+    expect(turns(0)).toBe(2);
+    app.removeLane(c);
+    expect(app.turns.taking).toBe(false);
+    expect(gates(0)).toEqual([
+      { type: 'gate', on: true },
+      { type: 'gate', on: false },
+    ]);
+  });
+
   it("is running while some lane's worker says so; start and pause go to every lane", () => {
     accept(0);
     accept(1);

@@ -51,6 +51,7 @@ import {
 } from './state';
 import { curveCsv, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
+import { LaneTurns } from './turns';
 
 export interface AppEvents {
   /** Something shown changed: draw again (soon). */
@@ -69,6 +70,8 @@ export interface AppOptions {
   evalWorkers: number;
   /** Workers of a study's trial pool (trialPool.ts, trialWorkers). */
   trialWorkers: number;
+  /** Lanes that compute at once; more take turns (turns.ts, lanesAtOnce); default: all. */
+  lanesAtOnce: number;
   /** Makes the workers that run for long, the lanes' and a study's trials' (e.g. watched by
    * workerHealth.ts, so that one that dies without a word is found); none: the app's factory. */
   watchedWorkers?: WorkerFactory;
@@ -137,6 +140,8 @@ export class App {
   private pool: EvalPool | null = null;
   /** Each waiting lane's hold on its evaluation. */
   private readonly tickets = new Map<LaneHandle, EvalTicket>();
+  /** The lanes' turns when there are more than compute at once (turns.ts). */
+  readonly turns: LaneTurns<LaneHandle>;
 
   constructor(
     readonly catalog: Catalog,
@@ -144,7 +149,16 @@ export class App {
     private readonly events: AppEvents,
     options: Partial<AppOptions> = {},
   ) {
-    this.options = { assetUrl: assetPath, release: () => undefined, confirm: () => true, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
+    this.options = {
+      assetUrl: assetPath,
+      release: () => undefined,
+      confirm: () => true,
+      evalWorkers: 2,
+      trialWorkers: trialWorkers(2),
+      lanesAtOnce: Number.POSITIVE_INFINITY, // the page passes lanesAtOnce(cores)
+      ...options,
+    };
+    this.turns = new LaneTurns<LaneHandle>(this.options.lanesAtOnce, { gate: (lane, on) => lane.gate(on), grant: (lane) => lane.grant() });
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => {
@@ -155,6 +169,8 @@ export class App {
       exact: (lane, request) => this.evaluate(lane, request),
       exactStale: (lane) => this.dropTicket(lane),
       refused: (lane, error) => (lane.latestData === this.data ? this.keepUsed(lane, error.key) : this.keepData(lane, error)),
+      turn: (lane, want, more) => (want ? this.turns.want(lane) : this.turns.over(lane, more)),
+      respawned: (lane) => this.turns.replaced(lane),
     };
   }
 
@@ -225,7 +241,10 @@ export class App {
   /** Replaces everything by `state`: every lane gets a new worker. */
   load(state: PageState): void {
     this.dropStudy();
-    for (const lane of this.lanes) lane.dispose();
+    for (const lane of this.lanes) {
+      lane.dispose();
+      this.turns.remove(lane);
+    }
     const s = cloneState(state);
     this.data = s.data;
     this.shared = s.shared;
@@ -278,6 +297,7 @@ export class App {
   private spawn(state: PageState['lanes'][number]): LaneHandle {
     const lane = new LaneHandle(state, this.options.watchedWorkers ?? this.factory, this.laneEvents);
     this.lanes.push(lane);
+    this.turns.add(lane);
     lane.limit(this.untilOf(lane));
     this.configure(lane);
     return lane;
@@ -682,6 +702,7 @@ export class App {
   removeLane(lane: LaneHandle): void {
     this.dropStudy();
     lane.dispose();
+    this.turns.remove(lane);
     this.lanes = this.lanes.filter((l) => l !== lane);
     this.events.changed();
   }

@@ -9,6 +9,7 @@ import { introText } from '../app/intro';
 import { missingNote, presetDescription, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
 import { type Compute, dataFamily } from '../app/state';
+import { turnsNote } from '../app/turns';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
 import { formatValue, sharedOptions } from '../protocol/schema';
@@ -347,7 +348,8 @@ export class Controls {
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
     const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
-    setText($('#chart-note'), [app.runMessage ?? '', exact].filter((t) => t !== '').join(' '));
+    const turns = turnsNote(app.lanes.length, app.turns.capacity);
+    setText($('#chart-note'), [app.runMessage ?? '', turns, exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;

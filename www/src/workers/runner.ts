@@ -29,6 +29,7 @@ import {
   type Rate,
   SLICE_MS,
   type ToWorker,
+  TURN_MS,
   toNextRecord,
   VIEW_MS,
 } from '../protocol/messages';
@@ -205,6 +206,12 @@ export class LaneRunner {
   private file: { bytes: Uint8Array; name: string } | null = null;
   /** The analyses of the lane's model under way (protocol/analyses.ts), interleaved like the estimate. */
   private readonly analyses: AnalysisJobs;
+  /** Whether the lane takes turns with others (app/turns.ts): it computes only during a turn. */
+  private gated = false;
+  /** When the turn held ends (host time; null: no turn held). */
+  private turnEnds: number | null = null;
+  /** Whether the page knows the lane waits for a turn. */
+  private asked = false;
 
   constructor(
     private readonly core: Core,
@@ -219,6 +226,8 @@ export class LaneRunner {
   /** Handles one message from the page. */
   handle(msg: ToWorker): void {
     this.guard(() => this.dispatch(msg));
+    // A turn whose work ended here (a Pause, a new lane) goes back at once.
+    if (this.turnEnds !== null && !this.hasWork()) this.endTurn();
   }
 
   /** One time slice: one `step` call sized to take about SLICE_MS (scheduled while running),
@@ -227,6 +236,12 @@ export class LaneRunner {
   tick(): void {
     this.pending = false;
     this.guard(() => {
+      if (!this.mayCompute()) {
+        // Waiting for a turn: only a GPU lane's copies are collected meanwhile.
+        if (this.lane?.busy === true) this.collect(this.lane);
+        this.kick();
+        return;
+      }
       this.slice();
       const asked = this.estimateAsked;
       if (asked && this.lane?.busy !== true) {
@@ -235,8 +250,28 @@ export class LaneRunner {
       }
       this.estimateSlice();
       this.analyses.slice();
+      if (this.turnEnds !== null && (this.host.now() >= this.turnEnds || !this.hasWork())) this.endTurn();
       this.kick();
     });
+  }
+
+  /** Whether the lane has computing to do: training, an estimate or an analysis. */
+  private hasWork(): boolean {
+    const training = this.status === 'running' && this.lane !== null && this.exactWait === null && !this.waiting;
+    return training || this.job !== null || this.analyses.busy || this.estimateAsked !== null;
+  }
+
+  /** Whether the lane may compute now: it does not take turns, or holds one. */
+  private mayCompute(): boolean {
+    return !this.gated || this.turnEnds !== null;
+  }
+
+  /** Hands the turn back, saying whether the lane waits for another. */
+  private endTurn(): void {
+    this.turnEnds = null;
+    const more = this.hasWork();
+    this.asked = more;
+    this.host.post({ type: 'turnOver', more });
   }
 
   private guard(fn: () => void): void {
@@ -251,6 +286,9 @@ export class LaneRunner {
       this.exactWait = null;
       this.viewAfterExact = false;
       this.setStatus('fatal', fatalMessage(e, this.core));
+      // The module is done for: a turn held or asked for goes to the other lanes.
+      if (this.gated) this.host.post({ type: 'turnOver', more: false });
+      this.turnEnds = null;
     }
   }
 
@@ -352,6 +390,20 @@ export class LaneRunner {
           this.viewAfterExact = false;
           this.kick();
         }
+        break;
+      case 'gate':
+        // Taking turns starts or ends: a turn held or asked for is void either way.
+        this.gated = msg.on;
+        this.turnEnds = null;
+        this.asked = false;
+        this.kick();
+        break;
+      case 'turn':
+        this.asked = false;
+        if (!this.gated) break; // granted before the lanes stopped taking turns: computing freely
+        this.turnEnds = this.host.now() + TURN_MS;
+        this.lastStart = null; // a GPU lane's rate counts its own turns' wall time
+        this.kick(); // no work left: `handle` hands the turn back at once
         break;
     }
   }
@@ -685,7 +737,15 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if ((this.status === 'running' || this.job || this.analyses.busy || this.lane?.busy === true) && !this.pending) {
+    if (this.pending) return;
+    // Nothing to compute while the lane waits for the pool's exact evaluation: no tick (the
+    // pool's answer kicks it again), so the evaluation workers have the cores.
+    const work = this.hasWork();
+    if (work && !this.mayCompute() && !this.asked) {
+      this.asked = true;
+      this.host.post({ type: 'wantTurn' });
+    }
+    if ((work && this.mayCompute()) || this.lane?.busy === true) {
       this.pending = true;
       this.host.schedule(() => this.tick());
     }
@@ -699,10 +759,7 @@ export class LaneRunner {
     const lane = this.lane;
     // A GPU lane's copies still on their way: collect them (records, the view asked for).
     if (lane?.busy === true && (this.status !== 'running' || this.exactWait)) {
-      this.lastStart = null;
-      const r = lane.step(0, false);
-      this.publish(r);
-      this.failed(lane, r);
+      this.collect(lane);
       return;
     }
     if (this.status !== 'running' || !lane || this.exactWait) return;
@@ -711,6 +768,14 @@ export class LaneRunner {
       return;
     }
     this.trainSlice(lane);
+  }
+
+  /** A GPU lane's copies that are in: its records and the view asked for. */
+  private collect(lane: CoreLane): void {
+    this.lastStart = null;
+    const r = lane.step(0, false);
+    this.publish(r);
+    this.failed(lane, r);
   }
 
   private trainSlice(lane: CoreLane): void {
