@@ -1127,10 +1127,15 @@ describe('LaneRunner: turns (many lanes take turns to compute)', () => {
     runner.handle({ type: 'pause' });
     expect(turnMsgs()).toEqual([{ type: 'wantTurn' }, { type: 'turnOver', more: false }]);
     expect(statuses().at(-1)).toBe('paused');
+    // A lane waiting for a turn withdraws when paused.
+    runner.handle({ type: 'start' });
+    expect(turnMsgs().at(-1)).toEqual({ type: 'wantTurn' });
+    runner.handle({ type: 'pause' });
+    expect(turnMsgs().at(-1)).toEqual({ type: 'turnOver', more: false });
     const at = core.lanes[0].iter;
     runner.handle({ type: 'turn' });
     expect(turnMsgs().at(-1)).toEqual({ type: 'turnOver', more: false });
-    expect(turnMsgs()).toHaveLength(3);
+    expect(turnMsgs()).toHaveLength(5);
     runTasks(20);
     expect(core.lanes[0].iter).toBe(at);
   });

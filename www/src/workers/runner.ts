@@ -226,8 +226,8 @@ export class LaneRunner {
   /** Handles one message from the page. */
   handle(msg: ToWorker): void {
     this.guard(() => this.dispatch(msg));
-    // A turn whose work ended here (a Pause, a new lane) goes back at once.
-    if (this.turnEnds !== null && !this.hasWork()) this.endTurn();
+    // A turn (or the wait for one) whose work ended here — a Pause, a new lane — goes back at once.
+    if ((this.turnEnds !== null || this.asked) && !this.hasWork()) this.endTurn();
   }
 
   /** One time slice: one `step` call sized to take about SLICE_MS (scheduled while running),
@@ -737,7 +737,6 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if (this.pending) return;
     // Nothing to compute while the lane waits for the pool's exact evaluation: no tick (the
     // pool's answer kicks it again), so the evaluation workers have the cores.
     const work = this.hasWork();
@@ -745,6 +744,7 @@ export class LaneRunner {
       this.asked = true;
       this.host.post({ type: 'wantTurn' });
     }
+    if (this.pending) return;
     if ((work && this.mayCompute()) || this.lane?.busy === true) {
       this.pending = true;
       this.host.schedule(() => this.tick());
