@@ -305,6 +305,26 @@ describe("App: the papers' MNIST experiments and the evaluation pool", () => {
     expect(app.lanes[3].exact).toBeNull();
   });
 
+  it("watches the evaluation workers as the lanes': one that goes silent fails its evaluation, and the lane trains on", () => {
+    const watched: string[] = [];
+    app = makeApp({
+      watchedWorkers: (name) => {
+        watched.push(name);
+        const w = new FakeWorker(name);
+        workers.push(w);
+        return w;
+      },
+    });
+    app.applyPreset('pcd-mnist-25');
+    accept(0, 'running');
+    worker(0).reply({ type: 'exact', gen: 1, id: 1, iter: 0, blocks: 8, model: new Uint8Array([1]).buffer });
+    expect(watched).toContain('exact evaluation 1');
+    // The watch ends a silent worker and reports it as an error event (workerHealth.ts).
+    pool()[0].onerror?.({ message: 'the worker stopped answering for 10 s' } as ErrorEvent);
+    expect(worker(0).last('exactSkip')).toEqual({ type: 'exactSkip', gen: 1, id: 1 });
+    expect(app.lanes[0].exact).toMatchObject({ state: 'failed', message: expect.stringContaining('stopped answering') });
+  });
+
   it('shows a failed evaluation on the lane and lets it train on', () => {
     app.applyPreset('pcd-mnist-25');
     accept(0, 'running');

@@ -72,7 +72,7 @@ export interface AppOptions {
   trialWorkers: number;
   /** Lanes that compute at once; more take turns (turns.ts, lanesAtOnce); default: all. */
   lanesAtOnce: number;
-  /** Makes the workers that run for long, the lanes' and a study's trials' (e.g. watched by
+  /** Makes the workers that run for long, the lanes', a study's trials' and the evaluation pool's (e.g. watched by
    * workerHealth.ts, so that one that dies without a word is found); none: the app's factory. */
   watchedWorkers?: WorkerFactory;
   /** Asks the user a yes/no question (before an edit wipes a long run); default: yes. */
@@ -182,7 +182,8 @@ export class App {
   /** A lane's record waits for its exact evaluation: the pool enumerates, the lane merges. */
   private evaluate(lane: LaneHandle, req: ExactRequest): void {
     this.dropTicket(lane);
-    this.pool ??= new EvalPool(this.factory, this.options.evalWorkers);
+    // Watched like the lanes' workers: one that goes silent fails its chunk's evaluation.
+    this.pool ??= new EvalPool(this.options.watchedWorkers ?? this.factory, this.options.evalWorkers);
     const ticket = this.pool.submit(req.model, req.blocks, {
       progress: (done, total) => {
         if (lane.exact?.id !== req.id || lane.exact.gen !== req.gen) return;
