@@ -49,7 +49,7 @@ import {
   newLaneState,
   type PageState,
 } from './state';
-import { curveCsv, studyCsv, studyJson } from './study';
+import { curveCsv, runCsv, runJson, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
 
 export interface AppEvents {
@@ -864,7 +864,19 @@ export class App {
     const run = this.study;
     if (!run) return;
     const name = `rbm-study-${this.preset ?? this.data}-seed${run.study.plan.seed}-${run.study.plan.runs}trials.${kind}`;
-    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
+    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url, this.verdicts() ?? []));
+  }
+
+  /** Downloads the run's records: the study's when there is one, else every live lane's curve
+   * (CSV or JSON), with the page's address `url` in the file (issue 27: live runs had none). */
+  exportRun(kind: 'csv' | 'json', url: string): void {
+    if (this.study) {
+      this.exportStudy(kind, url);
+      return;
+    }
+    const lanes = this.lanes.map((l) => ({ id: l.id, label: this.laneTitle(l), status: l.status, curve: l.curve, algo: l.algo, options: { ...l.options } }));
+    const name = `rbm-run-${this.preset ?? this.data}-seed${this.shared.seed ?? 'none'}-${lanes.length}lanes.${kind}`;
+    this.events.download(name, kind === 'csv' ? runCsv(lanes, url) : runJson(lanes, url));
   }
 
   /** Where the lanes compute now: PageState.compute, `auto` resolved for the data's size. */

@@ -10,7 +10,7 @@
 // to the right as the first trials advance and fills in as more arrive. Trials are handed out
 // trial-major, the lanes interleaved (trial 0 of every lane, then trial 1 of every lane, …),
 // so every lane's band grows together.
-import type { Aggregate, BandPoint, LaneBand, StatSpec } from '../generated/core';
+import type { Aggregate, BandPoint, LaneBand, StatSpec, Verdict } from '../generated/core';
 import type { TrialTaus } from '../protocol/messages';
 import type { Curve } from './curve';
 
@@ -498,14 +498,58 @@ export function curveCsv(lane: CurveLane, url: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The study as JSON: the page's state (URL), the plan, every trial's records and every band. */
-export function studyJson(study: Study, url: string): string {
+/**
+ * Every live lane's curve as one CSV (the rows of `curveCsv`, lane after lane), with the page's
+ * state in its first line: what a run without trials exports (issue 27).
+ */
+export function runCsv(lanes: CurveLane[], url: string): string {
+  const lines = [csvComment(`run: ${lanes.length} lane${lanes.length === 1 ? '' : 's'}, one live run each`, url), 'lane,label,state,iter,sweeps,atll'];
+  for (const lane of lanes) {
+    const c = lane.curve;
+    for (const [i, iter] of c.iter.entries()) lines.push([lane.id, lane.label, lane.status, iter, c.sweeps[i], c.atll[i]].map(csvField).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A live lane as the run's JSON names it: its algorithm and options too. */
+export interface RunLane extends CurveLane {
+  algo: string;
+  options: Record<string, number | string | null>;
+}
+
+/** Every live lane's records as JSON, with the page's state (URL) and each lane's algorithm and
+ * options; numbers in full (non-finite ones as strings). */
+export function runJson(lanes: RunLane[], url: string): string {
+  const num = (v: number) => (Number.isFinite(v) ? v : String(v));
+  return JSON.stringify(
+    {
+      made_by: 'RBM Playground',
+      url,
+      lanes: lanes.map((l) => ({
+        id: l.id,
+        label: l.label,
+        algo: l.algo,
+        status: l.status,
+        options: l.options,
+        records: l.curve.iter.map((iter, i) => ({ iter, sweeps: l.curve.sweeps[i], atll: num(l.curve.atll[i]) })),
+      })),
+    },
+    null,
+    1,
+  );
+}
+
+/** The study as JSON: the page's state (URL), the plan, every trial's records and every band,
+ * and the paper's claims with their verdicts on these bands and the numbers behind each (the
+ * core's `evaluateClaims`; empty without a preset with claims). */
+export function studyJson(study: Study, url: string, claims: Verdict[] = []): string {
   const num = (v: number) => (Number.isFinite(v) ? v : String(v));
   return JSON.stringify(
     {
       made_by: 'RBM Playground',
       url,
       plan: study.plan,
+      claims: claims.map((v) => ({ claim: v.claim, status: v.status, holds: v.holds, trials: v.trials, detail: v.detail })),
       checkpoints: study.checkpoints,
       lanes: study.plan.lanes.map((l, i) => ({
         id: l.id,
