@@ -10,6 +10,7 @@ import { introText, runFindings, verdictCounts } from '../src/app/intro';
 import { presetDescription, presetPlan, rateLabel } from '../src/app/presets';
 import { shareLinks } from '../src/app/share';
 import { firstScreen } from '../src/app/state';
+import { laneStudyLine, Study } from '../src/app/study';
 import { type TourStep, watchedIter, watchText } from '../src/app/tour';
 import { decodeState, encodeState } from '../src/app/urlState';
 import type { Catalog, Verdict } from '../src/generated/core';
@@ -263,5 +264,36 @@ describe('an edit asks before it discards a study under way (issue 27)', () => {
     expect(app.setLaneOption(app.lanes[0], 'lr', '0.02')).toBe(true);
     expect(app.study).toBeNull();
     expect(app.lanes[0].options.lr).toBe(0.02);
+  });
+});
+
+describe('a study’s progress (issue 27)', () => {
+  const pt = (iter: number, ms: number) => ({ iter, sweeps: iter, atll: -5, stats: {}, ms });
+  const plan = { lanes: [0, 1].map((id) => ({ id, label: `L${id}`, claimLabel: null, stats: [] })), runs: 1, until: 20, every: 5, seed: 1 };
+
+  it('never says less done than before, when a lane’s measured cost changes the weights', () => {
+    const s = new Study(plan);
+    const a = s.next()!;
+    s.add(
+      a,
+      [0, 5, 10, 15, 20].map((i) => pt(i, i)),
+      20,
+    ); // 1 ms per update, done
+    s.finish(a, 20);
+    const before = s.progress(2).fraction;
+    expect(before).toBeCloseTo(0.5, 12);
+    const b = s.next()!;
+    s.add(b, [pt(0, 0), pt(5, 500)], 500); // 100 ms per update: by cost, far less is done
+    expect(s.progress(2).fraction).toBe(before);
+    // The time left: no less than the longest trial left (lane 1's, 1 500 ms), whatever the workers.
+    expect(s.progress(2).etaMs).toBe(1500);
+    expect(s.progress(16).etaMs).toBe(1500);
+  });
+
+  it('a lane’s line on its card names its trials under way and their updates (not "update 0")', () => {
+    const s = new Study({ ...plan, runs: 2 });
+    const a = s.next()!;
+    s.add(a, [pt(0, 0), pt(5, 5), pt(10, 10)], 10);
+    expect(laneStudyLine(s, 0)).toMatch(/^trials: 0 of 2 done · 1 running \(trial 1 at update 10\)/);
   });
 });
