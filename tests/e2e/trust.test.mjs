@@ -130,6 +130,11 @@ test('an edit asks before it discards a study under way; declined, the study run
   assert.equal(dialogs.length, 2);
   assert.equal(await page.inputValue('#stop'), '20000');
   assert.notEqual(await page.evaluate(() => window.__rbm.study()), null);
+  // Reset too.
+  await page.evaluate(() => document.querySelector('#reset').click());
+  assert.equal(dialogs.length, 3);
+  assert.match(dialogs[2], /^Reset discards the study under way/);
+  assert.notEqual(await page.evaluate(() => window.__rbm.study()), null);
   await page.evaluate(() => document.querySelector('#run').click());
   assert.deepEqual(errors, []);
   await page.close();

@@ -169,7 +169,8 @@ export class Controls {
     });
 
     this.run.addEventListener('click', () => app.toggle());
-    $('#reset').addEventListener('click', () => app.reset());
+    // Reset discards a study under way: asked first (a long live run's Reset is the button's own word).
+    $('#reset').addEventListener('click', () => app.mayDropStudy('Reset') && app.reset());
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) {
       radio.addEventListener('change', () => app.setAxis(radio.value as Axis));
     }
