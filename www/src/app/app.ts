@@ -49,7 +49,7 @@ import {
   newLaneState,
   type PageState,
 } from './state';
-import { curveCsv, studyCsv, studyJson } from './study';
+import { curveCsv, runCsv, runJson, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
 import { LaneTurns } from './turns';
 
@@ -423,9 +423,28 @@ export class App {
     this.events.download(name, curveCsv({ id: lane.id, label, status: lane.status, curve: lane.curve }, url));
   }
 
-  /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says (rebuild.ts). */
+  /** Whether `what` may wipe `lanes`' runs and the study: yes for short runs and no study under
+   * way, else the user says (rebuild.ts). */
   mayWipe(what: string, lanes: LaneHandle[]): boolean {
-    const q = wipeQuestion(what, longRuns(lanes));
+    const q = wipeQuestion(what, longRuns(lanes)) ?? this.studyQuestion(what);
+    return q === null || this.options.confirm(q);
+  }
+
+  /** The question before `what` discards a study under way (some trial has a record past update
+   * 0 and not every trial has ended); null: nothing to ask (issue 27: an edit of η silently
+   * dropped a classroom's 75 trials). */
+  studyQuestion(what: string): string | null {
+    const run = this.study;
+    if (!run || run.status === 'done') return null;
+    const p = run.study.progress(1);
+    if (p.fraction <= 0 && p.done === 0) return null;
+    const running = p.running ? `, ${p.running} running` : '';
+    return `${what} discards the study under way (${p.done} of ${p.total} trials done${running}, ${Math.floor(100 * p.fraction)}%): its trials start again from update 0 on the next Start. Continue?`;
+  }
+
+  /** Whether `what` may discard the study under way: yes when there is none, else the user says. */
+  mayDropStudy(what: string): boolean {
+    const q = this.studyQuestion(what);
     return q === null || this.options.confirm(q);
   }
 
@@ -468,6 +487,11 @@ export class App {
   setData(name: string): void {
     const ds = this.dataSets.find((d) => d.name === name);
     if (!ds) return;
+    if (name !== this.data && !this.mayDropStudy('Changing the data set')) {
+      this.reverted.add('data');
+      this.events.changed();
+      return;
+    }
     const old = this.dataset();
     const prev = this.untils();
     if (name !== this.data) this.beforeData ??= this.state();
@@ -483,15 +507,17 @@ export class App {
     this.configureAll();
   }
 
-  /** The end point changed: the lanes learn where to stop (and a decay to it follows it). */
-  setStop(text: string): void {
+  /** The end point changed: the lanes learn where to stop (and a decay to it follows it). False
+   * when the user declined to discard the study under way. */
+  setStop(text: string): boolean {
     const t = text.trim();
     const n = Number(t);
     if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_STOP)) {
       this.settingErrors.stop = `stop at must be a whole number from 1 to ${MAX_STOP} (${this.stopUnit}), or empty to run on, got '${t}'`;
       this.events.changed();
-      return;
+      return true;
     }
+    if ((t === '' ? null : n) !== this.stop && !this.mayDropStudy('Changing "stop at"')) return false;
     delete this.settingErrors.stop;
     this.runMessage = null;
     const prev = this.untils();
@@ -499,11 +525,16 @@ export class App {
     this.dropStudy();
     for (const lane of this.follow(prev)) this.configure(lane);
     this.events.changed();
+    return true;
   }
 
   /** The end point's unit changed (the number stays: "10 updates" becomes "10 epochs"). */
   setStopUnit(unit: StopUnit): void {
     if (unit !== 'updates' && unit !== 'epochs') return;
+    if (unit !== this.stopUnit && !this.mayDropStudy("Changing the end point's unit")) {
+      this.events.changed();
+      return;
+    }
     const prev = this.untils();
     this.stopUnit = unit;
     this.dropStudy();
@@ -687,6 +718,7 @@ export class App {
 
   addLane(algo: string): LaneHandle | null {
     if (!this.catalog.algorithms.some((a) => a.name === algo)) return null;
+    if (!this.mayDropStudy('Adding a lane')) return null;
     const id = Math.max(-1, ...this.lanes.map((l) => l.id)) + 1;
     const race = this.running();
     // A new lane takes the current data's defaults (e.g. mini-batches on MNIST).
@@ -701,6 +733,7 @@ export class App {
   }
 
   removeLane(lane: LaneHandle): void {
+    if (!this.mayDropStudy(`Removing lane ${lane.id}`)) return;
     this.dropStudy();
     lane.dispose();
     this.turns.remove(lane);
@@ -725,6 +758,7 @@ export class App {
     }
     if (p.value === lane.options[key] && !lane.inputErrors[key]) return true;
     if (isLive(spec) && lane.built) {
+      if (!this.mayDropStudy(`Changing ${spec.label}`)) return false;
       delete lane.inputErrors[key];
       this.dropStudy();
       lane.setLive(key, p.value);
@@ -827,20 +861,23 @@ export class App {
     this.events.changed();
   }
 
-  /** Trials per lane: a whole number from 1 to MAX_TRIALS, or empty for single live runs. */
-  setTrials(text: string): void {
+  /** Trials per lane: a whole number from 1 to MAX_TRIALS, or empty for single live runs. False
+   * when the user declined to discard the study under way. */
+  setTrials(text: string): boolean {
     const t = text.trim();
     const n = Number(t);
     if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_TRIALS)) {
       this.settingErrors.trials = `trials per lane must be a whole number from 1 to ${MAX_TRIALS}, or empty for one live run per lane, got '${t}'`;
       this.events.changed();
-      return;
+      return true;
     }
+    if ((t === '' ? null : n) !== this.trials && !this.mayDropStudy('Changing trials per lane')) return false;
     delete this.settingErrors.trials;
     this.dropStudy();
     this.studyMessage = null;
     this.trials = t === '' ? null : n;
     this.events.changed();
+    return true;
   }
 
   /** Downloads every trial's curve and statistics (CSV or JSON), with the page's address in
@@ -849,7 +886,19 @@ export class App {
     const run = this.study;
     if (!run) return;
     const name = `rbm-study-${this.preset ?? this.data}-seed${run.study.plan.seed}-${run.study.plan.runs}trials.${kind}`;
-    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
+    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url, this.verdicts() ?? []));
+  }
+
+  /** Downloads the run's records: the study's when there is one, else every live lane's curve
+   * (CSV or JSON), with the page's address `url` in the file (issue 27: live runs had none). */
+  exportRun(kind: 'csv' | 'json', url: string): void {
+    if (this.study) {
+      this.exportStudy(kind, url);
+      return;
+    }
+    const lanes = this.lanes.map((l) => ({ id: l.id, label: this.laneTitle(l), status: l.status, curve: l.curve, algo: l.algo, options: { ...l.options } }));
+    const name = `rbm-run-${this.preset ?? this.data}-seed${this.shared.seed ?? 'none'}-${lanes.length}lanes.${kind}`;
+    this.events.download(name, kind === 'csv' ? runCsv(lanes, url) : runJson(lanes, url));
   }
 
   /** Where the lanes compute now: PageState.compute, `auto` resolved for the data's size. */
@@ -903,6 +952,10 @@ export class App {
   /** Replaces every lane: the page becomes the paper's experiment `name` at its rate `rateIndex`,
    * or the first screen (null), keeping the seed. */
   applyPreset(name: string | null, rateIndex = 0): void {
+    if (!this.mayDropStudy('Choosing another experiment')) {
+      this.events.changed();
+      return;
+    }
     const seed = this.shared.seed ?? null;
     const p = this.catalog.presets.find((x) => x.name === name);
     if (!p) {
@@ -918,6 +971,10 @@ export class App {
   applyRate(rateIndex: number): void {
     const p = this.catalog.presets.find((x) => x.name === this.preset);
     if (!p || !(rateIndex >= 0 && rateIndex < p.rates.length)) return;
+    if (rateIndex !== this.rate && !this.mayDropStudy('Changing the learning rate of every lane')) {
+      this.events.changed();
+      return;
+    }
     this.rate = rateIndex;
     for (const lane of this.lanes) {
       if (!('lr' in lane.options)) continue;

@@ -5,7 +5,7 @@
 import type { App, UserFile } from '../app/app';
 import { AXIS_LABEL, type Axis } from '../app/chartData';
 import { TERM_OF_KEY } from '../app/glossary';
-import { introText } from '../app/intro';
+import { introText, runFindings, verdictCounts } from '../app/intro';
 import { missingNote, presetDescription, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
 import { type Compute, dataFamily } from '../app/state';
@@ -170,7 +170,8 @@ export class Controls {
     });
 
     this.run.addEventListener('click', () => app.toggle());
-    $('#reset').addEventListener('click', () => app.reset());
+    // Reset discards a study under way: asked first (a long live run's Reset is the button's own word).
+    $('#reset').addEventListener('click', () => app.mayDropStudy('Reset') && app.reset());
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) {
       radio.addEventListener('change', () => app.setAxis(radio.value as Axis));
     }
@@ -314,6 +315,26 @@ export class Controls {
     chart.setAttribute('aria-describedby', 'chart-axes');
   }
 
+  /** What this run or study shows so far, from its numbers (rewritten on every draw). */
+  private findings(): string {
+    const app = this.app;
+    const run = app.study;
+    if (!run)
+      return runFindings(
+        app.lanes.map((l) => ({ label: app.laneTitle(l), iter: l.curve.iter, atll: l.curve.atll })),
+        null,
+      );
+    const verdicts = app.verdicts();
+    if (verdicts) return runFindings([], verdictCounts(verdicts));
+    const medians = run.study.plan.lanes.map((l, i) => {
+      const bands = run.study.bands(i);
+      const n = bands.findIndex((b) => b === null);
+      const got = (n < 0 ? bands : bands.slice(0, n)) as NonNullable<(typeof bands)[number]>[];
+      return { label: `${l.label} (median)`, iter: got.map((b) => b.iter), atll: got.map((b) => b.median) };
+    });
+    return runFindings(medians, null).replace(/^This run/, 'This study');
+  }
+
   update(): void {
     const app = this.app;
     this.syncDataSets();
@@ -343,6 +364,7 @@ export class Controls {
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;
     this.axes(app.axis);
     setText($('#intro'), introText(app.catalog, app.state()));
+    setText($('#findings'), this.findings());
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     if (this.compute.value !== app.compute) this.compute.value = app.compute;
     setText(this.dataNote, this.dataStatus());

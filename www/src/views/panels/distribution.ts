@@ -3,7 +3,7 @@
 import type { LaneHandle } from '../../app/lane';
 import { el, setText } from '../dom';
 import { drawDistribution } from '../draw';
-import { DrawnFrom, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { DrawnFrom, type LanePanel, type PanelContext, type PanelKind, pictureTools } from './panel';
 
 class DistributionPanel implements LanePanel {
   private figure!: HTMLElement;
@@ -11,10 +11,10 @@ class DistributionPanel implements LanePanel {
   private caption!: HTMLElement;
   private drawn = new DrawnFrom();
 
-  mount(container: HTMLElement): void {
+  mount(container: HTMLElement, ctx: PanelContext): void {
     this.canvas = el('canvas', { className: 'dist', role: 'img' });
     this.caption = el('figcaption', { className: 'dist-caption' });
-    this.figure = el('figure', { hidden: true }, this.canvas, this.caption);
+    this.figure = el('figure', { hidden: true }, this.canvas, this.caption, pictureTools(this.canvas, this.caption, 'Model distribution', ctx));
     container.append(this.figure);
   }
 

@@ -7,7 +7,7 @@ import { dataFamily } from '../../app/state';
 import { el, setText } from '../dom';
 import { drawPixels } from '../draw';
 import { absMaxColumns, filterPixels, grid, patternShape, tileLayout } from '../tiles';
-import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { Foldable, type LanePanel, type PanelContext, type PanelKind, pictureTools } from './panel';
 
 /** Filters shown before "show all". */
 export const FIRST_FILTERS = 100;
@@ -29,7 +29,13 @@ class FiltersPanel implements LanePanel {
       this.fold.drawn.forget();
       ctx.refresh();
     });
-    this.fold = new Foldable('Weight filters', 'filters-view', ctx, el('figure', {}, this.canvas, this.caption), this.toggle);
+    this.fold = new Foldable(
+      'Weight filters',
+      'filters-view',
+      ctx,
+      el('figure', {}, this.canvas, this.caption, pictureTools(this.canvas, this.caption, 'Weight filters', ctx)),
+      this.toggle,
+    );
     container.append(this.fold.el);
   }
 
