@@ -1547,8 +1547,8 @@ test('64 lanes from a link take turns: the page says how many compute at once, e
     later.map((l) => [l.id, l.iter]),
     at.map((l) => [l.id, l.iter]),
   );
-  const after = await page.evaluate(() => window.__rbm.turns());
-  assert.equal(after.holding + after.waiting, 0, 'paused lanes neither hold nor wait for a turn');
+  // Paused lanes neither hold nor wait for a turn (each hands it back with its answer).
+  await page.waitForFunction(() => window.__rbm.turns().holding + window.__rbm.turns().waiting === 0, null, { timeout: 30_000 });
   assert.deepEqual(errors, []);
   await page.close();
 });

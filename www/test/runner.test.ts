@@ -1126,6 +1126,8 @@ describe('LaneRunner: turns (many lanes take turns to compute)', () => {
     runTasks(2);
     runner.handle({ type: 'pause' });
     expect(turnMsgs()).toEqual([{ type: 'wantTurn' }, { type: 'turnOver', more: false }]);
+    // Handed back with the answer, before the view of the final position (which may enumerate).
+    expect(sent.slice(-3).map((m) => m.type)).toEqual(['status', 'turnOver', 'progress']);
     expect(statuses().at(-1)).toBe('paused');
     // A lane waiting for a turn withdraws when paused.
     runner.handle({ type: 'start' });

@@ -370,7 +370,8 @@ export class Controls {
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
     const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
-    const turns = turnsNote(app.lanes.length, app.turns.capacity);
+    // Not in the compact embed, where the chart must fit a course page's frame.
+    const turns = app.view.embed ? '' : turnsNote(app.lanes.length, app.turns.capacity);
     setText($('#chart-note'), [app.runMessage ?? '', turns, exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));

@@ -338,6 +338,8 @@ export class LaneRunner {
           this.status = 'paused';
           this.message = null;
           this.host.post({ type: 'status', gen: this.gen, status: 'paused', message: null, iter: this.lane.iter });
+          // The turn goes back with the answer, not after the view (64 lanes' views take seconds).
+          if (this.turnEnds !== null || this.asked) this.endTurn();
           this.publish(this.lane.step(0, true));
           if (this.exactWait && this.lane.viewAfterExact === true) this.viewAfterExact = true;
         }
