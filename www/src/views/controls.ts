@@ -328,7 +328,7 @@ export class Controls {
     if (verdicts) return runFindings([], verdictCounts(verdicts));
     const medians = run.study.plan.lanes.map((l, i) => {
       const bands = run.study.bands(i);
-      const n = bands.findIndex((b) => b === null);
+      const n = bands.indexOf(null);
       const got = (n < 0 ? bands : bands.slice(0, n)) as NonNullable<(typeof bands)[number]>[];
       return { label: `${l.label} (median)`, iter: got.map((b) => b.iter), atll: got.map((b) => b.median) };
     });
