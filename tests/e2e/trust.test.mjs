@@ -156,3 +156,29 @@ test('a study’s readout wraps its values with their bands, never cutting one',
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Issue 27: "PNGs of filters, samples and bars too". Each picture's PNG is the canvas enlarged
+// (at least 480 px wide, never smoothed) with a title above and its caption and the page's address below.
+test("a lane's pictures download as PNGs: filters and the model's bars, enlarged, titled and captioned", { timeout: 120_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#stop=200`, { width: 1400, height: 900 });
+  await page.evaluate(() => document.querySelector('#run').click());
+  await waitForUpdates(page, 200);
+  for (const panel of ['filters', 'distribution']) {
+    const root = `article[data-lane-id="0"] .panel-${panel}`;
+    // A picture is drawn once it is on screen.
+    await page.evaluate((r) => document.querySelector(r).scrollIntoView(), root);
+    await page.waitForFunction((r) => {
+      const c = document.querySelector(`${r} canvas`);
+      return c && c.width > 0 && c.height > 0;
+    }, root);
+    const canvas = await page.$eval(`${root} canvas`, (c) => ({ width: c.width, height: c.height }));
+    const [file] = await Promise.all([page.waitForEvent('download'), page.evaluate((r) => document.querySelector(`${r} .png-export`).click(), root)]);
+    assert.match(file.suggestedFilename(), /\.png$/, panel);
+    const size = pngSize(readFileSync(await file.path()));
+    const scale = Math.max(1, Math.ceil(480 / canvas.width));
+    assert.equal(size.width, canvas.width * scale, `${panel}: ${JSON.stringify(size)} from ${JSON.stringify(canvas)}`);
+    assert.ok(size.height >= canvas.height * scale + 40, `${panel}: a title and caption around the picture: ${JSON.stringify(size)}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
