@@ -11,6 +11,7 @@
 //! preset, of each trial and of each reported number.
 
 pub mod claims;
+pub mod explore;
 pub mod trials;
 
 use crate::data::Dataset;

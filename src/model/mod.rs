@@ -183,21 +183,38 @@ impl Rbm {
     /// A fresh model for `data` with `n` hidden units, initialised as `init` says, drawing from
     /// `rng` (the lane's `Init` stream).
     pub fn init(data: &Dataset, n: usize, init: Init, rng: &mut Rng) -> Result<Rbm> {
+        Rbm::init_scaled(data, n, init, None, rng)
+    }
+
+    /// [`Rbm::init`] with the standard deviation of the initial draws set to `sigma` (W for
+    /// `sdcp`, whose b stays the data's base rates and c zero; W, b and c for `ucd`); `None`
+    /// keeps the initialisation's own (0.01 for `sdcp`, 0.1 for `ucd`), so the same draws give
+    /// the same model bit for bit. The papers fix the scale without testing it; the claims
+    /// explorer (`rbm explore --init-sigmas`) varies it.
+    pub fn init_scaled(
+        data: &Dataset,
+        n: usize,
+        init: Init,
+        sigma: Option<f64>,
+        rng: &mut Rng,
+    ) -> Result<Rbm> {
         let m = data.m;
         check_size(m, n)?;
         let mut p = Params::zeros(m, n);
         match init {
             Init::Sdcp => {
+                let sigma = sigma.unwrap_or(0.01);
                 p.w.iter_mut()
-                    .for_each(|x| *x = (0.01 * normal(rng)) as f32);
+                    .for_each(|x| *x = (sigma * normal(rng)) as f32);
                 for (b, mu) in p.b.iter_mut().zip(data.mean()) {
                     let mu = mu.clamp(1e-3, 1.0 - 1e-3);
                     *b = libm::log(mu / (1.0 - mu)) as f32;
                 }
             }
             Init::Ucd => {
+                let sigma = sigma.unwrap_or(0.1);
                 for blk in p.blocks_mut() {
-                    blk.iter_mut().for_each(|x| *x = (0.1 * normal(rng)) as f32);
+                    blk.iter_mut().for_each(|x| *x = (sigma * normal(rng)) as f32);
                 }
             }
         }
