@@ -513,7 +513,11 @@ pub fn measure(c: &Claim, lanes: &[LaneBand], end: u64, bound: Option<f64>) -> O
         fastest - slowest
     };
     Some(match c.check {
-        Check::EndsNear { lane, value, within } => {
+        Check::EndsNear {
+            lane,
+            value,
+            within,
+        } => {
             let f = r(lane).final_median();
             m("final median", f, within - (f - value).abs())
         }
@@ -546,7 +550,11 @@ pub fn measure(c: &Claim, lanes: &[LaneBand], end: u64, bound: Option<f64>) -> O
         Check::Sooner { lanes, than } => {
             let b = bound?;
             let d = gap(&|l| r(l).t90(b), lanes, than);
-            m("updates by which the first lanes reach 90% of the way to the bound sooner", d, d)
+            m(
+                "updates by which the first lanes reach 90% of the way to the bound sooner",
+                d,
+                d,
+            )
         }
         Check::SoonerToOwnBest { lanes, than } => {
             let d = gap(

@@ -97,13 +97,24 @@ pub struct Grid {
 /// The values given for one axis, checked: not empty, finite, above zero, no repeats, whole
 /// numbers where `whole`; errors keyed and worded by the flag.
 fn checked(flag: &str, given: &[f64], whole: bool) -> Result<()> {
-    let bad = |msg: String| Err(Error::option(flag, format!("--{flag}: {msg}")));
+    let what = match flag {
+        "lrs" => "learning rates",
+        "init-sigmas" => "initialisation scales σ",
+        "ks" => "values of k",
+        "ds" => "values of d",
+        "kprimes" => "values of K′",
+        "chains" => "chain counts",
+        _ => "batch sizes",
+    };
+    let bad = |msg: String| Err(Error::option(flag, format!("the grid's {what}: {msg}")));
     if given.is_empty() {
         return bad("no values given".into());
     }
     for (i, &x) in given.iter().enumerate() {
         if !x.is_finite() || x <= 0.0 {
-            return bad(format!("every value must be a finite number above 0, got {x}"));
+            return bad(format!(
+                "every value must be a finite number above 0, got {x}"
+            ));
         }
         if whole && (x.fract() != 0.0 || x > (1u64 << 53) as f64) {
             return bad(format!("every value must be a whole number, got {x}"));
@@ -175,11 +186,16 @@ impl Grid {
             chains: axis_u("chains", req.chains.as_deref())?,
             batches: axis_u("batches", req.batches.as_deref())?,
         };
-        if let Some(s) = g.init_sigmas.iter().flatten().find(|&&s| s > crate::train::config::MAX_INIT_SIGMA) {
+        if let Some(s) = g
+            .init_sigmas
+            .iter()
+            .flatten()
+            .find(|&&s| s > crate::train::config::MAX_INIT_SIGMA)
+        {
             return Err(Error::option(
                 "init-sigmas",
                 format!(
-                    "--init-sigmas: at most {}, got {s}",
+                    "the grid's initialisation scales σ: at most {}, got {s}",
                     crate::train::config::MAX_INIT_SIGMA
                 ),
             ));
@@ -366,13 +382,19 @@ mod tests {
         .unwrap();
         assert_eq!(g.len(), 2 * 2 * 3);
         let c = g.cell(0);
-        assert_eq!((c.lr, c.init_sigma, c.k, c.d), (0.3, Some(0.001), Some(1), None));
+        assert_eq!(
+            (c.lr, c.init_sigma, c.k, c.d),
+            (0.3, Some(0.001), Some(1), None)
+        );
         let c = g.cell(5);
         assert_eq!((c.lr, c.init_sigma, c.k), (0.3, Some(0.1), Some(24)));
         let c = g.cell(6);
         assert_eq!((c.lr, c.init_sigma, c.k), (0.5, Some(0.001), Some(1)));
         assert!(!is_preset_point(p, &g.cell(0)).unwrap());
-        assert!(!is_preset_point(p, &g.cell(4)).unwrap(), "σ 0.1 is not the preset's");
+        assert!(
+            !is_preset_point(p, &g.cell(4)).unwrap(),
+            "σ 0.1 is not the preset's"
+        );
         let own = Grid::new(p, &req(|r| r.ks = Some(vec![12.0]))).unwrap();
         assert!(is_preset_point(p, &own.cell(1)).unwrap());
         let mut s = own.cell(0);
@@ -392,7 +414,10 @@ mod tests {
             (req(|r| r.lrs = Some(vec![-0.1])), "lrs"),
             (req(|r| r.lrs = Some(vec![0.1, 0.1])), "lrs"),
             (req(|r| r.init_sigmas = Some(vec![0.0])), "init-sigmas"),
-            (req(|r| r.init_sigmas = Some(vec![f64::INFINITY])), "init-sigmas"),
+            (
+                req(|r| r.init_sigmas = Some(vec![f64::INFINITY])),
+                "init-sigmas",
+            ),
             (req(|r| r.init_sigmas = Some(vec![1e3])), "init-sigmas"),
             (req(|r| r.ks = Some(vec![1.5])), "ks"),
             (req(|r| r.ds = Some(vec![-3.0])), "ds"),
@@ -403,7 +428,7 @@ mod tests {
         for (r, flag) in cases {
             let e = Grid::new(p, &r).unwrap_err();
             assert_eq!(e.key(), Some(flag), "{r:?}: {e}");
-            assert!(e.to_string().contains(&format!("--{flag}")), "{e}");
+            assert!(e.to_string().starts_with("the grid's "), "{e}");
         }
     }
 
@@ -441,7 +466,10 @@ mod tests {
         let lane = crate::train::Lane::new(st.lane_config(0, 1).unwrap(), data.clone()).unwrap();
         let w = lane.model().w();
         let sd = (w.iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / w.len() as f64).sqrt();
-        assert!(sd > 0.2 && sd < 1.0, "σ 0.5 gives weights of about that size: {sd}");
+        assert!(
+            sd > 0.2 && sd < 1.0,
+            "σ 0.5 gives weights of about that size: {sd}"
+        );
         let only_sdcp = StudyRequest {
             algos: Some(vec!["sdcp".into()]),
             ..base.clone()

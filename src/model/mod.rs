@@ -214,7 +214,8 @@ impl Rbm {
             Init::Ucd => {
                 let sigma = sigma.unwrap_or(0.1);
                 for blk in p.blocks_mut() {
-                    blk.iter_mut().for_each(|x| *x = (sigma * normal(rng)) as f32);
+                    blk.iter_mut()
+                        .for_each(|x| *x = (sigma * normal(rng)) as f32);
                 }
             }
         }
