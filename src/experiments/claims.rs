@@ -718,6 +718,42 @@ mod tests {
         assert_eq!(v[0].trials, 2);
     }
 
+    /// The measured quantity is the number the verdict compares, and its margin's sign is the
+    /// verdict; a claim not decided has none.
+    #[test]
+    fn measures_are_the_verdicts_numbers() {
+        let a = band("A", &[-10.0, -4.0, -6.0], 3);
+        let b = band("B", &[-10.0, -3.0, -3.2], 3);
+        let m: Vec<Measured> = CLAIMS
+            .iter()
+            .map(|c| measure(c, &[a.clone(), b.clone()], 200, Some(-2.5)).unwrap())
+            .collect();
+        // A declines by 2 (best −4, final −6), 1 more than the claim's 1.
+        assert_eq!((m[0].value, m[0].margin), (2.0, 1.0));
+        // B is 0.2 below its best, 0.3 inside the claim's 0.5.
+        assert!((m[1].value - 0.2).abs() < 1e-12 && (m[1].margin - 0.3).abs() < 1e-12);
+        // B ends 2.8 above A.
+        assert!((m[2].value - 2.8).abs() < 1e-12);
+        // B gets 90% of the way at update 100, A never: an infinite margin.
+        assert_eq!(m[3].value, f64::INFINITY);
+        for flipped in [
+            [
+                band("A", &[-10.0, -3.0, -3.2], 2),
+                band("B", &[-10.0, -4.0, -6.0], 5),
+            ],
+            [a.clone(), b.clone()],
+        ] {
+            for c in CLAIMS {
+                let v = &evaluate(std::slice::from_ref(c), 0.1, &flipped, 200, Some(-2.5))[0];
+                let m = measure(c, &flipped, 200, Some(-2.5)).unwrap();
+                assert_eq!(m.margin > 0.0, v.holds == Some(true), "{}: {m:?}", c.text);
+            }
+        }
+        let short = band("A", &[-10.0, -4.0], 1);
+        assert_eq!(measure(&CLAIMS[0], &[short, b.clone()], 200, None), None);
+        assert_eq!(measure(&CLAIMS[3], &[a, b], 200, None), None, "no bound");
+    }
+
     #[test]
     fn stat_peaks_and_levels() {
         let mut u = band("U", &[-9.0, -5.0, -4.0, -3.9], 1);

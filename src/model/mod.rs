@@ -595,6 +595,26 @@ mod tests {
         }
     }
 
+    /// The initialisation's own scale, given explicitly, is the same model bit for bit (the
+    /// explorer's cell at the preset's σ is the preset's study); another scale scales W.
+    #[test]
+    fn an_init_scale_scales_the_draws_and_its_own_changes_nothing() {
+        let d = Dataset::builtin("bas3").unwrap();
+        for (init, own) in [(Init::Sdcp, 0.01), (Init::Ucd, 0.1)] {
+            let at = |sigma| {
+                Rbm::init_scaled(&d, 4, init, sigma, &mut stream(5, 0, Purpose::Init)).unwrap()
+            };
+            assert_eq!(at(None), at(Some(own)));
+            let big = at(Some(own * 10.0));
+            for (x, y) in big.w().iter().zip(at(None).w()) {
+                assert!((*x as f64 - 10.0 * *y as f64).abs() <= 1e-6 * x.abs() as f64 + 1e-9);
+            }
+            if init == Init::Sdcp {
+                assert_eq!(big.b, at(None).b, "b stays the base rates");
+            }
+        }
+    }
+
     #[test]
     fn init_follows_the_papers() {
         let d = Dataset::builtin("bas4").unwrap();

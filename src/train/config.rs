@@ -655,6 +655,29 @@ mod tests {
         }
     }
 
+    /// The initialisation's scale is written out only when set (so no existing output
+    /// changes), survives `set`, and is refused out of range under its key.
+    #[test]
+    fn init_sigma_is_optional_and_checked() {
+        let data = Dataset::builtin("bas3").unwrap();
+        let plain = serde_json::to_value(LaneConfig::default()).unwrap();
+        assert!(plain.get("init_sigma").is_none());
+        let mut c = LaneConfig {
+            init_sigma: Some(0.5),
+            ..LaneConfig::default()
+        };
+        c.set("lr", Value::from(0.2)).unwrap();
+        assert_eq!(c.init_sigma, Some(0.5));
+        c.check_options(&data).unwrap();
+        for bad in [0.0, -1.0, f64::NAN, MAX_INIT_SIGMA * 2.0] {
+            c.init_sigma = Some(bad);
+            assert_eq!(
+                c.check_options(&data).unwrap_err().key(),
+                Some("init_sigma")
+            );
+        }
+    }
+
     #[test]
     fn typed_values_round_trip_through_text_and_set() {
         for spec in options() {
