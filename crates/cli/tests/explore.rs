@@ -289,3 +289,35 @@ fn bad_grids_are_refused_naming_the_flag() {
         );
     }
 }
+
+/// docs/explorer.md's recipe: GNU parallel runs one job per cell range, `rbm summarize`
+/// merges them into what one `rbm explore` prints. Skipped with a message when `parallel` is
+/// absent (the merge itself is tested by a_split_grid_merges_to_the_whole_run).
+#[test]
+fn a_grid_run_with_gnu_parallel_summarizes_to_the_whole_run() {
+    let has_parallel = Command::new("parallel")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_parallel {
+        eprintln!("SKIPPED: GNU parallel is not installed (apt-get install parallel)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rbm-explore-parallel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_rbm");
+    let script = format!(
+        "parallel --will-cite -j 2 '{bin} explore {grid} --threads 1 --cells {{}} > {dir}/cells-{{}}.jsonl' ::: 0..2 3..6 7 && {bin} summarize {dir}/cells-*.jsonl",
+        grid = GRID[1..].join(" "),
+        dir = dir.display()
+    );
+    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged = parse(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(without_timing(merged), without_timing(parse(&stdout(GRID))));
+}
