@@ -471,6 +471,121 @@ fn verdict(c: &Claim, lanes: &[LaneBand], end: u64, bound: Option<f64>) -> Verdi
     }
 }
 
+/// The number a claim's verdict is about, and by how much it holds: what the claims explorer
+/// ([`super::explore`]) maps over its grid.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Measured {
+    /// What `value` is, in words.
+    pub quantity: &'static str,
+    /// The measured quantity (JSON `null` when not finite: a lane that never gets there, or
+    /// diverged).
+    pub value: f64,
+    /// Signed distance from the claim's threshold in the quantity's unit: positive where the
+    /// claim holds, negative where it fails (`null` when not finite or not defined).
+    pub margin: f64,
+}
+
+/// The quantity claim `c` is judged by on `lanes` (the medians [`evaluate`] reads) and its
+/// margin, or `None` where the verdict is not decided (a lane missing or short of update
+/// `end`, or no bound for a bound-relative time). For the times ("sooner"), a lane that never
+/// gets there counts as +∞, so the margin is ±∞ (`null`) and the verdict's sign alone says
+/// which side it falls.
+pub fn measure(c: &Claim, lanes: &[LaneBand], end: u64, bound: Option<f64>) -> Option<Measured> {
+    let mut reads: BTreeMap<&str, Read> = BTreeMap::new();
+    for label in c.lanes() {
+        let b = lanes.iter().find(|b| b.label == label)?;
+        if b.points.last().is_none_or(|p| p.iter < end) || b.trials == 0 {
+            return None;
+        }
+        reads.insert(label, Read { label, band: b });
+    }
+    let r = |l: &str| &reads[l];
+    let fin = |l: &&str| r(l).final_median();
+    let m = |quantity, value: f64, margin: f64| Measured {
+        quantity,
+        value,
+        margin,
+    };
+    let gap = |when: &dyn Fn(&str) -> Option<u64>, lanes: &[&str], than: &[&str]| {
+        let t = |l: &&str| when(l).map_or(f64::INFINITY, |t| t as f64);
+        let slowest = lanes.iter().map(t).fold(f64::NEG_INFINITY, f64::max);
+        let fastest = than.iter().map(t).fold(f64::INFINITY, f64::min);
+        fastest - slowest
+    };
+    Some(match c.check {
+        Check::EndsNear {
+            lane,
+            value,
+            within,
+        } => {
+            let f = r(lane).final_median();
+            m("final median", f, within - (f - value).abs())
+        }
+        Check::EndsAboveLevel { lane, level } => {
+            let f = r(lane).final_median();
+            m("final median", f, f - level)
+        }
+        Check::EndsAbove { lanes, than } => {
+            let low = lanes.iter().map(fin).fold(f64::INFINITY, f64::min);
+            let high = than.iter().map(fin).fold(f64::NEG_INFINITY, f64::max);
+            m(
+                "lowest final median of the first lanes minus the highest of the others",
+                low - high,
+                low - high,
+            )
+        }
+        Check::EndTogether { lanes, within } => {
+            let hi = lanes.iter().map(fin).fold(f64::NEG_INFINITY, f64::max);
+            let lo = lanes.iter().map(fin).fold(f64::INFINITY, f64::min);
+            m("spread of the final medians", hi - lo, within - (hi - lo))
+        }
+        Check::Declines { lane, by } => {
+            let drop = r(lane).best().0 - r(lane).final_median();
+            m("best median minus final median", drop, drop - by)
+        }
+        Check::StaysNearBest { lane, within } => {
+            let drop = r(lane).best().0 - r(lane).final_median();
+            m("best median minus final median", drop, within - drop)
+        }
+        Check::Sooner { lanes, than } => {
+            let b = bound?;
+            let d = gap(&|l| r(l).t90(b), lanes, than);
+            m(
+                "updates by which the first lanes reach 90% of the way to the bound sooner",
+                d,
+                d,
+            )
+        }
+        Check::SoonerToOwnBest { lanes, than } => {
+            let d = gap(
+                &|l| {
+                    let read = r(l);
+                    read.t90(read.best().0)
+                },
+                lanes,
+                than,
+            );
+            m(
+                "updates by which the first lanes reach 90% of the way to their best sooner",
+                d,
+                d,
+            )
+        }
+        Check::StatPeak { lane, stat, .. } => {
+            let peak = r(lane)
+                .band
+                .points
+                .iter()
+                .filter_map(|p| p.stats.get(stat).map(|&v| (v, p.iter)))
+                .fold(None, |best: Option<(f64, u64)>, (v, at)| match best {
+                    Some((b, _)) if b >= v => best,
+                    _ => Some((v, at)),
+                })?;
+            m("update of the statistic's peak", peak.1 as f64, f64::NAN)
+        }
+    })
+}
+
 /// Whether every lane of `lanes` gets there (`when`) before every lane of `than`, and the
 /// numbers; a lane that never gets there is later than any that does.
 fn sooner(
@@ -601,6 +716,42 @@ mod tests {
             .iter()
             .all(|v| v.status == Status::Fails && v.holds == Some(false)));
         assert_eq!(v[0].trials, 2);
+    }
+
+    /// The measured quantity is the number the verdict compares, and its margin's sign is the
+    /// verdict; a claim not decided has none.
+    #[test]
+    fn measures_are_the_verdicts_numbers() {
+        let a = band("A", &[-10.0, -4.0, -6.0], 3);
+        let b = band("B", &[-10.0, -3.0, -3.2], 3);
+        let m: Vec<Measured> = CLAIMS
+            .iter()
+            .map(|c| measure(c, &[a.clone(), b.clone()], 200, Some(-2.5)).unwrap())
+            .collect();
+        // A declines by 2 (best −4, final −6), 1 more than the claim's 1.
+        assert_eq!((m[0].value, m[0].margin), (2.0, 1.0));
+        // B is 0.2 below its best, 0.3 inside the claim's 0.5.
+        assert!((m[1].value - 0.2).abs() < 1e-12 && (m[1].margin - 0.3).abs() < 1e-12);
+        // B ends 2.8 above A.
+        assert!((m[2].value - 2.8).abs() < 1e-12);
+        // B gets 90% of the way at update 100, A never: an infinite margin.
+        assert_eq!(m[3].value, f64::INFINITY);
+        for flipped in [
+            [
+                band("A", &[-10.0, -3.0, -3.2], 2),
+                band("B", &[-10.0, -4.0, -6.0], 5),
+            ],
+            [a.clone(), b.clone()],
+        ] {
+            for c in CLAIMS {
+                let v = &evaluate(std::slice::from_ref(c), 0.1, &flipped, 200, Some(-2.5))[0];
+                let m = measure(c, &flipped, 200, Some(-2.5)).unwrap();
+                assert_eq!(m.margin > 0.0, v.holds == Some(true), "{}: {m:?}", c.text);
+            }
+        }
+        let short = band("A", &[-10.0, -4.0], 1);
+        assert_eq!(measure(&CLAIMS[0], &[short, b.clone()], 200, None), None);
+        assert_eq!(measure(&CLAIMS[3], &[a, b], 200, None), None, "no bound");
     }
 
     #[test]

@@ -173,6 +173,58 @@ pub struct StudyRequest {
     pub particles: Option<usize>,
     /// AIS inverse temperatures instead of the preset's (AIS-measured presets only).
     pub betas: Option<usize>,
+    /// Settings changed in every lane (the claims explorer's cells; none: the preset's).
+    pub overrides: LaneOverrides,
+}
+
+/// Settings a study changes in every lane of its preset: a cell of the claims explorer
+/// ([`super::explore`]). The lanes' seeds, streams and schedule stay the study's, so a study
+/// whose overrides are the preset's own values is the preset's study, bit for bit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaneOverrides {
+    /// The standard deviation of the initial draws ([`LaneConfig::init_sigma`]).
+    pub init_sigma: Option<f64>,
+    /// Lane options by key (`k`, `d`, `kprime`, `chains`, `batch`, …), each set on every lane
+    /// whose algorithm reads it (S-DCP's `d` leaves CD's lane alone, CD's `k` S-DCP's).
+    pub options: Vec<(String, serde_json::Value)>,
+}
+
+impl LaneOverrides {
+    /// Whether nothing is changed.
+    pub fn is_empty(&self) -> bool {
+        self.init_sigma.is_none() && self.options.is_empty()
+    }
+
+    /// Whether the lane of algorithm `algo` reads option `key`.
+    fn reads(algo: &str, key: &str) -> Result<bool> {
+        let a = crate::train::find(algo)?;
+        Ok(crate::train::config::GENERAL
+            .iter()
+            .chain(a.options)
+            .any(|o| o.key == key))
+    }
+
+    /// `cfg` with these settings applied where its algorithm reads them.
+    pub fn apply(&self, cfg: &mut LaneConfig) -> Result<()> {
+        if let Some(s) = self.init_sigma {
+            cfg.init_sigma = Some(s);
+        }
+        for (key, v) in &self.options {
+            if Self::reads(&cfg.algo, key)? {
+                cfg.set(key, v.clone())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch size set, if any.
+    pub fn batch(&self) -> Option<usize> {
+        self.options
+            .iter()
+            .find(|(k, _)| k == "batch")
+            .and_then(|(_, v)| v.as_u64())
+            .map(|b| b as usize)
+    }
 }
 
 /// A paper's experiment as a plan of trials: which lanes at which rates, how many trials of
@@ -210,6 +262,8 @@ pub struct Study {
     initial: Vec<OnceLock<Result<Measure>>>,
     /// Where the checkpoints' log Z is computed ([`Study::measure_log_z_on`]): None, the CPU.
     log_z_on: Option<Arc<dyn LogZEngine>>,
+    /// Settings changed in every lane ([`StudyRequest::overrides`]).
+    pub overrides: LaneOverrides,
 }
 
 /// An engine that computes a study's checkpoint measurements — the exact log Z (docs/algorithms.md
@@ -243,6 +297,18 @@ impl Study {
         data: Dataset,
         eval: Option<Dataset>,
     ) -> Result<Study> {
+        Study::with_shared(p, req, seed, Arc::new(data), eval.map(Arc::new))
+    }
+
+    /// [`Study::with_data`] with data sets shared with other studies (the claims explorer's
+    /// cells).
+    pub fn with_shared(
+        p: &'static Preset,
+        req: &StudyRequest,
+        seed: u64,
+        data: Arc<Dataset>,
+        eval: Option<Arc<Dataset>>,
+    ) -> Result<Study> {
         if data.name != p.data {
             return Err(Error::Invalid(format!(
                 "preset '{}' trains on '{}', not on '{}'",
@@ -258,7 +324,11 @@ impl Study {
                         e.name, e.m, data.name, data.m
                     )));
                 }
-                Some(Arc::new(if e.is_binary() { e } else { e.thresholded() }))
+                Some(if e.is_binary() {
+                    e
+                } else {
+                    Arc::new(e.thresholded())
+                })
             }
             (want, got) => {
                 return Err(Error::Invalid(format!(
@@ -294,7 +364,6 @@ impl Study {
                 None
             }
         };
-        let data = Arc::new(data);
         let lanes: Vec<usize> = match &req.algos {
             None => (0..p.lanes.len()).collect(),
             Some(names) => {
@@ -335,7 +404,7 @@ impl Study {
                 format!("trial indices must stay below {MAX_TRIAL_INDEX}"),
             ));
         }
-        let batch = p.batch.unwrap_or(data.rows()) as u64;
+        let batch = req.overrides.batch().or(p.batch).unwrap_or(data.rows()) as u64;
         let iters = match (req.epochs, req.iters) {
             (Some(e), _) => e
                 .checked_mul(data.rows() as u64)
@@ -362,8 +431,21 @@ impl Study {
             .iter()
             .flat_map(|&li| rates.iter().map(move |&lr| (li, lr)))
             .collect();
+        for (key, _) in &req.overrides.options {
+            let mut read = false;
+            for &li in &lanes {
+                read |= LaneOverrides::reads(p.lanes[li].algo, key)?;
+            }
+            if !read {
+                return Err(Error::option(
+                    key,
+                    format!("no lane of this study of preset '{}' reads {key}", p.name),
+                ));
+            }
+        }
         for &(li, lr) in &groups {
-            let cfg = p.lane_config_for(li, lr, seed, every, iters)?;
+            let mut cfg = p.lane_config_for(li, lr, seed, every, iters)?;
+            req.overrides.apply(&mut cfg)?;
             let at = |e: Error| {
                 let msg = format!(
                     "preset '{}', lane {} at lr {lr}: {e}",
@@ -414,6 +496,7 @@ impl Study {
             seed,
             initial: (0..runs).map(|_| OnceLock::new()).collect(),
             log_z_on: None,
+            overrides: req.overrides.clone(),
         })
     }
 
@@ -431,6 +514,7 @@ impl Study {
         let mut cfg = self
             .preset
             .lane_config_for(li, lr, seed, self.every, self.iters)?;
+        self.overrides.apply(&mut cfg)?;
         if self.eval.is_some() {
             cfg.exact_bits = 0;
         }
@@ -473,7 +557,8 @@ impl Study {
 
     /// Epochs per update (batch / rows).
     pub fn epochs_per_iter(&self) -> f64 {
-        self.preset.batch.unwrap_or(self.data.rows()) as f64 / self.data.rows() as f64
+        let batch = self.overrides.batch().or(self.preset.batch);
+        batch.unwrap_or(self.data.rows()) as f64 / self.data.rows() as f64
     }
 
     /// The trial indices of this study, `first..first + runs`.

@@ -183,21 +183,39 @@ impl Rbm {
     /// A fresh model for `data` with `n` hidden units, initialised as `init` says, drawing from
     /// `rng` (the lane's `Init` stream).
     pub fn init(data: &Dataset, n: usize, init: Init, rng: &mut Rng) -> Result<Rbm> {
+        Rbm::init_scaled(data, n, init, None, rng)
+    }
+
+    /// [`Rbm::init`] with the standard deviation of the initial draws set to `sigma` (W for
+    /// `sdcp`, whose b stays the data's base rates and c zero; W, b and c for `ucd`); `None`
+    /// keeps the initialisation's own (0.01 for `sdcp`, 0.1 for `ucd`), so the same draws give
+    /// the same model bit for bit. The papers fix the scale without testing it; the claims
+    /// explorer (`rbm explore --init-sigmas`) varies it.
+    pub fn init_scaled(
+        data: &Dataset,
+        n: usize,
+        init: Init,
+        sigma: Option<f64>,
+        rng: &mut Rng,
+    ) -> Result<Rbm> {
         let m = data.m;
         check_size(m, n)?;
         let mut p = Params::zeros(m, n);
         match init {
             Init::Sdcp => {
+                let sigma = sigma.unwrap_or(0.01);
                 p.w.iter_mut()
-                    .for_each(|x| *x = (0.01 * normal(rng)) as f32);
+                    .for_each(|x| *x = (sigma * normal(rng)) as f32);
                 for (b, mu) in p.b.iter_mut().zip(data.mean()) {
                     let mu = mu.clamp(1e-3, 1.0 - 1e-3);
                     *b = libm::log(mu / (1.0 - mu)) as f32;
                 }
             }
             Init::Ucd => {
+                let sigma = sigma.unwrap_or(0.1);
                 for blk in p.blocks_mut() {
-                    blk.iter_mut().for_each(|x| *x = (0.1 * normal(rng)) as f32);
+                    blk.iter_mut()
+                        .for_each(|x| *x = (sigma * normal(rng)) as f32);
                 }
             }
         }
@@ -574,6 +592,26 @@ mod tests {
                     .map(|i| v[i] as f64 * rbm.w()[i * 3 + j] as f64)
                     .sum::<f64>();
             assert!((hp[j] as f64 - 1.0 / (1.0 + (-a).exp())).abs() < 1e-6);
+        }
+    }
+
+    /// The initialisation's own scale, given explicitly, is the same model bit for bit (the
+    /// explorer's cell at the preset's σ is the preset's study); another scale scales W.
+    #[test]
+    fn an_init_scale_scales_the_draws_and_its_own_changes_nothing() {
+        let d = Dataset::builtin("bas3").unwrap();
+        for (init, own) in [(Init::Sdcp, 0.01), (Init::Ucd, 0.1)] {
+            let at = |sigma| {
+                Rbm::init_scaled(&d, 4, init, sigma, &mut stream(5, 0, Purpose::Init)).unwrap()
+            };
+            assert_eq!(at(None), at(Some(own)));
+            let big = at(Some(own * 10.0));
+            for (x, y) in big.w().iter().zip(at(None).w()) {
+                assert!((*x as f64 - 10.0 * *y as f64).abs() <= 1e-6 * x.abs() as f64 + 1e-9);
+            }
+            if init == Init::Sdcp {
+                assert_eq!(big.b, at(None).b, "b stays the base rates");
+            }
         }
     }
 

@@ -197,10 +197,11 @@ impl<E: Engine> Lane<E> {
                 )))
             }
             Some(m) => m,
-            None => Rbm::init(
+            None => Rbm::init_scaled(
                 &data,
                 cfg.hidden,
                 cfg.init,
+                cfg.init_sigma,
                 &mut stream(seed, 0, Purpose::Init),
             )?,
         };

@@ -62,6 +62,12 @@ impl Out {
     pub fn line<T: Serialize + ?Sized>(&mut self, v: &T) -> CliResult {
         let text = serde_json::to_string(v)
             .map_err(|e| Failure::Msg(format!("cannot encode output: {e}")))?;
+        self.raw(&text)
+    }
+
+    /// Writes `text` (one line of JSON already encoded, e.g. copied from a file being merged)
+    /// as it is.
+    pub fn raw(&mut self, text: &str) -> CliResult {
         let r = self
             .w
             .write_all(text.as_bytes())

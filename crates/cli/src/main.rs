@@ -10,6 +10,7 @@
 //! rbm reproduce sdcp-shifting-bar --algos cd,pcd --runs 5 --seed 1
 //! rbm reproduce ucd-bas4 --trials 0..4 --per-trial --seed 1 > a.jsonl   # a study in parts,
 //! rbm summarize a.jsonl b.jsonl                 # merged into what `reproduce` prints
+//! rbm explore sdcp-bas3 --lrs 0.1,0.3 --init-sigmas 0.001,0.01,0.1 --seed 1   # where claims hold
 //! rbm presets                                   # the presets' settings
 //! rbm sample --model m.rbm --sampler rates-fpcd --samples 10000 --seed 1 --out s.txt
 //! rbm isl --samples s.txt --data mnist-test      # ISL against N, beta chosen on mnist-valid
@@ -24,6 +25,7 @@
 mod ais;
 mod chain;
 mod common;
+mod explore;
 mod gpu;
 mod grad;
 mod loglik;
@@ -62,7 +64,10 @@ enum Command {
     /// Run a paper's experiment for several trials; quantiles of the exact ATLL per checkpoint
     #[command(allow_negative_numbers = true)]
     Reproduce(reproduce::ReproduceCmd),
-    /// Merge per-trial files of `reproduce --per-trial` into the lines `reproduce` prints
+    /// Map where a preset's claims hold: its study over a grid of learning rates, init scales, k, d, K′, chains, batch
+    #[command(allow_negative_numbers = true)]
+    Explore(explore::ExploreCmd),
+    /// Merge per-trial files of `reproduce --per-trial` (or parts of `explore --cells`) into the lines of the whole run
     Summarize(summarize::SummarizeCmd),
     /// List the presets of `reproduce` with their settings (one JSON line each)
     Presets,
@@ -116,6 +121,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train::run(a, &mut out),
         Command::Grad(a) => grad::run(a, &mut out),
         Command::Reproduce(a) => reproduce::run(a, &mut out),
+        Command::Explore(a) => explore::run(a, &mut out),
         Command::Summarize(a) => summarize::run(a, &mut out),
         Command::Presets => presets(&mut out),
         Command::Ais(a) => ais::run(a, &mut out),

@@ -229,6 +229,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         every: a.every,
         particles: a.particles,
         betas: a.betas,
+        overrides: Default::default(),
     };
     let eval = p.eval_data.map(load_data).transpose()?;
     // The rates' flag here is --lrs, where the lane's option is --lr.

@@ -1,6 +1,7 @@
 //! `rbm summarize FILE…`: merges the per-trial output of `rbm reproduce PRESET --per-trial`
 //! (any split of a study's trials over files, jobs or machines) into exactly the lines
-//! `rbm reproduce` prints for the same trials — the statistics are the core's, computed from
+//! `rbm reproduce` prints for the same trials (and parts of an explorer's grid, `rbm explore
+//! --cells`, into the lines of the whole grid: [`super::explore::merge`]) — the statistics are the core's, computed from
 //! the same records, so everything but the timing fields is the same, bit for bit.
 //!
 //! Each file starts with its run's header (preset, seed, length, lanes, rates, its trials);
@@ -79,10 +80,21 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
     let mut key: Option<(StudyKey, String)> = None;
     // (lane, lr bits, trial) → the trial.
     let mut trials: BTreeMap<(usize, u64, usize), Read> = BTreeMap::new();
+    let mut texts: Vec<(String, String)> = Vec::with_capacity(a.files.len());
     for file in &a.files {
         let bytes = read_input(file, "the per-trial file")?;
         let text =
             String::from_utf8(bytes).map_err(|_| Failure::Msg(format!("'{file}' is not text")))?;
+        texts.push((file.clone(), text));
+    }
+    // Parts of an explorer's grid (`rbm explore --cells`) are merged as such.
+    if texts
+        .first()
+        .is_some_and(|(_, t)| super::explore::is_explore_output(t))
+    {
+        return super::explore::merge(&texts, out);
+    }
+    for (file, text) in &texts {
         let mut saw_header = false;
         // This file's trials, merged with the others' once it is read whole.
         let mut here: BTreeMap<(usize, u64, usize), Read> = BTreeMap::new();
@@ -183,6 +195,7 @@ pub fn run(a: SummarizeCmd, out: &mut Out) -> CliResult {
             .and_then(|a| a["particles"].as_u64())
             .map(|x| x as usize),
         betas: ais.and_then(|a| a["betas"].as_u64()).map(|x| x as usize),
+        overrides: Default::default(),
     };
     let eval = p.eval_data.map(load_data).transpose()?;
     let study = Study::with_data(p, &req, k.seed, load_data(p.data)?, eval)?;
