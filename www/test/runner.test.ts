@@ -1077,3 +1077,53 @@ describe('LaneRunner: slow motion', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('LaneRunner: AIS every N updates (issue 27: sdcp-mnist plots its brackets)', () => {
+  const settings = { particles: 50, betas: 101, seed: 1 };
+  const scheduled = () => of('estimate').filter((m) => m.scheduled);
+
+  it('brackets the model at update 0, every N updates and at the end point, training waiting for each', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'limit', until: 100 });
+    runner.handle({ type: 'autoEstimate', every: 40, dataset: 'bas4', settings });
+    runner.handle({ type: 'start' });
+    runTasks(100_000);
+    const lane = core.lanes[0];
+    expect(lane.iter).toBe(100);
+    // Both runs of each bracket were taken from the model at exactly the schedule's updates.
+    expect(lane.estimates.map((e) => e.iter)).toEqual([0, 0, 40, 40, 80, 80, 100, 100]);
+    expect(lane.estimates.every((e) => e.freed)).toBe(true);
+    const done = scheduled().filter((m) => m.report.state === 'done');
+    expect(done.map((m) => [m.report.iter, m.scheduled?.sweeps])).toEqual([
+      [0, 0],
+      [40, 40],
+      [80, 80],
+      [100, 100],
+    ]);
+    expect(done.every((m) => m.report.ais && m.report.raise)).toBe(true);
+    // Training waited: no training slice between a bracket's first step and its end.
+    let inBracket = false;
+    for (const t of trace) {
+      if (t === 'ais') inBracket = true;
+      if (t === 'train') expect(inBracket && lane.estimates.some((e) => !e.freed)).toBe(false);
+    }
+    expect(statuses().at(-1)).toBe('done');
+    expect(tasks).toHaveLength(0);
+  });
+
+  it('a paused lane waits for Start; the schedule off ends the bracket under way', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'autoEstimate', every: 40, dataset: 'bas4', settings });
+    runTasks(1000);
+    expect(core.lanes[0].estimates).toHaveLength(0);
+    runner.handle({ type: 'start' });
+    runTasks(1);
+    expect(core.lanes[0].estimates).toHaveLength(2);
+    runner.handle({ type: 'autoEstimate', every: null, dataset: 'bas4', settings });
+    expect(scheduled().at(-1)?.report.state).toBe('cancelled');
+    expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
+    runTasks(20);
+    expect(core.lanes[0].iter).toBeGreaterThan(0);
+    expect(core.lanes[0].estimates).toHaveLength(2);
+  });
+});

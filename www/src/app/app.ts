@@ -26,6 +26,7 @@ import { type OptionValue, optionSpec, parseOption } from '../protocol/schema';
 import { EvalPool, type EvalTicket } from '../workers/evalPool';
 import { trialWorkers } from '../workers/trialPool';
 import type { Axis } from './chartData';
+import { bracketBands } from './claims';
 import { NO_VIEW, type ViewFlags } from './classroom';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
@@ -204,7 +205,7 @@ export class App {
     return cloneState({
       data: this.data,
       shared: this.shared,
-      lanes: this.lanes.map((l) => ({ id: l.id, algo: l.algo, label: l.label, options: l.options })),
+      lanes: this.lanes.map((l) => ({ id: l.id, algo: l.algo, label: l.label, options: l.options, ...(l.aisEvery !== null ? { aisEvery: l.aisEvery } : {}) })),
       axis: this.axis,
       stop: this.stop,
       stopUnit: this.stopUnit,
@@ -866,8 +867,15 @@ export class App {
     const p = this.catalog.presets.find((x) => x.name === this.preset);
     const run = this.study;
     const evaluate = this.options.evaluateClaims;
-    if (!p?.claims.length || !run || !evaluate) return null;
+    if (!p?.claims.length || !evaluate) return null;
     const lr = p.rates[this.rate] ?? p.rates[0];
+    if (!run) {
+      // A live run whose lanes bracket their log-likelihood by AIS (sdcp-mnist): judged on them.
+      const bands = bracketBands(this.lanes);
+      if (!bands.length) return null;
+      const end = Math.max(0, ...this.lanes.map((l) => this.untilOf(l) ?? p.iters));
+      return evaluate(p.name, lr, bands, end, this.dataset()?.bound ?? null);
+    }
     const key = `${p.name}:${lr}`;
     const c = this.verdictCache;
     if (c && c.version === run.version && c.key === key) return c.verdicts;

@@ -7,9 +7,9 @@
 // they describe the lane the handle shows (`gen`); `loading` (data on its way for a
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 
-import type { ErrorInfo, Trace } from '../generated/core';
+import type { AisEstimate, ErrorInfo, Trace } from '../generated/core';
 import { type AnalysisKind, type AnalysisReport, type AnalysisReports, type AnalysisRequest, startingAnalysis } from '../protocol/analyses';
-import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from '../protocol/estimate';
+import { DEFAULT_ESTIMATE, type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from '../protocol/estimate';
 import {
   type DataSource,
   epochNow,
@@ -79,6 +79,21 @@ export function fatalNote(lane: Pick<LaneHandle, 'status' | 'iter' | 'curve'>): 
   return `${kept} Lost: its model at update ${lane.iter.toLocaleString('en')}, which lived in the worker (no model download); Restart lane builds it again from update 0 and clears the curve.`;
 }
 
+/** One bracket of a lane's log-likelihood from its AIS schedule: AIS (Salakhutdinov & Murray
+ * 2008) and RAISE (Burda et al. 2015) of the test data at update `iter`. */
+export interface Bracket {
+  iter: number;
+  /** Gibbs sweeps per chain at `iter` (the equal-compute axis). */
+  sweeps: number;
+  ais: AisEstimate;
+  raise: AisEstimate;
+}
+
+/** The brackets with one more (in update order, one per update). */
+export function addBracket(brackets: readonly Bracket[], b: Bracket): Bracket[] {
+  return [...brackets.filter((x) => x.iter !== b.iter), b].sort((x, y) => x.iter - y.iter);
+}
+
 export class LaneHandle implements LaneState {
   readonly id: number;
   readonly algo: string;
@@ -111,6 +126,13 @@ export class LaneHandle implements LaneState {
   view: LaneView | null = null;
   /** The latest log-likelihood estimate (AIS / RAISE) of this lane, under way or finished. */
   estimate: EstimateReport | null = null;
+  /** "AIS every N updates": the worker brackets the log-likelihood at update 0, every N
+   * updates and at the end point, training waiting for each (null: no schedule). */
+  aisEvery: number | null;
+  /** The brackets of the schedule so far, in update order. */
+  brackets: Bracket[] = [];
+  /** The schedule's bracket under way (or the last one that failed). */
+  scheduled: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
   /** How long the worker took to answer the latest Pause of a running lane: from the page's
@@ -161,6 +183,7 @@ export class LaneHandle implements LaneState {
     this.algo = state.algo;
     this.label = state.label;
     this.options = { ...state.options };
+    this.aisEvery = state.aisEvery ?? null;
     this.worker = this.spawn();
   }
 
@@ -192,7 +215,22 @@ export class LaneHandle implements LaneState {
     this.configureGen = this.sent;
     const gpu = compute ? { compute } : {};
     this.post(source ? { type: 'configure', gen: this.sent, config, dataset, source, ...gpu } : { type: 'configure', gen: this.sent, config, dataset, ...gpu });
+    if (this.aisEvery !== null) this.postSchedule();
     return this.sent;
+  }
+
+  private postSchedule(): void {
+    this.post({ type: 'autoEstimate', every: this.aisEvery, dataset: estimateDataset(this.dataset), settings: DEFAULT_ESTIMATE });
+  }
+
+  /** Sets "AIS every N updates" (null: off); the brackets so far stay. */
+  setAisEvery(every: number | null): void {
+    const n = every === null || !(every >= 1) ? null : Math.floor(every);
+    if (n === this.aisEvery) return;
+    this.aisEvery = n;
+    if (this.config) this.postSchedule();
+    if (n === null) this.scheduled = null;
+    this.events.changed(this);
   }
 
   /** The latest configuration sent (null: none yet). */
@@ -428,6 +466,8 @@ export class LaneHandle implements LaneState {
     this.stats = {};
     this.view = null;
     this.estimate = null;
+    this.brackets = [];
+    this.scheduled = null;
     this.analyses = {};
   }
 
@@ -539,6 +579,15 @@ export class LaneHandle implements LaneState {
       case 'probed':
         return; // for the page's data check, not a lane
       case 'estimate':
+        if (msg.scheduled) {
+          if (msg.gen !== this.gen) return;
+          const r = msg.report;
+          if (r.state === 'done' && r.ais && r.raise) {
+            this.brackets = addBracket(this.brackets, { iter: r.iter, sweeps: msg.scheduled.sweeps, ais: r.ais, raise: r.raise });
+            this.scheduled = null;
+          } else this.scheduled = r.state === 'cancelled' ? null : r;
+          break;
+        }
         // Only the latest estimate of the lane shown, and not once the user cancelled it.
         if (msg.gen !== this.gen || msg.id !== this.estimateId || this.estimate?.state !== 'running') return;
         this.estimate = msg.report;

@@ -39,7 +39,8 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
     }
     const options: Record<string, OptionValue> = {};
     for (const key of laneOptionKeys(catalog, l.algo)) options[key] = key === 'lr' ? lr : configValue(catalog, l.config, key);
-    lanes.push({ id: index, algo: l.algo, label: l.label, options });
+    // A preset measured by AIS brackets every lane at its own schedule ("AIS every N updates").
+    lanes.push({ id: index, algo: l.algo, label: l.label, options, ...(p.ais ? { aisEvery: p.every } : {}) });
   });
   const first = p.lanes[0]?.config ?? {};
   // The page runs trials where each lane computes its own exact curve (the small sets).

@@ -15,6 +15,9 @@ export interface LaneState {
   label: string | null;
   /** Every per-lane option the algorithm reads (schema.laneOptionKeys), by key. */
   options: Record<string, OptionValue>;
+  /** "AIS every N updates" (lane.ts): AIS/RAISE brackets of the log-likelihood over training,
+   * for a lane without an exact curve (absent: none). */
+  aisEvery?: number | null;
 }
 
 /** Everything a page shows, and so everything its URL restores. */

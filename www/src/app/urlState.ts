@@ -57,6 +57,7 @@ function encodeLane(catalog: Catalog, lane: LaneState, position: number): string
   const pairs: string[] = [];
   if (lane.id !== position) pairs.push(`id=${lane.id}`);
   if (lane.label !== null) pairs.push(`label=${enc(lane.label)}`);
+  if (lane.aisEvery !== undefined && lane.aisEvery !== null) pairs.push(`ais_every=${lane.aisEvery}`);
   const { main, more } = laneOptions(catalog, lane.algo);
   for (const spec of main) {
     const v = lane.options[spec.key];
@@ -190,6 +191,10 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
       else lane.id = id;
     } else if (key === 'label') {
       lane.label = value.slice(0, MAX_LABEL);
+    } else if (key === 'ais_every') {
+      const n = wholeNumber(value, 1, MAX_STOP);
+      if (n === null) notices.push(`"AIS every" of lane ${position + 1} (${algo}), ${shown(value)}, was ignored: it must be a whole number of updates from 1 to ${MAX_STOP}.`);
+      else lane.aisEvery = n;
     } else if (reads.has(key)) {
       const p = parseOption(reads.get(key) as OptionEntry, value);
       if (p.ok) lane.options[key] = p.value;

@@ -163,18 +163,59 @@ export class LikelihoodChart {
     );
   }
 
+  /** The AIS brackets' error bars: a vertical line with caps from `lo` to `hi` at each point. */
+  private drawErrorBars(u: uPlot): void {
+    const bars = this.model?.errorBars;
+    if (!bars?.length) return;
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.lineWidth = 1.5 * dpr;
+    for (const b of bars) {
+      const s = this.model?.series[b.series];
+      if (!s) continue;
+      const x = u.valToPos(b.x, 'x', true);
+      const y0 = u.valToPos(b.lo, 'y', true);
+      const y1 = u.valToPos(b.hi, 'y', true);
+      if (![x, y0, y1].every(Number.isFinite)) continue;
+      const cap = 4 * dpr;
+      ctx.strokeStyle = s.colour;
+      ctx.beginPath();
+      ctx.moveTo(x, y0);
+      ctx.lineTo(x, y1);
+      ctx.moveTo(x - cap, y0);
+      ctx.lineTo(x + cap, y0);
+      ctx.moveTo(x - cap, y1);
+      ctx.lineTo(x + cap, y1);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+
   private options(model: ChartModel, axis: Axis): uPlot.Options {
     const series: uPlot.Series[] = [
       { label: AXIS_LABEL[axis], value: (_u, v) => formatX(v, axis) },
-      ...model.series.map((s) => ({
-        label: s.label,
-        stroke: withAlpha(s.colour, s.alpha),
-        width: s.width,
-        ...(s.dash ? { dash: s.dash } : {}),
-        spanGaps: true,
-        points: { show: false },
-        value: (_u: uPlot, v: number | null) => formatAtll(v),
-      })),
+      ...model.series.map((s) =>
+        s.role === 'ais'
+          ? // AIS brackets: separate points (their error bars drawn by the draw hook), no line.
+            {
+              label: s.label,
+              stroke: s.colour,
+              width: 1,
+              paths: () => null,
+              points: { show: true, size: 8, width: 1.5, stroke: s.colour, fill: s.colour },
+              value: (_u: uPlot, v: number | null) => formatAtll(v),
+            }
+          : {
+              label: s.label,
+              stroke: withAlpha(s.colour, s.alpha),
+              width: s.width,
+              ...(s.dash ? { dash: s.dash } : {}),
+              spanGaps: true,
+              points: { show: false },
+              value: (_u: uPlot, v: number | null) => formatAtll(v),
+            },
+      ),
     ];
     return {
       ...this.size(),
@@ -190,6 +231,7 @@ export class LikelihoodChart {
       // A drag selects an x range; the chart zooms to it itself (setSelect) and keeps it.
       cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
+        draw: [(u) => this.drawErrorBars(u)],
         setSelect: [
           (u) => {
             if (u.select.width < 2) return;
