@@ -9,6 +9,7 @@ import {
   formatValue,
   formatX,
   interpolate,
+  likelihoodLabel,
   modelRange,
   readout,
   statModel,
@@ -167,5 +168,47 @@ describe('statModel', () => {
     expect(m.ys.map((c) => c[0])).toEqual([3.8, 2.2, 3]);
     expect(studyStats(s.plan.lanes).map((x) => [x.spec.key, x.lanes])).toEqual([['mean_tau', ['UCD']]]);
     expect(statLabel(stats[0])).toBe('mean stopping time τ, steps');
+  });
+});
+
+describe('curvesModel: AIS brackets (issue 27)', () => {
+  const side = (atll: number) => ({ atll, atll_lo: atll - 0.5, atll_hi: atll + 0.5 });
+  const brackets = [
+    { iter: 0, sweeps: 0, ais: side(-200), raise: side(-202) },
+    { iter: 40, sweeps: 960, ais: side(-120), raise: side(-123) },
+  ];
+  const empty = { iter: [], sweeps: [], atll: [] };
+
+  it('draws a lane without an exact curve as points at its brackets, with error bars from RAISE to AIS', () => {
+    const m = curvesModel([{ label: 'CD-24', colour: '#0072B2', curve: empty, brackets }], 'sweeps', null);
+    expect(m.series.map((s) => s.role)).toEqual(['ais']);
+    expect(m.x).toEqual([0, 960]);
+    expect(m.ys[0]).toEqual([-200, -120]);
+    expect(m.errorBars).toEqual([
+      { series: 0, x: 0, lo: -202.5, hi: -199.5 },
+      { series: 0, x: 960, lo: -123.5, hi: -119.5 },
+    ]);
+    const r = modelRange(m)!;
+    expect(r[0]).toBeLessThan(-202.5);
+    expect(r[1]).toBeGreaterThan(-119.5);
+    expect(readout(m, null, 'sweeps').rows[0].text).toBe('−120.000 (AIS; bracket −123.500 … −119.500)');
+    expect(readout(m, 0, 'sweeps').rows[0].text).toBe('−200.000 (AIS; bracket −202.500 … −199.500)');
+  });
+
+  it('keeps the points apart (no line through them) beside another lane\'s exact curve', () => {
+    const exact = { iter: [0, 20, 40], sweeps: [0, 20, 40], atll: [-210, -150, -130] };
+    const m = curvesModel(
+      [
+        { label: 'A', colour: '#0072B2', curve: exact },
+        { label: 'B', colour: '#BB5511', curve: empty, brackets },
+      ],
+      'iter',
+      null,
+    );
+    expect(m.series.map((s) => s.role)).toEqual(['curve', 'ais']);
+    expect(m.x).toEqual([0, 20, 40]);
+    expect(m.ys[1]).toEqual([-200, null, -120]);
+    expect(likelihoodLabel([{ curve: exact, aisEvery: null, brackets: [] }])).toBeUndefined();
+    expect(likelihoodLabel([{ curve: empty, aisEvery: 40, brackets: [] }])).toMatch(/AIS/);
   });
 });

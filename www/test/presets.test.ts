@@ -89,6 +89,11 @@ describe('preset texts', () => {
     expect(presetDescription(ucd, false)).toContain(`\`rbm reproduce ucd-bas4\` runs ${ucd.trials} trials; this is one`);
     expect(presetDescription(shiftingBar, true)).toContain('one chain per training row, full batch');
   });
+  it('brackets every lane of a preset measured by AIS at its own schedule (sdcp-mnist: every 40 updates)', () => {
+    const sdcp = preset('sdcp-mnist');
+    expect(presetPlan(sdcp, catalog, 0, 1).state.lanes.map((l) => l.aisEvery)).toEqual(sdcp.lanes.map(() => sdcp.every));
+    expect(presetPlan(preset('pcd-mnist-25'), catalog, 0, 1).state.lanes.every((l) => l.aisEvery === undefined)).toBe(true);
+  });
   it("sets the preset's trials on the small sets, none on MNIST", () => {
     expect(presetPlan(ucd, catalog, 0, 1).state.trials).toBe(ucd.trials);
     expect(presetPlan(preset('pcd-mnist-25'), catalog, 0, 1).state.trials).toBeNull();

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { presetPlan } from '../src/app/presets';
 import { describe, expect, it } from 'vitest';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState } from '../src/app/state';
 import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/app/urlState';
@@ -322,5 +323,17 @@ describe('the URL parser under arbitrary input (property tests)', () => {
     const huge = `#lane=cd:label=${'y'.repeat(MAX_HASH + 10)}`;
     expect(decodeChecked(huge)).toHaveLength(1);
     expect(decodeState(catalog, huge).state).toEqual(firstScreen(catalog));
+  });
+});
+
+describe('a lane\'s "AIS every N updates" in the link (issue 27)', () => {
+  it('round trips and refuses a bad value with a notice', () => {
+    const s = presetPlan(catalog.presets.find((p) => p.name === 'sdcp-mnist')!, catalog, 0, 1).state;
+    const hash = encodeState(catalog, s);
+    expect(hash).toContain('ais_every=40');
+    expect(decodeState(catalog, `#${hash}`)).toEqual({ state: s, notices: [] });
+    const bad = decodeState(catalog, '#data=mnist&lane=cd:ais_every=0');
+    expect(bad.state.lanes[0].aisEvery).toBeUndefined();
+    expect(bad.notices.join(' ')).toMatch(/"AIS every" of lane 1 \(cd\), '?0'?, was ignored/);
   });
 });
