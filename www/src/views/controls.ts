@@ -6,7 +6,7 @@ import type { App, UserFile } from '../app/app';
 import { AXIS_LABEL, type Axis } from '../app/chartData';
 import { TERM_OF_KEY } from '../app/glossary';
 import { introText } from '../app/intro';
-import { missingNote, presetDescription, rateLabel } from '../app/presets';
+import { missingNote, presetDescription, presetTitle, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
 import { type Compute, dataFamily } from '../app/state';
 import type { DataSetEntry } from '../generated/core';
@@ -136,7 +136,7 @@ export class Controls {
       () => formatValue(app.trials),
       (t) => app.setTrials(t),
     );
-    this.preset.append(...c.presets.map((p) => new Option(`${p.title} — ${p.paper}`, p.name)));
+    this.preset.append(...c.presets.map((p) => new Option(`${presetTitle(p)} — ${p.paper}`, p.name)));
     this.preset.disabled = false;
     this.preset.addEventListener('change', () => app.applyPreset(this.preset.value || null));
     this.rate.addEventListener('change', () => app.applyRate(Number(this.rate.value)));
