@@ -603,3 +603,25 @@ describe('App: claims judged on AIS brackets (issue 27: sdcp-mnist)', () => {
     });
   });
 });
+
+describe('App: trials on MNIST (issue 27)', () => {
+  it('refuses the field there with the reason at the input, and keeps the link clean', () => {
+    app.applyPreset('pcd-mnist-25');
+    app.setTrials('2');
+    expect(app.trials).toBeNull();
+    expect(app.settingErrors.trials).toMatch(/^trials run on the small data sets only .*one live run per lane here/);
+    expect(app.state().trials).toBeNull();
+    expect(encodeState(catalog, app.state())).not.toMatch(/trials=/);
+    app.setTrials('');
+    expect(app.settingErrors.trials).toBeUndefined();
+    // A link asking for them says why it was not followed.
+    const d = decodeState(catalog, `#${encodeState(catalog, app.state())}&trials=2`);
+    expect(d.state.trials).toBeNull();
+    expect(d.notices).toEqual([expect.stringMatching(/^The link's trials=2 was ignored: trials run on the small data sets only/)]);
+    // The small sets keep their trials.
+    app.applyPreset('ucd-bas4');
+    app.setTrials('3');
+    expect(app.trials).toBe(3);
+    expect(app.settingErrors.trials).toBeUndefined();
+  });
+});

@@ -49,6 +49,7 @@ import {
   NEW_LANE_OPTIONS,
   newLaneState,
   type PageState,
+  trialsRefusal,
 } from './state';
 import { curveCsv, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
@@ -211,7 +212,8 @@ export class App {
       stopUnit: this.stopUnit,
       preset: this.preset,
       rate: this.rate,
-      trials: this.trials,
+      // No trials on data the page runs none on (MNIST): the link stays clean.
+      trials: trialsRefusal(this.dataset()) ? null : this.trials,
       wide: this.wide,
       views: this.views,
       compute: this.compute,
@@ -812,6 +814,13 @@ export class App {
     const n = Number(t);
     if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_TRIALS)) {
       this.settingErrors.trials = `trials per lane must be a whole number from 1 to ${MAX_TRIALS}, or empty for one live run per lane, got '${t}'`;
+      this.events.changed();
+      return;
+    }
+    const refused = t === '' ? null : trialsRefusal(this.dataset());
+    if (refused) {
+      this.settingErrors.trials = refused;
+      this.trials = null;
       this.events.changed();
       return;
     }

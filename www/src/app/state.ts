@@ -86,6 +86,15 @@ export function dataFamily(ds: DataSetEntry): DataFamily {
   return ds.patterns.length > 0 ? 'small' : 'images';
 }
 
+/** Why the page runs no trials on data set `ds` (null: it does, on the small sets). A trial
+ * runs in a trial worker that computes its own exact curve; on MNIST that curve needs the
+ * evaluation workers' 2^hidden-state sums (or AIS) at every point, which the trial workers do not
+ * have, so the field is refused there rather than accepted and ignored (issue 27). */
+export function trialsRefusal(ds: DataSetEntry | undefined): string | null {
+  if (!ds || dataFamily(ds) === 'small') return null;
+  return `trials run on the small data sets only (each trial computes its own exact curve, which ${ds.name} is too large for in a trial worker): the page runs one live run per lane here; \`rbm reproduce\` runs a paper's trials on MNIST`;
+}
+
 /** What choosing a data set of a family sets, when the page comes from the other family. */
 export interface DataDefaults {
   /** Shared options (of the data set: e.g. evaluate once per epoch). */

@@ -28,7 +28,7 @@ import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, shared
 import type { Axis } from './chartData';
 import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
 import { STOP_UNITS, type StopUnit } from './progress';
-import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState } from './state';
+import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState, trialsRefusal } from './state';
 
 const AXES: Axis[] = ['iter', 'sweeps'];
 const MAX_LABEL = 200;
@@ -316,6 +316,11 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   }
   // Settings made for data the page does not have would not fit the default data: none apply.
   if (noData) return { state: firstScreen(catalog), notices };
+  const refused = state.trials !== null ? trialsRefusal(catalog.data_sets.find((d) => d.name === state.data)) : null;
+  if (refused) {
+    notices.push(`The link's trials=${state.trials} was ignored: ${refused}.`);
+    state.trials = null;
+  }
   // Lanes from the link when it has usable ones (or says it has none); else the first screen's.
   if (lanes.length > 0 || noLanes) state.lanes = uniqueIds(lanes, notices);
   return { state, notices };

@@ -8,7 +8,7 @@ import { TERM_OF_KEY } from '../app/glossary';
 import { introText } from '../app/intro';
 import { missingNote, presetDescription, presetTitle, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
-import { type Compute, dataFamily } from '../app/state';
+import { type Compute, dataFamily, trialsRefusal } from '../app/state';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
 import { formatValue, sharedOptions } from '../protocol/schema';
@@ -133,7 +133,8 @@ export class Controls {
       'Trials per lane',
       trials,
       "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets only",
-      () => formatValue(app.trials),
+      // No trials on MNIST (refused there): the field shows one live run.
+      () => formatValue(trialsRefusal(app.dataset()) ? null : app.trials),
       (t) => app.setTrials(t),
     );
     this.preset.append(...c.presets.map((p) => new Option(`${presetTitle(p)} — ${p.paper}`, p.name)));
