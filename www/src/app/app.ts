@@ -170,10 +170,12 @@ export class App {
     this.dropTicket(lane);
     this.pool ??= new EvalPool(this.factory, this.options.evalWorkers);
     const ticket = this.pool.submit(req.model, req.blocks, {
-      progress: (done, total) => {
+      progress: (done, total, ahead) => {
         if (lane.exact?.id !== req.id || lane.exact.gen !== req.gen) return;
         lane.exact.done = done;
         lane.exact.total = total;
+        lane.exact.ahead = ahead;
+        if (ahead === 0 && lane.exact.began === null) lane.exact.began = performance.now();
         this.events.changed();
       },
       done: (parts) => {

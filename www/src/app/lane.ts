@@ -62,6 +62,10 @@ export interface ExactJob {
   total: number;
   /** When it was asked for (performance.now()). */
   started: number;
+  /** Points ahead of it in the evaluation pool's queue (0: its blocks are being enumerated). */
+  ahead: number;
+  /** When the pool began enumerating its blocks (null: still queued). */
+  began: number | null;
   state: 'running' | 'failed';
   message: string | null;
 }
@@ -135,6 +139,9 @@ export class LaneHandle implements LaneState {
   scheduled: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
+  /** Time the lane waited for its deferred exact points (queue and enumeration), and how many:
+   * the ETA counts the points still to come at this pace. */
+  exactWaits = { ms: 0, points: 0 };
   /** How long the worker took to answer the latest Pause of a running lane: from the page's
    * message to the worker's status reply, by their clocks (ms; null: none measured). */
   pauseReply: number | null = null;
@@ -387,6 +394,7 @@ export class LaneHandle implements LaneState {
   /** The pool's partial sums of exact evaluation `id`: the lane makes its point and trains on. */
   exactParts(gen: number, id: number, parts: Float64Array): void {
     if (this.exact?.id !== id || this.exact.gen !== gen) return;
+    this.exactWaits = { ms: this.exactWaits.ms + Math.max(0, performance.now() - this.exact.started), points: this.exactWaits.points + 1 };
     this.exact = null;
     this.post({ type: 'exactParts', gen, id, parts });
     this.events.changed(this);
@@ -468,6 +476,7 @@ export class LaneHandle implements LaneState {
     this.estimate = null;
     this.brackets = [];
     this.scheduled = null;
+    this.exactWaits = { ms: 0, points: 0 };
     this.analyses = {};
   }
 
@@ -600,7 +609,18 @@ export class LaneHandle implements LaneState {
       }
       case 'exact':
         if (msg.gen !== this.gen) return;
-        this.exact = { id: msg.id, gen: msg.gen, iter: msg.iter, done: 0, total: msg.blocks, started: performance.now(), state: 'running', message: null };
+        this.exact = {
+          id: msg.id,
+          gen: msg.gen,
+          iter: msg.iter,
+          done: 0,
+          total: msg.blocks,
+          started: performance.now(),
+          ahead: 0,
+          began: null,
+          state: 'running',
+          message: null,
+        };
         this.events.exact?.(this, msg);
         break;
       case 'logzParts':

@@ -162,6 +162,10 @@ export class LaneCard {
         rows: ds.rows,
         until: lane.limitAt,
         running: lane.status === 'running',
+        // A deferred exact curve (the evaluation pool): the ETA counts the points to come.
+        ...(lane.exact !== null || lane.exactWaits.points > 0
+          ? { exactWait: { every: Math.max(1, lane.every), ms: lane.exactWaits.ms, points: lane.exactWaits.points, waiting: lane.exact?.state === 'running' } }
+          : {}),
       });
       // With the whole data set per update, an epoch is an update: no need to say it twice.
       parts.push(...(batch < ds.rows ? pace : pace.slice(1)));
