@@ -95,6 +95,14 @@ describe('lane colours', () => {
     }
   });
 
+  it('are colours, not near-blacks or greys: L* ≥ 30 and chroma ≥ 40 (issue 27: #555544, #000000 and #550055 looked alike as 2-px lines)', () => {
+    for (const c of LANE_COLOURS) {
+      const [l, a, b] = lab(c, null);
+      expect(l, c).toBeGreaterThanOrEqual(30);
+      expect(Math.hypot(a, b), c).toBeGreaterThanOrEqual(40);
+    }
+  });
+
   it('tell 12 lanes apart by colour or line, and the colours stay apart under each colour-vision deficiency', () => {
     const looks = lanes.map((i) => `${laneColour(i)} ${laneDash(i)?.join(',') ?? 'solid'}`);
     expect(new Set(looks).size).toBe(12);
@@ -104,7 +112,7 @@ describe('lane colours', () => {
         for (let j = i + 1; j < LANE_COLOURS.length; j++) {
           const [a, b] = [lab(LANE_COLOURS[i], m), lab(LANE_COLOURS[j], m)];
           const dE = Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-          expect(dE, `${vision}: ${LANE_COLOURS[i]} vs ${LANE_COLOURS[j]}`).toBeGreaterThanOrEqual(30);
+          expect(dE, `${vision}: ${LANE_COLOURS[i]} vs ${LANE_COLOURS[j]}`).toBeGreaterThanOrEqual(20);
         }
       }
     }

@@ -53,12 +53,15 @@ export function yRange(cols: ChartColumns): [number, number] | null {
 }
 
 /**
- * Colours of the lanes: six hues, each with a contrast of at least 4.5:1 on the page's white and
- * #fafafa (WCAG AA), chosen to stay apart under protanopia, deuteranopia and tritanopia as well
- * (CIELAB ΔE ≥ 30 between any two, simulated; chartData.test.ts checks both). Lanes 6–11 repeat
- * them dashed, so up to 12 lanes differ in colour or line; 12 on repeat the pattern.
+ * Colours of the lanes: six hues (blue, orange, violet, crimson, plum, indigo), each with a
+ * contrast of at least 4.5:1 on the page's white and #fafafa (WCAG AA) and each a colour, not a
+ * near-black (CIELAB L* ≥ 30, chroma ≥ 40: three near-blacks could not be told apart as 2-px
+ * lines, issue 27), chosen to stay apart in normal vision and under protanopia, deuteranopia
+ * and tritanopia (CIELAB ΔE ≥ 20 between any two, simulated; chartData.test.ts checks all of
+ * it). Lanes 6–11 repeat them dashed, so up to 12 lanes differ in colour or line; 12 on repeat
+ * the pattern (the page warns past 8 lanes).
  */
-export const LANE_COLOURS = ['#0072B2', '#BB5511', '#9900FF', '#555544', '#000000', '#550055'];
+export const LANE_COLOURS = ['#0072B2', '#BB5511', '#9900FF', '#DD0055', '#882266', '#4433AA'];
 /** The bound's colour (drawn dashed, thinner). */
 export const BOUND_COLOUR = '#707070';
 /** The line of lanes 6–11 (solid before). */
