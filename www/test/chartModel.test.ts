@@ -110,6 +110,14 @@ describe('studyModel', () => {
     ]);
     expect(readout(m, 1, 'iter').rows[0]).toEqual({ label: 'CD-1', colour: '#0072B2', text: '−6.500 (q10–q90 −7.700 … −5.300)' });
   });
+  it("draws a dashed lane's median dashed, and its readout swatch dashed too (issue 27)", () => {
+    const s = new Study({ lanes: [{ id: 6, label: 'CD-1', claimLabel: null, stats: [] }], runs: 1, until: 10, every: 10, seed: 1 });
+    const t = s.next()!;
+    s.add(t, [{ iter: 0, sweeps: 0, atll: -10, stats: {}, ms: 0 }], 1);
+    const m = studyModel(s, [{ label: 'CD-1', colour: '#0072B2', dash: [8, 4] }], 'iter', false, null, 0);
+    expect(m.series.find((x) => x.role === 'median')?.dash).toEqual([8, 4]);
+    expect(readout(m, 0, 'iter').rows[0].dash).toEqual([8, 4]);
+  });
 });
 
 describe('numbers for people', () => {

@@ -189,7 +189,7 @@ export function studyModel(study: Study, lanes: ChartLaneStyle[], axis: Axis, wi
     }
     add('q90', `${l.label} q90`, (b) => b.q90, 1, 0.5, [2, 3]);
     add('q10', `${l.label} q10`, (b) => b.q10, 1, 0.5, [2, 3]);
-    add('median', `${l.label} median`, (b) => b.median, 2.5, 1);
+    add('median', `${l.label} median`, (b) => b.median, 2.5, 1, l.dash);
   });
   return build(raws, bound, [
     ['q975', 'q025', 0.08],
@@ -281,7 +281,7 @@ export function readout(model: ChartModel, idx: number | null, axis: Axis): { x:
       const hi = model.series.findIndex((t) => t.role === 'q90' && t.lane === s.lane);
       if (lo >= 0 && hi >= 0 && at(model.ys[i]) !== null) text += ` (q10–q90 ${formatAtll(at(model.ys[lo]))} … ${formatAtll(at(model.ys[hi]))})`;
     }
-    const dash = s.role === 'curve' && s.dash ? { dash: s.dash } : {};
+    const dash = (s.role === 'curve' || s.role === 'median') && s.dash ? { dash: s.dash } : {};
     rows.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, ...dash, text });
   });
   const x = idx !== null ? (model.x[idx] ?? null) : null;

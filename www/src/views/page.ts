@@ -63,7 +63,7 @@ export class Page {
     const run = app.studyMode() ? app.study : null;
     if (run) {
       // A study's lanes are the lanes it was made of (the page's lanes, unless it is stale).
-      const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id) }));
+      const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id), dash: laneDash(l.id) }));
       this.chart.update(studyModel(run.study, lanes, app.axis, app.wide, bound), app.axis);
     } else {
       const lanes = app.lanes.map((l) => ({
