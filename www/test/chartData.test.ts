@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, yRange } from '../src/app/chartData';
+import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, manyLanesText, yRange } from '../src/app/chartData';
 
 const a = { iter: [0, 10, 20], sweeps: [0, 10, 20], atll: [-11, -9, -8] };
 const b = { iter: [0, 20], sweeps: [0, 60], atll: [-11, -7] };
@@ -123,5 +123,13 @@ describe('lane colours', () => {
       return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
     };
     expect(d('#ff0000', '#00aa00', CVD.deuteranopia)).toBeLessThan(d('#ff0000', '#00aa00', null) / 2);
+  });
+});
+
+describe('many lanes (issue 27)', () => {
+  it('warns once past 8 lanes, saying why', () => {
+    expect(manyLanesText(8, 2)).toBeNull();
+    expect(manyLanesText(9, 2)).toMatch(/^9 lanes: past 8 the chart is hard to read .* share this machine's 2 cores/);
+    expect(manyLanesText(13, 4)).toMatch(/and again past the twelfth/);
   });
 });

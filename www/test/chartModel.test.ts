@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { collapsed } from '../src/app/curve';
 import { Study, type TrialPoint } from '../src/app/study';
 import {
   belowChart,
@@ -218,5 +219,17 @@ describe('curvesModel: AIS brackets (issue 27)', () => {
     expect(m.ys[1]).toEqual([-200, null, -120]);
     expect(likelihoodLabel([{ curve: exact, aisEvery: null, brackets: [] }])).toBeUndefined();
     expect(likelihoodLabel([{ curve: empty, aisEvery: 40, brackets: [] }])).toMatch(/AIS/);
+  });
+});
+
+describe('a collapsed lane (issue 27)', () => {
+  const curve = (atll: number[]) => ({ iter: atll.map((_, i) => i), sweeps: atll.map((_, i) => i), atll });
+  it('is one whose latest point fell more than 4 rises below its first (η = 10⁹: −3.6·10⁹)', () => {
+    expect(collapsed(curve([-11.09, -3.6e9]))).toEqual({ start: -11.09, last: -3.6e9 });
+    expect(collapsed(curve([-11.09, -8, -40]))).toEqual({ start: -11.09, last: -40 }); // rise 3.09: floor −23.45
+    expect(collapsed(curve([-11.09, -5, -18]))).toBeNull(); // CD-1's fall on Bars & Stripes stays a fall
+    expect(collapsed(curve([-11.09, -Infinity]))).toEqual({ start: -11.09, last: -Infinity });
+    expect(collapsed(curve([-11.09]))).toBeNull();
+    expect(collapsed(curve([]))).toBeNull();
   });
 });

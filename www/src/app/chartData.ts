@@ -80,3 +80,13 @@ export function laneDash(index: number): number[] | undefined {
 export function swatchBackground(colour: string, dash?: number[]): string {
   return dash ? `repeating-linear-gradient(90deg, ${colour} 0 ${dash[0]}px, transparent ${dash[0]}px ${dash[0] + dash[1]}px)` : colour;
 }
+
+/** Lanes past which the page warns: the chart repeats its six colours dashed from lane 7 on,
+ * and every lane's worker shares the machine's cores and the page's redraws. */
+export const MANY_LANES = 8;
+
+/** The one notice about many lanes (null: `n` ≤ MANY_LANES). */
+export function manyLanesText(n: number, cores: number): string | null {
+  if (n <= MANY_LANES) return null;
+  return `${n} lanes: past ${MANY_LANES} the chart is hard to read (six colours, repeated dashed from the seventh lane${n > 12 ? ' and again past the twelfth' : ''}), and the lanes share this machine's ${cores} core${cores === 1 ? '' : 's'}, so each trains slower and the page redraws less often. Remove lanes, or compare a few at a time.`;
+}

@@ -3,7 +3,7 @@
 // picker or drop — and the end point in updates or epochs), the lane picker, the chart's axis
 // and the keyboard. They call the App's actions and show its state.
 import type { App, UserFile } from '../app/app';
-import { AXIS_LABEL, type Axis } from '../app/chartData';
+import { AXIS_LABEL, type Axis, manyLanesText } from '../app/chartData';
 import { TERM_OF_KEY } from '../app/glossary';
 import { introText } from '../app/intro';
 import { missingNote, presetDescription, presetTitle, rateLabel } from '../app/presets';
@@ -352,6 +352,10 @@ export class Controls {
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;
+    const many = manyLanesText(app.lanes.length, navigator.hardwareConcurrency || 2);
+    const warn = $('#lanes-warning');
+    setText(warn, many ?? '');
+    warn.hidden = many === null;
   }
 }
 

@@ -5,7 +5,7 @@
 import type { App } from '../app/app';
 import { laneColour, laneDash, swatchBackground } from '../app/chartData';
 import { panelPart } from '../app/classroom';
-import { sweepsPerUpdate } from '../app/curve';
+import { collapsed, sweepsPerUpdate } from '../app/curve';
 import { fatalNote, type LaneHandle } from '../app/lane';
 import { loadModelInto } from '../app/modelFile';
 import { epochsDone, paceParts } from '../app/progress';
@@ -15,6 +15,7 @@ import type { LaneStatus } from '../protocol/messages';
 import { algoEntry, type OptionValue } from '../protocol/schema';
 import { $, el, setAttr, setText } from './dom';
 import { formatStat } from './format';
+import { formatValue } from './chartModel';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
 import { slug } from './png';
@@ -52,6 +53,10 @@ export class LaneCard {
   private readonly notice: HTMLElement;
   private readonly error: HTMLElement;
   private readonly restart: HTMLButtonElement;
+  /** The flag of a lane whose log-likelihood collapsed, with a Pause button. */
+  private readonly collapse: HTMLElement;
+  private readonly collapseText: HTMLElement;
+  private readonly pause: HTMLButtonElement;
   private readonly panels: LanePanel[] = [];
   private readonly ctx: PanelContext;
   /** Whether the card is on screen (its drawings wait while it is not). */
@@ -77,6 +82,10 @@ export class LaneCard {
     this.notice = el('p', { className: 'lane-notice', role: 'status', hidden: true });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
+    this.collapseText = el('span', {});
+    this.pause = el('button', { type: 'button', className: 'collapse-pause', textContent: 'Pause this lane' });
+    this.pause.addEventListener('click', () => lane.pause());
+    this.collapse = el('p', { className: 'collapsed', role: 'status', hidden: true }, '⚠ ', this.collapseText, ' ', this.pause);
     this.restart.addEventListener('click', () => app.restart(lane));
     this.el = el(
       'article',
@@ -84,6 +93,7 @@ export class LaneCard {
       el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
       this.status,
       this.studyLine,
+      this.collapse,
       this.notice,
       this.error,
       this.restart,
@@ -149,6 +159,18 @@ export class LaneCard {
     // evaluating its first point, which takes a while for large models.
     if (lane.answered < lane.sent && !load && lane.status !== 'fatal') word = busyWord(lane, this.app.dataset()?.m ?? 0, this.app.shared);
     if (lane.exact?.state === 'running' && (lane.status === 'running' || lane.status === 'ready')) word += ', waiting for its exact point';
+    // A lane whose log-likelihood collapsed (η far too large) does not say "training" plainly.
+    const fall = lane.status === 'fatal' || lane.status === 'loading' ? null : collapsed(lane.curve);
+    if (fall && lane.status === 'running') word = 'training, collapsed';
+    setAttr(this.el, 'data-collapsed', fall ? 'true' : 'false');
+    this.collapse.hidden = fall === null;
+    if (fall) {
+      setText(
+        this.collapseText,
+        `Its log-likelihood collapsed: ${formatValue(fall.last)} now, from ${formatValue(fall.start)} at its start (more than 4× its rise below where it started, off the bottom of the chart; a learning rate η far too large does this).`,
+      );
+      this.pause.hidden = lane.status !== 'running';
+    }
     const parts = [word, `update ${lane.iter.toLocaleString('en')}`];
     const ds = this.app.dataset();
     // While data loads, the numbers are the old lane's: only the download is news.
