@@ -5,6 +5,7 @@ import {
   belowChart,
   belowText,
   curvesModel,
+  cursorStep,
   FALL_SPANS,
   formatAtll,
   formatValue,
@@ -231,5 +232,22 @@ describe('a collapsed lane (issue 27)', () => {
     expect(collapsed(curve([-11.09, -Infinity]))).toEqual({ start: -11.09, last: -Infinity });
     expect(collapsed(curve([-11.09]))).toBeNull();
     expect(collapsed(curve([]))).toBeNull();
+  });
+});
+
+describe('the chart by keyboard (issue 27)', () => {
+  it('moves a cursor over the columns with the arrows (Shift: ten), Home and End; Escape leaves', () => {
+    expect(cursorStep(null, 5, 'ArrowRight')).toBe(0);
+    expect(cursorStep(null, 5, 'ArrowLeft')).toBe(4);
+    expect(cursorStep(2, 5, 'ArrowRight')).toBe(3);
+    expect(cursorStep(4, 5, 'ArrowRight')).toBe(4);
+    expect(cursorStep(0, 5, 'ArrowLeft')).toBe(0);
+    expect(cursorStep(1, 30, 'ArrowRight', true)).toBe(11);
+    expect(cursorStep(3, 30, 'ArrowLeft', true)).toBe(0);
+    expect(cursorStep(3, 30, 'Home')).toBe(0);
+    expect(cursorStep(3, 30, 'End')).toBe(29);
+    expect(cursorStep(3, 30, 'Escape')).toBeNull();
+    expect(cursorStep(null, 0, 'ArrowRight')).toBeNull();
+    expect(cursorStep(3, 30, 'a')).toBeUndefined();
   });
 });

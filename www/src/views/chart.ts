@@ -4,7 +4,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, type Axis, swatchBackground } from '../app/chartData';
-import { belowChart, belowText, type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
+import { belowChart, belowText, type ChartModel, cursorStep, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
 import { pngButton } from './png';
 
@@ -78,6 +78,37 @@ export class LikelihoodChart {
     };
     this.box.addEventListener('touchstart', touch, { passive: true });
     this.box.addEventListener('touchmove', touch, { passive: true });
+    // The keyboard reads the chart too: focus it, then ← → (Shift: ten points), Home, End move a
+    // cursor over the points and the readout (announced) says every lane's value there; Esc leaves.
+    this.box.tabIndex = 0;
+    this.box.setAttribute('role', 'group');
+    this.box.setAttribute('aria-label', 'Log-likelihood chart: use the left and right arrow keys to read every lane’s value at each point');
+    this.box.setAttribute('aria-describedby', this.readoutEl.id);
+    this.box.addEventListener('keydown', (e) => {
+      const next = cursorStep(this.cursor, this.model?.x.length ?? 0, e.key, e.shiftKey);
+      if (next === undefined) return;
+      e.preventDefault();
+      this.readoutEl.setAttribute('aria-live', 'polite');
+      this.moveCursor(next);
+    });
+  }
+
+  /** Puts the cursor at column `idx` (null: none) and says what is there. */
+  private moveCursor(idx: number | null): void {
+    const plot = this.plot;
+    const m = this.model;
+    if (!plot || !m) return;
+    if (idx === null) {
+      plot.setCursor({ left: -10, top: -10 });
+      this.cursor = null;
+      this.showReadout();
+      return;
+    }
+    const left = plot.valToPos(m.x[idx], 'x');
+    plot.setCursor({ left, top: plot.over.clientHeight / 2 });
+    // uPlot snaps to the nearest column: the keyboard's is the one asked for.
+    this.cursor = idx;
+    this.showReadout();
   }
 
   /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */

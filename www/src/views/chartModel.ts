@@ -368,3 +368,18 @@ export function likelihoodLabel(lanes: readonly { curve: Curve; aisEvery: number
   const exact = lanes.some((l) => l.curve.iter.length > 0);
   return exact ? 'average log-likelihood (lines: exact; points: AIS with RAISE–AIS bars)' : 'average log-likelihood (AIS; bars: RAISE to AIS)';
 }
+
+/** The chart cursor's next column after key `key` (arrows: one column, with Shift ten;
+ * Home/End: the ends; the first arrow from no cursor goes to the last column for ← and the
+ * first for →); undefined: not a cursor key; null: no cursor (Escape, or no columns). */
+export function cursorStep(idx: number | null, columns: number, key: string, shift = false): number | null | undefined {
+  if (key === 'Escape') return null;
+  if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(key)) return undefined;
+  if (columns === 0) return null;
+  const last = columns - 1;
+  if (key === 'Home') return 0;
+  if (key === 'End') return last;
+  const step = shift ? 10 : 1;
+  if (idx === null) return key === 'ArrowLeft' ? last : 0;
+  return Math.min(last, Math.max(0, idx + (key === 'ArrowLeft' ? -step : step)));
+}
