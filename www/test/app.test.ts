@@ -587,8 +587,23 @@ describe('App: claims judged on AIS brackets (issue 27: sdcp-mnist)', () => {
     app.applyPreset('sdcp-mnist');
     expect(app.verdicts()).toBeNull(); // no bracket yet: nothing to judge
     const side = (atll: number) => ({
-      log_z: 0, log_z_lo: 0, log_z_hi: 0, atll, atll_lo: atll - 1, atll_hi: atll + 1, method: 'ais' as const, particles: 100, betas: 1000,
-      seed: 1, rows: 10, base_log_z: 0, thresholded: true, ess: null, iter: 0, dataset: 'mnist-test', gpu: null,
+      log_z: 0,
+      log_z_lo: 0,
+      log_z_hi: 0,
+      atll,
+      atll_lo: atll - 1,
+      atll_hi: atll + 1,
+      method: 'ais' as const,
+      particles: 100,
+      betas: 1000,
+      seed: 1,
+      rows: 10,
+      base_log_z: 0,
+      thresholded: true,
+      ess: null,
+      iter: 0,
+      dataset: 'mnist-test',
+      gpu: null,
     });
     const lane = app.lanes[2];
     lane.brackets = [
@@ -599,7 +614,16 @@ describe('App: claims judged on AIS brackets (issue 27: sdcp-mnist)', () => {
     expect(calls.at(-1)).toEqual({
       preset: 'sdcp-mnist',
       end: 200,
-      bands: [{ label: lane.label, trials: 1, points: [{ iter: 0, median: -200, stats: {} }, { iter: 200, median: -110, stats: {} }] }],
+      bands: [
+        {
+          label: lane.label,
+          trials: 1,
+          points: [
+            { iter: 0, median: -200, stats: {} },
+            { iter: 200, median: -110, stats: {} },
+          ],
+        },
+      ],
     });
   });
 });

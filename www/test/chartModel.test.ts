@@ -4,8 +4,8 @@ import { Study, type TrialPoint } from '../src/app/study';
 import {
   belowChart,
   belowText,
-  curvesModel,
   cursorStep,
+  curvesModel,
   FALL_SPANS,
   formatAtll,
   formatValue,
@@ -205,7 +205,7 @@ describe('curvesModel: AIS brackets (issue 27)', () => {
     expect(readout(m, 0, 'sweeps').rows[0].text).toBe('−200.000 (AIS; bracket −202.500 … −199.500)');
   });
 
-  it('keeps the points apart (no line through them) beside another lane\'s exact curve', () => {
+  it("keeps the points apart (no line through them) beside another lane's exact curve", () => {
     const exact = { iter: [0, 20, 40], sweeps: [0, 20, 40], atll: [-210, -150, -130] };
     const m = curvesModel(
       [

@@ -117,7 +117,9 @@ describe('preset texts', () => {
     expect(pcd).toMatch(/exact log-likelihood of the training digits .* 2\^25 states .* report the mnist-test digits'/);
     const sdcp = presetDescription(preset('sdcp-mnist'), false);
     expect(sdcp).toContain('runs 1 trial;');
-    expect(sdcp).toMatch(/by AIS, and so does the page: .*the chart plots each lane's AIS estimate of the mnist-test digits every 40 updates .*100 particles × 1,000 β/);
+    expect(sdcp).toMatch(
+      /by AIS, and so does the page: .*the chart plots each lane's AIS estimate of the mnist-test digits every 40 updates .*100 particles × 1,000 β/,
+    );
     expect(sdcp).not.toMatch(/exact (average )?log-likelihood/);
     expect(presetDescription(ucd, true)).not.toMatch(/digits/);
   });

@@ -1127,3 +1127,15 @@ describe('LaneRunner: AIS every N updates (issue 27: sdcp-mnist plots its bracke
     expect(core.lanes[0].estimates).toHaveLength(2);
   });
 });
+
+describe('LaneRunner: every record’s statistics (issue 27: τ history of a live UCD lane)', () => {
+  it('sends the statistics of each record of a slice, in update order', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'limit', until: 50 });
+    runner.handle({ type: 'start' });
+    runTasks(1000);
+    const sp = of('progress').flatMap((m) => m.statPoints ?? []);
+    expect(sp.map((p) => p.iter)).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(sp.every((p) => p.stats.mean_tau === 2.5 && p.sweeps === p.iter)).toBe(true);
+  });
+});

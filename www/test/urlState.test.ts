@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { presetPlan } from '../src/app/presets';
 import { describe, expect, it } from 'vitest';
+import { presetPlan } from '../src/app/presets';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState, trialsRefusal } from '../src/app/state';
 import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/app/urlState';
 import type { OptionEntry } from '../src/generated/core';

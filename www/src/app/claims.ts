@@ -37,12 +37,12 @@ export function claimRows(p: PresetEntry, verdicts: Verdict[] | null, ctx: Claim
     const v = verdicts?.[i];
     if (v && v.claim === c.text) return { text: c.text, status: v.status, words: STATUS_WORDS[v.status], mark: MARKS[v.status], detail: v.detail };
     const detail = ctx.brackets
-      ? 'waiting for the lanes\' AIS brackets to reach the last update'
+      ? "waiting for the lanes' AIS brackets to reach the last update"
       : !ctx.studies
-      ? `the page runs this experiment as one live run per lane; \`rbm reproduce ${p.name}\` checks it on ${p.trials} trial${p.trials === 1 ? '' : 's'}`
-      : ctx.started
-        ? 'waiting for the trials'
-        : 'start the trials to check it';
+        ? `the page runs this experiment as one live run per lane; \`rbm reproduce ${p.name}\` checks it on ${p.trials} trial${p.trials === 1 ? '' : 's'}`
+        : ctx.started
+          ? 'waiting for the trials'
+          : 'start the trials to check it';
     return { text: c.text, status: 'undecided', words: STATUS_WORDS.undecided, mark: MARKS.undecided, detail };
   });
 }
@@ -67,7 +67,9 @@ export function claimsNote(p: PresetEntry, verdicts: Verdict[] | null, runs: num
  * one trial per lane, the AIS estimate at each bracketed update as its "median". The claims of
  * a preset measured by AIS (e.g. sdcp-mnist) are then judged on the live run, as `rbm
  * reproduce` judges them on its trials' AIS checkpoints. Lanes without a bracket are left out. */
-export function bracketBands(lanes: readonly { label: string | null; algo: string; brackets: readonly { iter: number; ais: { atll: number } }[] }[]): LaneBand[] {
+export function bracketBands(
+  lanes: readonly { label: string | null; algo: string; brackets: readonly { iter: number; ais: { atll: number } }[] }[],
+): LaneBand[] {
   return lanes
     .filter((l) => l.brackets.length > 0)
     .map((l) => ({ label: l.label ?? l.algo, trials: 1, points: l.brackets.map((b) => ({ iter: b.iter, median: b.ais.atll, stats: {} })) }));

@@ -1,5 +1,5 @@
 // A lane's curve: its exact log-likelihood points, kept small for drawing. No DOM here.
-import type { CurvePoint } from '../protocol/messages';
+import type { CurvePoint, StatPoint } from '../protocol/messages';
 
 /** A point series kept small: beyond `max` points, every other point is dropped. */
 export interface Curve {
@@ -54,4 +54,32 @@ export function collapsed(c: Curve): { start: number; last: number } | null {
   if (last === Number.NEGATIVE_INFINITY) return { start, last };
   const best = Math.max(...finite);
   return last < start - COLLAPSE_SPANS * Math.max(best - start, 1) ? { start, last } : null;
+}
+
+/** A lane's statistics over training (UCD's τ), one entry per record, kept small like a curve. */
+export interface StatCurve {
+  iter: number[];
+  sweeps: number[];
+  stats: Record<string, number>[];
+}
+
+export function emptyStatCurve(): StatCurve {
+  return { iter: [], sweeps: [], stats: [] };
+}
+
+/** Appends records' statistics (in update order), thinning to at most `max` entries. */
+export function appendStats(c: StatCurve, points: readonly StatPoint[], max = MAX_POINTS): void {
+  for (const p of points) {
+    const last = c.iter.length ? c.iter[c.iter.length - 1] : -1;
+    if (p.iter <= last) continue;
+    c.iter.push(p.iter);
+    c.sweeps.push(p.sweeps);
+    c.stats.push({ ...p.stats });
+    if (c.iter.length > max) {
+      const keep = (_: unknown, i: number) => i % 2 === 0 || i === c.iter.length - 1;
+      c.iter = c.iter.filter(keep);
+      c.sweeps = c.sweeps.filter(keep);
+      c.stats = c.stats.filter(keep);
+    }
+  }
 }

@@ -21,7 +21,7 @@ import {
   type ToWorker,
 } from '../protocol/messages';
 import type { OptionValue } from '../protocol/schema';
-import { appendPoints, type Curve, emptyCurve } from './curve';
+import { appendPoints, appendStats, type Curve, emptyCurve, emptyStatCurve, type StatCurve } from './curve';
 import type { LaneState } from './state';
 
 /** The part of a Worker the handle uses. */
@@ -127,6 +127,8 @@ export class LaneHandle implements LaneState {
   dataLoad: { label: string; received: number; total: number | null } | null = null;
   stats: Record<string, number> = {};
   curve: Curve = emptyCurve();
+  /** Its records' statistics over training (UCD's τ history). */
+  statCurve: StatCurve = emptyStatCurve();
   view: LaneView | null = null;
   /** The latest log-likelihood estimate (AIS / RAISE) of this lane, under way or finished. */
   estimate: EstimateReport | null = null;
@@ -468,6 +470,7 @@ export class LaneHandle implements LaneState {
 
   private clear(): void {
     this.curve = emptyCurve();
+    this.statCurve = emptyStatCurve();
     this.iter = 0;
     this.rate = 0;
     this.elapsed = 0;
@@ -569,6 +572,7 @@ export class LaneHandle implements LaneState {
       case 'progress':
         if (msg.gen !== this.gen) return;
         appendPoints(this.curve, msg.points);
+        if (msg.statPoints) appendStats(this.statCurve, msg.statPoints);
         this.iter = msg.iter;
         if (msg.rate > 0) this.rate = msg.rate;
         this.elapsed = msg.elapsed;

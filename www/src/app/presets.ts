@@ -91,7 +91,8 @@ function measureNote(p: PresetEntry): string {
 
 /** What the page's chart plots for preset `p` (its title's measure, as the page runs it). */
 export function plotsWhat(p: PresetEntry): string {
-  if (p.ais) return `each lane's AIS estimate of the ${p.eval_data ?? p.data} log-likelihood every ${p.every.toLocaleString('en')} updates (points with RAISE–AIS bars)`;
+  if (p.ais)
+    return `each lane's AIS estimate of the ${p.eval_data ?? p.data} log-likelihood every ${p.every.toLocaleString('en')} updates (points with RAISE–AIS bars)`;
   if (p.eval_data && p.eval_data !== p.data) return "each lane's exact log-likelihood of the training digits (the paper reports the test digits')";
   return "each lane's exact average log-likelihood";
 }

@@ -193,7 +193,10 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
       lane.label = value.slice(0, MAX_LABEL);
     } else if (key === 'ais_every') {
       const n = wholeNumber(value, 1, MAX_STOP);
-      if (n === null) notices.push(`"AIS every" of lane ${position + 1} (${algo}), ${shown(value)}, was ignored: it must be a whole number of updates from 1 to ${MAX_STOP}.`);
+      if (n === null)
+        notices.push(
+          `"AIS every" of lane ${position + 1} (${algo}), ${shown(value)}, was ignored: it must be a whole number of updates from 1 to ${MAX_STOP}.`,
+        );
       else lane.aisEvery = n;
     } else if (reads.has(key)) {
       const p = parseOption(reads.get(key) as OptionEntry, value);

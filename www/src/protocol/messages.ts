@@ -136,6 +136,13 @@ export interface CurvePoint {
   atll: number;
 }
 
+/** A record's statistics (e.g. UCD's `mean_tau`, over the updates since the previous record). */
+export interface StatPoint {
+  iter: number;
+  sweeps: number;
+  stats: Record<string, number>;
+}
+
 /** The core's view with its weights (W, m×n row-major), which travel as a transferred buffer. */
 export type LaneView = View & { weights: Float32Array };
 
@@ -173,6 +180,9 @@ export type FromWorker =
       elapsed: number;
       /** Statistics of the latest record (keys of the algorithm's StatSpecs). */
       stats: CoreRecord['stats'] | null;
+      /** Every record's statistics in this slice, when the algorithm reports some (UCD's τ):
+       * the page draws their history. */
+      statPoints?: StatPoint[];
       view: LaneView | null;
     }
   | { type: 'model'; gen: number; iter: number; json: string }

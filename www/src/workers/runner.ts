@@ -28,6 +28,7 @@ import {
   perSecond,
   type Rate,
   SLICE_MS,
+  type StatPoint,
   type ToWorker,
   toNextRecord,
   VIEW_MS,
@@ -351,7 +352,8 @@ export class LaneRunner {
         break;
       case 'autoEstimate':
         if (this.job?.scheduled) this.endEstimate('cancelled');
-        this.schedule = msg.every === null ? null : { every: Math.max(1, Math.floor(msg.every)), dataset: msg.dataset, settings: msg.settings, next: 0, last: -1, seq: 0 };
+        this.schedule =
+          msg.every === null ? null : { every: Math.max(1, Math.floor(msg.every)), dataset: msg.dataset, settings: msg.settings, next: 0, last: -1, seq: 0 };
         this.rewindSchedule();
         this.kick();
         break;
@@ -884,6 +886,8 @@ export class LaneRunner {
     }
     const last = r.records[r.records.length - 1];
     if (last) this.lastRecord = { iter: last.iter, sweeps: last.sweeps };
+    const statPoints: StatPoint[] = [];
+    for (const rec of r.records) if (rec.stats && Object.keys(rec.stats).length) statPoints.push({ iter: rec.iter, sweeps: rec.sweeps, stats: rec.stats });
     const msg: FromWorker = {
       type: 'progress',
       gen: this.gen,
@@ -892,6 +896,7 @@ export class LaneRunner {
       rate: perSecond(this.rate),
       elapsed: this.busy,
       stats: last ? last.stats : null,
+      ...(statPoints.length ? { statPoints } : {}),
       view: r.view,
     };
     this.host.post(msg, r.view ? [r.view.weights.buffer as ArrayBuffer] : []);

@@ -158,10 +158,13 @@ function gpuLabel(r: EstimateReport): string {
 /** Where the lane's AIS schedule stands: the bracket under way, or how many are done. */
 export function scheduleText(lane: Pick<LaneHandle, 'aisEvery' | 'brackets' | 'scheduled'>): string {
   const r = lane.scheduled;
-  if (r?.state === 'running') return `· bracket at update ${r.iter.toLocaleString('en')}: ${r.phase === 'ais' ? 'AIS' : 'RAISE'} ${formatEstimateProgress(r.done, r.total)}`;
+  if (r?.state === 'running')
+    return `· bracket at update ${r.iter.toLocaleString('en')}: ${r.phase === 'ais' ? 'AIS' : 'RAISE'} ${formatEstimateProgress(r.done, r.total)}`;
   if (r?.state === 'failed') return `· the bracket at update ${r.iter.toLocaleString('en')} failed: ${r.error ?? 'unknown error'}`;
   const n = lane.brackets.length;
   if (lane.aisEvery === null && n === 0) return '';
   const last = lane.brackets[n - 1];
-  return n ? `· ${n} bracket${n === 1 ? '' : 's'}, the latest at update ${last.iter.toLocaleString('en')}: ${formatSide(last.ais)}, ${formatSide(last.raise)}` : '· no bracket yet (the first is at update 0, once the lane runs)';
+  return n
+    ? `· ${n} bracket${n === 1 ? '' : 's'}, the latest at update ${last.iter.toLocaleString('en')}: ${formatSide(last.ais)}, ${formatSide(last.raise)}`
+    : '· no bracket yet (the first is at update 0, once the lane runs)';
 }

@@ -16,7 +16,13 @@ class DistributionPanel implements LanePanel {
   mount(container: HTMLElement): void {
     this.canvas = el('canvas', { className: 'dist', role: 'img' });
     this.caption = el('figcaption', { className: 'dist-caption' });
-    this.figure = el('figure', { hidden: true }, this.canvas, hoverReadout(this.canvas, () => this.hit), this.caption);
+    this.figure = el(
+      'figure',
+      { hidden: true },
+      this.canvas,
+      hoverReadout(this.canvas, () => this.hit),
+      this.caption,
+    );
     container.append(this.figure);
   }
 
