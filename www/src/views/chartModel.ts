@@ -135,11 +135,13 @@ export function curvesModel(lanes: (ChartLaneStyle & { curve: Curve; brackets?: 
         xs: l.curve[axis],
         ys: l.curve.atll,
       });
-    if (l.brackets?.length)
+    // A bracket whose x is unknown on this axis (sweeps not yet known) is left off.
+    const shown = (l.brackets ?? []).filter((b) => Number.isFinite(axis === 'iter' ? b.iter : b.sweeps));
+    if (shown.length)
       raws.push({
         spec: { label: `${l.label} AIS`, colour: l.colour, role: 'ais', lane: i, width: 0, alpha: 1 },
-        xs: l.brackets.map((b) => (axis === 'iter' ? b.iter : b.sweeps)),
-        ys: l.brackets.map((b) => b.ais.atll),
+        xs: shown.map((b) => (axis === 'iter' ? b.iter : b.sweeps)),
+        ys: shown.map((b) => b.ais.atll),
       });
   });
   const model = build(raws, bound, []);
@@ -150,7 +152,8 @@ export function curvesModel(lanes: (ChartLaneStyle & { curve: Curve; brackets?: 
     for (const b of l.brackets ?? []) {
       const lo = Math.min(b.raise.atll_lo, b.ais.atll_lo);
       const hi = Math.max(b.ais.atll_hi, b.raise.atll_hi);
-      if (Number.isFinite(lo) && Number.isFinite(hi)) errorBars.push({ series: s, x: axis === 'iter' ? b.iter : b.sweeps, lo, hi });
+      const x = axis === 'iter' ? b.iter : b.sweeps;
+      if (Number.isFinite(lo) && Number.isFinite(hi) && Number.isFinite(x)) errorBars.push({ series: s, x: axis === 'iter' ? b.iter : b.sweeps, lo, hi });
     }
   });
   return errorBars.length ? { ...model, errorBars } : model;

@@ -73,7 +73,7 @@ export class Controls {
   /** Where live lanes compute (shown where the browser has WebGPU). */
   private readonly compute: HTMLSelectElement;
   private rateFor: string | null = '\u0000';
-  private axesFor: Axis | null = null;
+  private axesFor: string | null = null;
   private dataSetsShown: DataSetEntry[] | null = null;
 
   constructor(
@@ -296,14 +296,28 @@ export class Controls {
   }
 
   /** The chart's axes in words, with their terms linked to the glossary. */
-  private axes(axis: Axis): void {
-    if (this.axesFor === axis) return;
-    this.axesFor = axis;
+  private axes(axis: Axis, ais = false, exact = true): void {
+    const key = `${axis}:${ais}:${exact}`;
+    if (this.axesFor === key) return;
+    this.axesFor = key;
+    // Lanes with an AIS schedule (sdcp-mnist) plot estimates of the test digits, not exact values.
+    const what = !ais
+      ? [' (exact), in nats per training pattern; the dashed line is ', termLink('bound', 'the bound')]
+      : exact
+        ? [
+            ' in nats per pattern: lines exact (training patterns), points ',
+            termLink('ais', 'AIS'),
+            ' estimates (on MNIST: of the test digits) with bars from RAISE’s lower to AIS’s upper end',
+          ]
+        : [
+            ' in nats per pattern, estimated by ',
+            termLink('ais', 'AIS'),
+            ' at the lanes’ schedule (on MNIST: of the test digits): points, with bars from RAISE’s lower to AIS’s upper end',
+          ];
     $('#chart-axes').replaceChildren(
       'Vertical: ',
       termLink('atll', 'average log-likelihood'),
-      ' (exact), in nats per training pattern; the dashed line is ',
-      termLink('bound', 'the bound'),
+      ...what,
       '. Horizontal: ',
       termLink(axis === 'sweeps' ? 'gibbs-sweep' : 'update', AXIS_LABEL[axis]),
       '.',
@@ -341,7 +355,11 @@ export class Controls {
     setText($('#preset-note'), p ? presetDescription(p, app.studyMode()) : '');
     setText($('#preset-missing'), missingNote(app.missing));
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;
-    this.axes(app.axis);
+    this.axes(
+      app.axis,
+      app.lanes.some((l) => l.aisEvery !== null || l.brackets.length > 0),
+      app.lanes.some((l) => l.curve.iter.length > 0),
+    );
     setText($('#intro'), introText(app.catalog, app.state()));
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     if (this.compute.value !== app.compute) this.compute.value = app.compute;

@@ -458,7 +458,9 @@ export class LaneRunner {
     if (this.status !== 'running' && this.status !== 'done') return;
     const iter = lane.iter;
     const rec = this.lastRecord;
-    const sweeps = rec.iter === iter ? rec.sweeps : rec.iter > 0 ? (rec.sweeps * iter) / rec.iter : 0;
+    // Gibbs sweeps at the bracket's update: its record's, else at the pace of the latest record
+    // (NaN when no record past update 0 tells the pace: the chart leaves it off the sweeps axis).
+    const sweeps = rec.iter === iter ? rec.sweeps : iter === 0 ? 0 : rec.iter > 0 ? (rec.sweeps * iter) / rec.iter : Number.NaN;
     s.last = iter;
     s.next = (Math.floor(iter / s.every) + 1) * s.every;
     s.seq += 1;
