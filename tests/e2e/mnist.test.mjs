@@ -29,6 +29,9 @@ test('AIS every N updates: a 784×30 lane (no exact curve) gets brackets at 0, 1
   assert.equal(lane.aisEvery, 10);
   assert.deepEqual(lane.atll, []); // no exact curve at 30 hidden units
   assert.match(await page.textContent('#chart-axes'), /estimated by AIS at the lanes’ schedule/);
+  assert.match(await page.textContent('#chart-note'), /each brackets its test log-likelihood by AIS \/ RAISE every 10 updates/);
+  assert.equal(await page.isVisible('#explain-ais'), true);
+  assert.equal(await page.isVisible('#explain-exact'), false);
   assert.equal(await page.$eval('article[data-lane-id="0"] input.ais-auto', (i) => i.checked), true);
   await click(page, '#run');
   await page.waitForFunction(() => window.__rbm.lanes()[0].brackets.length === 3, null, { timeout: 200_000, polling: 250 });
@@ -45,7 +48,7 @@ test('AIS every N updates: a 784×30 lane (no exact curve) gets brackets at 0, 1
     assert.ok(b.ais < 0 && b.ais > -784 * Math.LN2, JSON.stringify(b));
   }
   // The readout names the bracket of the latest point; the panel counts them.
-  await page.waitForFunction(() => /AIS; bracket −\d+\.\d{3} … −\d+\.\d{3}/.test(document.querySelector('.readout').textContent));
+  await page.waitForFunction(() => /AIS: −\d+\.\d{3} \[−\d+\.\d{3}, −\d+\.\d{3}\]/.test(document.querySelector('.readout').textContent));
   assert.match(await page.textContent('article[data-lane-id="0"] .ais-schedule'), /^· 3 brackets, the latest at update 20: AIS −\d+\.\d\d/);
   // The link keeps the schedule.
   assert.match(page.url(), /lane=pcd:ais_every=10,/);

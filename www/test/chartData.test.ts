@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, manyLanesText, yRange } from '../src/app/chartData';
+import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, manyLanesText, swatchBackground, swatchDash, yRange } from '../src/app/chartData';
 
 const a = { iter: [0, 10, 20], sweeps: [0, 10, 20], atll: [-11, -9, -8] };
 const b = { iter: [0, 20], sweeps: [0, 60], atll: [-11, -7] };
@@ -131,5 +131,16 @@ describe('many lanes (issue 27)', () => {
     expect(manyLanesText(8, 2)).toBeNull();
     expect(manyLanesText(9, 2)).toMatch(/^9 lanes: past 8 the chart is hard to read .* share this machine's 2 cores/);
     expect(manyLanesText(13, 4)).toMatch(/and again past the twelfth/);
+  });
+});
+
+describe('legend swatches of dashed lanes (issue 27)', () => {
+  it('show at least two dashes in a 10-px swatch, and solid lanes a plain colour', () => {
+    const [on, off] = swatchDash(laneDash(6)!);
+    expect(2 * (on + off)).toBeLessThanOrEqual(10);
+    expect(on).toBeGreaterThanOrEqual(2);
+    expect(off).toBeGreaterThanOrEqual(2);
+    expect(swatchBackground('#0072B2', laneDash(6))).toBe(`repeating-linear-gradient(90deg, #0072B2 0 ${on}px, transparent ${on}px ${on + off}px)`);
+    expect(swatchBackground('#0072B2', laneDash(0))).toBe('#0072B2');
   });
 });

@@ -201,8 +201,8 @@ describe('curvesModel: AIS brackets (issue 27)', () => {
     const r = modelRange(m)!;
     expect(r[0]).toBeLessThan(-202.5);
     expect(r[1]).toBeGreaterThan(-119.5);
-    expect(readout(m, null, 'sweeps').rows[0].text).toBe('−120.000 (AIS; bracket −123.500 … −119.500)');
-    expect(readout(m, 0, 'sweeps').rows[0].text).toBe('−200.000 (AIS; bracket −202.500 … −199.500)');
+    expect(readout(m, null, 'sweeps').rows[0].text).toBe('−120.000 [−123.500, −119.500]');
+    expect(readout(m, 0, 'sweeps').rows[0].text).toBe('−200.000 [−202.500, −199.500]');
   });
 
   it("keeps the points apart (no line through them) beside another lane's exact curve", () => {

@@ -76,9 +76,18 @@ export function laneDash(index: number): number[] | undefined {
   return Math.floor(index / LANE_COLOURS.length) % 2 === 1 ? LANE_DASH : undefined;
 }
 
+/** The swatches' dash: the line's pattern scaled to fit twice in a 10-px swatch (the line's own
+ * 8 + 4 px left a 10-px swatch looking solid, issue 27). */
+export function swatchDash(dash: number[]): [number, number] {
+  const scale = 5 / (dash[0] + dash[1]);
+  return [Math.max(2, Math.round(dash[0] * scale)), Math.max(2, Math.round(dash[1] * scale))];
+}
+
 /** A swatch's CSS background for a colour and dash: dashed lanes get a dashed swatch. */
 export function swatchBackground(colour: string, dash?: number[]): string {
-  return dash ? `repeating-linear-gradient(90deg, ${colour} 0 ${dash[0]}px, transparent ${dash[0]}px ${dash[0] + dash[1]}px)` : colour;
+  if (!dash) return colour;
+  const [on, off] = swatchDash(dash);
+  return `repeating-linear-gradient(90deg, ${colour} 0 ${on}px, transparent ${on}px ${on + off}px)`;
 }
 
 /** Lanes past which the page warns: the chart repeats its six colours dashed from lane 7 on,

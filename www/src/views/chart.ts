@@ -22,6 +22,9 @@ export interface ChartSettings {
   pngName?: () => string;
 }
 
+/** Tick spacings of the updates axis: whole numbers only. */
+const UPDATE_TICKS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 1e4, 2e4, 2.5e4, 5e4, 1e5, 2e5, 2.5e5, 5e5, 1e6, 2e6, 5e6, 1e7];
+
 export const LIKELIHOOD_CHART: ChartSettings = {
   yLabel: 'average log-likelihood (exact)',
   shortLabel: 'log-likelihood',
@@ -254,7 +257,14 @@ export class LikelihoodChart {
       bands: model.bands.map((b) => ({ series: [b.upper + 1, b.lower + 1] as [number, number], fill: b.fill })),
       scales: { x: { time: false } },
       axes: [
-        { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' }, values: (_u, vals) => vals.map((v) => formatX(v, axis)) },
+        {
+          label: AXIS_LABEL[axis],
+          stroke: '#333',
+          grid: { stroke: '#eee' },
+          values: (_u, vals) => vals.map((v) => formatX(v, axis)),
+          // Updates are whole: no ticks between them (a short run would repeat its labels).
+          ...(axis === 'iter' ? { incrs: UPDATE_TICKS } : {}),
+        },
         // A short chart (an embed, a phone) has room for a short label only.
         { label: this.size().height < 300 ? (this.settings.shortLabel ?? this.yLabel) : this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],

@@ -277,7 +277,7 @@ export function readout(model: ChartModel, idx: number | null, axis: Axis): { x:
       const v = at(model.ys[i]);
       const xi = idx !== null ? model.x[idx] : lastX(model.x, model.ys[i]);
       const bar = model.errorBars?.find((b) => b.series === i && b.x === xi);
-      if (v !== null && bar) text += ` (AIS; bracket ${formatAtll(bar.lo)} … ${formatAtll(bar.hi)})`;
+      if (v !== null && bar) text += ` [${formatAtll(bar.lo)}, ${formatAtll(bar.hi)}]`;
     }
     if (s.role === 'median') {
       const lo = model.series.findIndex((t) => t.role === 'q10' && t.lane === s.lane);
@@ -369,7 +369,7 @@ export function likelihoodLabel(lanes: readonly { curve: Curve; aisEvery: number
   const ais = lanes.some((l) => l.aisEvery !== null || l.brackets.length > 0);
   if (!ais) return undefined;
   const exact = lanes.some((l) => l.curve.iter.length > 0);
-  return exact ? 'average log-likelihood (lines: exact; points: AIS with RAISE–AIS bars)' : 'average log-likelihood (AIS; bars: RAISE to AIS)';
+  return exact ? 'log-likelihood (lines exact, points AIS)' : 'log-likelihood (AIS)';
 }
 
 /** The chart cursor's next column after key `key` (arrows: one column, with Shift ten;

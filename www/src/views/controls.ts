@@ -35,7 +35,7 @@ export const INLINE_EXACT_BITS = 20;
 
 /** The note under the chart when the lanes' exact curve is computed by the evaluation pool, or
  * when they cannot have one (else ''). */
-export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2): string {
+export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2, aisEvery: number | null = null): string {
   if (typeof hidden !== 'number' || typeof bits !== 'number') return '';
   const smaller = Math.min(m, hidden);
   if (smaller <= INLINE_EXACT_BITS) return '';
@@ -47,7 +47,10 @@ export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2
   }
   return (
     `No exact log-likelihood for more than ${bits} hidden units on ${m} visible units (the sum would run over 2^${smaller} states), ` +
-    'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. Their filters, samples and reconstructions below show the training.' +
+    (aisEvery !== null
+      ? `so these lanes draw no exact curve: each brackets its test log-likelihood by AIS / RAISE every ${aisEvery.toLocaleString('en')} updates (the points on the chart, training waiting for each). `
+      : 'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. ') +
+    'Their filters, samples and reconstructions below show the training.' +
     (smaller <= 30 ? ` Raise "exact up to" to ${smaller} for an exact curve computed by the page's evaluation workers (slow beyond 25).` : '')
   );
 }
@@ -365,7 +368,12 @@ export class Controls {
     if (this.compute.value !== app.compute) this.compute.value = app.compute;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
-    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
+    const every = app.lanes.find((l) => l.aisEvery !== null)?.aisEvery ?? null;
+    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers, every) : '';
+    // The explanation under the chart: exact curves, or AIS points where every lane has a schedule.
+    const aisOnly = app.lanes.length > 0 && app.lanes.every((l) => l.aisEvery !== null && l.curve.iter.length === 0);
+    $('#explain-exact').hidden = aisOnly;
+    $('#explain-ais').hidden = !aisOnly;
     setText($('#chart-note'), [app.runMessage ?? '', exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));

@@ -137,6 +137,7 @@ export class StudyView {
     const verdicts = app.verdicts();
     const lr = p.rates[app.rate] ?? p.rates[0];
     const brackets = !study && app.lanes.some((l) => l.aisEvery !== null || l.brackets.length > 0);
+    setText($('#claims-title'), brackets ? "The paper's claims, checked on this run's AIS brackets" : "The paper's claims, checked on these trials");
     const rows = claimRows(p, verdicts, { studies: study, started: run !== null, lr, brackets });
     const note = study
       ? claimsNote(p, verdicts, app.trials)
