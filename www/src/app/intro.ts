@@ -21,7 +21,9 @@ export function introText(catalog: Catalog, s: PageState): string {
   // A paper's experiment: its finding's first sentence (the whole line is under the picker).
   if (preset) {
     const finding = preset.expect.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? preset.expect;
-    return `Press Start: ${who} race on ${presetTitle(preset).replace(/^[^,]*, /, '')}, and the chart plots ${plotsWhat(preset)}. ${finding}`;
+    return `Press Start: ${who} race on ${presetTitle(preset)
+      .replace(/^[^,]*, /, '')
+      .replace(/, [^,]*log-likelihood[^,]*$/, '')}, and the chart plots ${plotsWhat(preset)}. ${finding}`;
   }
   const first =
     s.data === FIRST_SCREEN.data &&

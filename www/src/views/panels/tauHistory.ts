@@ -58,7 +58,7 @@ class TauHistoryPanel implements LanePanel {
       () => pngName(ctx.fileStem(), 'tau-history'),
       'stopping times τ over training',
     );
-    this.caption = el('p', { className: 'tau-history-caption' });
+    this.caption = el('p', { className: 'tau-caption tau-history-caption' });
     this.root = el('div', { className: 'tau-history' }, this.chart.el, this.caption);
     this.fold = new Foldable('stopping times τ over training', 'tau-history-view', ctx, this.root);
     this.fold.el.hidden = true;
