@@ -10,3 +10,11 @@ describe('the glossary (issue 27)', () => {
     for (const t of GLOSSARY) expect(t.text.length, t.id).toBeGreaterThan(60);
   });
 });
+
+describe('every algorithm of the core has its glossary entry (the lane header links it)', () => {
+  it('by its name', async () => {
+    const { catalog } = await import('./fixture');
+    const { glossaryTerm } = await import('../src/app/glossary');
+    for (const a of catalog.algorithms) expect(glossaryTerm(a.name), a.name).toBeDefined();
+  });
+});

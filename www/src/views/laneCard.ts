@@ -6,6 +6,7 @@ import type { App } from '../app/app';
 import { laneColour, laneDash, swatchBackground } from '../app/chartData';
 import { panelPart } from '../app/classroom';
 import { collapsed, sweepsPerUpdate } from '../app/curve';
+import { glossaryTerm } from '../app/glossary';
 import { fatalNote, type LaneHandle } from '../app/lane';
 import { loadModelInto } from '../app/modelFile';
 import { epochsDone, paceParts } from '../app/progress';
@@ -19,7 +20,7 @@ import { formatStat } from './format';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
 import { slug } from './png';
-import { tip } from './tips';
+import { termLink, tip } from './tips';
 
 const WORDS: Record<LaneStatus, string> = {
   loading: 'loading…',
@@ -90,7 +91,15 @@ export class LaneCard {
     this.el = el(
       'article',
       { className: 'lane' },
-      el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
+      el(
+        'header',
+        {},
+        swatch,
+        el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)),
+        // The algorithm in the glossary (MF-CD, FPCD, S-DCP, CG, CS-DCP, …).
+        ...(glossaryTerm(lane.algo) ? [termLink(lane.algo, '(glossary)')] : []),
+        remove,
+      ),
       this.status,
       this.studyLine,
       this.collapse,
