@@ -6,8 +6,8 @@
 
 use rbm_core::data::Dataset;
 use rbm_core::eval::ais::{
-    ais_evaluate, ais_log_z, raise_evaluate, AisConfig, AisResult, Plan, BLOCK_PARTICLES,
-    MAX_BETAS, MAX_PARTICLES,
+    ais_evaluate, ais_log_z, raise_evaluate, AisConfig, AisResult, Plan, Schedule, BLOCK_PARTICLES,
+    MAX_BETAS, MAX_PARTICLES, SM2008_BETAS,
 };
 use rbm_core::eval::exact;
 use rbm_core::model::{Init, Params, Rbm};
@@ -21,6 +21,7 @@ fn cfg(particles: usize, betas: usize, seed: u64) -> AisConfig {
         particles,
         betas,
         seed,
+        schedule: Default::default(),
     }
 }
 
@@ -463,6 +464,70 @@ fn grey_levels_are_evaluated_on_their_threshold_binarisation() {
         assert_eq!(f64_fields(&a), f64_fields(&b), "raise={raise}");
         assert!(!a.thresholded && b.thresholded);
     }
+}
+
+#[test]
+fn salakhutdinov_murrays_schedule_is_their_steps_and_brackets_the_exact_log_z() {
+    // Their §4.2: steps of 1/1000 to 0.5, 1/10 000 to 0.9, 1/100 000 to 1.
+    let c = AisConfig {
+        schedule: Schedule::SalakhutdinovMurray,
+        betas: SM2008_BETAS,
+        ..cfg(100, 0, 1)
+    };
+    let betas: Vec<f64> = (0..SM2008_BETAS).map(|k| c.beta(k)).collect();
+    assert_eq!(betas.len(), 14_501);
+    assert_eq!(
+        (betas[0], betas[500], betas[4_500], betas[14_500]),
+        (0.0, 0.5, 0.9, 1.0)
+    );
+    for (k, w) in betas.windows(2).enumerate() {
+        let step = if k < 500 {
+            1e-3
+        } else if k < 4_500 {
+            1e-4
+        } else {
+            1e-5
+        };
+        assert!(
+            (w[1] - w[0] - step).abs() < 1e-12,
+            "step {k}: {} → {}",
+            w[0],
+            w[1]
+        );
+    }
+    // The linear schedule is unchanged: k/K.
+    assert_eq!(cfg(100, 11, 1).beta(3), 0.3);
+    // AIS on it brackets the exact log Z over seeds; RAISE lands near the exact ATLL.
+    let rbm = Rbm::random(16, 8, 1.0, 1).unwrap();
+    let data = Dataset::builtin("bas4").unwrap();
+    let ex = exact::evaluate(&rbm, &data).unwrap();
+    for seed in 0..3 {
+        let a = ais_evaluate(&rbm, &data, AisConfig { seed, ..c }).unwrap();
+        assert!(
+            a.log_z_lo <= ex.log_z && ex.log_z <= a.log_z_hi,
+            "seed {seed}: {} outside [{}, {}]",
+            ex.log_z,
+            a.log_z_lo,
+            a.log_z_hi
+        );
+        assert!(
+            (a.log_z - ex.log_z).abs() < 0.03,
+            "seed {seed}: {} vs {}",
+            a.log_z,
+            ex.log_z
+        );
+        let r = raise_evaluate(&rbm, &data, AisConfig { seed, ..c }).unwrap();
+        assert!(
+            r.atll.is_finite() && (r.atll - ex.atll).abs() < 0.1,
+            "RAISE seed {seed}: {} vs {}",
+            r.atll,
+            ex.atll
+        );
+    }
+    // Any other number of β is refused, naming it.
+    let e = ais_evaluate(&rbm, &data, AisConfig { betas: 1000, ..c }).unwrap_err();
+    assert_eq!(e.key(), Some("betas"), "{e}");
+    assert!(e.to_string().contains("14501"), "{e}");
 }
 
 #[test]

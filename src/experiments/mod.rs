@@ -446,9 +446,9 @@ pub const PRESETS: &[Preset] = &[
         lanes: SDCP_LANES,
         rates: &[0.3, 0.5],
         rate_notes: SDCP_RATE_NOTES,
-        expect: "CD-12 and PCD-12 get stuck near −3.15 at both rates (CG escapes only at η = 0.5), while \
-S-DCP and CS-DCP climb on towards the bound at either rate and reach 90% of the way \
-sooner. Every lane spends 12 Gibbs sweeps per update (k = 12; S-DCP and CS-DCP d·K′ = 3·4), \
+        expect: "The paper reports that CD-12 and PCD-12 get stuck near −3.15 at both rates (CG escapes \
+only at η = 0.5), while S-DCP and CS-DCP climb on towards the bound at either rate and reach \
+90% of the way sooner. Every lane spends 12 Gibbs sweeps per update (k = 12; S-DCP and CS-DCP d·K′ = 3·4), \
 so updates are equal compute.",
         claims: SHIFTING_BAR_CLAIMS,
         iters: 50_000,
@@ -475,9 +475,9 @@ so updates are equal compute.",
             "the paper's smaller rate",
             "the paper's larger rate",
         ],
-        expect: "CS-DCP, S-DCP and CG end at about the same ATLL; CD-12 and PCD-12 \
-depend on the learning rate and stay below them; CS-DCP and S-DCP get 90% of the way sooner \
-(CG about 2500 epochs after CS-DCP). Every lane spends 12 Gibbs sweeps per update (k = 12; \
+        expect: "The paper reports that CS-DCP, S-DCP and CG end at about the same ATLL, that CD-12 \
+and PCD-12 depend on the learning rate and stay below them, and that CS-DCP and S-DCP get 90% \
+of the way sooner (CG about 2500 epochs after CS-DCP). Every lane spends 12 Gibbs sweeps per update (k = 12; \
 S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
         claims: BAS3_CLAIMS,
         iters: 50_000,
@@ -505,11 +505,11 @@ S-DCP and CS-DCP d·K′ = 3·4), so updates are equal compute.",
         ],
         rates: &[0.1, 0.01],
         rate_notes: &["the authors' published code", "the paper's text"],
-        expect: "CD-1 and PCD-1 rise, then diverge: their log-likelihood falls back from about update \
-1200 on. UCD keeps converging; its stopping time τ jumps where CD starts to fail (around \
-update 1200) and then falls. The paper reports a mean τ of 2.40, counting coupled steps; \
-counted as here (the first t with ξ_t = η_{t−1}) the run's mean is about 4. Compare the lanes \
-on the Gibbs-sweeps axis.",
+        expect: "The paper reports that CD-1 and PCD-1 rise, then diverge (their log-likelihood falls \
+back from about update 1200 on), while UCD keeps converging, its stopping time τ jumping where \
+CD starts to fail and then falling. The paper reports a mean τ of 2.40, counting coupled steps; \
+the page counts τ as the first t with ξ_t = η_{t−1}, so its τ is not the paper's number. \
+Compare the lanes on the Gibbs-sweeps axis.",
         claims: UCD_CLAIMS,
         iters: 10_000,
         every: 100,
@@ -537,10 +537,10 @@ on the Gibbs-sweeps axis.",
         decay: true,
         lanes: PCD_MNIST_LANES,
         rates: &[0.1],
-        rate_notes: &["ours (the best of 0.02, 0.05 and 0.1 for PCD, CD-1 and CD-10 at 50 epochs); the paper \
+        rate_notes: &["ours (chosen from 0.02, 0.05 and 0.1 on runs of PCD, CD-1 and CD-10 of 50 epochs); the paper \
 chose η per algorithm and duration on validation data and does not print it"],
-        expect: "PCD reaches the highest test log-likelihood; CD-10 beats CD-1 but costs about four \
-times as much per update (ten sweeps here); MF-CD is the worst. The paper compares at equal \
+        expect: "The paper reports that PCD reaches the highest test log-likelihood, that CD-10 beats \
+CD-1 but costs about four times as much per update (ten sweeps here), and that MF-CD is the worst. The paper compares at equal \
 training time: read the lanes against train_seconds or Gibbs sweeps, not updates.",
         claims: PCD_MNIST_CLAIMS,
         iters: 4_000,
@@ -576,10 +576,10 @@ longer runs: --iters, --every)",
         decay: false,
         lanes: SDCP_MNIST_LANES,
         rates: &[0.01],
-        rate_notes: &["the paper's small rate, where CS-DCP converges faster"],
-        expect: "At η = 0.01 CS-DCP converges fastest (it reaches 90% of its best ATLL about 100 \
-epochs before CG in the paper); after 200 epochs all algorithms reach about the same ATLL. \
-Every lane spends 24 Gibbs sweeps per update (CD-24; S-DCP and CS-DCP d·K′ = 6·4), so \
+        rate_notes: &["the paper's small rate, where the paper reports CS-DCP converging faster"],
+        expect: "The paper reports that at η = 0.01 CS-DCP converges fastest (it reaches 90% of its \
+best ATLL about 100 epochs before CG) and that after 200 epochs all algorithms reach about \
+the same ATLL. Every lane spends 24 Gibbs sweeps per update (CD-24; S-DCP and CS-DCP d·K′ = 6·4), so \
 updates are equal compute.",
         claims: SDCP_MNIST_CLAIMS,
         iters: 200,
@@ -901,6 +901,14 @@ mod tests {
                 !p.expect.is_empty() && !p.expect.contains('\n'),
                 "{}",
                 p.name
+            );
+            // What the paper found is the paper's word, never the page's (issue 27): the page's
+            // own findings come from the claims' verdicts and the lanes' numbers.
+            assert!(
+                p.expect.starts_with("The paper reports"),
+                "{}: {}",
+                p.name,
+                p.expect
             );
         }
         assert_ne!(trial_seed(1, 0), trial_seed(1, 1));

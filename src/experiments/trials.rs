@@ -394,6 +394,7 @@ impl Study {
                         particles: a.particles,
                         betas: a.betas,
                         seed: 0,
+                        schedule: Default::default(),
                     },
                 )?,
                 _ => {}
@@ -447,6 +448,7 @@ impl Study {
                     particles: a.particles,
                     betas: a.betas,
                     seed: ais_seed(seed, k),
+                    schedule: Default::default(),
                 };
                 let Some(e) = on else {
                     let r = Plan::ais(model, eval, None, cfg)?.run()?;
@@ -910,6 +912,7 @@ mod tests {
                 particles: 30,
                 betas: 30,
                 seed: ais_seed(seed, k as u64),
+                schedule: Default::default(),
             };
             let want = Plan::ais(&model, &test, None, cfg).unwrap().run().unwrap();
             assert_eq!(run.records[k].atll, Some(want.atll));

@@ -106,6 +106,7 @@ test('Share builds a link with only Start and the learning rate; its <iframe> wo
   assert.match(link, /preset=ucd-bas4/);
   assert.match(link, /&hide=[^&]*reset[^&]*$/);
   assert.doesNotMatch(link.split('&hide=')[1], /(^|,)(run|lr)(,|$)/);
+  assert.doesNotMatch(link, /trials=\d/);
   assert.match(iframe, /^<iframe src="[^"]+&amp;embed=1" width="800" height="500" [^>]*title="[^"]+"[^>]*><\/iframe>$/);
   // Copy: the clipboard gets the link (or the field is selected for Ctrl+C).
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
@@ -139,9 +140,11 @@ test('Share builds a link with only Start and the learning rate; its <iframe> wo
     await frame.waitForFunction(SETTLED, null, { timeout: 20_000 });
     const box = await frame.$eval('#chart', (c) => c.getBoundingClientRect().toJSON());
     assert.ok(box.bottom <= 500 && box.height > 100, `the chart is inside the 800×500 frame: ${JSON.stringify(box)}`);
-    // The preset runs its paper's trials: Start fills in the first lane's band.
+    // The "Only …" set gives one live run per lane (issue 27: students saw every lane frozen at
+    // update 0 while 75 trials ran): Start moves the lanes at once, and no study starts.
     await frame.click('#run');
-    await frame.waitForFunction(() => window.__rbm.study()?.lanes[0].bands.filter((b) => b !== null).length >= 3, null, { timeout: 60_000 });
+    await frame.waitForFunction(() => window.__rbm.lanes().every((l) => l.iter >= 200), null, { timeout: 60_000 });
+    assert.equal(await frame.evaluate(() => window.__rbm.study()), null);
     assert.ok(await frame.isVisible('input[id$="-lr"]'));
     assert.equal(await frame.isVisible('#seed'), false);
     assertOwnOrigin(requests, [origin, new URL(courseServer.url).origin]);
@@ -182,7 +185,7 @@ test('embed=1 in an 800×500 viewport: a small header, Start/Pause/Reset, the ch
 test('the first screen explains itself before anything runs; tips open on a tap; terms open the glossary', { timeout: 120_000 }, async () => {
   const { page, errors } = await open();
   const intro = await page.textContent('#intro');
-  assert.match(intro, /^Press Start: CD-1 and PCD .*\. Both climb .*CD-1 falls back/);
+  assert.match(intro, /^Press Start: CD-1 and PCD .*\. The UCD paper reports that CD-1’s log-likelihood rises, then falls back/);
   assert.ok(await page.isVisible('#intro'));
   assert.equal(await page.evaluate(() => window.__rbm.running()), false);
   // A "?" beside a setting shows its text in a popover when tapped.

@@ -63,6 +63,9 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
     'the GPU core was loaded for the GPU lanes',
   );
   assert.match(await page.textContent('article[data-lane-id="0"]'), /GPU \(WebGPU\): /);
+  // Slow motion traces on the CPU: a GPU lane's Step is disabled, and the panel says why.
+  assert.equal(await page.isDisabled('article[data-lane-id="0"] .panel-slowmo button.step'), true);
+  assert.match(await page.textContent('article[data-lane-id="0"] .panel-slowmo .gpu-note'), /this lane runs on the GPU/);
   await press(page, '#run');
   await waitForUpdates(page, 90, null, 240_000);
   await press(page, '#run');

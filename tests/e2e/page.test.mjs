@@ -1522,3 +1522,43 @@ test(`each lane answers Pause after each of ${BAD_INPUTS.length} bad and oversiz
   }
   await page.close();
 });
+
+// Issue 31: a link may ask for 64 lanes; 64 workers computing at once starved the page (Pause
+// never answered). Lanes beyond what the machine computes at once take turns (app/turns.ts):
+// the page says so, every lane gets its turns, and Pause stops them all with no update after
+// each lane's reply. How fast is a measurement (scripts/measure-lanes.mjs), not a test.
+test('64 lanes from a link take turns: the page says how many compute at once, each lane trains, Pause stops them all', { timeout: 300_000 }, async () => {
+  const n = 64;
+  const { page, errors } = await open(`${server.url}#data=bas4${'&lane=cd:chains=100'.repeat(n)}`);
+  assert.equal((await lanes(page)).length, n);
+  const turns = await page.evaluate(() => window.__rbm.turns());
+  assert.equal(turns.taking, true);
+  assert.ok(turns.atOnce >= 2 && turns.atOnce < n, `lanes at once: ${turns.atOnce}`);
+  assert.match(await page.textContent('#chart-note'), new RegExp(`The ${n} lanes take turns, ${turns.atOnce} computing at a time`));
+  await page.evaluate(() => document.querySelector('#run').click());
+  // Every lane gets turns: all of them move (the queue is fair), never more holding a turn than allowed.
+  const most = await page.evaluate(async (atOnce) => {
+    let most = 0;
+    while (!window.__rbm.lanes().every((l) => l.iter > 0)) {
+      most = Math.max(most, window.__rbm.turns().holding);
+      if (most > atOnce) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return most;
+  }, turns.atOnce);
+  assert.ok(most <= turns.atOnce, `${most} lanes held a turn at once`);
+  const { at, later } = await runThenPause(page, 500);
+  assert.equal(at.length, n);
+  for (const l of at) {
+    assert.equal(l.status, 'paused', `lane ${l.id}`);
+    assert.equal(l.pausedAt, l.iter, `lane ${l.id} answered Pause at update ${l.pausedAt}, then trained to ${l.iter}`);
+  }
+  assert.deepEqual(
+    later.map((l) => [l.id, l.iter]),
+    at.map((l) => [l.id, l.iter]),
+  );
+  // Paused lanes neither hold nor wait for a turn (each hands it back with its answer).
+  await page.waitForFunction(() => window.__rbm.turns().holding + window.__rbm.turns().waiting === 0, null, { timeout: 30_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

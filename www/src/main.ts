@@ -8,6 +8,7 @@ import { parts } from './app/classroom';
 import type { WorkerLike } from './app/lane';
 import { installTestHook } from './app/testHook';
 import { readTours, TOUR_TARGETS } from './app/tour';
+import { lanesAtOnce } from './app/turns';
 import { decodeState, decodeView } from './app/urlState';
 import type { Catalog, SamplerEntry, Verdict } from './generated/core';
 import { assetPath } from './protocol/data';
@@ -48,6 +49,7 @@ async function boot(): Promise<void> {
       assetUrl: (asset) => new URL(assetPath(asset), document.baseURI).href,
       evalWorkers: poolSize(navigator.hardwareConcurrency),
       trialWorkers: trialWorkers(navigator.hardwareConcurrency),
+      lanesAtOnce: lanesAtOnce(navigator.hardwareConcurrency),
       watchedWorkers: watched(newWorker),
       evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
       release: (url) => URL.revokeObjectURL(url),

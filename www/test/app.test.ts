@@ -77,6 +77,29 @@ describe('App', () => {
     ]);
   });
 
+  it('with more lanes than compute at once, the lanes take turns through their workers; fewer lanes end them', () => {
+    app = makeApp({ lanesAtOnce: 2 });
+    expect(app.turns.taking).toBe(false);
+    const c = app.addLane('cd')!;
+    expect(app.turns.taking).toBe(true);
+    const gates = (id: number) => worker(id).posted.filter((m) => m.type === 'gate');
+    for (const id of [0, 1, 2]) expect(gates(id)).toEqual([{ type: 'gate', on: true }]);
+    const turns = (id: number) => worker(id).posted.filter((m) => m.type === 'turn').length;
+    for (const id of [0, 1, 2]) worker(id).reply({ type: 'wantTurn' });
+    expect([turns(0), turns(1), turns(2)]).toEqual([1, 1, 0]);
+    worker(0).reply({ type: 'turnOver', more: true });
+    expect([turns(0), turns(1), turns(2)]).toEqual([1, 1, 1]);
+    // A lane whose worker dies holds no turn: the next lane gets it.
+    worker(1).onerror?.({ message: 'gone' } as ErrorEvent);
+    expect(turns(0)).toBe(2);
+    app.removeLane(c);
+    expect(app.turns.taking).toBe(false);
+    expect(gates(0)).toEqual([
+      { type: 'gate', on: true },
+      { type: 'gate', on: false },
+    ]);
+  });
+
   it("is running while some lane's worker says so; start and pause go to every lane", () => {
     accept(0);
     accept(1);
@@ -280,6 +303,26 @@ describe("App: the papers' MNIST experiments and the evaluation pool", () => {
     app.setLaneOption(app.lanes[3], 'lr', '0.05');
     accept(3);
     expect(app.lanes[3].exact).toBeNull();
+  });
+
+  it("watches the evaluation workers as the lanes': one that goes silent fails its evaluation, and the lane trains on", () => {
+    const watched: string[] = [];
+    app = makeApp({
+      watchedWorkers: (name) => {
+        watched.push(name);
+        const w = new FakeWorker(name);
+        workers.push(w);
+        return w;
+      },
+    });
+    app.applyPreset('pcd-mnist-25');
+    accept(0, 'running');
+    worker(0).reply({ type: 'exact', gen: 1, id: 1, iter: 0, blocks: 8, model: new Uint8Array([1]).buffer });
+    expect(watched).toContain('exact evaluation 1');
+    // The watch ends a silent worker and reports it as an error event (workerHealth.ts).
+    pool()[0].onerror?.({ message: 'the worker stopped answering for 10 s' } as ErrorEvent);
+    expect(worker(0).last('exactSkip')).toEqual({ type: 'exactSkip', gen: 1, id: 1 });
+    expect(app.lanes[0].exact).toMatchObject({ state: 'failed', message: expect.stringContaining('stopped answering') });
   });
 
   it('shows a failed evaluation on the lane and lets it train on', () => {

@@ -130,13 +130,13 @@ describe('explanations', () => {
     const text = introText(catalog, firstScreen(catalog));
     expect(text).toMatch(/^Press Start: CD-1 and PCD/);
     expect(text.split(/(?<=[.)])\s+(?=[A-Z])/)).toHaveLength(2);
-    expect(text).toMatch(/CD-1 falls back.*expected/);
+    expect(text).toMatch(/The UCD paper reports that CD-1’s log-likelihood rises, then falls back.*watch whether it does here\.$/);
   });
 
   it("a paper's experiment says what the paper found; other set-ups say what to compare", () => {
     const ucd = catalog.presets.find((p) => p.name === 'ucd-bas4')!;
     expect(introText(catalog, presetPlan(ucd, catalog, 0, 1).state)).toMatch(
-      /^Press Start: CD-1, PCD-1 and UCD race on Bars & Stripes 4x4.*\. CD-1 and PCD-1 rise, then diverge: [^.]*\.$/,
+      /^Press Start: CD-1, PCD-1 and UCD race on Bars & Stripes 4x4.*\. The paper reports that CD-1 and PCD-1 rise, then diverge [^.]*\.$/,
     );
     expect(introText(catalog, { ...firstScreen(catalog), data: 'bas3' })).toMatch(/^Press Start: CD-k and PCD-k train .*Bars & Stripes 3x3/);
     expect(introText(catalog, { ...firstScreen(catalog), lanes: [] })).toMatch(/no lane/);

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
-import type { DataSource, FromWorker, LaneConfig, ToWorker } from '../src/protocol/messages';
+import { type DataSource, type FromWorker, type LaneConfig, type ToWorker, TURN_MS } from '../src/protocol/messages';
 import { type CoreStepped, hiddenNorms } from '../src/workers/analyses';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/workers/runner';
 
@@ -1184,5 +1184,92 @@ describe('LaneRunner: AIS every N updates on a GPU lane (its updates land after 
     const done = of('estimate').filter((m) => m.scheduled && m.report.state === 'done');
     expect(done.map((m) => m.report.iter)).toEqual([0, 40, 80, 100]);
     expect(statuses().at(-1)).toBe('done');
+  });
+});
+
+describe('LaneRunner: idle while the pool evaluates', () => {
+  it("schedules no slice while it waits for the pool's exact evaluation (the pool's workers have the cores)", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, deferBlocks: 2 }));
+    runner.handle({ type: 'start' });
+    runTasks(5);
+    expect(tasks).toHaveLength(0);
+    runner.handle({ type: 'exactParts', gen: 1, id: 1, parts: new Float64Array(4) });
+    expect(tasks).toHaveLength(1);
+    runTasks(50);
+    expect(core.lanes[0].iter).toBe(10);
+    expect(tasks).toHaveLength(0);
+  });
+});
+
+describe('LaneRunner: turns (many lanes take turns to compute)', () => {
+  const turnMsgs = () => sent.filter((m) => m.type === 'wantTurn' || m.type === 'turnOver');
+
+  it('a lane that takes turns asks once, computes only during its turn, and hands it back after TURN_MS', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'gate', on: true });
+    runner.handle({ type: 'start' });
+    runTasks(20);
+    const lane = core.lanes[0];
+    expect(lane.iter).toBe(0);
+    expect(turnMsgs()).toEqual([{ type: 'wantTurn' }]);
+    runner.handle({ type: 'turn' });
+    // At least 5 ms of fake time per slice: the turn lasts TURN_MS, then goes back with work left.
+    const t0 = clock;
+    const n = runTasks(100);
+    expect(n).toBeGreaterThan(1);
+    expect(n).toBeLessThanOrEqual(TURN_MS / 5 + 1);
+    expect(clock - t0).toBeGreaterThanOrEqual(TURN_MS);
+    expect(lane.iter).toBeGreaterThan(0);
+    expect(turnMsgs()).toEqual([{ type: 'wantTurn' }, { type: 'turnOver', more: true }]);
+    const at = lane.iter;
+    runTasks(20);
+    expect(lane.iter).toBe(at); // waits for the next turn, without asking again
+    expect(turnMsgs()).toHaveLength(2);
+  });
+
+  it('Pause during a turn hands it back at once; a turn granted with nothing to do goes back at once', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'gate', on: true });
+    runner.handle({ type: 'start' });
+    runner.handle({ type: 'turn' });
+    runTasks(2);
+    runner.handle({ type: 'pause' });
+    expect(turnMsgs()).toEqual([{ type: 'wantTurn' }, { type: 'turnOver', more: false }]);
+    // Handed back with the answer, before the view of the final position (which may enumerate).
+    expect(sent.slice(-3).map((m) => m.type)).toEqual(['status', 'turnOver', 'progress']);
+    expect(statuses().at(-1)).toBe('paused');
+    // A lane waiting for a turn withdraws when paused.
+    runner.handle({ type: 'start' });
+    expect(turnMsgs().at(-1)).toEqual({ type: 'wantTurn' });
+    runner.handle({ type: 'pause' });
+    expect(turnMsgs().at(-1)).toEqual({ type: 'turnOver', more: false });
+    const at = core.lanes[0].iter;
+    runner.handle({ type: 'turn' });
+    expect(turnMsgs().at(-1)).toEqual({ type: 'turnOver', more: false });
+    expect(turnMsgs()).toHaveLength(5);
+    runTasks(20);
+    expect(core.lanes[0].iter).toBe(at);
+  });
+
+  it('computes freely again when the lanes stop taking turns, and ignores a turn then', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'gate', on: true });
+    runner.handle({ type: 'start' });
+    runner.handle({ type: 'gate', on: false });
+    runner.handle({ type: 'turn' });
+    expect(runTasks(100)).toBe(100);
+    expect(core.lanes[0].iter).toBeGreaterThan(0);
+    expect(turnMsgs()).toEqual([{ type: 'wantTurn' }]);
+  });
+
+  it('an estimate of a paused lane that takes turns waits for a turn too', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'gate', on: true });
+    runner.handle({ type: 'estimate', gen: 1, id: 1, dataset: 'bas4', settings: { particles: 10, betas: 100, seed: 1 } });
+    expect(turnMsgs()).toEqual([{ type: 'wantTurn' }]);
+    expect(tasks).toHaveLength(0);
+    runner.handle({ type: 'turn' });
+    runTasks(500);
+    expect(of('estimate').at(-1)?.report.state).not.toBe('running');
   });
 });

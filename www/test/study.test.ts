@@ -170,7 +170,8 @@ describe('Study', () => {
     expect([p.done, p.running, p.total]).toEqual([1, 1, 4]);
     // Left: lane 0's second trial (20 ms), lane 1's first half (100 ms) and second (200 ms).
     expect(p.etaMs).toBe(320);
-    expect(s.progress(2).etaMs).toBe(160);
+    // Two workers: 320 ms of work, but lane 1's second trial alone takes 200 ms.
+    expect(s.progress(2).etaMs).toBe(200);
     expect(p.fraction).toBeCloseTo((20 + 100) / (40 + 400), 12);
     expect(progressText(p)).toBe('1 of 4 trials done, 1 running (27%) — about 0 s left');
   });

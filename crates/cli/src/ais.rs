@@ -9,8 +9,8 @@ use super::common::{
 use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::ais::{
-    check_config, AisConfig, AisResult, Plan, DEFAULT_BETAS, DEFAULT_PARTICLES, MAX_BETAS,
-    MAX_PARTICLES,
+    check_config, AisConfig, AisResult, Plan, Schedule, DEFAULT_BETAS, DEFAULT_PARTICLES,
+    MAX_BETAS, MAX_PARTICLES, SM2008_BETAS,
 };
 use rbm_core::eval::exact;
 use rbm_core::schema::budget;
@@ -35,9 +35,15 @@ pub struct AisArgs {
     /// rows (fewer chains than rows: a seeded random subset of rows, one chain each)
     #[arg(long, default_value_t = DEFAULT_PARTICLES)]
     particles: usize,
-    /// Inverse temperatures β, linear from 0 to 1 with both ends included
-    #[arg(long, default_value_t = DEFAULT_BETAS)]
-    betas: usize,
+    /// Inverse temperatures β from 0 to 1, both ends included [default: 10000; with
+    /// `--schedule sm2008`, its 14501]
+    #[arg(long)]
+    betas: Option<usize>,
+    /// How the β are spaced: `linear`, or `sm2008`, Salakhutdinov & Murray's (2008, §4.2) steps
+    /// of 1/1000 to 0.5, 1/10 000 to 0.9 and 1/100 000 to 1 (14 501 β; with 100 particles, their
+    /// protocol)
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Linear)]
+    schedule: ScheduleArg,
     /// Seed (default: drawn from the system; the seed used is printed)
     #[arg(long)]
     seed: Option<u64>,
@@ -52,6 +58,22 @@ pub struct AisArgs {
     device: super::gpu::DeviceArgs,
 }
 
+/// `--schedule`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ScheduleArg {
+    Linear,
+    Sm2008,
+}
+
+impl From<ScheduleArg> for Schedule {
+    fn from(s: ScheduleArg) -> Schedule {
+        match s {
+            ScheduleArg::Linear => Schedule::Linear,
+            ScheduleArg::Sm2008 => Schedule::SalakhutdinovMurray,
+        }
+    }
+}
+
 /// What `rbm ais` prints.
 #[derive(Serialize)]
 struct Report<'a> {
@@ -61,6 +83,8 @@ struct Report<'a> {
     /// Where the particles ran: "cpu" (f64, the same bits on any thread count), or "gpu: " and
     /// the adapter (f32, log-weights in double-single; the exact values there too).
     device: String,
+    /// How the β were spaced (`linear`, `sm2008`).
+    schedule: &'static str,
     #[serde(flatten)]
     result: AisResult,
     /// Exact log Z when the smaller layer has at most 20 units.
@@ -79,10 +103,15 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
     let model = load_model(&a.model)?;
     let data = load_data(&a.data)?;
     check_fit(&model, &data)?;
+    let schedule = Schedule::from(a.schedule);
     let cfg = AisConfig {
         particles: a.particles,
-        betas: a.betas,
+        betas: a.betas.unwrap_or(match schedule {
+            Schedule::Linear => DEFAULT_BETAS,
+            Schedule::SalakhutdinovMurray => SM2008_BETAS,
+        }),
         seed: a.seed.unwrap_or_else(entropy_seed),
+        schedule,
     };
     let (m, n) = (model.m(), model.n());
     // The ranges' messages first, then the budget's (keyed by the flag), then the core's limit.
@@ -122,6 +151,7 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         visible: model.m(),
         hidden: model.n(),
         device: super::gpu::label(gpu.as_deref()),
+        schedule: schedule.name(),
         result,
         exact_log_z,
         exact_atll,

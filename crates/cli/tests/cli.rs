@@ -2500,3 +2500,39 @@ fn a_signal_during_sample_keeps_the_samples_emitted() {
     assert_eq!(left, [std::ffi::OsString::from("s.txt")]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `rbm ais --schedule sm2008`: Salakhutdinov & Murray's 14 501 β (said in the output), the
+/// exact log Z inside the bar; another β count with it is one error naming `--betas`.
+#[test]
+fn ais_runs_salakhutdinov_and_murrays_schedule() {
+    let model = Temp::new("sm2008.json", &random_model(16, 6, 0.5, 2).to_json());
+    let args = [
+        "ais",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--particles",
+        "50",
+        "--seed",
+        "3",
+    ];
+    let linear = json_lines(&args);
+    assert_eq!(
+        (linear[0]["schedule"].as_str(), f(&linear[0], "betas")),
+        (Some("linear"), 10_000.0)
+    );
+    let sm = json_lines(&[&args[..], &["--schedule", "sm2008"]].concat());
+    let r = &sm[0];
+    assert_eq!(
+        (r["schedule"].as_str(), f(r, "betas")),
+        (Some("sm2008"), 14_501.0)
+    );
+    let exact = f(r, "exact_log_z");
+    assert!(
+        f(r, "log_z_lo") <= exact && exact <= f(r, "log_z_hi"),
+        "{r}"
+    );
+    let err = error_of(&[&args[..], &["--schedule", "sm2008", "--betas", "1000"]].concat());
+    assert!(err.contains("(--betas)") && err.contains("14501"), "{err}");
+}

@@ -5,7 +5,7 @@
 //!
 //! **The same estimators.** Base model A with visible biases `b_A`, zero weights and hidden
 //! biases; `log f_β(v) = b_Aᵀv + β(b − b_A)ᵀv + Σ_j softplus(β a_j(v))`, `a(v) = c + vᵀW`;
-//! linear `β_k = k/K`, k = 0…K, K = `betas` − 1. Forward AIS (Salakhutdinov & Murray 2008, §3):
+//! the plan's `β_k` (`AisConfig::beta`: linear `k/K`, or Salakhutdinov & Murray's spacing), k = 0…K, K = `betas` − 1. Forward AIS (Salakhutdinov & Murray 2008, §3):
 //! each particle starts with an exact draw `v₀ ~ p_A` and for k = 1…K adds `log f_{β_k}(v) −
 //! log f_{β_{k−1}}(v)` to its log-weight, then (k < K) moves by `h ~ σ(β_k a)`, `v ~ σ((1−β_k)
 //! b_A + β_k(b + W h))`. RAISE (Burda, Grosse & Salakhutdinov 2015, §3): each chain starts at
@@ -82,6 +82,7 @@ pub fn log_weights(
         particles,
         betas,
         seed,
+        schedule: Default::default(),
     };
     // The CPU's checks (sizes, limits, finite base biases) are the plan's.
     plan_log_weights(dev, &Plan::ais_log_z(model, Some(base), cfg)?)
@@ -103,6 +104,7 @@ pub fn log_z(
         particles,
         betas,
         seed,
+        schedule: Default::default(),
     };
     let plan = Plan::ais_log_z(model, Some(base), cfg)?;
     plan.log_z(&blocks(&plan_log_weights(dev, &plan)?))
@@ -162,6 +164,8 @@ struct Run {
 /// dispatches, in the same order, as [`plan_log_weights`].
 pub struct Anneal {
     r: Run,
+    /// The plan's configuration (its β schedule).
+    cfg: AisConfig,
     reverse: bool,
     /// β steps (transitions with their increments) recorded so far, of `total`.
     done: usize,
@@ -196,6 +200,7 @@ impl Anneal {
         }
         Ok(Anneal {
             r,
+            cfg: *plan.config(),
             reverse: plan.is_reverse(),
             done: 0,
             total: k_total,
@@ -216,7 +221,8 @@ impl Anneal {
     pub fn advance(&mut self, max_steps: usize) -> bool {
         let r = &self.r;
         let k_total = self.total;
-        let beta = |k: usize| (k as f64 / k_total as f64) as f32;
+        let cfg = self.cfg;
+        let beta = |k: usize| cfg.beta(k) as f32;
         let end = (self.done + max_steps).min(k_total);
         for t in self.done + 1..=end {
             if self.reverse {

@@ -692,6 +692,7 @@ impl WasmLane {
             particles: particles as usize,
             betas: betas as usize,
             seed: seed as u64,
+            schedule: Default::default(),
         };
         let model = self.lane.model();
         check_ais_in_page(model, &cfg).map_err(js_err)?;

@@ -58,6 +58,7 @@ fn ais_in_the_page_is_held_to_the_page_budget() {
         particles,
         betas,
         seed: 1,
+        schedule: Default::default(),
     };
     // The page's default (100 × 1000) and its option (100 × 10 000) run.
     check_ais_in_page(&model, &ais(100, 1000)).unwrap();

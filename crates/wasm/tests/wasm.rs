@@ -520,6 +520,7 @@ fn stepped_ais_and_raise_give_the_bits_of_the_one_shot_core_runs() {
         particles: 60,
         betas: 40,
         seed: 11,
+        schedule: Default::default(),
     };
     for reverse in [false, true] {
         let want = if reverse {

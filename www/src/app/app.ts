@@ -51,8 +51,9 @@ import {
   type PageState,
   trialsRefusal,
 } from './state';
-import { curveCsv, studyCsv, studyJson } from './study';
+import { curveCsv, runCsv, runJson, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
+import { LaneTurns } from './turns';
 
 export interface AppEvents {
   /** Something shown changed: draw again (soon). */
@@ -71,7 +72,9 @@ export interface AppOptions {
   evalWorkers: number;
   /** Workers of a study's trial pool (trialPool.ts, trialWorkers). */
   trialWorkers: number;
-  /** Makes the workers that run for long, the lanes' and a study's trials' (e.g. watched by
+  /** Lanes that compute at once; more take turns (turns.ts, lanesAtOnce); default: all. */
+  lanesAtOnce: number;
+  /** Makes the workers that run for long, the lanes', a study's trials' and the evaluation pool's (e.g. watched by
    * workerHealth.ts, so that one that dies without a word is found); none: the app's factory. */
   watchedWorkers?: WorkerFactory;
   /** Asks the user a yes/no question (before an edit wipes a long run); default: yes. */
@@ -139,6 +142,8 @@ export class App {
   private pool: EvalPool | null = null;
   /** Each waiting lane's hold on its evaluation. */
   private readonly tickets = new Map<LaneHandle, EvalTicket>();
+  /** The lanes' turns when there are more than compute at once (turns.ts). */
+  readonly turns: LaneTurns<LaneHandle>;
 
   constructor(
     readonly catalog: Catalog,
@@ -146,7 +151,16 @@ export class App {
     private readonly events: AppEvents,
     options: Partial<AppOptions> = {},
   ) {
-    this.options = { assetUrl: assetPath, release: () => undefined, confirm: () => true, evalWorkers: 2, trialWorkers: trialWorkers(2), ...options };
+    this.options = {
+      assetUrl: assetPath,
+      release: () => undefined,
+      confirm: () => true,
+      evalWorkers: 2,
+      trialWorkers: trialWorkers(2),
+      lanesAtOnce: Number.POSITIVE_INFINITY, // the page passes lanesAtOnce(cores)
+      ...options,
+    };
+    this.turns = new LaneTurns<LaneHandle>(this.options.lanesAtOnce, { gate: (lane, on) => lane.gate(on), grant: (lane) => lane.grant() });
     this.dataSets = [...catalog.data_sets];
     this.laneEvents = {
       changed: () => {
@@ -157,6 +171,8 @@ export class App {
       exact: (lane, request) => this.evaluate(lane, request),
       exactStale: (lane) => this.dropTicket(lane),
       refused: (lane, error) => (lane.latestData === this.data ? this.keepUsed(lane, error.key) : this.keepData(lane, error)),
+      turn: (lane, want, more) => (want ? this.turns.want(lane) : this.turns.over(lane, more)),
+      respawned: (lane) => this.turns.replaced(lane),
     };
   }
 
@@ -168,7 +184,8 @@ export class App {
   /** A lane's record waits for its exact evaluation: the pool enumerates, the lane merges. */
   private evaluate(lane: LaneHandle, req: ExactRequest): void {
     this.dropTicket(lane);
-    this.pool ??= new EvalPool(this.factory, this.options.evalWorkers);
+    // Watched like the lanes' workers: one that goes silent fails its chunk's evaluation.
+    this.pool ??= new EvalPool(this.options.watchedWorkers ?? this.factory, this.options.evalWorkers);
     const ticket = this.pool.submit(req.model, req.blocks, {
       progress: (done, total, ahead) => {
         if (lane.exact?.id !== req.id || lane.exact.gen !== req.gen) return;
@@ -230,7 +247,10 @@ export class App {
   /** Replaces everything by `state`: every lane gets a new worker. */
   load(state: PageState): void {
     this.dropStudy();
-    for (const lane of this.lanes) lane.dispose();
+    for (const lane of this.lanes) {
+      lane.dispose();
+      this.turns.remove(lane);
+    }
     const s = cloneState(state);
     this.data = s.data;
     this.shared = s.shared;
@@ -283,6 +303,7 @@ export class App {
   private spawn(state: PageState['lanes'][number]): LaneHandle {
     const lane = new LaneHandle(state, this.options.watchedWorkers ?? this.factory, this.laneEvents);
     this.lanes.push(lane);
+    this.turns.add(lane);
     lane.limit(this.untilOf(lane));
     this.configure(lane);
     return lane;
@@ -407,9 +428,28 @@ export class App {
     this.events.download(name, curveCsv({ id: lane.id, label, status: lane.status, curve: lane.curve }, url));
   }
 
-  /** Whether `what` may wipe `lanes`' runs: yes for short runs, else the user says (rebuild.ts). */
+  /** Whether `what` may wipe `lanes`' runs and the study: yes for short runs and no study under
+   * way, else the user says (rebuild.ts). */
   mayWipe(what: string, lanes: LaneHandle[]): boolean {
-    const q = wipeQuestion(what, longRuns(lanes));
+    const q = wipeQuestion(what, longRuns(lanes)) ?? this.studyQuestion(what);
+    return q === null || this.options.confirm(q);
+  }
+
+  /** The question before `what` discards a study under way (some trial has a record past update
+   * 0 and not every trial has ended); null: nothing to ask (issue 27: an edit of η silently
+   * dropped a classroom's 75 trials). */
+  studyQuestion(what: string): string | null {
+    const run = this.study;
+    if (!run || run.status === 'done') return null;
+    const p = run.study.progress(1);
+    if (p.fraction <= 0 && p.done === 0) return null;
+    const running = p.running ? `, ${p.running} running` : '';
+    return `${what} discards the study under way (${p.done} of ${p.total} trials done${running}, ${Math.floor(100 * p.fraction)}%): its trials start again from update 0 on the next Start. Continue?`;
+  }
+
+  /** Whether `what` may discard the study under way: yes when there is none, else the user says. */
+  mayDropStudy(what: string): boolean {
+    const q = this.studyQuestion(what);
     return q === null || this.options.confirm(q);
   }
 
@@ -452,6 +492,11 @@ export class App {
   setData(name: string): void {
     const ds = this.dataSets.find((d) => d.name === name);
     if (!ds) return;
+    if (name !== this.data && !this.mayDropStudy('Changing the data set')) {
+      this.reverted.add('data');
+      this.events.changed();
+      return;
+    }
     const old = this.dataset();
     const prev = this.untils();
     if (name !== this.data) this.beforeData ??= this.state();
@@ -467,15 +512,17 @@ export class App {
     this.configureAll();
   }
 
-  /** The end point changed: the lanes learn where to stop (and a decay to it follows it). */
-  setStop(text: string): void {
+  /** The end point changed: the lanes learn where to stop (and a decay to it follows it). False
+   * when the user declined to discard the study under way. */
+  setStop(text: string): boolean {
     const t = text.trim();
     const n = Number(t);
     if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_STOP)) {
       this.settingErrors.stop = `stop at must be a whole number from 1 to ${MAX_STOP} (${this.stopUnit}), or empty to run on, got '${t}'`;
       this.events.changed();
-      return;
+      return true;
     }
+    if ((t === '' ? null : n) !== this.stop && !this.mayDropStudy('Changing "stop at"')) return false;
     delete this.settingErrors.stop;
     this.runMessage = null;
     const prev = this.untils();
@@ -483,11 +530,16 @@ export class App {
     this.dropStudy();
     for (const lane of this.follow(prev)) this.configure(lane);
     this.events.changed();
+    return true;
   }
 
   /** The end point's unit changed (the number stays: "10 updates" becomes "10 epochs"). */
   setStopUnit(unit: StopUnit): void {
     if (unit !== 'updates' && unit !== 'epochs') return;
+    if (unit !== this.stopUnit && !this.mayDropStudy("Changing the end point's unit")) {
+      this.events.changed();
+      return;
+    }
     const prev = this.untils();
     this.stopUnit = unit;
     this.dropStudy();
@@ -671,6 +723,7 @@ export class App {
 
   addLane(algo: string): LaneHandle | null {
     if (!this.catalog.algorithms.some((a) => a.name === algo)) return null;
+    if (!this.mayDropStudy('Adding a lane')) return null;
     const id = Math.max(-1, ...this.lanes.map((l) => l.id)) + 1;
     const race = this.running();
     // A new lane takes the current data's defaults (e.g. mini-batches on MNIST).
@@ -685,8 +738,10 @@ export class App {
   }
 
   removeLane(lane: LaneHandle): void {
+    if (!this.mayDropStudy(`Removing lane ${lane.id}`)) return;
     this.dropStudy();
     lane.dispose();
+    this.turns.remove(lane);
     this.lanes = this.lanes.filter((l) => l !== lane);
     this.events.changed();
   }
@@ -708,6 +763,7 @@ export class App {
     }
     if (p.value === lane.options[key] && !lane.inputErrors[key]) return true;
     if (isLive(spec) && lane.built) {
+      if (!this.mayDropStudy(`Changing ${spec.label}`)) return false;
       delete lane.inputErrors[key];
       this.dropStudy();
       lane.setLive(key, p.value);
@@ -810,27 +866,30 @@ export class App {
     this.events.changed();
   }
 
-  /** Trials per lane: a whole number from 1 to MAX_TRIALS, or empty for single live runs. */
-  setTrials(text: string): void {
+  /** Trials per lane: a whole number from 1 to MAX_TRIALS, or empty for single live runs. False
+   * when the user declined to discard the study under way. */
+  setTrials(text: string): boolean {
     const t = text.trim();
     const n = Number(t);
     if (t !== '' && !(/^\d+$/.test(t) && n >= 1 && n <= MAX_TRIALS)) {
       this.settingErrors.trials = `trials per lane must be a whole number from 1 to ${MAX_TRIALS}, or empty for one live run per lane, got '${t}'`;
       this.events.changed();
-      return;
+      return true;
     }
     const refused = t === '' ? null : trialsRefusal(this.dataset());
     if (refused) {
       this.settingErrors.trials = refused;
       this.trials = null;
       this.events.changed();
-      return;
+      return true;
     }
+    if ((t === '' ? null : n) !== this.trials && !this.mayDropStudy('Changing trials per lane')) return false;
     delete this.settingErrors.trials;
     this.dropStudy();
     this.studyMessage = null;
     this.trials = t === '' ? null : n;
     this.events.changed();
+    return true;
   }
 
   /** Downloads every trial's curve and statistics (CSV or JSON), with the page's address in
@@ -839,7 +898,19 @@ export class App {
     const run = this.study;
     if (!run) return;
     const name = `rbm-study-${this.preset ?? this.data}-seed${run.study.plan.seed}-${run.study.plan.runs}trials.${kind}`;
-    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url));
+    this.events.download(name, kind === 'csv' ? studyCsv(run.study, url) : studyJson(run.study, url, this.verdicts() ?? []));
+  }
+
+  /** Downloads the run's records: the study's when there is one, else every live lane's curve
+   * (CSV or JSON), with the page's address `url` in the file (issue 27: live runs had none). */
+  exportRun(kind: 'csv' | 'json', url: string): void {
+    if (this.study) {
+      this.exportStudy(kind, url);
+      return;
+    }
+    const lanes = this.lanes.map((l) => ({ id: l.id, label: this.laneTitle(l), status: l.status, curve: l.curve, algo: l.algo, options: { ...l.options } }));
+    const name = `rbm-run-${this.preset ?? this.data}-seed${this.shared.seed ?? 'none'}-${lanes.length}lanes.${kind}`;
+    this.events.download(name, kind === 'csv' ? runCsv(lanes, url) : runJson(lanes, url));
   }
 
   /** Where the lanes compute now: PageState.compute, `auto` resolved for the data's size. */
@@ -900,6 +971,10 @@ export class App {
   /** Replaces every lane: the page becomes the paper's experiment `name` at its rate `rateIndex`,
    * or the first screen (null), keeping the seed. */
   applyPreset(name: string | null, rateIndex = 0): void {
+    if (!this.mayDropStudy('Choosing another experiment')) {
+      this.events.changed();
+      return;
+    }
     const seed = this.shared.seed ?? null;
     const p = this.catalog.presets.find((x) => x.name === name);
     if (!p) {
@@ -915,6 +990,10 @@ export class App {
   applyRate(rateIndex: number): void {
     const p = this.catalog.presets.find((x) => x.name === this.preset);
     if (!p || !(rateIndex >= 0 && rateIndex < p.rates.length)) return;
+    if (rateIndex !== this.rate && !this.mayDropStudy('Changing the learning rate of every lane')) {
+      this.events.changed();
+      return;
+    }
     this.rate = rateIndex;
     for (const lane of this.lanes) {
       if (!('lr' in lane.options)) continue;

@@ -46,6 +46,7 @@ const RUN_PARTS: Part[] = [
 ];
 const PAGE_CONTROLS: Part[] = [
   { key: 'preset', label: 'Paper experiments', group: 'settings' },
+  { key: 'trials', label: 'Trials per lane', group: 'settings' },
   { key: 'data', label: 'Data set (and your own files)', group: 'settings' },
 ];
 const LATE_CONTROLS: Part[] = [

@@ -47,6 +47,11 @@ export interface LaneEvents {
   exactStale?(lane: LaneHandle): void;
   /** The core refused the latest configuration; the lane keeps training on `accepted`. */
   refused?(lane: LaneHandle, error: ErrorInfo): void;
+  /** Lanes taking turns (turns.ts): the lane asks for a turn (`want`), or hands its turn back
+   * (`more`: it waits for the next). */
+  turn?(lane: LaneHandle, want: boolean, more: boolean): void;
+  /** The lane's worker was replaced: what the old one held or asked for is void. */
+  respawned?(lane: LaneHandle): void;
 }
 
 /** A lane's request for the exact evaluation of its record at update `iter`. */
@@ -182,6 +187,8 @@ export class LaneHandle implements LaneState {
   private dataset = '';
   private source: DataSource | null = null;
   private until: number | null = null;
+  /** Whether the lane takes turns with the others (turns.ts). */
+  private gated = false;
 
   constructor(
     state: LaneState,
@@ -201,12 +208,26 @@ export class LaneHandle implements LaneState {
     w.onmessage = (e) => this.receive(e.data);
     w.onerror = (e) => {
       e.preventDefault?.();
+      this.events.turn?.(this, false, false); // a dead worker holds no turn
       this.status = 'fatal';
       this.message = `the lane's worker failed: ${e.message || 'unknown error'}`;
       this.events.changed(this);
     };
     if (this.until !== null) w.postMessage({ type: 'limit', until: this.until });
+    if (this.gated) w.postMessage({ type: 'gate', on: true });
     return w;
+  }
+
+  /** Tells the worker whether to take turns. */
+  gate(on: boolean): void {
+    if (on === this.gated) return; // a new worker learns it in `spawn`
+    this.gated = on;
+    this.post({ type: 'gate', on });
+  }
+
+  /** Gives the worker a turn. */
+  grant(): void {
+    this.post({ type: 'turn' });
   }
 
   private post(msg: ToWorker): void {
@@ -445,6 +466,7 @@ export class LaneHandle implements LaneState {
     this.clear();
     this.dataLoad = null;
     this.worker = this.spawn();
+    this.events.respawned?.(this);
     if (this.config) this.configure(this.config, this.dataset, this.source);
     this.events.changed(this);
   }
@@ -635,6 +657,12 @@ export class LaneHandle implements LaneState {
         return; // for the trial pool, not a lane
       case 'pong':
         return; // for the health check (workerHealth.ts)
+      case 'wantTurn':
+        this.events.turn?.(this, true, false);
+        return;
+      case 'turnOver':
+        this.events.turn?.(this, false, msg.more);
+        return;
     }
     this.events.changed(this);
   }

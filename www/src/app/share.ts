@@ -13,6 +13,9 @@ export interface ShareChoice {
   embed: boolean;
   /** A guided tour the link opens, or null. */
   tour: string | null;
+  /** Whether the link keeps the page's trials per lane (Start runs a study); false: one live
+   * run per lane, what a class sees move at once (absent: kept). */
+  study?: boolean;
 }
 
 export interface ShareLinks {
@@ -24,6 +27,7 @@ export interface ShareLinks {
 /** The links of `state` with `choice`, on the page at `href` (its hash is replaced). */
 export function shareLinks(catalog: Catalog, state: PageState, choice: ShareChoice, href: string, title: string): ShareLinks {
   const base = pageBase(href);
+  if (choice.study === false) state = { ...state, trials: null };
   // Nothing hidden in the full layout needs no `hide=`; the compact one always lists its parts.
   const url = (view: ViewFlags) => `${base}#${encodeState(catalog, state, { ...view, hide: view.hide?.length || view.embed ? view.hide : null })}`;
   const embedLink = url({ hide: choice.hide, embed: true, tour: choice.tour });

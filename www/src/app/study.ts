@@ -10,7 +10,7 @@
 // to the right as the first trials advance and fills in as more arrive. Trials are handed out
 // trial-major, the lanes interleaved (trial 0 of every lane, then trial 1 of every lane, …),
 // so every lane's band grows together.
-import type { Aggregate, BandPoint, LaneBand, StatSpec } from '../generated/core';
+import type { Aggregate, BandPoint, LaneBand, StatSpec, Verdict } from '../generated/core';
 import type { TrialTaus } from '../protocol/messages';
 import type { Curve } from './curve';
 
@@ -219,6 +219,10 @@ export class Study {
   readonly checkpoints: number[];
   /** Bands per lane, recomputed when points arrive (`bands(lane)`). */
   private cache = new Map<number, (Band | null)[]>();
+  /** The largest share of the work `progress` has said so far: the share it says never goes
+   * back when a lane's measured cost changes the weights (issue 27: the percentage went
+   * backwards). Reset when a trial is requeued (its work is undone). */
+  private shownFraction = 0;
 
   constructor(readonly plan: StudyPlan) {
     this.trials = plan.lanes.map((_, lane) =>
@@ -255,6 +259,7 @@ export class Study {
     t.state = 'queued';
     t.points = [];
     t.ms = 0;
+    this.shownFraction = 0;
     this.cache.delete(t.lane);
   }
 
@@ -321,6 +326,9 @@ export class Study {
     let workDone = 0;
     let workLeft = 0;
     let msLeft = 0;
+    // The longest single trial left: no number of workers finishes sooner than it (a study's
+    // last trial runs alone; dividing by the workers alone promised too little time).
+    let longest = 0;
     let measured = true;
     const until = Math.max(1, this.plan.until);
     for (const [lane, ts] of this.trials.entries()) {
@@ -335,10 +343,14 @@ export class Study {
         const w = perUpdate ?? 1;
         workDone += w * at;
         workLeft += w * (until - at);
-        if (perUpdate !== null) msLeft += perUpdate * (until - at);
+        if (perUpdate !== null) {
+          msLeft += perUpdate * (until - at);
+          longest = Math.max(longest, perUpdate * (until - at));
+        }
       }
     }
-    const fraction = workDone + workLeft > 0 ? workDone / (workDone + workLeft) : 0;
+    const fraction = Math.max(this.shownFraction, workDone + workLeft > 0 ? workDone / (workDone + workLeft) : 0);
+    this.shownFraction = fraction;
     const finished = done + failed === total;
     return {
       done,
@@ -346,7 +358,7 @@ export class Study {
       failed,
       total,
       fraction: finished ? 1 : fraction,
-      etaMs: finished ? 0 : measured ? msLeft / Math.max(1, workers) : null,
+      etaMs: finished ? 0 : measured ? Math.max(msLeft / Math.max(1, workers), longest) : null,
     };
   }
 
@@ -423,7 +435,11 @@ export function laneStudyLine(study: Study, id: number): string {
   const failed = ts.filter((t) => t.state === 'failed').length;
   const diverged = ts.filter((t) => t.diverged).length;
   const parts = [`trials: ${done} of ${ts.length} done`];
-  if (running) parts.push(`${running} running`);
+  // The trials under way move while the lane's own worker waits at update 0 (issue 27).
+  const at = ts
+    .filter((t) => t.state === 'running')
+    .map((t) => `trial ${t.index + 1} at update ${(t.points[t.points.length - 1]?.iter ?? 0).toLocaleString('en')}`);
+  if (running) parts.push(`${running} running (${at.join(', ')})`);
   if (diverged) parts.push(`${diverged} diverged`);
   if (failed) parts.push(`${failed} failed (${ts.find((t) => t.state === 'failed')?.message ?? ''})`);
   const bands = study.bands(lane);
@@ -498,14 +514,58 @@ export function curveCsv(lane: CurveLane, url: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The study as JSON: the page's state (URL), the plan, every trial's records and every band. */
-export function studyJson(study: Study, url: string): string {
+/**
+ * Every live lane's curve as one CSV (the rows of `curveCsv`, lane after lane), with the page's
+ * state in its first line: what a run without trials exports (issue 27).
+ */
+export function runCsv(lanes: CurveLane[], url: string): string {
+  const lines = [csvComment(`run: ${lanes.length} lane${lanes.length === 1 ? '' : 's'}, one live run each`, url), 'lane,label,state,iter,sweeps,atll'];
+  for (const lane of lanes) {
+    const c = lane.curve;
+    for (const [i, iter] of c.iter.entries()) lines.push([lane.id, lane.label, lane.status, iter, c.sweeps[i], c.atll[i]].map(csvField).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A live lane as the run's JSON names it: its algorithm and options too. */
+export interface RunLane extends CurveLane {
+  algo: string;
+  options: Record<string, number | string | null>;
+}
+
+/** Every live lane's records as JSON, with the page's state (URL) and each lane's algorithm and
+ * options; numbers in full (non-finite ones as strings). */
+export function runJson(lanes: RunLane[], url: string): string {
+  const num = (v: number) => (Number.isFinite(v) ? v : String(v));
+  return JSON.stringify(
+    {
+      made_by: 'RBM Playground',
+      url,
+      lanes: lanes.map((l) => ({
+        id: l.id,
+        label: l.label,
+        algo: l.algo,
+        status: l.status,
+        options: l.options,
+        records: l.curve.iter.map((iter, i) => ({ iter, sweeps: l.curve.sweeps[i], atll: num(l.curve.atll[i]) })),
+      })),
+    },
+    null,
+    1,
+  );
+}
+
+/** The study as JSON: the page's state (URL), the plan, every trial's records and every band,
+ * and the paper's claims with their verdicts on these bands and the numbers behind each (the
+ * core's `evaluateClaims`; empty without a preset with claims). */
+export function studyJson(study: Study, url: string, claims: Verdict[] = []): string {
   const num = (v: number) => (Number.isFinite(v) ? v : String(v));
   return JSON.stringify(
     {
       made_by: 'RBM Playground',
       url,
       plan: study.plan,
+      claims: claims.map((v) => ({ claim: v.claim, status: v.status, holds: v.holds, trials: v.trials, detail: v.detail })),
       checkpoints: study.checkpoints,
       lanes: study.plan.lanes.map((l, i) => ({
         id: l.id,

@@ -114,12 +114,16 @@ export interface TestHook {
   dataSets(): string[];
   /** Whether the page has drawn every change so far (it draws in the next animation frame). */
   drawn(): boolean;
+  /** The lanes' turns (turns.ts): how many compute at once, whether they take turns, and how
+   * many hold or wait for a turn now. */
+  turns(): { atOnce: number; taking: boolean; holding: number; waiting: number };
 }
 
 export function installTestHook(app: App, drawn: () => boolean): TestHook {
   const hook: TestHook = {
     drawn,
     ready: false,
+    turns: () => ({ atOnce: app.turns.capacity, taking: app.turns.taking, holding: app.turns.holders, waiting: app.turns.waiting }),
     study: () => {
       const run = app.study;
       if (!run) return null;

@@ -6,7 +6,8 @@
 //   - `run`: "start", "pause" or "reset";
 //   - `highlight`: a part of the page to point at (a `data-part` name, classroom.ts), in lane
 //     `lane` (its position) when given;
-//   - `watch`: an update number the step waits for (training runs; Next stays available);
+//   - `watch`: an update number the step waits for (training runs; Next stays available): the
+//     lane `lane` reaching it when the step names one, else every lane (the slowest);
 //   - `text`: what to notice (required).
 // A state that is already the page's is not loaded again (the lanes keep training); only the
 // axis changing keeps them too.
@@ -46,6 +47,25 @@ export interface StepPlan {
   /** Only the axis changes (the lanes keep their curves). */
   axis: Axis | null;
   run: TourStep['run'] | null;
+}
+
+/** The update a step's watch has reached: lane `lane`'s (by position) when the step names one,
+ * else the slowest lane's — a step that talks about the lanes waits for all of them, never only
+ * the fastest (issue 27: the UCD tour said ✓ while UCD was at update 306). */
+export function watchedIter(step: Pick<TourStep, 'lane'>, lanes: readonly { iter: number }[]): number {
+  if (step.lane !== undefined) return lanes[step.lane]?.iter ?? 0;
+  return lanes.length ? Math.min(...lanes.map((l) => l.iter)) : 0;
+}
+
+/** The watch line of a step (empty without a watch); `who` names the watched lane(s). */
+export function watchText(step: TourStep, lanes: readonly { iter: number }[], who: string): string {
+  if (!step.watch) return '';
+  const iter = watchedIter(step, lanes);
+  const n = step.watch.toLocaleString('en');
+  const Who = who.charAt(0).toUpperCase() + who.slice(1);
+  return iter >= step.watch
+    ? `✓ ${Who} ${step.lane === undefined ? 'have' : 'has'} passed update ${n}.`
+    : `Watching until ${who} ${step.lane === undefined ? 'reach' : 'reaches'} update ${n}: now at ${iter.toLocaleString('en')}.`;
 }
 
 /** The link's parts: [key, raw value] in order. */

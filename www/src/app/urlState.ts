@@ -27,6 +27,7 @@ import type { Catalog, OptionEntry } from '../generated/core';
 import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions, viewOptions } from '../protocol/schema';
 import type { Axis } from './chartData';
 import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
+import { presetPlan } from './presets';
 import { STOP_UNITS, type StopUnit } from './progress';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState, trialsRefusal } from './state';
 
@@ -211,10 +212,10 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
 
 /** The state a hash describes (with or without its '#'), and a notice per ignored value. */
 export function decodeState(catalog: Catalog, hash: string): Decoded {
-  const state = firstScreen(catalog);
   const { text, notice } = bounded(hash);
   const notices: string[] = notice === null ? [] : [notice];
-  if (text === '') return { state, notices };
+  if (text === '') return { state: firstScreen(catalog), notices };
+  const state = presetBase(catalog, text) ?? firstScreen(catalog);
   const lanes: LaneState[] = [];
   let noLanes = false;
   let noData = false;
@@ -327,6 +328,30 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   // Lanes from the link when it has usable ones (or says it has none); else the first screen's.
   if (lanes.length > 0 || noLanes) state.lanes = uniqueIds(lanes, notices);
   return { state, notices };
+}
+
+/**
+ * The state a link that names a paper experiment but no lanes starts from: the whole preset
+ * (its data, settings, lanes, end point and trials, at the link's rate), as the picker sets it
+ * up (issue 27: `#preset=ucd-bas4` alone kept the first screen's lanes under the UCD note).
+ * The link's other values then apply on top. Null: the link lists lanes (or none) or names no
+ * known preset.
+ */
+function presetBase(catalog: Catalog, text: string): PageState | null {
+  const values = new Map<string, string>();
+  for (const part of text.split('&')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = decodeAtom(part.slice(0, eq));
+    const value = decodeAtom(part.slice(eq + 1));
+    if (key === 'lane' || key === 'lanes') return null;
+    if (key !== null && value !== null && (key === 'preset' || key === 'rate')) values.set(key, value);
+  }
+  const p = catalog.presets.find((x) => x.name === values.get('preset'));
+  if (!p) return null;
+  const rate = wholeNumber(values.get('rate') ?? '0', 0, p.rates.length - 1) ?? 0;
+  const first = firstScreen(catalog);
+  return presetPlan(p, catalog, rate, first.shared.seed ?? null).state;
 }
 
 /** Gives a lane whose id another lane already has the next free id (above the largest; the

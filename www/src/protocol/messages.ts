@@ -120,7 +120,12 @@ export type ToWorker =
   /** Trial worker: drop trial `id` (if it is the one under way). */
   | { type: 'trialStop'; id: number }
   /** Trial worker: hold (or resume) the trial under way. */
-  | { type: 'trialPause'; paused: boolean };
+  | { type: 'trialPause'; paused: boolean }
+  /** Lanes take turns (app/turns.ts): with `on`, the lane computes only during a turn and asks
+   * for one (`wantTurn`); without, it computes freely. */
+  | { type: 'gate'; on: boolean }
+  /** A turn: compute for about TURN_MS of slices, then hand it back (`turnOver`). */
+  | { type: 'turn' };
 
 /** What a lane continued from a model file: the file's name, and the configuration it runs
  * with (the recorded per-lane options included). */
@@ -216,7 +221,11 @@ export type FromWorker =
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
   | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean }
   /** The answer to `ping` (any worker, even before its core loads). */
-  | { type: 'pong'; id: number };
+  | { type: 'pong'; id: number }
+  /** A lane that takes turns has work (training, an estimate, an analysis) and asks for a turn. */
+  | { type: 'wantTurn' }
+  /** A lane hands its turn back; `more`: it has work left and waits for the next. */
+  | { type: 'turnOver'; more: boolean };
 
 /** The stopping times τ of a trial's latest update `iter`, as counts by τ (UCD's trials). */
 export interface TrialTaus {
@@ -235,6 +244,9 @@ export interface TrialRecord {
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */
 export const SLICE_MS = 40;
+
+/** Wall-clock length of a lane's turn when lanes take turns (app/turns.ts): a few slices. */
+export const TURN_MS = 2 * SLICE_MS;
 
 /** Minimum time between two views of the model for the panels. */
 export const VIEW_MS = 250;

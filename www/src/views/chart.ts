@@ -6,7 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, type Axis, swatchBackground } from '../app/chartData';
 import { belowChart, belowText, type ChartModel, cursorStep, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
-import { pngButton } from './png';
+import { type LegendItem, type PngFrame, pngButton } from './png';
 
 /** How a chart looks. */
 export interface ChartSettings {
@@ -20,6 +20,8 @@ export interface ChartSettings {
   maxHeight: number;
   /** The name of the chart's PNG file (none: no PNG button). */
   pngName?: () => string;
+  /** The PNG's title and last line (the page's address); none: the PNG is the canvas alone. */
+  pngTitle?: () => { title: string; footer?: string };
 }
 
 /** Tick spacings of the updates axis: whole numbers only. */
@@ -67,7 +69,14 @@ export class LikelihoodChart {
       this.unzoom,
     );
     root.append(this.zoomBar, this.box, this.belowEl, this.readoutEl);
-    if (settings.pngName) root.append(el('div', { className: 'mini-tools' }, pngButton(this.box, settings.pngName, 'the chart')));
+    if (settings.pngName)
+      root.append(
+        el(
+          'div',
+          { className: 'mini-tools' },
+          pngButton(this.box, settings.pngName, 'the chart', () => this.pngFrame()),
+        ),
+      );
     this.box.addEventListener('dblclick', () => this.setZoom(null));
     // A tap (or a finger moving) on a phone moves the cursor, as hovering does with a mouse.
     const touch = (e: TouchEvent) => {
@@ -179,6 +188,23 @@ export class LikelihoodChart {
     const embed = document.documentElement.classList.contains('embed');
     const cap = embed ? Math.min(maxHeight, Math.max(140, window.innerHeight - 265)) : maxHeight;
     return { width, height: Math.round(Math.min(cap, Math.max(Math.min(minHeight, cap), width * 0.42))) };
+  }
+
+  /** The PNG's frame: the title, and a legend of every lane (its colour, dash, name and latest
+   * value, as the readout says) with the bound and the bands, so the file stands alone. */
+  private pngFrame(): PngFrame | null {
+    const m = this.model;
+    const t = this.settings.pngTitle?.();
+    if (!m || !t) return null;
+    const legend: LegendItem[] = readout(m, null, this.axis).rows.map((row) => {
+      const s = m.series.find(
+        (x) => x.colour === row.colour && (x.role === 'curve' || x.role === 'median' || x.role === 'bound') && x.label.startsWith(row.label),
+      );
+      const dash = row.dash ?? s?.dash;
+      return { text: `${row.label}: ${row.text}`, colour: row.colour, ...(dash ? { dash } : {}) };
+    });
+    if (m.bands.length) legend.push({ text: 'shaded: each lane’s q10–q90 band across trials', colour: m.bands[0].fill, fill: true });
+    return { title: `${t.title} (${this.yLabel} against ${AXIS_LABEL[this.axis]})`, legend, ...(t.footer ? { footer: t.footer } : {}) };
   }
 
   /** Every lane's value at the cursor (or, without one, at its last point). */

@@ -5,10 +5,11 @@
 import type { App, UserFile } from '../app/app';
 import { AXIS_LABEL, type Axis, manyLanesText } from '../app/chartData';
 import { TERM_OF_KEY } from '../app/glossary';
-import { introText } from '../app/intro';
+import { introText, runFindings, verdictCounts } from '../app/intro';
 import { missingNote, presetDescription, presetTitle, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
 import { type Compute, dataFamily, trialsRefusal } from '../app/state';
+import { turnsNote } from '../app/turns';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
 import { formatValue, sharedOptions } from '../protocol/schema';
@@ -173,7 +174,8 @@ export class Controls {
     });
 
     this.run.addEventListener('click', () => app.toggle());
-    $('#reset').addEventListener('click', () => app.reset());
+    // Reset discards a study under way: asked first (a long live run's Reset is the button's own word).
+    $('#reset').addEventListener('click', () => app.mayDropStudy('Reset') && app.reset());
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) {
       radio.addEventListener('change', () => app.setAxis(radio.value as Axis));
     }
@@ -331,6 +333,26 @@ export class Controls {
     chart.setAttribute('aria-describedby', 'chart-axes');
   }
 
+  /** What this run or study shows so far, from its numbers (rewritten on every draw). */
+  private findings(): string {
+    const app = this.app;
+    const run = app.study;
+    if (!run)
+      return runFindings(
+        app.lanes.map((l) => ({ label: app.laneTitle(l), iter: l.curve.iter, atll: l.curve.atll })),
+        null,
+      );
+    const verdicts = app.verdicts();
+    if (verdicts) return runFindings([], verdictCounts(verdicts));
+    const medians = run.study.plan.lanes.map((l, i) => {
+      const bands = run.study.bands(i);
+      const n = bands.indexOf(null);
+      const got = (n < 0 ? bands : bands.slice(0, n)) as NonNullable<(typeof bands)[number]>[];
+      return { label: `${l.label} (median)`, iter: got.map((b) => b.iter), atll: got.map((b) => b.median) };
+    });
+    return runFindings(medians, null).replace(/^This run/, 'This study');
+  }
+
   update(): void {
     const app = this.app;
     this.syncDataSets();
@@ -364,6 +386,7 @@ export class Controls {
       app.lanes.some((l) => l.curve.iter.length > 0),
     );
     setText($('#intro'), introText(app.catalog, app.state()));
+    setText($('#findings'), this.findings());
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     if (this.compute.value !== app.compute) this.compute.value = app.compute;
     setText(this.dataNote, this.dataStatus());
@@ -374,7 +397,9 @@ export class Controls {
     const aisOnly = app.lanes.length > 0 && app.lanes.every((l) => l.aisEvery !== null && l.curve.iter.length === 0);
     $('#explain-exact').hidden = aisOnly;
     $('#explain-ais').hidden = !aisOnly;
-    setText($('#chart-note'), [app.runMessage ?? '', exact].filter((t) => t !== '').join(' '));
+    // Not in the compact embed, where the chart must fit a course page's frame.
+    const turns = app.view.embed ? '' : turnsNote(app.lanes.length, app.turns.capacity);
+    setText($('#chart-note'), [app.runMessage ?? '', turns, exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;

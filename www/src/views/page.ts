@@ -21,12 +21,23 @@ export class Page {
   private readonly chart = new LikelihoodChart($('#chart'), {
     ...LIKELIHOOD_CHART,
     pngName: () => pngName(this.app.preset ?? this.app.data, this.app.studyMode() ? 'trials' : '', 'log-likelihood'),
+    pngTitle: () => ({ title: this.chartTitle(), footer: `Made with RBM Playground: ${window.location.href}` }),
   });
   private readonly lanesEl = $('#lanes');
   private readonly cards = new Map<LaneHandle, LaneCard>();
   private frame = 0;
   /** Called after every draw (e.g. the guided tour's progress). */
   readonly onRender: (() => void)[] = [];
+
+  /** The chart's title in its PNG: the experiment, and whether it is one run or trials' medians. */
+  private chartTitle(): string {
+    const app = this.app;
+    const p = app.catalog.presets.find((x) => x.name === app.preset);
+    const what = p ? `${p.title} (${p.paper})` : `RBM Playground, ${app.dataset()?.description ?? app.data}`;
+    const run = app.study;
+    const how = run ? `medians of ${run.study.plan.runs} trial${run.study.plan.runs === 1 ? '' : 's'} per lane` : 'one live run per lane';
+    return `${what}: ${how}`;
+  }
 
   constructor(private readonly app: App) {
     this.classroom = new ClassroomView(app);

@@ -37,6 +37,9 @@ export class ShareView {
   private readonly boxes = new Map<string, HTMLInputElement>();
   private readonly groups = el('div', { className: 'share-groups' });
   private readonly embed = el('input', { type: 'checkbox', id: 'share-embed' });
+  private readonly study = el('input', { type: 'checkbox', id: 'share-study' });
+  private readonly studyLabel = el('span', {});
+  private readonly studyRow = el('div', { className: 'share-row' }, el('label', {}, this.study, this.studyLabel));
   private readonly tour = el('select', { id: 'share-tour' });
   private readonly link = el('input', { type: 'text', id: 'share-link', readOnly: true });
   private readonly iframe = el('textarea', { id: 'share-iframe', readOnly: true, rows: 3 });
@@ -58,9 +61,11 @@ export class ShareView {
     const presets = el(
       'div',
       { className: 'share-presets' },
-      this.presetButton('Show everything', () => []),
-      this.presetButton('Only Start and the learning rate', () => this.controlKeys().filter((k) => k !== 'run' && k !== 'lr')),
-      this.presetButton('Only Start, Pause and Reset', () => this.controlKeys().filter((k) => k !== 'run' && k !== 'reset')),
+      this.presetButton('Show everything', () => [], true),
+      // The "Only …" sets give students one live run per lane (curves that move as soon as they
+      // press Start) unless the teacher ticks the study again (issue 27).
+      this.presetButton('Only Start and the learning rate', () => this.controlKeys().filter((k) => k !== 'run' && k !== 'lr'), false),
+      this.presetButton('Only Start, Pause and Reset', () => this.controlKeys().filter((k) => k !== 'run' && k !== 'reset'), false),
     );
     this.dialog = el(
       'dialog',
@@ -72,6 +77,7 @@ export class ShareView {
         'The link opens the page with these settings and lanes (same seed, same curves). Untick what students should not see or change; the page keeps it hidden after a reload.',
       ),
       presets,
+      this.studyRow,
       this.groups,
       el('div', { className: 'share-row' }, el('label', {}, this.embed, ' Compact layout: chart, lanes and Start/Pause/Reset (the <iframe> always uses it)')),
       el('div', { className: 'share-row' }, el('label', { htmlFor: 'share-tour' }, 'Open with the guided tour '), this.tour),
@@ -93,11 +99,12 @@ export class ShareView {
     button.addEventListener('click', () => this.open());
   }
 
-  private presetButton(text: string, hide: () => string[]): HTMLButtonElement {
+  private presetButton(text: string, hide: () => string[], study: boolean): HTMLButtonElement {
     const b = el('button', { type: 'button', textContent: text });
     b.addEventListener('click', () => {
       const h = new Set(hide());
       for (const [key, box] of this.boxes) box.checked = !h.has(key);
+      this.study.checked = study && this.app.trials !== null;
       this.refresh();
     });
     return b;
@@ -146,6 +153,13 @@ export class ShareView {
       }),
     );
     this.embed.checked = this.app.view.embed;
+    const n = this.app.trials;
+    this.studyRow.hidden = n === null;
+    this.study.checked = n !== null;
+    this.studyLabel.textContent =
+      n === null
+        ? ''
+        : ` Start runs a study of ${n} trial${n === 1 ? '' : 's'} per lane (medians and bands when they end); unticked, one live run per lane that moves at once`;
     this.tour.value = this.app.view.tour ?? '';
     this.status.textContent = '';
     this.refresh();
@@ -158,6 +172,7 @@ export class ShareView {
       hide: [...this.boxes].filter(([, b]) => !b.checked).map(([key]) => key),
       embed: this.embed.checked,
       tour: this.tour.value || null,
+      study: this.study.checked,
     };
   }
 

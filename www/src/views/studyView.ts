@@ -60,8 +60,8 @@ export class StudyView {
 
   constructor(private readonly app: App) {
     this.wide.addEventListener('change', () => app.setWide(this.wide.checked));
-    $('#export-csv').addEventListener('click', () => app.exportStudy('csv', window.location.href));
-    $('#export-json').addEventListener('click', () => app.exportStudy('json', window.location.href));
+    $('#export-csv').addEventListener('click', () => app.exportRun('csv', window.location.href));
+    $('#export-json').addEventListener('click', () => app.exportRun('json', window.location.href));
     this.statPick.addEventListener('change', () => this.update());
     window.addEventListener('resize', () => this.statChart.resize());
     $('#tau-study-chart').append(this.tauChart.el);
@@ -128,7 +128,16 @@ export class StudyView {
     this.lost.hidden = lost === null;
     this.wideLabel.hidden = !study;
     this.wide.checked = app.wide;
-    this.exportBox.hidden = !(study && run?.study.trials.some((ts) => ts.some((t) => t.points.length > 0)));
+    // Every run exports its records: a study's trials, or each live lane's curve (issue 27).
+    const studyRecords = study && run?.study.trials.some((ts) => ts.some((t) => t.points.length > 0));
+    const liveRecords = !run && app.lanes.some((l) => l.curve.iter.length > 0);
+    this.exportBox.hidden = !(studyRecords || liveRecords);
+    setText(
+      $('#export-what'),
+      studyRecords
+        ? `Every trial's curve and statistics${app.verdicts() ? ", and the claims' verdicts with their numbers" : ''}, with this page's address in the file:`
+        : "Every lane's curve, with this page's address in the file:",
+    );
     this.updateStats();
 
     const p = app.catalog.presets.find((x) => x.name === app.preset);

@@ -2,7 +2,7 @@
 // step's text, Back / Next and End; each step sets the page up through the App's actions and
 // outlines the element it is about (scrolled into view). `tour=ID` in the link opens a tour.
 import type { App } from '../app/app';
-import { planStep, type Tour, type TourStep } from '../app/tour';
+import { planStep, type Tour, type TourStep, watchText } from '../app/tour';
 import { $, el, setText } from './dom';
 
 export class TourView {
@@ -144,15 +144,16 @@ export class TourView {
     }, 400);
   }
 
-  /** The step's watch: how far the lanes are towards its update (on every draw). */
+  /** The step's watch: how far the lane it talks about (else the slowest lane) is towards its
+   * update (on every draw). */
   update(): void {
     const step = this.tour?.steps[this.at];
     if (!step?.watch) {
       setText(this.watch, '');
       return;
     }
-    const iter = Math.max(0, ...this.app.lanes.map((l) => l.iter));
-    const n = step.watch.toLocaleString('en');
-    setText(this.watch, iter >= step.watch ? `✓ The lanes have passed update ${n}.` : `Watching until update ${n}: now at ${iter.toLocaleString('en')}.`);
+    const lanes = this.app.lanes;
+    const who = step.lane !== undefined && lanes[step.lane] ? this.app.laneTitle(lanes[step.lane]) : 'all lanes';
+    setText(this.watch, watchText(step, lanes, who));
   }
 }

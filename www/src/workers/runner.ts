@@ -30,6 +30,7 @@ import {
   SLICE_MS,
   type StatPoint,
   type ToWorker,
+  TURN_MS,
   toNextRecord,
   VIEW_MS,
 } from '../protocol/messages';
@@ -225,6 +226,12 @@ export class LaneRunner {
   private schedule: EstimateSchedule | null = null;
   /** The latest record's update and Gibbs sweeps per chain (the sweeps of a scheduled bracket). */
   private lastRecord = { iter: 0, sweeps: 0 };
+  /** Whether the lane takes turns with others (app/turns.ts): it computes only during a turn. */
+  private gated = false;
+  /** When the turn held ends (host time; null: no turn held). */
+  private turnEnds: number | null = null;
+  /** Whether the page knows the lane waits for a turn. */
+  private asked = false;
 
   constructor(
     private readonly core: Core,
@@ -239,6 +246,8 @@ export class LaneRunner {
   /** Handles one message from the page. */
   handle(msg: ToWorker): void {
     this.guard(() => this.dispatch(msg));
+    // A turn (or the wait for one) whose work ended here — a Pause, a new lane — goes back at once.
+    if ((this.turnEnds !== null || this.asked) && !this.hasWork()) this.endTurn();
   }
 
   /** One time slice: one `step` call sized to take about SLICE_MS (scheduled while running),
@@ -247,6 +256,12 @@ export class LaneRunner {
   tick(): void {
     this.pending = false;
     this.guard(() => {
+      if (!this.mayCompute()) {
+        // Waiting for a turn: only a GPU lane's copies are collected meanwhile.
+        if (this.lane?.busy === true) this.collect(this.lane);
+        this.kick();
+        return;
+      }
       this.slice();
       const asked = this.estimateAsked;
       if (asked && this.lane?.busy !== true) {
@@ -256,8 +271,28 @@ export class LaneRunner {
       this.startScheduled();
       this.estimateSlice();
       this.analyses.slice();
+      if (this.turnEnds !== null && (this.host.now() >= this.turnEnds || !this.hasWork())) this.endTurn();
       this.kick();
     });
+  }
+
+  /** Whether the lane has computing to do: training, an estimate or an analysis. */
+  private hasWork(): boolean {
+    const training = this.status === 'running' && this.lane !== null && this.exactWait === null && !this.waiting;
+    return training || this.job !== null || this.analyses.busy || this.estimateAsked !== null;
+  }
+
+  /** Whether the lane may compute now: it does not take turns, or holds one. */
+  private mayCompute(): boolean {
+    return !this.gated || this.turnEnds !== null;
+  }
+
+  /** Hands the turn back, saying whether the lane waits for another. */
+  private endTurn(): void {
+    this.turnEnds = null;
+    const more = this.hasWork();
+    this.asked = more;
+    this.host.post({ type: 'turnOver', more });
   }
 
   private guard(fn: () => void): void {
@@ -272,6 +307,9 @@ export class LaneRunner {
       this.exactWait = null;
       this.viewAfterExact = false;
       this.setStatus('fatal', fatalMessage(e, this.core));
+      // The module is done for: a turn held or asked for goes to the other lanes.
+      if (this.gated) this.host.post({ type: 'turnOver', more: false });
+      this.turnEnds = null;
     }
   }
 
@@ -321,6 +359,8 @@ export class LaneRunner {
           this.status = 'paused';
           this.message = null;
           this.host.post({ type: 'status', gen: this.gen, status: 'paused', message: null, iter: this.lane.iter });
+          // The turn goes back with the answer, not after the view (64 lanes' views take seconds).
+          if (this.turnEnds !== null || this.asked) this.endTurn();
           this.publish(this.lane.step(0, true));
           if (this.exactWait && this.lane.viewAfterExact === true) this.viewAfterExact = true;
         }
@@ -380,6 +420,20 @@ export class LaneRunner {
           this.viewAfterExact = false;
           this.kick();
         }
+        break;
+      case 'gate':
+        // Taking turns starts or ends: a turn held or asked for is void either way.
+        this.gated = msg.on;
+        this.turnEnds = null;
+        this.asked = false;
+        this.kick();
+        break;
+      case 'turn':
+        this.asked = false;
+        if (!this.gated) break; // granted before the lanes stopped taking turns: computing freely
+        this.turnEnds = this.host.now() + TURN_MS;
+        this.lastStart = null; // a GPU lane's rate counts its own turns' wall time
+        this.kick(); // no work left: `handle` hands the turn back at once
         break;
     }
   }
@@ -751,7 +805,15 @@ export class LaneRunner {
   }
 
   private kick(): void {
-    if ((this.status === 'running' || this.job || this.analyses.busy || this.lane?.busy === true) && !this.pending) {
+    // Nothing to compute while the lane waits for the pool's exact evaluation: no tick (the
+    // pool's answer kicks it again), so the evaluation workers have the cores.
+    const work = this.hasWork();
+    if (work && !this.mayCompute() && !this.asked) {
+      this.asked = true;
+      this.host.post({ type: 'wantTurn' });
+    }
+    if (this.pending) return;
+    if ((work && this.mayCompute()) || this.lane?.busy === true) {
       this.pending = true;
       this.host.schedule(() => this.tick());
     }
@@ -765,10 +827,7 @@ export class LaneRunner {
     const lane = this.lane;
     // A GPU lane's copies still on their way: collect them (records, the view asked for).
     if (lane?.busy === true && (this.status !== 'running' || this.exactWait)) {
-      this.lastStart = null;
-      const r = lane.step(0, false);
-      this.publish(r);
-      this.failed(lane, r);
+      this.collect(lane);
       return;
     }
     if (this.status !== 'running' || !lane || this.exactWait) return;
@@ -787,6 +846,14 @@ export class LaneRunner {
       return;
     }
     this.trainSlice(lane);
+  }
+
+  /** A GPU lane's copies that are in: its records and the view asked for. */
+  private collect(lane: CoreLane): void {
+    this.lastStart = null;
+    const r = lane.step(0, false);
+    this.publish(r);
+    this.failed(lane, r);
   }
 
   private trainSlice(lane: CoreLane): void {

@@ -5,7 +5,9 @@
 // least two later ticks (a frozen or throttled tab delays the page's timer and the worker
 // alike), ends the worker and reports it as an error event: the lane shows the message, what
 // it kept and its "Restart lane" button (lane.ts, laneCard.ts); the study marks the trial that
-// worker ran failed, keeps every record so far and goes on with a new worker (trialPool.ts).
+// worker ran failed, keeps every record so far and goes on with a new worker (trialPool.ts);
+// an evaluation worker's chunk fails its evaluation, and the lane trains on without that point
+// (evalPool.ts).
 import type { WorkerFactory, WorkerLike } from '../app/lane';
 import type { FromWorker, ToWorker } from '../protocol/messages';
 

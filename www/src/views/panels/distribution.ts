@@ -4,7 +4,7 @@ import type { LaneHandle } from '../../app/lane';
 import { el, setText } from '../dom';
 import { drawDistribution } from '../draw';
 import { barAt, barLayout, barReadout, hoverReadout } from '../readouts';
-import { DrawnFrom, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { DrawnFrom, type LanePanel, type PanelContext, type PanelKind, pictureTools } from './panel';
 
 class DistributionPanel implements LanePanel {
   private figure!: HTMLElement;
@@ -13,7 +13,7 @@ class DistributionPanel implements LanePanel {
   private drawn = new DrawnFrom();
   private hit: ((x: number, y: number) => string | null) | null = null;
 
-  mount(container: HTMLElement): void {
+  mount(container: HTMLElement, ctx: PanelContext): void {
     this.canvas = el('canvas', { className: 'dist', role: 'img' });
     this.caption = el('figcaption', { className: 'dist-caption' });
     this.figure = el(
@@ -22,6 +22,7 @@ class DistributionPanel implements LanePanel {
       this.canvas,
       hoverReadout(this.canvas, () => this.hit),
       this.caption,
+      pictureTools(this.canvas, this.caption, 'Model distribution', ctx),
     );
     container.append(this.figure);
   }

@@ -8,7 +8,7 @@ import { el, setText } from '../dom';
 import { drawPixels } from '../draw';
 import { filterReadout, hoverReadout, tileAt } from '../readouts';
 import { absMaxColumns, filterPixels, grid, patternShape, tileLayout } from '../tiles';
-import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+import { Foldable, type LanePanel, type PanelContext, type PanelKind, pictureTools } from './panel';
 
 /** Filters shown before "show all". */
 export const FIRST_FILTERS = 100;
@@ -33,7 +33,13 @@ class FiltersPanel implements LanePanel {
       ctx.refresh();
     });
     const readout = hoverReadout(this.canvas, () => this.hit);
-    this.fold = new Foldable('Weight filters', 'filters-view', ctx, el('figure', {}, this.canvas, readout, this.caption), this.toggle);
+    this.fold = new Foldable(
+      'Weight filters',
+      'filters-view',
+      ctx,
+      el('figure', {}, this.canvas, readout, this.caption, pictureTools(this.canvas, this.caption, 'Weight filters', ctx)),
+      this.toggle,
+    );
     container.append(this.fold.el);
   }
 

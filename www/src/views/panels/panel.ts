@@ -4,6 +4,8 @@
 import type { LaneHandle } from '../../app/lane';
 import type { AlgoEntry, Catalog, DataSetEntry } from '../../generated/core';
 import type { OptionValue } from '../../protocol/schema';
+import { el } from '../dom';
+import { canvasPngButton, type PngFrame, pngName } from '../png';
 
 /** What a panel may know and do, for its lane. */
 export interface PanelContext {
@@ -118,6 +120,27 @@ export class Foldable {
   }
 }
 
+/** A PNG button for a lane's picture (filters, samples, bars): the canvas enlarged, titled with
+ * the picture and the lane, its caption (what it shows, at which update) and the page's address
+ * below (issue 27). */
+export function pictureTools(canvas: HTMLCanvasElement, caption: HTMLElement, title: string, ctx: PanelContext): HTMLElement {
+  const frame = (): PngFrame => ({
+    title: `${title}: ${ctx.fileStem()}`,
+    legend: [],
+    footer: `${caption.textContent ?? ''} Made with RBM Playground: ${window.location.href}`,
+  });
+  return el(
+    'div',
+    { className: 'mini-tools' },
+    canvasPngButton(
+      () => canvas,
+      () => pngName(ctx.fileStem(), title),
+      title.toLowerCase(),
+      frame,
+    ),
+  );
+}
+
 /** A foldable figure of one canvas and its caption, hidden until a view shows it. */
 export class CanvasFigure extends Foldable {
   readonly canvas: HTMLCanvasElement;
@@ -130,7 +153,7 @@ export class CanvasFigure extends Foldable {
     canvas.setAttribute('aria-label', `${title} (drawn once the lane has them)`);
     const caption = document.createElement('figcaption');
     const figure = document.createElement('figure');
-    figure.append(canvas, caption);
+    figure.append(canvas, caption, pictureTools(canvas, caption, title, ctx));
     super(title, className, ctx, figure);
     this.canvas = canvas;
     this.caption = caption;

@@ -31,10 +31,14 @@ export function phaseCaptions(t: Trace, k: number | null): string[] {
   ];
 }
 
+/** Why a lane on the GPU has no slow motion. */
+export const GPU_NOTE = 'Slow motion traces an update on the CPU: this lane runs on the GPU (choose Compute: CPU to step it).';
+
 class SlowMotionPanel implements LanePanel {
   private step!: HTMLButtonElement;
   private resume!: HTMLButtonElement;
   private phases!: HTMLElement;
+  private gpuNote!: HTMLElement;
   private captions: HTMLElement[] = [];
   private canvases: HTMLCanvasElement[] = [];
   private drawn: { trace: Trace | null; width: number } = { trace: null, width: 0 };
@@ -45,6 +49,7 @@ class SlowMotionPanel implements LanePanel {
     this.step.addEventListener('click', () => ctx.traceStep());
     this.resume = el('button', { type: 'button', className: 'resume', textContent: 'Continue at full speed', hidden: true });
     this.resume.addEventListener('click', () => ctx.resume());
+    this.gpuNote = el('p', { className: 'note gpu-note', hidden: true, textContent: GPU_NOTE });
     this.phases = el('div', { className: 'phases', hidden: true });
     for (let i = 0; i < 5; i++) {
       const caption = el('figcaption', {});
@@ -53,11 +58,14 @@ class SlowMotionPanel implements LanePanel {
       this.canvases.push(canvas);
       this.phases.append(el('figure', {}, caption, canvas));
     }
-    container.append(el('div', { className: 'inline slowmo-buttons' }, this.step, this.resume), this.phases);
+    container.append(el('div', { className: 'inline slowmo-buttons' }, this.step, this.resume), this.gpuNote, this.phases);
   }
 
   update(lane: LaneHandle, ctx: PanelContext): void {
-    this.step.disabled = lane.gen === 0 || ['loading', 'fatal', 'failed', 'done'].includes(lane.status);
+    // A GPU lane's update is not traced (its phases never leave the GPU): say so, offer nothing.
+    const gpu = lane.gpu !== null;
+    this.gpuNote.hidden = !gpu;
+    this.step.disabled = gpu || lane.gen === 0 || ['loading', 'fatal', 'failed', 'done'].includes(lane.status);
     const t = lane.trace;
     this.phases.hidden = t === null;
     this.resume.hidden = t === null || lane.status === 'running';

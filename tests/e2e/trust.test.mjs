@@ -1,0 +1,184 @@
+// End-to-end tests of issue 27 on the built page in headless Chromium: what this run shows is
+// written from its numbers; a classroom link's keys hint names only visible buttons; a preset's
+// name alone sets the whole preset up; the Share dialog's "Only …" sets give one live run; an
+// edit asks before it discards a study under way; a live run exports CSV and JSON with the
+// page's address; the chart's PNG carries a title and legend below the chart; the readout
+// wraps, never cuts.
+//
+// Run: npm run test:e2e   (builds the page first), or node --test tests/e2e/trust.test.mjs
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { enter, openPage, servePage, waitForUpdates } from './setup.mjs';
+
+const env = servePage('/');
+
+/** Width and height of a PNG file (its IHDR chunk). */
+function pngSize(bytes) {
+  assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+test('a live run: the line under Start says what it shows from its numbers; its records download as CSV and JSON with the address; the chart PNG has a frame', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#stop=600`, { width: 1400, height: 900 });
+  assert.doesNotMatch(await page.textContent('#intro'), /stays near the bound/);
+  assert.equal(await page.textContent('#findings'), '');
+  await page.evaluate(() => document.querySelector('#run').click());
+  await waitForUpdates(page, 600);
+  await page.waitForFunction(() => /^This run so far: CD-k reads −\d+\.\d{3} at update 600/.test(document.querySelector('#findings').textContent));
+  const findings = await page.textContent('#findings');
+  // The numbers are the lanes' own: the latest point of each curve.
+  const last = await page.evaluate(() => window.__rbm.lanes().map((l) => l.atll.at(-1)));
+  assert.ok(findings.includes(last[0].toFixed(3).replace('-', '−')), findings);
+  assert.ok(findings.includes(`PCD-k reads ${last[1].toFixed(3).replace('-', '−')}`), findings);
+
+  // Every run exports its records: CSV and JSON, with the page's address.
+  await page.waitForSelector('#study-export:not([hidden])');
+  assert.match(await page.textContent('#export-what'), /Every lane's curve/);
+  const [csvFile] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => document.querySelector('#export-csv').click())]);
+  const csv = readFileSync(await csvFile.path(), 'utf8')
+    .trim()
+    .split('\n');
+  assert.equal(csvFile.suggestedFilename(), 'rbm-run-bas4-seed1-2lanes.csv');
+  assert.match(csv[0], /^# RBM Playground run: 2 lanes, one live run each; page state: http:\/\/[^ ]+#data=bas4&/);
+  assert.equal(csv[1], 'lane,label,state,iter,sweeps,atll');
+  assert.ok(
+    csv.some((r) => r.startsWith('1,PCD-k,done,600,600,')),
+    csv.slice(0, 5).join('\n'),
+  );
+  const [jsonFile] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => document.querySelector('#export-json').click())]);
+  const json = JSON.parse(readFileSync(await jsonFile.path(), 'utf8'));
+  assert.match(json.url, /#data=bas4&/);
+  assert.deepEqual(
+    json.lanes.map((l) => [l.algo, l.records.at(-1).iter]),
+    [
+      ['cd', 600],
+      ['pcd', 600],
+    ],
+  );
+
+  // The chart's PNG: the chart with a title above and the legend and address below.
+  const canvas = await page.$eval('#chart .uplot canvas', (c) => ({ width: c.width, height: c.height }));
+  const [pngFile] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => document.querySelector('#chart .png-export').click())]);
+  const size = pngSize(readFileSync(await pngFile.path()));
+  assert.equal(size.width, canvas.width);
+  assert.ok(size.height >= canvas.height + 60, `${JSON.stringify(size)} against the chart's ${JSON.stringify(canvas)}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a classroom link: a hidden Reset is not in the keys hint; a preset's name alone sets the whole preset up", { timeout: 120_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#hide=reset`);
+  const keys = await page.innerText('.keys');
+  assert.match(keys, /s start\/pause/);
+  assert.doesNotMatch(keys, /reset/);
+  await page.close();
+  const { page: p2 } = await openPage(env.browser, `${env.server.url}#preset=ucd-bas4`);
+  const s = await p2.evaluate(() => window.__rbm.state());
+  assert.deepEqual(
+    s.lanes.map((l) => l.label),
+    ['CD-1', 'PCD-1', 'UCD'],
+  );
+  assert.deepEqual([s.preset, s.shared.hidden, s.stop, s.trials], ['ucd-bas4', 16, 10000, 25]);
+  assert.equal(await p2.isHidden('#notice'), true);
+  assert.deepEqual(errors, []);
+  await p2.close();
+});
+
+test('Share: Trials is listed, the "Only …" sets give one live run unless the teacher ticks the study', { timeout: 120_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=ucd-bas4`);
+  await page.evaluate(() => document.querySelector('#share-button').click());
+  await page.waitForSelector('#share[open]');
+  assert.equal(await page.isChecked('#share input[data-part="trials"]'), true);
+  assert.equal(await page.isChecked('#share-study'), true);
+  assert.match(await page.inputValue('#share-link'), /&trials=25/);
+  await page.evaluate(() =>
+    [...document.querySelectorAll('#share .share-presets button')].find((b) => /Only Start and the learning rate/.test(b.textContent)).click(),
+  );
+  assert.equal(await page.isChecked('#share input[data-part="trials"]'), false);
+  assert.equal(await page.isChecked('#share-study'), false);
+  const link = await page.inputValue('#share-link');
+  assert.doesNotMatch(link, /trials=\d/);
+  assert.match(link, /hide=[^&]*trials/);
+  // Ticked again, the link keeps the study.
+  await page.evaluate(() => {
+    const box = document.querySelector('#share-study');
+    box.click();
+  });
+  await page.waitForFunction(() => /&trials=25/.test(document.querySelector('#share-link').value));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an edit asks before it discards a study under way; declined, the study runs on', { timeout: 180_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#trials=2&stop=20000`);
+  const dialogs = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.evaluate(() => document.querySelector('#run').click());
+  await page.waitForFunction(() => window.__rbm.study()?.lanes.some((l) => l.trials.some((t) => t.iters.length > 1)), null, { timeout: 60_000, polling: 100 });
+  await enter(page, '#lane-0-lr', '0.02');
+  assert.equal(dialogs.length, 1);
+  assert.match(dialogs[0], /^Changing learning rate η discards the study under way \(\d+ of 4 trials done/);
+  assert.equal(await page.inputValue('#lane-0-lr'), '0.1');
+  assert.equal(await page.evaluate(() => window.__rbm.study()?.status), 'running');
+  await enter(page, '#stop', '500');
+  assert.equal(dialogs.length, 2);
+  assert.equal(await page.inputValue('#stop'), '20000');
+  assert.notEqual(await page.evaluate(() => window.__rbm.study()), null);
+  // Reset too.
+  await page.evaluate(() => document.querySelector('#reset').click());
+  assert.equal(dialogs.length, 3);
+  assert.match(dialogs[2], /^Reset discards the study under way/);
+  assert.notEqual(await page.evaluate(() => window.__rbm.study()), null);
+  await page.evaluate(() => document.querySelector('#run').click());
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a study’s readout wraps its values with their bands, never cutting one', { timeout: 180_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=sdcp-shifting-bar&trials=2&stop=200`, { width: 1400, height: 900 });
+  await page.evaluate(() => document.querySelector('#run').click());
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 150_000, polling: 250 });
+  await page.waitForFunction(() => /q10–q90/.test(document.querySelector('#chart-readout').textContent));
+  await page.waitForFunction(() => window.__rbm.drawn());
+  const cut = await page.$$eval('#chart-readout > span', (spans) => spans.filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.textContent));
+  assert.deepEqual(cut, []);
+  assert.match(await page.textContent('#findings'), /^This study on the medians of 2 trials per lane: \d of the paper's \d statements hold/);
+  const [jsonFile] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => document.querySelector('#export-json').click())]);
+  const json = JSON.parse(readFileSync(await jsonFile.path(), 'utf8'));
+  assert.ok(json.claims.length > 0);
+  for (const c of json.claims) assert.ok(['holds', 'fails', 'undecided'].includes(c.status) && typeof c.detail === 'string', JSON.stringify(c));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Issue 27: "PNGs of filters, samples and bars too". Each picture's PNG is the canvas enlarged
+// (at least 480 px wide, never smoothed) with a title above and its caption and the page's address below.
+test("a lane's pictures download as PNGs: filters and the model's bars, enlarged, titled and captioned", { timeout: 120_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#stop=200`, { width: 1400, height: 900 });
+  await page.evaluate(() => document.querySelector('#run').click());
+  await waitForUpdates(page, 200);
+  for (const panel of ['filters', 'distribution']) {
+    const root = `article[data-lane-id="0"] .panel-${panel}`;
+    // A picture is drawn once it is on screen.
+    await page.evaluate((r) => document.querySelector(r).scrollIntoView(), root);
+    await page.waitForFunction((r) => {
+      const c = document.querySelector(`${r} canvas`);
+      return c && c.width > 0 && c.height > 0;
+    }, root);
+    const canvas = await page.$eval(`${root} canvas`, (c) => ({ width: c.width, height: c.height }));
+    const [file] = await Promise.all([page.waitForEvent('download'), page.evaluate((r) => document.querySelector(`${r} .png-export`).click(), root)]);
+    assert.match(file.suggestedFilename(), /\.png$/, panel);
+    const size = pngSize(readFileSync(await file.path()));
+    const scale = Math.max(1, Math.ceil(480 / canvas.width));
+    assert.equal(size.width, canvas.width * scale, `${panel}: ${JSON.stringify(size)} from ${JSON.stringify(canvas)}`);
+    assert.ok(size.height >= canvas.height * scale + 40, `${panel}: a title and caption around the picture: ${JSON.stringify(size)}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
