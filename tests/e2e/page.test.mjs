@@ -1098,7 +1098,7 @@ test("Tieleman's 784×25 preset: MNIST in four labelled lanes, each exact point 
   const line = await page.textContent('article[data-lane-id="0"] .exact-progress');
   assert.match(
     line,
-    /^Exact log-likelihood of update 0: [\d,]+ of 512 blocks \(\d+%\) of 2\^25 states in \d evaluation workers?, [\d.]+ s; training waits for it$/,
+    /^Exact log-likelihood of update 0: [\d,]+ of 512 blocks \(\d+%\) of 2\^25 states in \d evaluation workers?, [\d.]+ s(, about [\d.]+ s left|, about \d+ min \d+ s left)?; training waits for it$/,
   );
   assert.match(await page.textContent('article[data-lane-id="0"] .status'), /waiting for its exact point/);
   // Cancel skips the point: the lanes train to their next evaluation (update 2 000).
@@ -1109,6 +1109,16 @@ test("Tieleman's 784×25 preset: MNIST in four labelled lanes, each exact point 
   const [pcd] = await lanes(page);
   assert.equal(pcd.iter, 2000, 'the lane waits at its record');
   assert.deepEqual(pcd.atll, [], 'the skipped point is not drawn');
+  // Four different models now on the pool's workers: a lane behind others says it is queued
+  // (issue 27), not "0 of 512 blocks (0%)".
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('.exact-progress')].some((e) =>
+        /: queued: \d points? of other lanes ahead of it in the \d evaluation workers?, /.test(e.textContent),
+      ),
+    null,
+    { timeout: 120_000, polling: 200 },
+  );
   await page.click('article[data-lane-id="0"] button.exact-cancel');
   assert.deepEqual(errors, []);
   await page.close();

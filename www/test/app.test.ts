@@ -616,3 +616,79 @@ describe('App: busy feedback', () => {
     expect(busyWord({ modelFile: { name: 'a.json', state: 'loading', message: null } }, 16, { hidden: 16, exact_bits: 20 })).toBe('loading the model file…');
   });
 });
+
+describe('App: claims judged on AIS brackets (issue 27: sdcp-mnist)', () => {
+  it("hands the core the lanes' AIS brackets as one-trial bands, up to the preset's end", () => {
+    const calls: { preset: string; bands: unknown; end: number }[] = [];
+    app = makeApp({
+      assetUrl: (asset) => `https://example.org/${asset}.bin.gz`,
+      evaluateClaims: (preset, _lr, bands, end) => {
+        calls.push({ preset, bands, end });
+        return [{ claim: 'c', status: 'holds', holds: true, detail: 'numbers', trials: 1 }];
+      },
+    });
+    app.applyPreset('sdcp-mnist');
+    expect(app.verdicts()).toBeNull(); // no bracket yet: nothing to judge
+    const side = (atll: number) => ({
+      log_z: 0,
+      log_z_lo: 0,
+      log_z_hi: 0,
+      atll,
+      atll_lo: atll - 1,
+      atll_hi: atll + 1,
+      method: 'ais' as const,
+      particles: 100,
+      betas: 1000,
+      seed: 1,
+      rows: 10,
+      base_log_z: 0,
+      thresholded: true,
+      ess: null,
+      iter: 0,
+      dataset: 'mnist-test',
+      gpu: null,
+    });
+    const lane = app.lanes[2];
+    lane.brackets = [
+      { iter: 0, sweeps: 0, ais: side(-200), raise: side(-201) },
+      { iter: 200, sweeps: 4800, ais: side(-110), raise: side(-111) },
+    ];
+    expect(app.verdicts()).toEqual([{ claim: 'c', status: 'holds', holds: true, detail: 'numbers', trials: 1 }]);
+    expect(calls.at(-1)).toEqual({
+      preset: 'sdcp-mnist',
+      end: 200,
+      bands: [
+        {
+          label: lane.label,
+          trials: 1,
+          points: [
+            { iter: 0, median: -200, stats: {} },
+            { iter: 200, median: -110, stats: {} },
+          ],
+        },
+      ],
+    });
+  });
+});
+
+describe('App: trials on MNIST (issue 27)', () => {
+  it('refuses the field there with the reason at the input, and keeps the link clean', () => {
+    app.applyPreset('pcd-mnist-25');
+    app.setTrials('2');
+    expect(app.trials).toBeNull();
+    expect(app.settingErrors.trials).toMatch(/^trials run on the small data sets only .*one live run per lane here/);
+    expect(app.state().trials).toBeNull();
+    expect(encodeState(catalog, app.state())).not.toMatch(/trials=/);
+    app.setTrials('');
+    expect(app.settingErrors.trials).toBeUndefined();
+    // A link asking for them says why it was not followed.
+    const d = decodeState(catalog, `#${encodeState(catalog, app.state())}&trials=2`);
+    expect(d.state.trials).toBeNull();
+    expect(d.notices).toEqual([expect.stringMatching(/^The link's trials=2 was ignored: trials run on the small data sets only/)]);
+    // The small sets keep their trials.
+    app.applyPreset('ucd-bas4');
+    app.setTrials('3');
+    expect(app.trials).toBe(3);
+    expect(app.settingErrors.trials).toBeUndefined();
+  });
+});

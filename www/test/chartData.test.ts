@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, yRange } from '../src/app/chartData';
+import { BOUND_COLOUR, chartColumns, LANE_COLOURS, laneColour, laneDash, manyLanesText, swatchBackground, swatchDash, yRange } from '../src/app/chartData';
 
 const a = { iter: [0, 10, 20], sweeps: [0, 10, 20], atll: [-11, -9, -8] };
 const b = { iter: [0, 20], sweeps: [0, 60], atll: [-11, -7] };
@@ -95,6 +95,14 @@ describe('lane colours', () => {
     }
   });
 
+  it('are colours, not near-blacks or greys: L* ≥ 30 and chroma ≥ 40 (issue 27: #555544, #000000 and #550055 looked alike as 2-px lines)', () => {
+    for (const c of LANE_COLOURS) {
+      const [l, a, b] = lab(c, null);
+      expect(l, c).toBeGreaterThanOrEqual(30);
+      expect(Math.hypot(a, b), c).toBeGreaterThanOrEqual(40);
+    }
+  });
+
   it('tell 12 lanes apart by colour or line, and the colours stay apart under each colour-vision deficiency', () => {
     const looks = lanes.map((i) => `${laneColour(i)} ${laneDash(i)?.join(',') ?? 'solid'}`);
     expect(new Set(looks).size).toBe(12);
@@ -104,7 +112,7 @@ describe('lane colours', () => {
         for (let j = i + 1; j < LANE_COLOURS.length; j++) {
           const [a, b] = [lab(LANE_COLOURS[i], m), lab(LANE_COLOURS[j], m)];
           const dE = Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-          expect(dE, `${vision}: ${LANE_COLOURS[i]} vs ${LANE_COLOURS[j]}`).toBeGreaterThanOrEqual(30);
+          expect(dE, `${vision}: ${LANE_COLOURS[i]} vs ${LANE_COLOURS[j]}`).toBeGreaterThanOrEqual(20);
         }
       }
     }
@@ -115,5 +123,24 @@ describe('lane colours', () => {
       return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
     };
     expect(d('#ff0000', '#00aa00', CVD.deuteranopia)).toBeLessThan(d('#ff0000', '#00aa00', null) / 2);
+  });
+});
+
+describe('many lanes (issue 27)', () => {
+  it('warns once past 8 lanes, saying why', () => {
+    expect(manyLanesText(8, 2)).toBeNull();
+    expect(manyLanesText(9, 2)).toMatch(/^9 lanes: past 8 the chart is hard to read .* share this machine's 2 cores/);
+    expect(manyLanesText(13, 4)).toMatch(/and again past the twelfth/);
+  });
+});
+
+describe('legend swatches of dashed lanes (issue 27)', () => {
+  it('show at least two dashes in a 10-px swatch, and solid lanes a plain colour', () => {
+    const [on, off] = swatchDash(laneDash(6)!);
+    expect(2 * (on + off)).toBeLessThanOrEqual(10);
+    expect(on).toBeGreaterThanOrEqual(2);
+    expect(off).toBeGreaterThanOrEqual(2);
+    expect(swatchBackground('#0072B2', laneDash(6))).toBe(`repeating-linear-gradient(90deg, #0072B2 0 ${on}px, transparent ${on}px ${on + off}px)`);
+    expect(swatchBackground('#0072B2', laneDash(0))).toBe('#0072B2');
   });
 });

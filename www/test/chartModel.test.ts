@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { collapsed } from '../src/app/curve';
 import { Study, type TrialPoint } from '../src/app/study';
 import {
   belowChart,
   belowText,
+  cursorStep,
   curvesModel,
   FALL_SPANS,
   formatAtll,
   formatValue,
   formatX,
   interpolate,
+  likelihoodLabel,
   modelRange,
   readout,
   statModel,
@@ -109,6 +112,14 @@ describe('studyModel', () => {
     ]);
     expect(readout(m, 1, 'iter').rows[0]).toEqual({ label: 'CD-1', colour: '#0072B2', text: '−6.500 (q10–q90 −7.700 … −5.300)' });
   });
+  it("draws a dashed lane's median dashed, and its readout swatch dashed too (issue 27)", () => {
+    const s = new Study({ lanes: [{ id: 6, label: 'CD-1', claimLabel: null, stats: [] }], runs: 1, until: 10, every: 10, seed: 1 });
+    const t = s.next()!;
+    s.add(t, [{ iter: 0, sweeps: 0, atll: -10, stats: {}, ms: 0 }], 1);
+    const m = studyModel(s, [{ label: 'CD-1', colour: '#0072B2', dash: [8, 4] }], 'iter', false, null, 0);
+    expect(m.series.find((x) => x.role === 'median')?.dash).toEqual([8, 4]);
+    expect(readout(m, 0, 'iter').rows[0].dash).toEqual([8, 4]);
+  });
 });
 
 describe('numbers for people', () => {
@@ -167,5 +178,76 @@ describe('statModel', () => {
     expect(m.ys.map((c) => c[0])).toEqual([3.8, 2.2, 3]);
     expect(studyStats(s.plan.lanes).map((x) => [x.spec.key, x.lanes])).toEqual([['mean_tau', ['UCD']]]);
     expect(statLabel(stats[0])).toBe('mean stopping time τ, steps');
+  });
+});
+
+describe('curvesModel: AIS brackets (issue 27)', () => {
+  const side = (atll: number) => ({ atll, atll_lo: atll - 0.5, atll_hi: atll + 0.5 });
+  const brackets = [
+    { iter: 0, sweeps: 0, ais: side(-200), raise: side(-202) },
+    { iter: 40, sweeps: 960, ais: side(-120), raise: side(-123) },
+  ];
+  const empty = { iter: [], sweeps: [], atll: [] };
+
+  it('draws a lane without an exact curve as points at its brackets, with error bars from RAISE to AIS', () => {
+    const m = curvesModel([{ label: 'CD-24', colour: '#0072B2', curve: empty, brackets }], 'sweeps', null);
+    expect(m.series.map((s) => s.role)).toEqual(['ais']);
+    expect(m.x).toEqual([0, 960]);
+    expect(m.ys[0]).toEqual([-200, -120]);
+    expect(m.errorBars).toEqual([
+      { series: 0, x: 0, lo: -202.5, hi: -199.5 },
+      { series: 0, x: 960, lo: -123.5, hi: -119.5 },
+    ]);
+    const r = modelRange(m)!;
+    expect(r[0]).toBeLessThan(-202.5);
+    expect(r[1]).toBeGreaterThan(-119.5);
+    expect(readout(m, null, 'sweeps').rows[0].text).toBe('−120.000 [−123.500, −119.500]');
+    expect(readout(m, 0, 'sweeps').rows[0].text).toBe('−200.000 [−202.500, −199.500]');
+  });
+
+  it("keeps the points apart (no line through them) beside another lane's exact curve", () => {
+    const exact = { iter: [0, 20, 40], sweeps: [0, 20, 40], atll: [-210, -150, -130] };
+    const m = curvesModel(
+      [
+        { label: 'A', colour: '#0072B2', curve: exact },
+        { label: 'B', colour: '#BB5511', curve: empty, brackets },
+      ],
+      'iter',
+      null,
+    );
+    expect(m.series.map((s) => s.role)).toEqual(['curve', 'ais']);
+    expect(m.x).toEqual([0, 20, 40]);
+    expect(m.ys[1]).toEqual([-200, null, -120]);
+    expect(likelihoodLabel([{ curve: exact, aisEvery: null, brackets: [] }])).toBeUndefined();
+    expect(likelihoodLabel([{ curve: empty, aisEvery: 40, brackets: [] }])).toMatch(/AIS/);
+  });
+});
+
+describe('a collapsed lane (issue 27)', () => {
+  const curve = (atll: number[]) => ({ iter: atll.map((_, i) => i), sweeps: atll.map((_, i) => i), atll });
+  it('is one whose latest point fell more than 4 rises below its first (η = 10⁹: −3.6·10⁹)', () => {
+    expect(collapsed(curve([-11.09, -3.6e9]))).toEqual({ start: -11.09, last: -3.6e9 });
+    expect(collapsed(curve([-11.09, -8, -40]))).toEqual({ start: -11.09, last: -40 }); // rise 3.09: floor −23.45
+    expect(collapsed(curve([-11.09, -5, -18]))).toBeNull(); // CD-1's fall on Bars & Stripes stays a fall
+    expect(collapsed(curve([-11.09, -Infinity]))).toEqual({ start: -11.09, last: -Infinity });
+    expect(collapsed(curve([-11.09]))).toBeNull();
+    expect(collapsed(curve([]))).toBeNull();
+  });
+});
+
+describe('the chart by keyboard (issue 27)', () => {
+  it('moves a cursor over the columns with the arrows (Shift: ten), Home and End; Escape leaves', () => {
+    expect(cursorStep(null, 5, 'ArrowRight')).toBe(0);
+    expect(cursorStep(null, 5, 'ArrowLeft')).toBe(4);
+    expect(cursorStep(2, 5, 'ArrowRight')).toBe(3);
+    expect(cursorStep(4, 5, 'ArrowRight')).toBe(4);
+    expect(cursorStep(0, 5, 'ArrowLeft')).toBe(0);
+    expect(cursorStep(1, 30, 'ArrowRight', true)).toBe(11);
+    expect(cursorStep(3, 30, 'ArrowLeft', true)).toBe(0);
+    expect(cursorStep(3, 30, 'Home')).toBe(0);
+    expect(cursorStep(3, 30, 'End')).toBe(29);
+    expect(cursorStep(3, 30, 'Escape')).toBeNull();
+    expect(cursorStep(null, 0, 'ArrowRight')).toBeNull();
+    expect(cursorStep(3, 30, 'a')).toBeUndefined();
   });
 });

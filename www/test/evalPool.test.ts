@@ -9,9 +9,12 @@ let pool: EvalPool;
 
 /** What a lane hears. */
 function listener() {
-  const heard = { progress: [] as [number, number][], done: [] as Float64Array[], failed: [] as string[] };
+  const heard = { progress: [] as [number, number][], ahead: [] as number[], done: [] as Float64Array[], failed: [] as string[] };
   const events: EvalEvents = {
-    progress: (d, t) => heard.progress.push([d, t]),
+    progress: (d, t, a) => {
+      heard.progress.push([d, t]);
+      heard.ahead.push(a);
+    },
     done: (p) => heard.done.push(p),
     failed: (m) => heard.failed.push(m),
   };
@@ -115,6 +118,27 @@ describe('EvalPool', () => {
     expect(c.heard.failed).toEqual(['an evaluation worker failed: boom']);
   });
 
+  it('tells a queued point how many points are ahead of it, and when its turn comes (issue 27)', () => {
+    const [a, b, c] = [listener(), listener(), listener()];
+    pool.submit(model(1), 2 * CHUNK_BLOCKS, a.events); // both workers busy with it
+    pool.submit(model(2), CHUNK_BLOCKS, b.events);
+    pool.submit(model(3), CHUNK_BLOCKS, c.events);
+    expect([a.heard.ahead, b.heard.ahead, c.heard.ahead]).toEqual([[0], [1], [2]]);
+    answer(workers[0]); // a's first chunk in: a worker free, b starts
+    expect(b.heard.ahead.at(-1)).toBe(0);
+    expect(c.heard.ahead.at(-1)).toBe(2); // a (finishing) and b before it
+    answer(workers[1]); // a done: c starts on the free worker
+    expect(a.heard.done).toHaveLength(1);
+    expect(c.heard.ahead.at(-1)).toBe(0);
+    // A lane giving up its queued point moves the others up.
+    const [d, e] = [listener(), listener()];
+    const td = pool.submit(model(4), CHUNK_BLOCKS, d.events);
+    pool.submit(model(5), CHUNK_BLOCKS, e.events);
+    expect([d.heard.ahead.at(-1), e.heard.ahead.at(-1)]).toEqual([2, 3]);
+    td.cancel();
+    expect(e.heard.ahead.at(-1)).toBe(2);
+  });
+
   it('sizes itself to the machine: every core, at least one, at most four', () => {
     expect([poolSize(undefined), poolSize(1), poolSize(2), poolSize(8), poolSize(0)]).toEqual([2, 1, 2, 4, 2]);
   });
@@ -122,9 +146,16 @@ describe('EvalPool', () => {
 
 describe("a lane's exact-evaluation line", () => {
   it('says how far the pool is through the states, and that the lane waits', () => {
-    const job = { id: 1, gen: 1, iter: 2000, done: 128, total: 512, started: 1000, state: 'running' as const, message: null };
+    const job = { id: 1, gen: 1, iter: 2000, done: 128, total: 512, started: 1000, ahead: 0, began: 1000, state: 'running' as const, message: null };
     expect(exactProgressText(job, 2, 15_000)).toBe(
-      'Exact log-likelihood of update 2,000: 128 of 512 blocks (25%) of 2^25 states in 2 evaluation workers, 14 s; training waits for it',
+      'Exact log-likelihood of update 2,000: 128 of 512 blocks (25%) of 2^25 states in 2 evaluation workers, 14 s, about 42 s left; training waits for it',
+    );
+    // Queued behind other lanes' points (issue 27): it says so, not "0 of 512 blocks (0%)".
+    expect(exactProgressText({ ...job, done: 0, ahead: 2, began: null }, 2, 66_000)).toBe(
+      'Exact log-likelihood of update 2,000: queued: 2 points of other lanes ahead of it in the 2 evaluation workers, 1 min 05 s so far; training waits for it',
+    );
+    expect(exactProgressText({ ...job, done: 0, ahead: 0, began: 60_000 }, 2, 66_000)).toBe(
+      'Exact log-likelihood of update 2,000: 0 of 512 blocks (0%) of 2^25 states in 2 evaluation workers, 1 min 05 s; training waits for it',
     );
     expect(exactProgressText({ ...job, state: 'failed', message: 'a worker failed' }, 1, 0)).toBe(
       'Exact log-likelihood of update 2,000: a worker failed (skipped)',

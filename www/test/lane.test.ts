@@ -265,3 +265,93 @@ describe('LaneHandle: log-likelihood estimates', () => {
     expect(w().posted.at(-1)).toMatchObject({ type: 'estimate', gen: 2, dataset: 'bas4' });
   });
 });
+
+describe('LaneHandle: AIS every N updates (issue 27)', () => {
+  const settings = { particles: 100, betas: 1000, seed: 1 };
+  const side = (method: 'ais' | 'raise', atll: number) => ({
+    log_z: 0,
+    log_z_lo: 0,
+    log_z_hi: 0,
+    atll,
+    atll_lo: atll - 1,
+    atll_hi: atll + 1,
+    method,
+    particles: 100,
+    betas: 1000,
+    seed: 1,
+    rows: 10,
+    base_log_z: 0,
+    thresholded: true,
+    ess: null,
+    iter: 0,
+    dataset: 'mnist-test',
+    gpu: null,
+  });
+  const report = (iter: number, state: 'running' | 'done' | 'cancelled') => ({
+    state,
+    phase: 'raise' as const,
+    done: 1,
+    total: 2,
+    iter,
+    dataset: 'mnist-test',
+    settings,
+    exact: null,
+    ais: state === 'done' ? side('ais', -100 + iter) : null,
+    raise: state === 'done' ? side('raise', -101 + iter) : null,
+    ms: 1,
+    error: null,
+  });
+
+  it('asks its worker for the schedule with every configuration and keeps the brackets in update order', () => {
+    lane.setAisEvery(40);
+    expect(w().posted.some((m) => m.type === 'autoEstimate')).toBe(false); // nothing configured yet
+    lane.configure({ lr: 0.1 }, 'mnist');
+    expect(w().posted.at(-1)).toEqual({ type: 'autoEstimate', every: 40, dataset: 'mnist-test', settings });
+    w().reply(configured(1));
+    w().reply({ type: 'estimate', gen: 1, id: 1, report: report(0, 'running'), scheduled: { sweeps: 0 } });
+    expect(lane.scheduled?.state).toBe('running');
+    expect(lane.brackets).toEqual([]);
+    w().reply({ type: 'estimate', gen: 1, id: 2, report: report(40, 'done'), scheduled: { sweeps: 960 } });
+    w().reply({ type: 'estimate', gen: 1, id: 1, report: report(0, 'done'), scheduled: { sweeps: 0 } });
+    w().reply({ type: 'estimate', gen: 0, id: 3, report: report(80, 'done'), scheduled: { sweeps: 1920 } }); // stale lane
+    expect(lane.brackets.map((b) => [b.iter, b.sweeps, b.ais.atll, b.raise.atll])).toEqual([
+      [0, 0, -100, -101],
+      [40, 960, -60, -61],
+    ]);
+    expect(lane.scheduled).toBeNull();
+    expect(lane.estimate).toBeNull(); // the user's estimate is another thing
+    lane.setAisEvery(null);
+    expect(w().posted.at(-1)).toEqual({ type: 'autoEstimate', every: null, dataset: 'mnist-test', settings });
+    expect(lane.brackets).toHaveLength(2);
+    // A new lane starts a new series.
+    lane.configure({ lr: 0.2 }, 'mnist');
+    w().reply(configured(2));
+    expect(lane.brackets).toEqual([]);
+  });
+});
+
+describe('LaneHandle: statistics over training (issue 27)', () => {
+  it('keeps the records’ statistics the worker sends, and a new lane starts them again', () => {
+    lane.configure({ lr: 0.1 }, 'bas4');
+    w().reply(configured(1));
+    w().reply({
+      type: 'progress',
+      gen: 1,
+      points: [],
+      iter: 20,
+      rate: 1,
+      elapsed: 1,
+      stats: null,
+      view: null,
+      statPoints: [
+        { iter: 10, sweeps: 10, stats: { mean_tau: 2 } },
+        { iter: 20, sweeps: 20, stats: { mean_tau: 3 } },
+      ],
+    });
+    expect(lane.statCurve.iter).toEqual([10, 20]);
+    expect(lane.statCurve.stats.map((s) => s.mean_tau)).toEqual([2, 3]);
+    lane.configure({ lr: 0.2 }, 'bas4');
+    w().reply(configured(2));
+    expect(lane.statCurve.iter).toEqual([]);
+  });
+});

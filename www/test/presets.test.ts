@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { missingNote, presetDescription, presetPlan, rateLabel } from '../src/app/presets';
+import { introText } from '../src/app/intro';
+import { missingNote, presetDescription, presetPlan, presetTitle, rateLabel } from '../src/app/presets';
 import { laneConfig } from '../src/app/state';
 import type { Catalog, PresetEntry } from '../src/generated/core';
 import { catalog } from './fixture';
@@ -89,6 +90,22 @@ describe('preset texts', () => {
     expect(presetDescription(ucd, false)).toContain(`\`rbm reproduce ucd-bas4\` runs ${ucd.trials} trials; this is one`);
     expect(presetDescription(shiftingBar, true)).toContain('one chain per training row, full batch');
   });
+  it('says what the chart plots in the menu and the first box (issue 27: not "exact" for AIS, not "test" for the training digits)', () => {
+    const pcd = preset('pcd-mnist-25');
+    expect(presetTitle(pcd)).toBe('PCD paper, MNIST, 25 hidden units, exact log-likelihood of the training digits');
+    expect(presetTitle(ucd)).toBe(ucd.title);
+    const intro = (name: string) => introText(catalog, presetPlan(preset(name), catalog, 0, 1).state);
+    expect(intro('sdcp-mnist')).toMatch(/the chart plots each lane's AIS estimate of the mnist-test log-likelihood every 40 updates/);
+    expect(intro('sdcp-mnist')).not.toMatch(/exact/);
+    expect(intro('pcd-mnist-25')).toMatch(/exact log-likelihood of the training digits/);
+    expect(intro('pcd-mnist-25')).not.toMatch(/race on [^.]*exact test log-likelihood/);
+    expect(intro('ucd-bas4')).toMatch(/the chart plots each lane's exact average log-likelihood/);
+  });
+  it('brackets every lane of a preset measured by AIS at its own schedule (sdcp-mnist: every 40 updates)', () => {
+    const sdcp = preset('sdcp-mnist');
+    expect(presetPlan(sdcp, catalog, 0, 1).state.lanes.map((l) => l.aisEvery)).toEqual(sdcp.lanes.map(() => sdcp.every));
+    expect(presetPlan(preset('pcd-mnist-25'), catalog, 0, 1).state.lanes.every((l) => l.aisEvery === undefined)).toBe(true);
+  });
   it("sets the preset's trials on the small sets, none on MNIST", () => {
     expect(presetPlan(ucd, catalog, 0, 1).state.trials).toBe(ucd.trials);
     expect(presetPlan(preset('pcd-mnist-25'), catalog, 0, 1).state.trials).toBeNull();
@@ -100,7 +117,10 @@ describe('preset texts', () => {
     expect(pcd).toMatch(/exact log-likelihood of the training digits .* 2\^25 states .* report the mnist-test digits'/);
     const sdcp = presetDescription(preset('sdcp-mnist'), false);
     expect(sdcp).toContain('runs 1 trial;');
-    expect(sdcp).toMatch(/by AIS; here no exact curve exists for 500 hidden units.*100 particles × 1,000 β/);
+    expect(sdcp).toMatch(
+      /by AIS, and so does the page: .*the chart plots each lane's AIS estimate of the mnist-test digits every 40 updates .*100 particles × 1,000 β/,
+    );
+    expect(sdcp).not.toMatch(/exact (average )?log-likelihood/);
     expect(presetDescription(ucd, true)).not.toMatch(/digits/);
   });
 });

@@ -3,6 +3,7 @@ import {
   batchRows,
   epochsDone,
   etaMs,
+  etaWithPoints,
   formatDuration,
   formatEpochs,
   formatPerSecond,
@@ -94,5 +95,17 @@ describe('stuckAtStop', () => {
         { iter: 2000, until: 2000 },
       ]),
     ).toBe('Nothing moves: every lane has reached "stop at" (update 2,000). Raise or clear "stop at" to train on, or Reset to start again.');
+  });
+});
+
+describe('the ETA of a lane waiting for exact points (issue 27)', () => {
+  const pace = { iter: 2000, rate: 100, elapsed: 1000, batch: 100, rows: 8000, until: 4000, running: true };
+  it('counts the points still to come at the wait per point so far, and says when it cannot know yet', () => {
+    // Training alone: 2 000 updates at 100/s.
+    expect(etaWithPoints(pace)).toBe(20_000);
+    // Points every 1 000 updates, 30 s each so far; waiting for the one at 2 000: 3 to come.
+    expect(etaWithPoints({ ...pace, exactWait: { every: 1000, ms: 60_000, points: 2, waiting: true } })).toBe(20_000 + 3 * 30_000);
+    expect(paceParts({ ...pace, exactWait: { every: 1000, ms: 60_000, points: 2, waiting: true } }).at(-1)).toBe('ETA 1 min 50 s');
+    expect(paceParts({ ...pace, exactWait: { every: 1000, ms: 0, points: 0, waiting: true } }).at(-1)).toBe('ETA once its first exact point is in');
   });
 });

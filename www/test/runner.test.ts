@@ -243,6 +243,36 @@ class FakeLane implements CoreLane {
   }
 }
 
+/** A GPU lane as the runner sees one: `step(n > 0)` dispatches the updates (its `iter` counts
+ * them) and their records land at the next call; `busy` while some are in flight. Its model
+ * (for AIS) is the landed one. */
+class FakeGpuLane extends FakeLane {
+  readonly gpu = 'fake GPU';
+  private inFlight: Slice | null = null;
+  /** The update of the model that has landed. */
+  landed = 0;
+  /** The landed update each estimate was taken at, and whether updates were in flight then. */
+  taken: { landed: number; busy: boolean }[] = [];
+  get busy(): boolean {
+    return this.inFlight !== null;
+  }
+  step(updates: number, view: boolean, withinMs?: number): Slice {
+    const arrived = this.inFlight;
+    this.inFlight = null;
+    if (arrived) this.landed = arrived.iter;
+    if (updates > 0) {
+      this.inFlight = super.step(updates, view, withinMs);
+      return arrived ?? { records: [], iter: this.landed, error: null, failed: false, view: null };
+    }
+    const now = super.step(0, view);
+    return arrived ? { ...arrived, records: [...now.records, ...arrived.records], view: now.view } : now;
+  }
+  ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate {
+    this.taken.push({ landed: this.landed, busy: this.busy });
+    return super.ais(dataset, particles, betas, seed, reverse);
+  }
+}
+
 /** A data load the test settles by hand. */
 interface PendingLoad {
   source: DataSource;
@@ -280,7 +310,7 @@ const core: Core & { lanes: FakeLane[]; panicked: string | undefined; data: Set<
     if (typeof config.lr !== 'number' || config.lr < 0) {
       throw { kind: 'invalid_option', key: 'lr', message: `learning rate η must be a number from 0 to 1000000, got ${config.lr}` } satisfies ErrorInfo;
     }
-    const lane = new FakeLane(
+    const lane = new (config.gpuFake === 1 ? FakeGpuLane : FakeLane)(
       String(config.seed),
       Number(config.every ?? 10),
       config.lr > 1e30 ? 7 : null,
@@ -1075,6 +1105,85 @@ describe('LaneRunner: slow motion', () => {
     sent = [];
     runner.handle({ type: 'trace', gen: 7 });
     expect(sent).toEqual([]);
+  });
+});
+
+describe('LaneRunner: AIS every N updates (issue 27: sdcp-mnist plots its brackets)', () => {
+  const settings = { particles: 50, betas: 101, seed: 1 };
+  const scheduled = () => of('estimate').filter((m) => m.scheduled);
+
+  it('brackets the model at update 0, every N updates and at the end point, training waiting for each', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'limit', until: 100 });
+    runner.handle({ type: 'autoEstimate', every: 40, dataset: 'bas4', settings });
+    runner.handle({ type: 'start' });
+    runTasks(100_000);
+    const lane = core.lanes[0];
+    expect(lane.iter).toBe(100);
+    // Both runs of each bracket were taken from the model at exactly the schedule's updates.
+    expect(lane.estimates.map((e) => e.iter)).toEqual([0, 0, 40, 40, 80, 80, 100, 100]);
+    expect(lane.estimates.every((e) => e.freed)).toBe(true);
+    const done = scheduled().filter((m) => m.report.state === 'done');
+    expect(done.map((m) => [m.report.iter, m.scheduled?.sweeps])).toEqual([
+      [0, 0],
+      [40, 40],
+      [80, 80],
+      [100, 100],
+    ]);
+    expect(done.every((m) => m.report.ais && m.report.raise)).toBe(true);
+    // Training waited: no training slice between a bracket's first step and its end.
+    let inBracket = false;
+    for (const t of trace) {
+      if (t === 'ais') inBracket = true;
+      if (t === 'train') expect(inBracket && lane.estimates.some((e) => !e.freed)).toBe(false);
+    }
+    expect(statuses().at(-1)).toBe('done');
+    expect(tasks).toHaveLength(0);
+  });
+
+  it('a paused lane waits for Start; the schedule off ends the bracket under way', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'autoEstimate', every: 40, dataset: 'bas4', settings });
+    runTasks(1000);
+    expect(core.lanes[0].estimates).toHaveLength(0);
+    runner.handle({ type: 'start' });
+    runTasks(1);
+    expect(core.lanes[0].estimates).toHaveLength(2);
+    runner.handle({ type: 'autoEstimate', every: null, dataset: 'bas4', settings });
+    expect(scheduled().at(-1)?.report.state).toBe('cancelled');
+    expect(core.lanes[0].estimates.every((e) => e.freed)).toBe(true);
+    runTasks(20);
+    expect(core.lanes[0].iter).toBeGreaterThan(0);
+    expect(core.lanes[0].estimates).toHaveLength(2);
+  });
+});
+
+describe('LaneRunner: every record’s statistics (issue 27: τ history of a live UCD lane)', () => {
+  it('sends the statistics of each record of a slice, in update order', () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'limit', until: 50 });
+    runner.handle({ type: 'start' });
+    runTasks(1000);
+    const sp = of('progress').flatMap((m) => m.statPoints ?? []);
+    expect(sp.map((p) => p.iter)).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(sp.every((p) => p.stats.mean_tau === 2.5 && p.sweeps === p.iter)).toBe(true);
+  });
+});
+
+describe('LaneRunner: AIS every N updates on a GPU lane (its updates land after step returns)', () => {
+  it("waits for the in-flight updates to land, then brackets the model of the schedule's update", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10, gpuFake: 1 }));
+    runner.handle({ type: 'limit', until: 100 });
+    runner.handle({ type: 'autoEstimate', every: 40, dataset: 'bas4', settings: { particles: 50, betas: 101, seed: 1 } });
+    runner.handle({ type: 'start' });
+    runTasks(100_000);
+    const lane = core.lanes[0] as FakeGpuLane;
+    expect(lane.gpu).toBe('fake GPU');
+    expect(lane.landed).toBe(100);
+    expect(lane.taken).toEqual([0, 0, 40, 40, 80, 80, 100, 100].map((landed) => ({ landed, busy: false })));
+    const done = of('estimate').filter((m) => m.scheduled && m.report.state === 'done');
+    expect(done.map((m) => m.report.iter)).toEqual([0, 40, 80, 100]);
+    expect(statuses().at(-1)).toBe('done');
   });
 });
 

@@ -137,6 +137,9 @@ describe('per-data-set defaults', () => {
       /^No exact log-likelihood for more than 20 hidden units on 784 visible units .*"Estimate log-likelihood \(AIS\)" button of each lane gives an AIS \/ RAISE bracket/,
     );
     expect(exactNote(784, 20, 20)).toBe('');
+    expect(exactNote(784, 500, 20, 2, 40)).toMatch(
+      /draw no exact curve: each brackets its test log-likelihood by AIS \/ RAISE every 40 updates \(the points on the chart/,
+    );
     expect(exactNote(16, 500, 20)).toBe(''); // the visible layer is enumerated
   });
 });

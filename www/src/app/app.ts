@@ -26,6 +26,7 @@ import { type OptionValue, optionSpec, parseOption } from '../protocol/schema';
 import { EvalPool, type EvalTicket } from '../workers/evalPool';
 import { trialWorkers } from '../workers/trialPool';
 import type { Axis } from './chartData';
+import { bracketBands } from './claims';
 import { NO_VIEW, type ViewFlags } from './classroom';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
@@ -48,6 +49,7 @@ import {
   NEW_LANE_OPTIONS,
   newLaneState,
   type PageState,
+  trialsRefusal,
 } from './state';
 import { curveCsv, runCsv, runJson, studyCsv, studyJson } from './study';
 import { StudyRun } from './studyRun';
@@ -185,10 +187,12 @@ export class App {
     // Watched like the lanes' workers: one that goes silent fails its chunk's evaluation.
     this.pool ??= new EvalPool(this.options.watchedWorkers ?? this.factory, this.options.evalWorkers);
     const ticket = this.pool.submit(req.model, req.blocks, {
-      progress: (done, total) => {
+      progress: (done, total, ahead) => {
         if (lane.exact?.id !== req.id || lane.exact.gen !== req.gen) return;
         lane.exact.done = done;
         lane.exact.total = total;
+        lane.exact.ahead = ahead;
+        if (ahead === 0 && lane.exact.began === null) lane.exact.began = performance.now();
         this.events.changed();
       },
       done: (parts) => {
@@ -221,13 +225,14 @@ export class App {
     return cloneState({
       data: this.data,
       shared: this.shared,
-      lanes: this.lanes.map((l) => ({ id: l.id, algo: l.algo, label: l.label, options: l.options })),
+      lanes: this.lanes.map((l) => ({ id: l.id, algo: l.algo, label: l.label, options: l.options, ...(l.aisEvery !== null ? { aisEvery: l.aisEvery } : {}) })),
       axis: this.axis,
       stop: this.stop,
       stopUnit: this.stopUnit,
       preset: this.preset,
       rate: this.rate,
-      trials: this.trials,
+      // No trials on data the page runs none on (MNIST): the link stays clean.
+      trials: trialsRefusal(this.dataset()) ? null : this.trials,
       wide: this.wide,
       views: this.views,
       compute: this.compute,
@@ -871,6 +876,13 @@ export class App {
       this.events.changed();
       return true;
     }
+    const refused = t === '' ? null : trialsRefusal(this.dataset());
+    if (refused) {
+      this.settingErrors.trials = refused;
+      this.trials = null;
+      this.events.changed();
+      return true;
+    }
     if ((t === '' ? null : n) !== this.trials && !this.mayDropStudy('Changing trials per lane')) return false;
     delete this.settingErrors.trials;
     this.dropStudy();
@@ -937,8 +949,15 @@ export class App {
     const p = this.catalog.presets.find((x) => x.name === this.preset);
     const run = this.study;
     const evaluate = this.options.evaluateClaims;
-    if (!p?.claims.length || !run || !evaluate) return null;
+    if (!p?.claims.length || !evaluate) return null;
     const lr = p.rates[this.rate] ?? p.rates[0];
+    if (!run) {
+      // A live run whose lanes bracket their log-likelihood by AIS (sdcp-mnist): judged on them.
+      const bands = bracketBands(this.lanes);
+      if (!bands.length) return null;
+      const end = Math.max(0, ...this.lanes.map((l) => this.untilOf(l) ?? p.iters));
+      return evaluate(p.name, lr, bands, end, this.dataset()?.bound ?? null);
+    }
     const key = `${p.name}:${lr}`;
     const c = this.verdictCache;
     if (c && c.version === run.version && c.key === key) return c.verdicts;

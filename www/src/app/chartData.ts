@@ -53,12 +53,15 @@ export function yRange(cols: ChartColumns): [number, number] | null {
 }
 
 /**
- * Colours of the lanes: six hues, each with a contrast of at least 4.5:1 on the page's white and
- * #fafafa (WCAG AA), chosen to stay apart under protanopia, deuteranopia and tritanopia as well
- * (CIELAB ΔE ≥ 30 between any two, simulated; chartData.test.ts checks both). Lanes 6–11 repeat
- * them dashed, so up to 12 lanes differ in colour or line; 12 on repeat the pattern.
+ * Colours of the lanes: six hues (blue, orange, violet, crimson, plum, indigo), each with a
+ * contrast of at least 4.5:1 on the page's white and #fafafa (WCAG AA) and each a colour, not a
+ * near-black (CIELAB L* ≥ 30, chroma ≥ 40: three near-blacks could not be told apart as 2-px
+ * lines, issue 27), chosen to stay apart in normal vision and under protanopia, deuteranopia
+ * and tritanopia (CIELAB ΔE ≥ 20 between any two, simulated; chartData.test.ts checks all of
+ * it). Lanes 6–11 repeat them dashed, so up to 12 lanes differ in colour or line; 12 on repeat
+ * the pattern (the page warns past 8 lanes).
  */
-export const LANE_COLOURS = ['#0072B2', '#BB5511', '#9900FF', '#555544', '#000000', '#550055'];
+export const LANE_COLOURS = ['#0072B2', '#BB5511', '#9900FF', '#DD0055', '#882266', '#4433AA'];
 /** The bound's colour (drawn dashed, thinner). */
 export const BOUND_COLOUR = '#707070';
 /** The line of lanes 6–11 (solid before). */
@@ -73,7 +76,26 @@ export function laneDash(index: number): number[] | undefined {
   return Math.floor(index / LANE_COLOURS.length) % 2 === 1 ? LANE_DASH : undefined;
 }
 
+/** The swatches' dash: the line's pattern scaled to fit twice in a 10-px swatch (the line's own
+ * 8 + 4 px left a 10-px swatch looking solid, issue 27). */
+export function swatchDash(dash: number[]): [number, number] {
+  const scale = 5 / (dash[0] + dash[1]);
+  return [Math.max(2, Math.round(dash[0] * scale)), Math.max(2, Math.round(dash[1] * scale))];
+}
+
 /** A swatch's CSS background for a colour and dash: dashed lanes get a dashed swatch. */
 export function swatchBackground(colour: string, dash?: number[]): string {
-  return dash ? `repeating-linear-gradient(90deg, ${colour} 0 ${dash[0]}px, transparent ${dash[0]}px ${dash[0] + dash[1]}px)` : colour;
+  if (!dash) return colour;
+  const [on, off] = swatchDash(dash);
+  return `repeating-linear-gradient(90deg, ${colour} 0 ${on}px, transparent ${on}px ${on + off}px)`;
+}
+
+/** Lanes past which the page warns: the chart repeats its six colours dashed from lane 7 on,
+ * and every lane's worker shares the machine's cores and the page's redraws. */
+export const MANY_LANES = 8;
+
+/** The one notice about many lanes (null: `n` ≤ MANY_LANES). */
+export function manyLanesText(n: number, cores: number): string | null {
+  if (n <= MANY_LANES) return null;
+  return `${n} lanes: past ${MANY_LANES} the chart is hard to read (six colours, repeated dashed from the seventh lane${n > 12 ? ' and again past the twelfth' : ''}), and the lanes share this machine's ${cores} core${cores === 1 ? '' : 's'}, so each trains slower and the page redraws less often. Remove lanes, or compare a few at a time.`;
 }

@@ -95,6 +95,56 @@ export const GLOSSARY: Term[] = [
     term: 'AIS and RAISE',
     text: 'Annealed importance sampling estimates log Z by moving particles from a simple model to the RBM; it brackets the log-likelihood from above, and its reverse, RAISE, from below.',
   },
+  {
+    id: 'mf-cd',
+    term: 'MF-CD (mean-field CD)',
+    text: 'CD-1 with probabilities in place of samples (Welling & Hinton 2002): the negative phase uses the chain’s expected values, not drawn states. Less noisy than CD-1, and more biased; the PCD paper compares it.',
+  },
+  {
+    id: 'fpcd',
+    term: 'FPCD (fast persistent CD)',
+    text: 'PCD whose chains run under the parameters plus a set of fast weights that learn quickly and decay (by 0.95 per update here; Tieleman & Hinton 2009). The fast weights push the chains away from where they are, so they mix faster. With fast rate 0 it is PCD exactly.',
+  },
+  {
+    id: 'sdcp',
+    term: 'S-DCP (stochastic difference of convex programming)',
+    text: 'Upadhya & Sastry 2017: per mini-batch, the positive phase once, then d inner steps, each of K′ Gibbs sweeps and a small update, starting from the data. d·K′ sweeps per update, like CD-(d·K′); with d = 1 it is CD-K′ exactly.',
+  },
+  {
+    id: 'cg',
+    term: 'CG (centered gradient)',
+    text: 'Melchior, Fischer & Wiskott 2016: the same sampling as CD, but the units are centred by running averages of the visible (μ) and hidden (λ) means, which makes the gradient better conditioned. The parameters are stored in plain form for evaluation.',
+  },
+  {
+    id: 'cs-dcp',
+    term: 'CS-DCP (centered S-DCP)',
+    text: 'S-DCP with the centering of CG (Upadhya & Sastry 2017, Algorithm 4). The S-DCP paper reports it converging fastest at the small learning rate.',
+  },
+  {
+    id: 'trial',
+    term: 'Trial',
+    text: 'One complete training run of a lane from its own seed. A study runs each lane as many trials, seeded as `rbm reproduce` seeds them, because one run can be lucky or unlucky; the papers report medians over trials.',
+  },
+  {
+    id: 'median-bands',
+    term: 'Median and bands',
+    text: 'Across a lane’s trials at each checkpoint: the median (the thick line: half the trials above, half below), the q10–q90 band (80% of the trials inside it) and, when asked, q2.5–q97.5 (95%). Thin lines are a few single trials.',
+  },
+  {
+    id: 'isl',
+    term: 'ISL (indirect sampling likelihood)',
+    text: 'Breuleux, Bengio & Vincent 2010: fit a Parzen density (one kernel per sample) on the first N samples a sampler drew and report the mean log-density of held-out test digits. It rises as the samples cover more of the data; a sampler stuck near one digit rises slowly.',
+  },
+  {
+    id: 'tv',
+    term: 'Total variation',
+    text: 'The distance between two distributions over patterns: half the sum of the absolute differences of their probabilities, from 0 (the same) to 1 (disjoint). The chain panel plots it between the chain’s law after k sweeps and the model (or the data).',
+  },
+  {
+    id: 'rates-fpcd',
+    term: 'Rates-FPCD and rates-herding',
+    text: 'Samplers for a trained model (Breuleux, Bengio & Vincent 2011): fast weights learn the difference between the data’s statistics (the rates) and the chain’s latest sample, pushing the chain to digits it has not visited yet. Rates-FPCD samples; rates-herding steps deterministically to a fixed point. Sample penalisation keeps only the push away from the last samples.',
+  },
 ];
 
 /** The term that explains an option or a statistic of the core, by its key. */

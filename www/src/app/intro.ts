@@ -5,6 +5,7 @@
 // verdicts) and rewritten as they change. Static text never states an outcome as the page's own.
 import type { Catalog, Verdict } from '../generated/core';
 import { algoEntry } from '../protocol/schema';
+import { plotsWhat, presetTitle } from './presets';
 import { dataFamily, FIRST_SCREEN, type PageState } from './state';
 
 function names(catalog: Catalog, s: PageState): string {
@@ -22,7 +23,9 @@ export function introText(catalog: Catalog, s: PageState): string {
   // A paper's experiment: its finding's first sentence (the whole line is under the picker).
   if (preset) {
     const finding = preset.expect.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? preset.expect;
-    return `Press Start: ${who} race on ${preset.title.replace(/^[^,]*, /, '')}, and the chart plots each lane's exact average log-likelihood. ${finding}`;
+    return `Press Start: ${who} race on ${presetTitle(preset)
+      .replace(/^[^,]*, /, '')
+      .replace(/, [^,]*log-likelihood[^,]*$/, '')}, and the chart plots ${plotsWhat(preset)}. ${finding}`;
   }
   const first =
     s.data === FIRST_SCREEN.data &&

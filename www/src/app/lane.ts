@@ -7,9 +7,9 @@
 // they describe the lane the handle shows (`gen`); `loading` (data on its way for a
 // configuration) only if it is about the latest generation sent. Anything else is stale and dropped.
 
-import type { ErrorInfo, Trace } from '../generated/core';
+import type { AisEstimate, ErrorInfo, Trace } from '../generated/core';
 import { type AnalysisKind, type AnalysisReport, type AnalysisReports, type AnalysisRequest, startingAnalysis } from '../protocol/analyses';
-import { type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from '../protocol/estimate';
+import { DEFAULT_ESTIMATE, type EstimateReport, type EstimateSettings, estimateDataset, startingReport } from '../protocol/estimate';
 import {
   type DataSource,
   epochNow,
@@ -21,7 +21,7 @@ import {
   type ToWorker,
 } from '../protocol/messages';
 import type { OptionValue } from '../protocol/schema';
-import { appendPoints, type Curve, emptyCurve } from './curve';
+import { appendPoints, appendStats, type Curve, emptyCurve, emptyStatCurve, type StatCurve } from './curve';
 import type { LaneState } from './state';
 
 /** The part of a Worker the handle uses. */
@@ -67,6 +67,10 @@ export interface ExactJob {
   total: number;
   /** When it was asked for (performance.now()). */
   started: number;
+  /** Points ahead of it in the evaluation pool's queue (0: its blocks are being enumerated). */
+  ahead: number;
+  /** When the pool began enumerating its blocks (null: still queued). */
+  began: number | null;
   state: 'running' | 'failed';
   message: string | null;
 }
@@ -82,6 +86,21 @@ export function fatalNote(lane: Pick<LaneHandle, 'status' | 'iter' | 'curve'>): 
     ? `Kept: its curve, ${n} point${n === 1 ? '' : 's'} to update ${lane.curve.iter[n - 1].toLocaleString('en')} (the chart, its PNG and Download curve (CSV)).`
     : 'Kept: nothing, it had no curve point yet.';
   return `${kept} Lost: its model at update ${lane.iter.toLocaleString('en')}, which lived in the worker (no model download); Restart lane builds it again from update 0 and clears the curve.`;
+}
+
+/** One bracket of a lane's log-likelihood from its AIS schedule: AIS (Salakhutdinov & Murray
+ * 2008) and RAISE (Burda et al. 2015) of the test data at update `iter`. */
+export interface Bracket {
+  iter: number;
+  /** Gibbs sweeps per chain at `iter` (the equal-compute axis). */
+  sweeps: number;
+  ais: AisEstimate;
+  raise: AisEstimate;
+}
+
+/** The brackets with one more (in update order, one per update). */
+export function addBracket(brackets: readonly Bracket[], b: Bracket): Bracket[] {
+  return [...brackets.filter((x) => x.iter !== b.iter), b].sort((x, y) => x.iter - y.iter);
 }
 
 export class LaneHandle implements LaneState {
@@ -113,11 +132,23 @@ export class LaneHandle implements LaneState {
   dataLoad: { label: string; received: number; total: number | null } | null = null;
   stats: Record<string, number> = {};
   curve: Curve = emptyCurve();
+  /** Its records' statistics over training (UCD's τ history). */
+  statCurve: StatCurve = emptyStatCurve();
   view: LaneView | null = null;
   /** The latest log-likelihood estimate (AIS / RAISE) of this lane, under way or finished. */
   estimate: EstimateReport | null = null;
+  /** "AIS every N updates": the worker brackets the log-likelihood at update 0, every N
+   * updates and at the end point, training waiting for each (null: no schedule). */
+  aisEvery: number | null;
+  /** The brackets of the schedule so far, in update order. */
+  brackets: Bracket[] = [];
+  /** The schedule's bracket under way (or the last one that failed). */
+  scheduled: EstimateReport | null = null;
   /** The exact evaluation the lane waits for (a deferred exact curve), or the last that failed. */
   exact: ExactJob | null = null;
+  /** Time the lane waited for its deferred exact points (queue and enumeration), and how many:
+   * the ETA counts the points still to come at this pace. */
+  exactWaits = { ms: 0, points: 0 };
   /** How long the worker took to answer the latest Pause of a running lane: from the page's
    * message to the worker's status reply, by their clocks (ms; null: none measured). */
   pauseReply: number | null = null;
@@ -168,6 +199,7 @@ export class LaneHandle implements LaneState {
     this.algo = state.algo;
     this.label = state.label;
     this.options = { ...state.options };
+    this.aisEvery = state.aisEvery ?? null;
     this.worker = this.spawn();
   }
 
@@ -213,7 +245,22 @@ export class LaneHandle implements LaneState {
     this.configureGen = this.sent;
     const gpu = compute ? { compute } : {};
     this.post(source ? { type: 'configure', gen: this.sent, config, dataset, source, ...gpu } : { type: 'configure', gen: this.sent, config, dataset, ...gpu });
+    if (this.aisEvery !== null) this.postSchedule();
     return this.sent;
+  }
+
+  private postSchedule(): void {
+    this.post({ type: 'autoEstimate', every: this.aisEvery, dataset: estimateDataset(this.dataset), settings: DEFAULT_ESTIMATE });
+  }
+
+  /** Sets "AIS every N updates" (null: off); the brackets so far stay. */
+  setAisEvery(every: number | null): void {
+    const n = every === null || !(every >= 1) ? null : Math.floor(every);
+    if (n === this.aisEvery) return;
+    this.aisEvery = n;
+    if (this.config) this.postSchedule();
+    if (n === null) this.scheduled = null;
+    this.events.changed(this);
   }
 
   /** The latest configuration sent (null: none yet). */
@@ -370,6 +417,7 @@ export class LaneHandle implements LaneState {
   /** The pool's partial sums of exact evaluation `id`: the lane makes its point and trains on. */
   exactParts(gen: number, id: number, parts: Float64Array): void {
     if (this.exact?.id !== id || this.exact.gen !== gen) return;
+    this.exactWaits = { ms: this.exactWaits.ms + Math.max(0, performance.now() - this.exact.started), points: this.exactWaits.points + 1 };
     this.exact = null;
     this.post({ type: 'exactParts', gen, id, parts });
     this.events.changed(this);
@@ -444,12 +492,16 @@ export class LaneHandle implements LaneState {
 
   private clear(): void {
     this.curve = emptyCurve();
+    this.statCurve = emptyStatCurve();
     this.iter = 0;
     this.rate = 0;
     this.elapsed = 0;
     this.stats = {};
     this.view = null;
     this.estimate = null;
+    this.brackets = [];
+    this.scheduled = null;
+    this.exactWaits = { ms: 0, points: 0 };
     this.analyses = {};
   }
 
@@ -542,6 +594,7 @@ export class LaneHandle implements LaneState {
       case 'progress':
         if (msg.gen !== this.gen) return;
         appendPoints(this.curve, msg.points);
+        if (msg.statPoints) appendStats(this.statCurve, msg.statPoints);
         this.iter = msg.iter;
         if (msg.rate > 0) this.rate = msg.rate;
         this.elapsed = msg.elapsed;
@@ -561,6 +614,15 @@ export class LaneHandle implements LaneState {
       case 'probed':
         return; // for the page's data check, not a lane
       case 'estimate':
+        if (msg.scheduled) {
+          if (msg.gen !== this.gen) return;
+          const r = msg.report;
+          if (r.state === 'done' && r.ais && r.raise) {
+            this.brackets = addBracket(this.brackets, { iter: r.iter, sweeps: msg.scheduled.sweeps, ais: r.ais, raise: r.raise });
+            this.scheduled = null;
+          } else this.scheduled = r.state === 'cancelled' ? null : r;
+          break;
+        }
         // Only the latest estimate of the lane shown, and not once the user cancelled it.
         if (msg.gen !== this.gen || msg.id !== this.estimateId || this.estimate?.state !== 'running') return;
         this.estimate = msg.report;
@@ -573,7 +635,18 @@ export class LaneHandle implements LaneState {
       }
       case 'exact':
         if (msg.gen !== this.gen) return;
-        this.exact = { id: msg.id, gen: msg.gen, iter: msg.iter, done: 0, total: msg.blocks, started: performance.now(), state: 'running', message: null };
+        this.exact = {
+          id: msg.id,
+          gen: msg.gen,
+          iter: msg.iter,
+          done: 0,
+          total: msg.blocks,
+          started: performance.now(),
+          ahead: 0,
+          began: null,
+          state: 'running',
+          message: null,
+        };
         this.events.exact?.(this, msg);
         break;
       case 'logzParts':

@@ -80,6 +80,22 @@ export interface Pace {
   /** The lane's end point in updates (null: none). */
   until: number | null;
   running: boolean;
+  /** A lane whose exact points are evaluated by the page's pool (training waits for each): its
+   * records' spacing, the time it waited per point so far and the points measured (none:
+   * training alone sets the ETA). */
+  exactWait?: { every: number; ms: number; points: number; waiting: boolean };
+}
+
+/** The ETA of a lane that waits for deferred exact points: training's time left plus, per
+ * point still to come, its mean wait so far; null while no point is in (the wait is unknown). */
+export function etaWithPoints(p: Pace): number | null {
+  const train = etaMs(p.iter, p.until, p.rate);
+  const w = p.exactWait;
+  if (!w || train === null || p.until === null) return train;
+  const left = Math.max(0, Math.floor(p.until / w.every) - Math.floor(p.iter / w.every)) + (w.waiting ? 1 : 0);
+  if (left === 0) return train;
+  if (w.points === 0) return null;
+  return train + (left * w.ms) / w.points;
 }
 
 /** The parts of a lane's progress line: epoch, updates/s and rows/s, time spent, time left. */
@@ -87,8 +103,9 @@ export function paceParts(p: Pace): string[] {
   const parts = [`epoch ${formatEpochs(epochsDone(p.iter, p.batch, p.rows))}`];
   if (p.running || p.rate > 0) parts.push(formatPerSecond(p.rate, 'updates'), formatPerSecond(rowsPerSecond(p.rate, p.batch), 'rows'));
   if (p.elapsed > 0) parts.push(`elapsed ${formatDuration(p.elapsed)}`);
-  const eta = p.running ? etaMs(p.iter, p.until, p.rate) : null;
+  const eta = p.running ? etaWithPoints(p) : null;
   if (eta !== null) parts.push(`ETA ${formatDuration(eta)}`);
+  else if (p.running && p.until !== null && p.exactWait) parts.push('ETA once its first exact point is in');
   return parts;
 }
 

@@ -15,6 +15,9 @@ export interface LaneState {
   label: string | null;
   /** Every per-lane option the algorithm reads (schema.laneOptionKeys), by key. */
   options: Record<string, OptionValue>;
+  /** "AIS every N updates" (lane.ts): AIS/RAISE brackets of the log-likelihood over training,
+   * for a lane without an exact curve (absent: none). */
+  aisEvery?: number | null;
 }
 
 /** Everything a page shows, and so everything its URL restores. */
@@ -81,6 +84,15 @@ export type DataFamily = 'small' | 'images';
 
 export function dataFamily(ds: DataSetEntry): DataFamily {
   return ds.patterns.length > 0 ? 'small' : 'images';
+}
+
+/** Why the page runs no trials on data set `ds` (null: it does, on the small sets). A trial
+ * runs in a trial worker that computes its own exact curve; on MNIST that curve needs the
+ * evaluation workers' 2^hidden-state sums (or AIS) at every point, which the trial workers do not
+ * have, so the field is refused there rather than accepted and ignored (issue 27). */
+export function trialsRefusal(ds: DataSetEntry | undefined): string | null {
+  if (!ds || dataFamily(ds) === 'small') return null;
+  return `trials run on the small data sets only (each trial computes its own exact curve, which ${ds.name} is too large for in a trial worker): the page runs one live run per lane here; \`rbm reproduce\` runs a paper's trials on MNIST`;
 }
 
 /** What choosing a data set of a family sets, when the page comes from the other family. */

@@ -48,6 +48,9 @@ export interface LaneSnapshot {
   exact: { iter: number; done: number; total: number; state: 'running' | 'failed' } | null;
   /** The update of the lane's latest slow-motion trace (null: none). */
   traced: number | null;
+  /** "AIS every N updates" and its brackets so far (AIS estimate, RAISE–AIS range). */
+  aisEvery: number | null;
+  brackets: { iter: number; sweeps: number; ais: number; raise: number; lo: number; hi: number }[];
   /** The GPU adapter the lane runs on (null: the CPU). */
   gpu: string | null;
   /** Why the lane runs without what it asked for (its exact curve, the GPU), if so. */
@@ -198,6 +201,15 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
           exact: l.exact && { iter: l.exact.iter, done: l.exact.done, total: l.exact.total, state: l.exact.state },
           modelFile: l.modelFile && { ...l.modelFile },
           traced: l.trace?.iter ?? null,
+          aisEvery: l.aisEvery,
+          brackets: l.brackets.map((b) => ({
+            iter: b.iter,
+            sweeps: b.sweeps,
+            ais: b.ais.atll,
+            raise: b.raise.atll,
+            lo: Math.min(b.raise.atll_lo, b.ais.atll_lo),
+            hi: Math.max(b.ais.atll_hi, b.raise.atll_hi),
+          })),
           gpu: l.gpu,
           notice: l.notice,
         };

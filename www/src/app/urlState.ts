@@ -29,7 +29,7 @@ import type { Axis } from './chartData';
 import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
 import { presetPlan } from './presets';
 import { STOP_UNITS, type StopUnit } from './progress';
-import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState } from './state';
+import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState, trialsRefusal } from './state';
 
 const AXES: Axis[] = ['iter', 'sweeps'];
 const MAX_LABEL = 200;
@@ -58,6 +58,7 @@ function encodeLane(catalog: Catalog, lane: LaneState, position: number): string
   const pairs: string[] = [];
   if (lane.id !== position) pairs.push(`id=${lane.id}`);
   if (lane.label !== null) pairs.push(`label=${enc(lane.label)}`);
+  if (lane.aisEvery !== undefined && lane.aisEvery !== null) pairs.push(`ais_every=${lane.aisEvery}`);
   const { main, more } = laneOptions(catalog, lane.algo);
   for (const spec of main) {
     const v = lane.options[spec.key];
@@ -191,6 +192,13 @@ function decodeLane(catalog: Catalog, raw: string, position: number, notices: st
       else lane.id = id;
     } else if (key === 'label') {
       lane.label = value.slice(0, MAX_LABEL);
+    } else if (key === 'ais_every') {
+      const n = wholeNumber(value, 1, MAX_STOP);
+      if (n === null)
+        notices.push(
+          `"AIS every" of lane ${position + 1} (${algo}), ${shown(value)}, was ignored: it must be a whole number of updates from 1 to ${MAX_STOP}.`,
+        );
+      else lane.aisEvery = n;
     } else if (reads.has(key)) {
       const p = parseOption(reads.get(key) as OptionEntry, value);
       if (p.ok) lane.options[key] = p.value;
@@ -312,6 +320,11 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   }
   // Settings made for data the page does not have would not fit the default data: none apply.
   if (noData) return { state: firstScreen(catalog), notices };
+  const refused = state.trials !== null ? trialsRefusal(catalog.data_sets.find((d) => d.name === state.data)) : null;
+  if (refused) {
+    notices.push(`The link's trials=${state.trials} was ignored: ${refused}.`);
+    state.trials = null;
+  }
   // Lanes from the link when it has usable ones (or says it has none); else the first screen's.
   if (lanes.length > 0 || noLanes) state.lanes = uniqueIds(lanes, notices);
   return { state, notices };

@@ -94,6 +94,10 @@ export type ToWorker =
   | { type: 'estimate'; gen: number; id: number; dataset: string; settings: EstimateSettings }
   /** Drop estimate `id` (if it is still under way). */
   | { type: 'cancelEstimate'; id: number }
+  /** Bracket the lane's log-likelihood (AIS, then RAISE, of `dataset`) at update 0, every
+   * `every` updates and at the end point, training waiting for each (the papers' "AIS every N
+   * updates", e.g. Upadhya & Sastry 2017 §4.2.2); null: no schedule. Kept across lanes. */
+  | { type: 'autoEstimate'; every: number | null; dataset: string; settings: EstimateSettings }
   /** An analysis of lane `gen`'s current model (protocol/analyses.ts: any kind, e.g. the
    * chain's law after k sweeps), in this worker between training slices; replaces one of the
    * same kind under way. */
@@ -137,6 +141,13 @@ export interface CurvePoint {
   atll: number;
 }
 
+/** A record's statistics (e.g. UCD's `mean_tau`, over the updates since the previous record). */
+export interface StatPoint {
+  iter: number;
+  sweeps: number;
+  stats: Record<string, number>;
+}
+
 /** The core's view with its weights (W, m×n row-major), which travel as a transferred buffer. */
 export type LaneView = View & { weights: Float32Array };
 
@@ -174,6 +185,9 @@ export type FromWorker =
       elapsed: number;
       /** Statistics of the latest record (keys of the algorithm's StatSpecs). */
       stats: CoreRecord['stats'] | null;
+      /** Every record's statistics in this slice, when the algorithm reports some (UCD's τ):
+       * the page draws their history. */
+      statPoints?: StatPoint[];
       view: LaneView | null;
     }
   | { type: 'model'; gen: number; iter: number; json: string }
@@ -187,8 +201,9 @@ export type FromWorker =
   | { type: 'loading'; gen: number; label: string; received: number; total: number | null }
   /** The answer to `probe` `id`: the data sets it made available, or why it could not. */
   | { type: 'probed'; id: number; sets: LoadedSet[]; error: ErrorInfo | null }
-  /** Progress or the end of estimate `id`, asked for lane `gen`. */
-  | { type: 'estimate'; gen: number; id: number; report: EstimateReport }
+  /** Progress or the end of estimate `id`, asked for lane `gen`; `scheduled` (with the Gibbs
+   * sweeps per chain at the estimate's update): one of the `autoEstimate` schedule's. */
+  | { type: 'estimate'; gen: number; id: number; report: EstimateReport; scheduled?: { sweeps: number } }
   /** Progress or the end of analysis `id`, asked for lane `gen`. */
   | { type: 'analysis'; gen: number; id: number; report: AnalysisReport }
   /** Lane `gen` made a record at update `iter` whose exact ATLL is deferred to the page's

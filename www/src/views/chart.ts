@@ -4,7 +4,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { AXIS_LABEL, type Axis, swatchBackground } from '../app/chartData';
-import { belowChart, belowText, type ChartModel, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
+import { belowChart, belowText, type ChartModel, cursorStep, formatAtll, formatX, modelRange, readout, withAlpha } from './chartModel';
 import { el } from './dom';
 import { type LegendItem, type PngFrame, pngButton } from './png';
 
@@ -23,6 +23,9 @@ export interface ChartSettings {
   /** The PNG's title and last line (the page's address); none: the PNG is the canvas alone. */
   pngTitle?: () => { title: string; footer?: string };
 }
+
+/** Tick spacings of the updates axis: whole numbers only. */
+const UPDATE_TICKS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 1e4, 2e4, 2.5e4, 5e4, 1e5, 2e5, 2.5e5, 5e5, 1e6, 2e6, 5e6, 1e7];
 
 export const LIKELIHOOD_CHART: ChartSettings = {
   yLabel: 'average log-likelihood (exact)',
@@ -87,6 +90,37 @@ export class LikelihoodChart {
     };
     this.box.addEventListener('touchstart', touch, { passive: true });
     this.box.addEventListener('touchmove', touch, { passive: true });
+    // The keyboard reads the chart too: focus it, then ← → (Shift: ten points), Home, End move a
+    // cursor over the points and the readout (announced) says every lane's value there; Esc leaves.
+    this.box.tabIndex = 0;
+    this.box.setAttribute('role', 'group');
+    this.box.setAttribute('aria-label', 'Log-likelihood chart: use the left and right arrow keys to read every lane’s value at each point');
+    this.box.setAttribute('aria-describedby', this.readoutEl.id);
+    this.box.addEventListener('keydown', (e) => {
+      const next = cursorStep(this.cursor, this.model?.x.length ?? 0, e.key, e.shiftKey);
+      if (next === undefined) return;
+      e.preventDefault();
+      this.readoutEl.setAttribute('aria-live', 'polite');
+      this.moveCursor(next);
+    });
+  }
+
+  /** Puts the cursor at column `idx` (null: none) and says what is there. */
+  private moveCursor(idx: number | null): void {
+    const plot = this.plot;
+    const m = this.model;
+    if (!plot || !m) return;
+    if (idx === null) {
+      plot.setCursor({ left: -10, top: -10 });
+      this.cursor = null;
+      this.showReadout();
+      return;
+    }
+    const left = plot.valToPos(m.x[idx], 'x');
+    plot.setCursor({ left, top: plot.over.clientHeight / 2 });
+    // uPlot snaps to the nearest column: the keyboard's is the one asked for.
+    this.cursor = idx;
+    this.showReadout();
   }
 
   /** Redraws; rebuilds the plot only when the series (lanes, roles, axis, label) change. */
@@ -189,18 +223,59 @@ export class LikelihoodChart {
     );
   }
 
+  /** The AIS brackets' error bars: a vertical line with caps from `lo` to `hi` at each point. */
+  private drawErrorBars(u: uPlot): void {
+    const bars = this.model?.errorBars;
+    if (!bars?.length) return;
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.lineWidth = 1.5 * dpr;
+    for (const b of bars) {
+      const s = this.model?.series[b.series];
+      if (!s) continue;
+      const x = u.valToPos(b.x, 'x', true);
+      const y0 = u.valToPos(b.lo, 'y', true);
+      const y1 = u.valToPos(b.hi, 'y', true);
+      if (![x, y0, y1].every(Number.isFinite)) continue;
+      const cap = 4 * dpr;
+      ctx.strokeStyle = s.colour;
+      ctx.beginPath();
+      ctx.moveTo(x, y0);
+      ctx.lineTo(x, y1);
+      ctx.moveTo(x - cap, y0);
+      ctx.lineTo(x + cap, y0);
+      ctx.moveTo(x - cap, y1);
+      ctx.lineTo(x + cap, y1);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+
   private options(model: ChartModel, axis: Axis): uPlot.Options {
     const series: uPlot.Series[] = [
       { label: AXIS_LABEL[axis], value: (_u, v) => formatX(v, axis) },
-      ...model.series.map((s) => ({
-        label: s.label,
-        stroke: withAlpha(s.colour, s.alpha),
-        width: s.width,
-        ...(s.dash ? { dash: s.dash } : {}),
-        spanGaps: true,
-        points: { show: false },
-        value: (_u: uPlot, v: number | null) => formatAtll(v),
-      })),
+      ...model.series.map((s) =>
+        s.role === 'ais'
+          ? // AIS brackets: separate points (their error bars drawn by the draw hook), no line.
+            {
+              label: s.label,
+              stroke: s.colour,
+              width: 1,
+              paths: () => null,
+              points: { show: true, size: 8, width: 1.5, stroke: s.colour, fill: s.colour },
+              value: (_u: uPlot, v: number | null) => formatAtll(v),
+            }
+          : {
+              label: s.label,
+              stroke: withAlpha(s.colour, s.alpha),
+              width: s.width,
+              ...(s.dash ? { dash: s.dash } : {}),
+              spanGaps: true,
+              points: { show: false },
+              value: (_u: uPlot, v: number | null) => formatAtll(v),
+            },
+      ),
     ];
     return {
       ...this.size(),
@@ -208,7 +283,14 @@ export class LikelihoodChart {
       bands: model.bands.map((b) => ({ series: [b.upper + 1, b.lower + 1] as [number, number], fill: b.fill })),
       scales: { x: { time: false } },
       axes: [
-        { label: AXIS_LABEL[axis], stroke: '#333', grid: { stroke: '#eee' }, values: (_u, vals) => vals.map((v) => formatX(v, axis)) },
+        {
+          label: AXIS_LABEL[axis],
+          stroke: '#333',
+          grid: { stroke: '#eee' },
+          values: (_u, vals) => vals.map((v) => formatX(v, axis)),
+          // Updates are whole: no ticks between them (a short run would repeat its labels).
+          ...(axis === 'iter' ? { incrs: UPDATE_TICKS } : {}),
+        },
         // A short chart (an embed, a phone) has room for a short label only.
         { label: this.size().height < 300 ? (this.settings.shortLabel ?? this.yLabel) : this.yLabel, stroke: '#333', grid: { stroke: '#eee' }, size: 60 },
       ],
@@ -216,6 +298,7 @@ export class LikelihoodChart {
       // A drag selects an x range; the chart zooms to it itself (setSelect) and keeps it.
       cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
+        draw: [(u) => this.drawErrorBars(u)],
         setSelect: [
           (u) => {
             if (u.select.width < 2) return;

@@ -11,7 +11,7 @@ import { type Axis, BOUND_COLOUR } from '../app/chartData';
 import type { Curve } from '../app/curve';
 import type { Band, Study } from '../app/study';
 
-export type SeriesRole = 'curve' | 'median' | 'q10' | 'q90' | 'q025' | 'q975' | 'trial' | 'bound';
+export type SeriesRole = 'curve' | 'median' | 'q10' | 'q90' | 'q025' | 'q975' | 'trial' | 'bound' | 'ais';
 
 export interface SeriesSpec {
   label: string;
@@ -32,6 +32,17 @@ export interface ChartModel {
   ys: (number | null)[][];
   /** Fills between two series (indices into `series`): the upper one first. */
   bands: { upper: number; lower: number; fill: string }[];
+  /** Error bars of the AIS series (role 'ais'): at `x`, from `lo` to `hi` (the AIS/RAISE
+   * bracket widened by both methods' bars), in the series' colour. */
+  errorBars?: { series: number; x: number; lo: number; hi: number }[];
+}
+
+/** A lane's AIS/RAISE brackets as the chart reads them (lane.ts Bracket). */
+export interface ChartBracket {
+  iter: number;
+  sweeps: number;
+  ais: { atll: number; atll_lo: number; atll_hi: number };
+  raise: { atll: number; atll_lo: number; atll_hi: number };
 }
 
 export interface ChartLaneStyle {
@@ -84,10 +95,19 @@ interface Raw {
   ys: number[];
 }
 
+/** The values of a series of separate points at each x of `grid` (null between them). */
+function pointsAt(xs: readonly number[], ys: readonly number[], grid: readonly number[]): (number | null)[] {
+  const at = new Map<number, number>();
+  xs.forEach((x, i) => {
+    if (Number.isFinite(ys[i])) at.set(x, ys[i]);
+  });
+  return grid.map((g) => at.get(g) ?? null);
+}
+
 function build(raws: Raw[], bound: number | null, bands: [SeriesRole, SeriesRole, number][]): ChartModel {
   const x = unionGrid(raws.map((r) => r.xs));
   const series = raws.map((r) => r.spec);
-  const ys = raws.map((r) => interpolate(r.xs, r.ys, x));
+  const ys = raws.map((r) => (r.spec.role === 'ais' ? pointsAt(r.xs, r.ys, x) : interpolate(r.xs, r.ys, x)));
   if (bound !== null && x.length) {
     series.push({ label: 'bound (−entropy of the data)', colour: BOUND_COLOUR, role: 'bound', lane: null, width: 1.5, dash: [6, 4], alpha: 1 });
     ys.push(x.map(() => bound));
@@ -103,14 +123,40 @@ function build(raws: Raw[], bound: number | null, bands: [SeriesRole, SeriesRole
   return { x, series, ys, bands: out };
 }
 
-/** One curve per lane (single runs). */
-export function curvesModel(lanes: (ChartLaneStyle & { curve: Curve })[], axis: Axis, bound: number | null): ChartModel {
-  const raws: Raw[] = lanes.map((l, i) => ({
-    spec: { label: l.label, colour: l.colour, role: 'curve', lane: i, width: 2, alpha: 1, ...(l.dash ? { dash: l.dash } : {}) },
-    xs: l.curve[axis],
-    ys: l.curve.atll,
-  }));
-  return build(raws, bound, []);
+/** One curve per lane (single runs); a lane with AIS/RAISE brackets (its "AIS every N
+ * updates") also gets them as points (the AIS estimate) with error bars (RAISE's lower bar to
+ * AIS's upper bar), the way the S-DCP paper's Figure 3 plots AIS over training. */
+export function curvesModel(lanes: (ChartLaneStyle & { curve: Curve; brackets?: readonly ChartBracket[] })[], axis: Axis, bound: number | null): ChartModel {
+  const raws: Raw[] = [];
+  lanes.forEach((l, i) => {
+    if (l.curve.iter.length || !l.brackets?.length)
+      raws.push({
+        spec: { label: l.label, colour: l.colour, role: 'curve', lane: i, width: 2, alpha: 1, ...(l.dash ? { dash: l.dash } : {}) },
+        xs: l.curve[axis],
+        ys: l.curve.atll,
+      });
+    // A bracket whose x is unknown on this axis (sweeps not yet known) is left off.
+    const shown = (l.brackets ?? []).filter((b) => Number.isFinite(axis === 'iter' ? b.iter : b.sweeps));
+    if (shown.length)
+      raws.push({
+        spec: { label: `${l.label} AIS`, colour: l.colour, role: 'ais', lane: i, width: 0, alpha: 1 },
+        xs: shown.map((b) => (axis === 'iter' ? b.iter : b.sweeps)),
+        ys: shown.map((b) => b.ais.atll),
+      });
+  });
+  const model = build(raws, bound, []);
+  const errorBars: NonNullable<ChartModel['errorBars']> = [];
+  lanes.forEach((l, i) => {
+    const s = model.series.findIndex((t) => t.role === 'ais' && t.lane === i);
+    if (s < 0) return;
+    for (const b of l.brackets ?? []) {
+      const lo = Math.min(b.raise.atll_lo, b.ais.atll_lo);
+      const hi = Math.max(b.ais.atll_hi, b.raise.atll_hi);
+      const x = axis === 'iter' ? b.iter : b.sweeps;
+      if (Number.isFinite(lo) && Number.isFinite(hi) && Number.isFinite(x)) errorBars.push({ series: s, x: axis === 'iter' ? b.iter : b.sweeps, lo, hi });
+    }
+  });
+  return errorBars.length ? { ...model, errorBars } : model;
 }
 
 /** How many single trials each lane draws as thin lines. */
@@ -146,7 +192,7 @@ export function studyModel(study: Study, lanes: ChartLaneStyle[], axis: Axis, wi
     }
     add('q90', `${l.label} q90`, (b) => b.q90, 1, 0.5, [2, 3]);
     add('q10', `${l.label} q10`, (b) => b.q10, 1, 0.5, [2, 3]);
-    add('median', `${l.label} median`, (b) => b.median, 2.5, 1);
+    add('median', `${l.label} median`, (b) => b.median, 2.5, 1, l.dash);
   });
   return build(raws, bound, [
     ['q975', 'q025', 0.08],
@@ -210,6 +256,12 @@ export interface ReadoutRow {
   text: string;
 }
 
+/** The x of a column's last value (null: none). */
+function lastX(x: readonly number[], col: readonly (number | null)[]): number | null {
+  for (let i = col.length - 1; i >= 0; i--) if (col[i] !== null) return x[i];
+  return null;
+}
+
 /** What the readout says at grid index `idx` (null: no cursor; then each lane's last value). */
 export function readout(model: ChartModel, idx: number | null, axis: Axis): { x: string; rows: ReadoutRow[] } {
   const at = (col: (number | null)[]): number | null => {
@@ -219,14 +271,20 @@ export function readout(model: ChartModel, idx: number | null, axis: Axis): { x:
   };
   const rows: ReadoutRow[] = [];
   model.series.forEach((s, i) => {
-    if (s.role !== 'curve' && s.role !== 'median' && s.role !== 'bound') return;
+    if (s.role !== 'curve' && s.role !== 'median' && s.role !== 'bound' && s.role !== 'ais') return;
     let text = formatAtll(at(model.ys[i]));
+    if (s.role === 'ais') {
+      const v = at(model.ys[i]);
+      const xi = idx !== null ? model.x[idx] : lastX(model.x, model.ys[i]);
+      const bar = model.errorBars?.find((b) => b.series === i && b.x === xi);
+      if (v !== null && bar) text += ` [${formatAtll(bar.lo)}, ${formatAtll(bar.hi)}]`;
+    }
     if (s.role === 'median') {
       const lo = model.series.findIndex((t) => t.role === 'q10' && t.lane === s.lane);
       const hi = model.series.findIndex((t) => t.role === 'q90' && t.lane === s.lane);
       if (lo >= 0 && hi >= 0 && at(model.ys[i]) !== null) text += ` (q10–q90 ${formatAtll(at(model.ys[lo]))} … ${formatAtll(at(model.ys[hi]))})`;
     }
-    const dash = s.role === 'curve' && s.dash ? { dash: s.dash } : {};
+    const dash = (s.role === 'curve' || s.role === 'median') && s.dash ? { dash: s.dash } : {};
     rows.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, ...dash, text });
   });
   const x = idx !== null ? (model.x[idx] ?? null) : null;
@@ -244,7 +302,7 @@ function floorOf(model: ChartModel, hi: number): number | null {
   let base = Infinity;
   model.ys.forEach((col, i) => {
     const role = model.series[i].role;
-    if (role !== 'curve' && role !== 'median') return;
+    if (role !== 'curve' && role !== 'median' && role !== 'ais') return;
     const first = col.find((v) => v !== null && Number.isFinite(v));
     if (first !== undefined && first !== null) base = Math.min(base, first);
   });
@@ -264,6 +322,10 @@ export function modelRange(model: ChartModel): [number, number] | null {
       hi = Math.max(hi, v);
     }
   });
+  for (const b of model.errorBars ?? []) {
+    lo = Math.min(lo, b.lo);
+    hi = Math.max(hi, b.hi);
+  }
   if (!(hi >= lo)) return null;
   const floor = floorOf(model, hi);
   if (floor !== null && lo < floor) lo = floor;
@@ -299,4 +361,28 @@ export function belowChart(model: ChartModel, range: [number, number]): { label:
     if (min < range[0]) out.push({ label: s.role === 'median' ? s.label.replace(/ median$/, '') : s.label, colour: s.colour, min });
   });
   return out;
+}
+
+/** The likelihood chart's vertical label: exact curves, AIS points (lanes with an "AIS every N
+ * updates" schedule), or both; undefined: the chart's own (exact). */
+export function likelihoodLabel(lanes: readonly { curve: Curve; aisEvery: number | null; brackets: readonly unknown[] }[]): string | undefined {
+  const ais = lanes.some((l) => l.aisEvery !== null || l.brackets.length > 0);
+  if (!ais) return undefined;
+  const exact = lanes.some((l) => l.curve.iter.length > 0);
+  return exact ? 'log-likelihood (lines exact, points AIS)' : 'log-likelihood (AIS)';
+}
+
+/** The chart cursor's next column after key `key` (arrows: one column, with Shift ten;
+ * Home/End: the ends; the first arrow from no cursor goes to the last column for ← and the
+ * first for →); undefined: not a cursor key; null: no cursor (Escape, or no columns). */
+export function cursorStep(idx: number | null, columns: number, key: string, shift = false): number | null | undefined {
+  if (key === 'Escape') return null;
+  if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(key)) return undefined;
+  if (columns === 0) return null;
+  const last = columns - 1;
+  if (key === 'Home') return 0;
+  if (key === 'End') return last;
+  const step = shift ? 10 : 1;
+  if (idx === null) return key === 'ArrowLeft' ? last : 0;
+  return Math.min(last, Math.max(0, idx + (key === 'ArrowLeft' ? -step : step)));
 }

@@ -3,12 +3,12 @@
 // picker or drop — and the end point in updates or epochs), the lane picker, the chart's axis
 // and the keyboard. They call the App's actions and show its state.
 import type { App, UserFile } from '../app/app';
-import { AXIS_LABEL, type Axis } from '../app/chartData';
+import { AXIS_LABEL, type Axis, manyLanesText } from '../app/chartData';
 import { TERM_OF_KEY } from '../app/glossary';
 import { introText, runFindings, verdictCounts } from '../app/intro';
-import { missingNote, presetDescription, rateLabel } from '../app/presets';
+import { missingNote, presetDescription, presetTitle, rateLabel } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
-import { type Compute, dataFamily } from '../app/state';
+import { type Compute, dataFamily, trialsRefusal } from '../app/state';
 import { turnsNote } from '../app/turns';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
@@ -36,7 +36,7 @@ export const INLINE_EXACT_BITS = 20;
 
 /** The note under the chart when the lanes' exact curve is computed by the evaluation pool, or
  * when they cannot have one (else ''). */
-export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2): string {
+export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2, aisEvery: number | null = null): string {
   if (typeof hidden !== 'number' || typeof bits !== 'number') return '';
   const smaller = Math.min(m, hidden);
   if (smaller <= INLINE_EXACT_BITS) return '';
@@ -48,7 +48,10 @@ export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2
   }
   return (
     `No exact log-likelihood for more than ${bits} hidden units on ${m} visible units (the sum would run over 2^${smaller} states), ` +
-    'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. Their filters, samples and reconstructions below show the training.' +
+    (aisEvery !== null
+      ? `so these lanes draw no exact curve: each brackets its test log-likelihood by AIS / RAISE every ${aisEvery.toLocaleString('en')} updates (the points on the chart, training waiting for each). `
+      : 'so these lanes draw no curve: the "Estimate log-likelihood (AIS)" button of each lane gives an AIS / RAISE bracket of the test log-likelihood. ') +
+    'Their filters, samples and reconstructions below show the training.' +
     (smaller <= 30 ? ` Raise "exact up to" to ${smaller} for an exact curve computed by the page's evaluation workers (slow beyond 25).` : '')
   );
 }
@@ -74,7 +77,7 @@ export class Controls {
   /** Where live lanes compute (shown where the browser has WebGPU). */
   private readonly compute: HTMLSelectElement;
   private rateFor: string | null = '\u0000';
-  private axesFor: Axis | null = null;
+  private axesFor: string | null = null;
   private dataSetsShown: DataSetEntry[] | null = null;
 
   constructor(
@@ -134,10 +137,11 @@ export class Controls {
       'Trials per lane',
       trials,
       "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets only",
-      () => formatValue(app.trials),
+      // No trials on MNIST (refused there): the field shows one live run.
+      () => formatValue(trialsRefusal(app.dataset()) ? null : app.trials),
       (t) => app.setTrials(t),
     );
-    this.preset.append(...c.presets.map((p) => new Option(`${p.title} — ${p.paper}`, p.name)));
+    this.preset.append(...c.presets.map((p) => new Option(`${presetTitle(p)} — ${p.paper}`, p.name)));
     this.preset.disabled = false;
     this.preset.addEventListener('change', () => app.applyPreset(this.preset.value || null));
     this.rate.addEventListener('change', () => app.applyRate(Number(this.rate.value)));
@@ -297,14 +301,28 @@ export class Controls {
   }
 
   /** The chart's axes in words, with their terms linked to the glossary. */
-  private axes(axis: Axis): void {
-    if (this.axesFor === axis) return;
-    this.axesFor = axis;
+  private axes(axis: Axis, ais = false, exact = true): void {
+    const key = `${axis}:${ais}:${exact}`;
+    if (this.axesFor === key) return;
+    this.axesFor = key;
+    // Lanes with an AIS schedule (sdcp-mnist) plot estimates of the test digits, not exact values.
+    const what = !ais
+      ? [' (exact), in nats per training pattern; the dashed line is ', termLink('bound', 'the bound')]
+      : exact
+        ? [
+            ' in nats per pattern: lines exact (training patterns), points ',
+            termLink('ais', 'AIS'),
+            ' estimates (on MNIST: of the test digits) with bars from RAISE’s lower to AIS’s upper end',
+          ]
+        : [
+            ' in nats per pattern, estimated by ',
+            termLink('ais', 'AIS'),
+            ' at the lanes’ schedule (on MNIST: of the test digits): points, with bars from RAISE’s lower to AIS’s upper end',
+          ];
     $('#chart-axes').replaceChildren(
       'Vertical: ',
       termLink('atll', 'average log-likelihood'),
-      ' (exact), in nats per training pattern; the dashed line is ',
-      termLink('bound', 'the bound'),
+      ...what,
       '. Horizontal: ',
       termLink(axis === 'sweeps' ? 'gibbs-sweep' : 'update', AXIS_LABEL[axis]),
       '.',
@@ -362,20 +380,33 @@ export class Controls {
     setText($('#preset-note'), p ? presetDescription(p, app.studyMode()) : '');
     setText($('#preset-missing'), missingNote(app.missing));
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;
-    this.axes(app.axis);
+    this.axes(
+      app.axis,
+      app.lanes.some((l) => l.aisEvery !== null || l.brackets.length > 0),
+      app.lanes.some((l) => l.curve.iter.length > 0),
+    );
     setText($('#intro'), introText(app.catalog, app.state()));
     setText($('#findings'), this.findings());
     if (this.stopUnit.value !== app.stopUnit) this.stopUnit.value = app.stopUnit;
     if (this.compute.value !== app.compute) this.compute.value = app.compute;
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
-    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers) : '';
+    const every = app.lanes.find((l) => l.aisEvery !== null)?.aisEvery ?? null;
+    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers, every) : '';
+    // The explanation under the chart: exact curves, or AIS points where every lane has a schedule.
+    const aisOnly = app.lanes.length > 0 && app.lanes.every((l) => l.aisEvery !== null && l.curve.iter.length === 0);
+    $('#explain-exact').hidden = aisOnly;
+    $('#explain-ais').hidden = !aisOnly;
     // Not in the compact embed, where the chart must fit a course page's frame.
     const turns = app.view.embed ? '' : turnsNote(app.lanes.length, app.turns.capacity);
     setText($('#chart-note'), [app.runMessage ?? '', turns, exact].filter((t) => t !== '').join(' '));
     const notice = $('#notice');
     setText(notice, app.notices.join(' '));
     notice.hidden = app.notices.length === 0;
+    const many = manyLanesText(app.lanes.length, navigator.hardwareConcurrency || 2);
+    const warn = $('#lanes-warning');
+    setText(warn, many ?? '');
+    warn.hidden = many === null;
   }
 }
 

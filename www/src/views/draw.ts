@@ -2,7 +2,10 @@
 // their pixels (tiles.ts) in one putImageData, and the model distribution over the data set's
 // distinct patterns.
 import type { Distribution } from '../generated/core';
-import { type Pixels, patternShape } from './tiles';
+import { barLayout } from './readouts';
+import type { Pixels } from './tiles';
+
+export { perRow } from './readouts';
 
 export { absMax, diverging, grid, patternShape } from './tiles';
 
@@ -56,11 +59,6 @@ export function barScale(dist: Distribution): number {
   return data > 0 ? Math.min(all, data / DATA_SHARE) : all;
 }
 
-/** Patterns per row of the distribution plot. */
-export function perRow(count: number): number {
-  return count <= 16 ? count : Math.ceil(count / Math.ceil(count / 16));
-}
-
 /**
  * For each distinct pattern: an outlined bar at its frequency in the data and a filled bar at
  * its model probability p(v), with the pattern's thumbnail below; a perfect model fills every
@@ -76,14 +74,8 @@ export function drawDistribution(
 ): void {
   const count = patterns.length;
   const m = patterns[0]?.length ?? 1;
-  const ps = patternShape(m, shape);
-  const cols = perRow(count);
+  const { cols, slot, cell, barH, rowH, shape: ps } = barLayout(count, m, shape, width);
   const rows = Math.ceil(count / cols);
-  const slot = Math.max(6, Math.floor(width / Math.max(1, cols)));
-  const cell = Math.max(1, Math.min(5, Math.floor((slot - 4) / ps[1])));
-  const thumbH = cell * ps[0];
-  const barH = 56;
-  const rowH = barH + 4 + thumbH + 10;
   const g = prepare(canvas, slot * cols, rowH * rows);
   const top = barScale(dist);
   for (let k = 0; k < count; k++) {

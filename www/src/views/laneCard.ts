@@ -5,7 +5,8 @@
 import type { App } from '../app/app';
 import { laneColour, laneDash, swatchBackground } from '../app/chartData';
 import { panelPart } from '../app/classroom';
-import { sweepsPerUpdate } from '../app/curve';
+import { collapsed, sweepsPerUpdate } from '../app/curve';
+import { glossaryTerm } from '../app/glossary';
 import { fatalNote, type LaneHandle } from '../app/lane';
 import { loadModelInto } from '../app/modelFile';
 import { epochsDone, paceParts } from '../app/progress';
@@ -13,12 +14,13 @@ import { laneStudyLine } from '../app/study';
 import { formatProgress } from '../protocol/data';
 import type { LaneStatus } from '../protocol/messages';
 import { algoEntry, type OptionValue } from '../protocol/schema';
+import { formatValue } from './chartModel';
 import { $, el, setAttr, setText } from './dom';
 import { formatStat } from './format';
 import { PANELS } from './panels';
 import type { LanePanel, PanelContext } from './panels/panel';
 import { slug } from './png';
-import { tip } from './tips';
+import { termLink, tip } from './tips';
 
 const WORDS: Record<LaneStatus, string> = {
   loading: 'loading…',
@@ -52,6 +54,10 @@ export class LaneCard {
   private readonly notice: HTMLElement;
   private readonly error: HTMLElement;
   private readonly restart: HTMLButtonElement;
+  /** The flag of a lane whose log-likelihood collapsed, with a Pause button. */
+  private readonly collapse: HTMLElement;
+  private readonly collapseText: HTMLElement;
+  private readonly pause: HTMLButtonElement;
   private readonly panels: LanePanel[] = [];
   private readonly ctx: PanelContext;
   /** Whether the card is on screen (its drawings wait while it is not). */
@@ -77,13 +83,26 @@ export class LaneCard {
     this.notice = el('p', { className: 'lane-notice', role: 'status', hidden: true });
     this.error = el('p', { className: 'lane-error', role: 'alert', hidden: true });
     this.restart = el('button', { type: 'button', className: 'restart', hidden: true, textContent: 'Restart lane' });
+    this.collapseText = el('span', {});
+    this.pause = el('button', { type: 'button', className: 'collapse-pause', textContent: 'Pause this lane' });
+    this.pause.addEventListener('click', () => lane.pause());
+    this.collapse = el('p', { className: 'collapsed', role: 'status', hidden: true }, '⚠ ', this.collapseText, ' ', this.pause);
     this.restart.addEventListener('click', () => app.restart(lane));
     this.el = el(
       'article',
       { className: 'lane' },
-      el('header', {}, swatch, el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)), remove),
+      el(
+        'header',
+        {},
+        swatch,
+        el('h3', { id: `${pid}-title`, tabIndex: -1 }, laneName(app, lane), ' ', el('small', {}, sub)),
+        // The algorithm in the glossary (MF-CD, FPCD, S-DCP, CG, CS-DCP, …).
+        ...(glossaryTerm(lane.algo) ? [termLink(lane.algo, '(glossary)')] : []),
+        remove,
+      ),
       this.status,
       this.studyLine,
+      this.collapse,
       this.notice,
       this.error,
       this.restart,
@@ -149,6 +168,18 @@ export class LaneCard {
     // evaluating its first point, which takes a while for large models.
     if (lane.answered < lane.sent && !load && lane.status !== 'fatal') word = busyWord(lane, this.app.dataset()?.m ?? 0, this.app.shared);
     if (lane.exact?.state === 'running' && (lane.status === 'running' || lane.status === 'ready')) word += ', waiting for its exact point';
+    // A lane whose log-likelihood collapsed (η far too large) does not say "training" plainly.
+    const fall = lane.status === 'fatal' || lane.status === 'loading' ? null : collapsed(lane.curve);
+    if (fall && lane.status === 'running') word = 'training, collapsed';
+    setAttr(this.el, 'data-collapsed', fall ? 'true' : 'false');
+    this.collapse.hidden = fall === null;
+    if (fall) {
+      setText(
+        this.collapseText,
+        `Its log-likelihood collapsed: ${formatValue(fall.last)} now, from ${formatValue(fall.start)} at its start (more than 4× its rise below where it started, off the bottom of the chart; a learning rate η far too large does this).`,
+      );
+      this.pause.hidden = lane.status !== 'running';
+    }
     const parts = [word, `update ${lane.iter.toLocaleString('en')}`];
     const ds = this.app.dataset();
     // While data loads, the numbers are the old lane's: only the download is news.
@@ -162,6 +193,10 @@ export class LaneCard {
         rows: ds.rows,
         until: lane.limitAt,
         running: lane.status === 'running',
+        // A deferred exact curve (the evaluation pool): the ETA counts the points to come.
+        ...(lane.exact !== null || lane.exactWaits.points > 0
+          ? { exactWait: { every: Math.max(1, lane.every), ms: lane.exactWaits.ms, points: lane.exactWaits.points, waiting: lane.exact?.state === 'running' } }
+          : {}),
       });
       // With the whole data set per update, an epoch is an update: no need to say it twice.
       parts.push(...(batch < ds.rows ? pace : pace.slice(1)));

@@ -6,7 +6,7 @@ import { laneColour, laneDash } from '../app/chartData';
 import type { LaneHandle } from '../app/lane';
 import { encodeState } from '../app/urlState';
 import { LIKELIHOOD_CHART, LikelihoodChart } from './chart';
-import { curvesModel, studyModel } from './chartModel';
+import { curvesModel, likelihoodLabel, studyModel } from './chartModel';
 import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
 import { $ } from './dom';
@@ -74,11 +74,17 @@ export class Page {
     const run = app.studyMode() ? app.study : null;
     if (run) {
       // A study's lanes are the lanes it was made of (the page's lanes, unless it is stale).
-      const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id) }));
+      const lanes = run.study.plan.lanes.map((l) => ({ label: l.label, colour: laneColour(l.id), dash: laneDash(l.id) }));
       this.chart.update(studyModel(run.study, lanes, app.axis, app.wide, bound), app.axis);
     } else {
-      const lanes = app.lanes.map((l) => ({ label: `${laneName(app, l)} (lane ${l.id})`, colour: laneColour(l.id), dash: laneDash(l.id), curve: l.curve }));
-      this.chart.update(curvesModel(lanes, app.axis, bound), app.axis);
+      const lanes = app.lanes.map((l) => ({
+        label: `${laneName(app, l)} (lane ${l.id})`,
+        colour: laneColour(l.id),
+        dash: laneDash(l.id),
+        curve: l.curve,
+        brackets: l.brackets,
+      }));
+      this.chart.update(curvesModel(lanes, app.axis, bound), app.axis, likelihoodLabel(app.lanes));
     }
     this.studyView.update();
     this.syncCards();

@@ -6,6 +6,7 @@ import uPlot from 'uplot';
 import type { SamplerConfig, SamplerEntry, SelfTest } from '../generated/core';
 import type { FromSamplerWorker, ToSamplerWorker } from '../protocol/samplers';
 import { $, el, errorFor, optionInput, setText, showError } from './dom';
+import { hoverReadout, stripReadout } from './readouts';
 import {
   addSlice,
   CLASS_COLOURS,
@@ -114,7 +115,9 @@ export class SamplerView {
       const classes = el('canvas', { width: CLASS_HISTORY, height: 1, className: 'sampler-classes' });
       classes.setAttribute('aria-label', `digit class of each of the last ${CLASS_HISTORY} samples of ${s.title}`);
       const stats = el('p', { className: 'sampler-stats' });
-      table.append(el('div', { className: 'sampler-row' }, el('h3', { title: s.about }, s.title), strip, classes, stats));
+      const i = this.rowEls.length;
+      const readout = hoverReadout(strip, () => (x) => stripReadout(this.rows[i]?.strip ?? [], Math.floor(x / (SIDE * SCALE))));
+      table.append(el('div', { className: 'sampler-row' }, el('h3', { title: s.about }, s.title), strip, readout, classes, stats));
       this.rowEls.push({ strip, classes, stats });
     }
     const legend = el('p', { className: 'sampler-legend' }, 'Class colours (the nearest training digit): ');

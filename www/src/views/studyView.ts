@@ -145,10 +145,14 @@ export class StudyView {
     if (!p || this.claims.hidden) return;
     const verdicts = app.verdicts();
     const lr = p.rates[app.rate] ?? p.rates[0];
-    const rows = claimRows(p, verdicts, { studies: study, started: run !== null, lr });
+    const brackets = !study && app.lanes.some((l) => l.aisEvery !== null || l.brackets.length > 0);
+    setText($('#claims-title'), brackets ? "The paper's claims, checked on this run's AIS brackets" : "The paper's claims, checked on these trials");
+    const rows = claimRows(p, verdicts, { studies: study, started: run !== null, lr, brackets });
     const note = study
       ? claimsNote(p, verdicts, app.trials)
-      : `What ${p.paper} reports, checked by \`rbm reproduce ${p.name}\` on ${p.trials} trial${p.trials === 1 ? '' : 's'} (the page runs this experiment as one live run per lane).`;
+      : brackets
+        ? `What ${p.paper} reports, checked on this run's AIS brackets (the points on the chart; one live run per lane, so a verdict describes this run, not a median over trials as in the paper; \`rbm reproduce ${p.name}\` checks it on ${p.trials} trial${p.trials === 1 ? '' : 's'}).`
+        : `What ${p.paper} reports, checked by \`rbm reproduce ${p.name}\` on ${p.trials} trial${p.trials === 1 ? '' : 's'} (the page runs this experiment as one live run per lane).`;
     const key = JSON.stringify([rows, note]);
     if (key === this.shown) return;
     this.shown = key;

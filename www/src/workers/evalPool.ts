@@ -14,8 +14,9 @@ import { type WorkerSlot, WorkerSlots } from './workerSlots';
 
 /** What a lane hears about its evaluation. */
 export interface EvalEvents {
-  /** Blocks done of `total` (also once at submission). */
-  progress(done: number, total: number): void;
+  /** Blocks done of `total` (also once at submission), and how many jobs are ahead of this one
+   * in the queue while none of its blocks has been handed out (0 once they are). */
+  progress(done: number, total: number, ahead: number): void;
   /** Every block's [max, sum], in block order. */
   done(parts: Float64Array): void;
   /** The evaluation could not be done (a worker failed). */
@@ -48,6 +49,8 @@ interface Job {
   done: number;
   parts: Float64Array;
   subscribers: Set<EvalEvents>;
+  /** Jobs ahead of it as last told to its subscribers. */
+  ahead: number;
 }
 
 /** Blocks `from`..`to` of a job, under way on a worker. */
@@ -97,19 +100,38 @@ export class EvalPool {
     const key = fnv(new Uint8Array(model));
     let job = this.queue.find((j) => j.key === key && j.blocks === blocks && sameBytes(j.model, model));
     if (!job) {
-      job = { key, model, blocks, next: 0, done: 0, parts: new Float64Array(2 * blocks), subscribers: new Set() };
+      job = { key, model, blocks, next: 0, done: 0, parts: new Float64Array(2 * blocks), subscribers: new Set(), ahead: 0 };
       this.queue.push(job);
+      job.ahead = this.aheadOf(job);
     }
     const held = job;
     held.subscribers.add(events);
-    events.progress(held.done, held.blocks);
+    events.progress(held.done, held.blocks, held.ahead);
     if (held.blocks === 0) this.complete(held);
     this.pump();
     return {
       cancel: () => {
-        if (held.subscribers.delete(events) && held.subscribers.size === 0) this.queue = this.queue.filter((j) => j !== held);
+        if (held.subscribers.delete(events) && held.subscribers.size === 0) {
+          this.queue = this.queue.filter((j) => j !== held);
+          this.announce();
+        }
       },
     };
+  }
+
+  /** Jobs ahead of `job` while none of its blocks is handed out: the unfinished ones before it. */
+  private aheadOf(job: Job): number {
+    return job.next > 0 ? 0 : Math.max(0, this.queue.indexOf(job));
+  }
+
+  /** Tells the subscribers of every job whose place in the queue changed where it stands. */
+  private announce(): void {
+    for (const job of this.queue) {
+      const ahead = this.aheadOf(job);
+      if (ahead === job.ahead) continue;
+      job.ahead = ahead;
+      for (const e of job.subscribers) e.progress(job.done, job.blocks, ahead);
+    }
   }
 
   /** Jobs waiting or under way. */
@@ -127,8 +149,10 @@ export class EvalPool {
   private pump(): void {
     for (;;) {
       const job = this.queue.find((j) => j.next < j.blocks);
-      if (!job) return;
-      if (!this.workers.hasRoom()) return;
+      if (!job || !this.workers.hasRoom()) {
+        this.announce();
+        return;
+      }
       const slot = this.workers.take();
       const from = job.next;
       const to = Math.min(job.blocks, from + CHUNK_BLOCKS);
@@ -151,7 +175,7 @@ export class EvalPool {
         job.parts.set(msg.parts, 2 * chunk.from);
         job.done += chunk.to - chunk.from;
         if (job.done === job.blocks) this.complete(job);
-        else for (const e of job.subscribers) e.progress(job.done, job.blocks);
+        else for (const e of job.subscribers) e.progress(job.done, job.blocks, 0);
       }
     }
     this.pump();
@@ -160,12 +184,13 @@ export class EvalPool {
   private fail(job: Job, message: string): void {
     this.queue = this.queue.filter((j) => j !== job);
     for (const e of job.subscribers) e.failed(message);
+    this.announce();
   }
 
   private complete(job: Job): void {
     this.queue = this.queue.filter((j) => j !== job);
     for (const e of job.subscribers) {
-      e.progress(job.blocks, job.blocks);
+      e.progress(job.blocks, job.blocks, 0);
       e.done(job.parts);
     }
   }

@@ -28,6 +28,7 @@ import {
   perSecond,
   type Rate,
   SLICE_MS,
+  type StatPoint,
   type ToWorker,
   TURN_MS,
   toNextRecord,
@@ -134,6 +135,21 @@ interface EstimateJob {
   chunk: number;
   report: EstimateReport;
   lastReport: number;
+  /** One of the `autoEstimate` schedule's (training waits for it), with the Gibbs sweeps per
+   * chain at its update. */
+  scheduled: { sweeps: number } | null;
+}
+
+/** The `autoEstimate` schedule: brackets at update 0, every `every` updates and at the end. */
+interface EstimateSchedule {
+  every: number;
+  dataset: string;
+  settings: EstimateSettings;
+  /** The next update due. */
+  next: number;
+  /** The update of the latest bracket started (−1: none). */
+  last: number;
+  seq: number;
 }
 
 /** The worker's surroundings. */
@@ -206,6 +222,10 @@ export class LaneRunner {
   private file: { bytes: Uint8Array; name: string } | null = null;
   /** The analyses of the lane's model under way (protocol/analyses.ts), interleaved like the estimate. */
   private readonly analyses: AnalysisJobs;
+  /** Brackets at a schedule (`autoEstimate`), kept across lanes; null: none. */
+  private schedule: EstimateSchedule | null = null;
+  /** The latest record's update and Gibbs sweeps per chain (the sweeps of a scheduled bracket). */
+  private lastRecord = { iter: 0, sweeps: 0 };
   /** Whether the lane takes turns with others (app/turns.ts): it computes only during a turn. */
   private gated = false;
   /** When the turn held ends (host time; null: no turn held). */
@@ -248,6 +268,7 @@ export class LaneRunner {
         this.estimateAsked = null;
         this.startEstimate(asked.gen, asked.id, asked.dataset, asked.settings);
       }
+      this.startScheduled();
       this.estimateSlice();
       this.analyses.slice();
       if (this.turnEnds !== null && (this.host.now() >= this.turnEnds || !this.hasWork())) this.endTurn();
@@ -369,6 +390,13 @@ export class LaneRunner {
         if (this.lane?.busy === true && this.status !== 'running') this.estimateAsked = msg;
         else this.startEstimate(msg.gen, msg.id, msg.dataset, msg.settings);
         break;
+      case 'autoEstimate':
+        if (this.job?.scheduled) this.endEstimate('cancelled');
+        this.schedule =
+          msg.every === null ? null : { every: Math.max(1, Math.floor(msg.every)), dataset: msg.dataset, settings: msg.settings, next: 0, last: -1, seq: 0 };
+        this.rewindSchedule();
+        this.kick();
+        break;
       case 'cancelEstimate':
         if (this.estimateAsked?.id === msg.id) this.estimateAsked = null;
         if (this.job?.id === msg.id) this.endEstimate('cancelled');
@@ -458,11 +486,47 @@ export class LaneRunner {
     this.kick();
   }
 
+  /** The schedule's next update from the lane's position (a new lane: update 0). */
+  private rewindSchedule(): void {
+    const s = this.schedule;
+    if (!s) return;
+    const iter = this.lane?.iter ?? 0;
+    s.next = Math.ceil(iter / s.every) * s.every;
+    s.last = -1;
+  }
+
+  /** Whether the schedule's next bracket is due: at its update, or at the end point. */
+  private estimateDue(): boolean {
+    const s = this.schedule;
+    const lane = this.lane;
+    if (!s || !lane || this.waiting) return false;
+    return lane.iter >= s.next || (this.until !== null && lane.iter >= this.until && s.last < lane.iter);
+  }
+
+  /** Starts the schedule's bracket when due, once the lane is at rest at its update (a GPU
+   * lane's copies in), no other estimate runs and the lane trains (or just reached its end). */
+  private startScheduled(): void {
+    const s = this.schedule;
+    const lane = this.lane;
+    if (!s || !lane || this.job || this.exactWait || lane.busy === true || !this.estimateDue()) return;
+    if (this.status !== 'running' && this.status !== 'done') return;
+    const iter = lane.iter;
+    const rec = this.lastRecord;
+    // Gibbs sweeps at the bracket's update: its record's, else at the pace of the latest record
+    // (NaN when no record past update 0 tells the pace: the chart leaves it off the sweeps axis).
+    const sweeps = rec.iter === iter ? rec.sweeps : iter === 0 ? 0 : rec.iter > 0 ? (rec.sweeps * iter) / rec.iter : Number.NaN;
+    s.last = iter;
+    s.next = (Math.floor(iter / s.every) + 1) * s.every;
+    s.seq += 1;
+    this.startEstimate(this.gen, s.seq, s.dataset, s.settings, { sweeps });
+  }
+
   /** Starts an estimate of lane `gen`'s current model (replacing one under way). */
-  private startEstimate(gen: number, id: number, dataset: string, settings: EstimateSettings): void {
+  private startEstimate(gen: number, id: number, dataset: string, settings: EstimateSettings, scheduled: { sweeps: number } | null = null): void {
     if (this.job) this.endEstimate('cancelled');
     const report: EstimateReport = startingReport(dataset, settings, 0);
-    const fail = (error: string) => this.host.post({ type: 'estimate', gen, id, report: { ...report, state: 'failed', error } });
+    const tag = scheduled ? { scheduled } : {};
+    const fail = (error: string) => this.host.post({ type: 'estimate', gen, id, report: { ...report, state: 'failed', error }, ...tag });
     const lane = this.lane;
     if (!lane || gen !== this.gen || this.waiting) {
       fail('the lane changed: ask again');
@@ -482,7 +546,7 @@ export class LaneRunner {
       return;
     }
     report.ms = this.host.now() - t0;
-    this.job = { id, gen, runs: [runs[0], runs[1]], phase: 0, chunk: 1, report, lastReport: -Infinity };
+    this.job = { id, gen, runs: [runs[0], runs[1]], phase: 0, chunk: 1, report, lastReport: -Infinity, scheduled };
     this.reportEstimate(true);
     this.kick();
   }
@@ -533,7 +597,7 @@ export class LaneRunner {
     const t = this.host.now();
     if (!now && t - job.lastReport < ESTIMATE_REPORT_MS) return;
     job.lastReport = t;
-    this.host.post({ type: 'estimate', gen: job.gen, id: job.id, report: { ...job.report } });
+    this.host.post({ type: 'estimate', gen: job.gen, id: job.id, report: { ...job.report }, ...(job.scheduled ? { scheduled: job.scheduled } : {}) });
   }
 
   /** Ends the estimate under way, frees its runs and says how it ended. */
@@ -543,7 +607,7 @@ export class LaneRunner {
     this.job = null;
     for (const r of job.runs) r.free();
     job.report.state = state;
-    this.host.post({ type: 'estimate', gen: job.gen, id: job.id, report: { ...job.report } });
+    this.host.post({ type: 'estimate', gen: job.gen, id: job.id, report: { ...job.report }, ...(job.scheduled ? { scheduled: job.scheduled } : {}) });
   }
 
   /** Loads the data of a configuration, then builds it (unless a newer one replaced it). */
@@ -700,6 +764,8 @@ export class LaneRunner {
     this.rate = { updates: 0, ms: 0 };
     this.busy = 0;
     this.every = Math.max(1, lane.every);
+    this.lastRecord = { iter: lane.iter, sweeps: 0 };
+    this.rewindSchedule();
     const refused =
       this.compute !== 'gpu' || lane.gpu
         ? null
@@ -765,6 +831,16 @@ export class LaneRunner {
       return;
     }
     if (this.status !== 'running' || !lane || this.exactWait) return;
+    // Training waits for the schedule's bracket (a GPU lane's copies still come in).
+    if (this.job?.scheduled || this.estimateDue()) {
+      if (lane.busy === true) {
+        this.lastStart = null;
+        const r = lane.step(0, false);
+        this.publish(r);
+        this.failed(lane, r);
+      }
+      return;
+    }
     if (this.reached()) {
       this.setStatus('done');
       return;
@@ -784,6 +860,8 @@ export class LaneRunner {
     const iter = lane.iter;
     let n = this.chunk;
     if (this.until !== null) n = Math.min(n, this.until - iter);
+    // A slice ends at the schedule's next bracket.
+    if (this.schedule) n = Math.min(n, Math.max(1, this.schedule.next - iter));
     const t0 = this.host.now();
     const since = t0 - this.lastView;
     // When the panels' view is due, end the slice on a record: the view then reuses the
@@ -876,6 +954,9 @@ export class LaneRunner {
       if (rec.atll !== null) points.push({ iter: rec.iter, sweeps: rec.sweeps, atll: rec.atll });
     }
     const last = r.records[r.records.length - 1];
+    if (last) this.lastRecord = { iter: last.iter, sweeps: last.sweeps };
+    const statPoints: StatPoint[] = [];
+    for (const rec of r.records) if (rec.stats && Object.keys(rec.stats).length) statPoints.push({ iter: rec.iter, sweeps: rec.sweeps, stats: rec.stats });
     const msg: FromWorker = {
       type: 'progress',
       gen: this.gen,
@@ -884,6 +965,7 @@ export class LaneRunner {
       rate: perSecond(this.rate),
       elapsed: this.busy,
       stats: last ? last.stats : null,
+      ...(statPoints.length ? { statPoints } : {}),
       view: r.view,
     };
     this.host.post(msg, r.view ? [r.view.weights.buffer as ArrayBuffer] : []);

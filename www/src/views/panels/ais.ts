@@ -36,6 +36,9 @@ class AisPanel implements LanePanel {
   private result!: HTMLElement;
   private lane: LaneHandle | null = null;
   private shown: EstimateReport | null | undefined;
+  private every!: HTMLInputElement;
+  private everyOn!: HTMLInputElement;
+  private schedule!: HTMLElement;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     const [pl, particles] = choice(`${ctx.idPrefix}-ais-particles`, 'particles', PARTICLE_CHOICES, DEFAULT_ESTIMATE.particles);
@@ -51,10 +54,31 @@ class AisPanel implements LanePanel {
       this.lane?.estimateLikelihood({ particles: Number(this.particles.value), betas: Number(this.betas.value), seed: DEFAULT_ESTIMATE.seed });
     });
     this.cancel.addEventListener('click', () => this.lane?.cancelEstimate());
+    // "AIS every N updates": brackets over training, drawn on the chart as points with bars.
+    this.everyOn = el('input', { type: 'checkbox', id: `${ctx.idPrefix}-ais-auto`, className: 'ais-auto' });
+    this.every = el('input', { type: 'number', id: `${ctx.idPrefix}-ais-every`, className: 'ais-every', min: '1', step: '1', value: '40' });
+    this.every.setAttribute('aria-label', 'updates between two brackets');
+    this.every.style.width = '6em';
+    const apply = () => {
+      const n = Number(this.every.value);
+      this.lane?.setAisEvery(this.everyOn.checked && Number.isInteger(n) && n >= 1 ? n : null);
+    };
+    this.everyOn.addEventListener('change', apply);
+    this.every.addEventListener('change', apply);
+    this.schedule = el('span', { className: 'ais-schedule' });
     this.root = el(
       'div',
       { className: 'ais' },
       el('div', { className: 'ais-controls' }, pl, particles, ' ', bl, betas, ' ', this.run, ' ', this.cancel),
+      el(
+        'div',
+        { className: 'ais-auto-row' },
+        el('label', { htmlFor: this.everyOn.id }, this.everyOn, ' AIS every'),
+        ' ',
+        this.every,
+        ' updates (100 particles × 1 000 β; training waits for each; the chart plots them) ',
+        this.schedule,
+      ),
       el('div', {}, this.bar, ' ', this.progress),
       this.result,
     );
@@ -63,6 +87,9 @@ class AisPanel implements LanePanel {
 
   update(lane: LaneHandle): void {
     this.lane = lane;
+    this.everyOn.checked = lane.aisEvery !== null;
+    if (lane.aisEvery !== null && document.activeElement !== this.every) this.every.value = String(lane.aisEvery);
+    setText(this.schedule, scheduleText(lane));
     const idle = lane.estimate?.state !== 'running';
     this.run.disabled = !idle || lane.gen === 0 || lane.status === 'loading' || lane.status === 'fatal';
     const r = lane.estimate;
@@ -126,4 +153,18 @@ export const aisPanel: PanelKind = {
 function gpuLabel(r: EstimateReport): string {
   const gpu = r.ais?.gpu ?? r.raise?.gpu;
   return gpu ? ` · on the GPU (WebGPU, f32): ${gpu}` : '';
+}
+
+/** Where the lane's AIS schedule stands: the bracket under way, or how many are done. */
+export function scheduleText(lane: Pick<LaneHandle, 'aisEvery' | 'brackets' | 'scheduled'>): string {
+  const r = lane.scheduled;
+  if (r?.state === 'running')
+    return `· bracket at update ${r.iter.toLocaleString('en')}: ${r.phase === 'ais' ? 'AIS' : 'RAISE'} ${formatEstimateProgress(r.done, r.total)}`;
+  if (r?.state === 'failed') return `· the bracket at update ${r.iter.toLocaleString('en')} failed: ${r.error ?? 'unknown error'}`;
+  const n = lane.brackets.length;
+  if (lane.aisEvery === null && n === 0) return '';
+  const last = lane.brackets[n - 1];
+  return n
+    ? `· ${n} bracket${n === 1 ? '' : 's'}, the latest at update ${last.iter.toLocaleString('en')}: ${formatSide(last.ais)}, ${formatSide(last.raise)}`
+    : '· no bracket yet (the first is at update 0, once the lane runs)';
 }

@@ -3,6 +3,7 @@
 import type { LaneHandle } from '../../app/lane';
 import { el, setText } from '../dom';
 import { drawDistribution } from '../draw';
+import { barAt, barLayout, barReadout, hoverReadout } from '../readouts';
 import { DrawnFrom, type LanePanel, type PanelContext, type PanelKind, pictureTools } from './panel';
 
 class DistributionPanel implements LanePanel {
@@ -10,11 +11,19 @@ class DistributionPanel implements LanePanel {
   private canvas!: HTMLCanvasElement;
   private caption!: HTMLElement;
   private drawn = new DrawnFrom();
+  private hit: ((x: number, y: number) => string | null) | null = null;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     this.canvas = el('canvas', { className: 'dist', role: 'img' });
     this.caption = el('figcaption', { className: 'dist-caption' });
-    this.figure = el('figure', { hidden: true }, this.canvas, this.caption, pictureTools(this.canvas, this.caption, 'Model distribution', ctx));
+    this.figure = el(
+      'figure',
+      { hidden: true },
+      this.canvas,
+      hoverReadout(this.canvas, () => this.hit),
+      this.caption,
+      pictureTools(this.canvas, this.caption, 'Model distribution', ctx),
+    );
     container.append(this.figure);
   }
 
@@ -28,6 +37,12 @@ class DistributionPanel implements LanePanel {
     this.figure.hidden = !dist || ds.patterns.length !== dist.model.length;
     if (!dist || this.figure.hidden) return;
     drawDistribution(this.canvas, dist, ds.patterns, ds.shape, ctx.colour, width);
+    const patterns = ds.patterns;
+    const layout = barLayout(patterns.length, patterns[0]?.length ?? 1, ds.shape, width);
+    this.hit = (x, y) => {
+      const k = barAt(layout, x, y);
+      return k === null ? null : barReadout(patterns[k], layout.shape, k, dist);
+    };
     const text = `Model probability p(v) of the ${ds.patterns.length} distinct training patterns (filled bars, a white notch where one is cut off; outlines: their frequency in the data). Mass on the data ${(100 * dist.on).toFixed(1)}%, off it ${(100 * dist.off).toFixed(1)}%.`;
     this.canvas.setAttribute('aria-label', text);
     setText(this.caption, text);

@@ -7,13 +7,21 @@ import { formatDuration } from '../../app/progress';
 import { el, setAttr, setText } from '../dom';
 import type { LanePanel, PanelContext, PanelKind } from './panel';
 
-/** The panel's line: "Exact log-likelihood of update 2,000: 96 of 512 blocks (19%), 2 workers, 14 s". */
+/** The panel's line: "Exact log-likelihood of update 2,000: 96 of 512 blocks (19%) of 2^25
+ * states in 2 evaluation workers, 14 s, about 1 min left; training waits for it", or, while other
+ * lanes' points are ahead of it in the pool, "queued: 2 points ahead of it". */
 export function exactProgressText(job: ExactJob, workers: number, now: number): string {
   const what = `Exact log-likelihood of update ${job.iter.toLocaleString('en')}`;
   if (job.state === 'failed') return `${what}: ${job.message ?? 'failed'} (skipped)`;
+  const pool = `${workers} evaluation worker${workers === 1 ? '' : 's'}`;
+  if (job.ahead > 0)
+    return `${what}: queued: ${job.ahead} point${job.ahead === 1 ? '' : 's'} of other lanes ahead of it in the ${pool}, ${formatDuration(now - job.started)} so far; training waits for it`;
   const pct = job.total > 0 ? Math.floor((100 * job.done) / job.total) : 0;
   const states = `2^${Math.round(Math.log2(Math.max(1, job.total)) + 16)} states`;
-  return `${what}: ${job.done.toLocaleString('en')} of ${job.total.toLocaleString('en')} blocks (${pct}%) of ${states} in ${workers} evaluation worker${workers === 1 ? '' : 's'}, ${formatDuration(now - job.started)}; training waits for it`;
+  // Time left at the pace of the blocks done since the pool began this point (none yet: unknown).
+  const since = job.began === null ? 0 : now - job.began;
+  const left = job.done > 0 && since > 0 ? `, about ${formatDuration(((job.total - job.done) * since) / job.done)} left` : '';
+  return `${what}: ${job.done.toLocaleString('en')} of ${job.total.toLocaleString('en')} blocks (${pct}%) of ${states} in ${pool}, ${formatDuration(now - job.started)}${left}; training waits for it`;
 }
 
 class ExactPanel implements LanePanel {

@@ -6,6 +6,7 @@ import type { LaneHandle } from '../../app/lane';
 import { dataFamily } from '../../app/state';
 import { el, setText } from '../dom';
 import { drawPixels } from '../draw';
+import { filterReadout, hoverReadout, tileAt } from '../readouts';
 import { absMaxColumns, filterPixels, grid, patternShape, tileLayout } from '../tiles';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind, pictureTools } from './panel';
 
@@ -18,6 +19,8 @@ class FiltersPanel implements LanePanel {
   private toggle!: HTMLButtonElement;
   private fold!: Foldable;
   private showAll = false;
+  /** What the hover readout reads (the drawing on screen). */
+  private hit: ((x: number, y: number) => string | null) | null = null;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     this.canvas = el('canvas', { className: 'filters', role: 'img', width: 0, height: 0 });
@@ -29,11 +32,12 @@ class FiltersPanel implements LanePanel {
       this.fold.drawn.forget();
       ctx.refresh();
     });
+    const readout = hoverReadout(this.canvas, () => this.hit);
     this.fold = new Foldable(
       'Weight filters',
       'filters-view',
       ctx,
-      el('figure', {}, this.canvas, this.caption, pictureTools(this.canvas, this.caption, 'Weight filters', ctx)),
+      el('figure', {}, this.canvas, readout, this.caption, pictureTools(this.canvas, this.caption, 'Weight filters', ctx)),
       this.toggle,
     );
     container.append(this.fold.el);
@@ -53,6 +57,11 @@ class FiltersPanel implements LanePanel {
     const layout = tileLayout(count, shape, width, { cols: grid(count).cols, gap: images ? 2 : 3, maxCell: images ? 3 : 64 });
     const scale = absMaxColumns(view.weights, m, n, count);
     drawPixels(this.canvas, filterPixels(view.weights, m, n, layout, scale));
+    const weights = view.weights;
+    this.hit = (x, y) => {
+      const k = tileAt(layout, x, y);
+      return k === null ? null : filterReadout(weights, m, n, k);
+    };
     this.toggle.hidden = n <= FIRST_FILTERS;
     setText(this.toggle, this.showAll ? `Show the first ${FIRST_FILTERS}` : `Show all ${n}`);
     const which = count === n ? `each of the ${n} hidden units` : `the first ${count} of the ${n} hidden units`;

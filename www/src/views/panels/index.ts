@@ -13,6 +13,7 @@ import { reconstructionsPanel } from './reconstructions';
 import { slowMotionPanel } from './slowmo';
 import { statisticsPanel } from './statistics';
 import { tauHistogramPanel } from './tauHistogram';
+import { tauHistoryPanel } from './tauHistory';
 import { weightNormsPanel } from './weightNorms';
 
 export const PANELS: PanelKind[] = [
@@ -20,6 +21,7 @@ export const PANELS: PanelKind[] = [
   optionsPanel,
   statisticsPanel,
   tauHistogramPanel,
+  tauHistoryPanel,
   filtersPanel,
   weightNormsPanel,
   distributionPanel,
