@@ -25,8 +25,9 @@ const OUTCOME =
   /\b(stuck|stalls?|climbs?|ends? (?:at|near|highest|lowest)|reach(?:es)?|beats?|falls?|diverges?|levels? off|converg\w*|stays?|worst|best|highest|lowest|escapes?|turns? over|peaks?|faster|fastest|sooner|lingers?|keeps? (?:close|converging)|moves? from|shrinks?|better)\b/i;
 /** Phrases that name a reference, not an outcome. */
 const NEUTRAL = [/higher is better/gi, /the best (?:possible|any model can reach)/gi, /\bits best so far\b/gi];
-/** A sentence attributed to the paper. */
-const ATTRIBUTED = /\b(?:the (?:\w+[- ])?paper|the authors)(?:'s)? (?:reports?|finds?|found|shows?)\b/i;
+/** A sentence attributed to the paper, or to our own measurement named with the command that
+ * reproduces it (the claims explorer's grids, docs/explorer.md). */
+const ATTRIBUTED = /\b(?:the (?:\w+[- ])?paper|the authors)(?:'s)? (?:reports?|finds?|found|shows?)\b|\bin our explorer runs \(rbm explore\b/i;
 
 /** Every name a lane can have in a text: the presets' labels, the algorithms', the samplers'. */
 function laneNames(c: Catalog): string[] {
@@ -88,6 +89,8 @@ describe('static texts about the papers (issue 27)', () => {
     expect(unattributed('PCD-1 levels off near −3.7; UCD keeps close to the top.')).toHaveLength(1);
     expect(unattributed('The paper reports that CD-12 and PCD-12 get stuck near −3.15 at both rates.')).toEqual([]);
     expect(unattributed('The UCD paper reports that CD-1’s log-likelihood falls back.')).toEqual([]);
+    expect(unattributed('In our explorer runs (rbm explore, docs/explorer.md) CD-12 and PCD-12 end below the others only for η ≤ 0.02.')).toEqual([]);
+    expect(unattributed('In our runs CD-12 and PCD-12 get stuck near −3.15 at both rates.')).toHaveLength(1);
     // A set-up fact is not an outcome.
     expect(unattributed('Every lane spends 12 Gibbs sweeps per update (CD-12, PCD-12, CG-12), so updates are equal compute.')).toEqual([]);
   });
