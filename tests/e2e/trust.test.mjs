@@ -121,6 +121,10 @@ test('an edit asks before it discards a study under way; declined, the study run
   });
   await page.evaluate(() => document.querySelector('#run').click());
   await page.waitForFunction(() => window.__rbm.study()?.lanes.some((l) => l.trials.some((t) => t.iters.length > 1)), null, { timeout: 60_000, polling: 100 });
+  // A lane's card says it runs in the study (its own worker keeps the starting model), not "ready · update 0".
+  await page.waitForFunction(() =>
+    /^in the study: trials running · panels: its starting model/.test(document.querySelector('article[data-lane-id="0"] .status').textContent),
+  );
   await enter(page, '#lane-0-lr', '0.02');
   assert.equal(dialogs.length, 1);
   assert.match(dialogs[0], /^Changing learning rate η discards the study under way \(\d+ of 4 trials done/);

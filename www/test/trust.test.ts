@@ -14,6 +14,7 @@ import { laneStudyLine, Study } from '../src/app/study';
 import { type TourStep, watchedIter, watchText } from '../src/app/tour';
 import { decodeState, encodeState } from '../src/app/urlState';
 import type { Catalog, Verdict } from '../src/generated/core';
+import { studyStatus } from '../src/views/laneCard';
 import { PANELS } from '../src/views/panels';
 import { FakeWorker } from './fakeWorker';
 import { catalog, samplers } from './fixture';
@@ -291,6 +292,12 @@ describe('a study’s progress (issue 27)', () => {
     // The time left: no less than the longest trial left (lane 1's, 1 500 ms), whatever the workers.
     expect(s.progress(2).etaMs).toBe(1500);
     expect(s.progress(16).etaMs).toBe(1500);
+  });
+
+  it('a study lane’s status says where its trials are, never "ready · update 0"', () => {
+    expect(studyStatus('running')).toEqual(['in the study: trials running', 'panels: its starting model (update 0)']);
+    expect(studyStatus(null)[0]).toBe('a study lane: its trials run on Start');
+    for (const s of ['ready', 'running', 'paused', 'done', null] as const) expect(studyStatus(s).join(' · ')).not.toMatch(/^ready/);
   });
 
   it('a lane’s line on its card names its trials under way and their updates (not "update 0")', () => {

@@ -34,6 +34,20 @@ const WORDS: Record<LaneStatus, string> = {
 
 /** What a lane whose configuration is not answered yet is doing: reading a model file, or
  * building the lane and computing the exact log Z of its first point (2^bits states). */
+/** A study lane's status words: its trials run in the study's workers (the study line says how
+ * far), its own worker keeps the starting model at update 0 for the panels. */
+export function studyStatus(study: 'ready' | 'running' | 'paused' | 'done' | null): string[] {
+  const word =
+    study === 'running'
+      ? 'in the study: trials running'
+      : study === 'paused'
+        ? 'in the study: paused'
+        : study === 'done'
+          ? 'in the study: done'
+          : 'a study lane: its trials run on Start';
+  return [word, 'panels: its starting model (update 0)'];
+}
+
 export function busyWord(lane: Pick<LaneHandle, 'modelFile'>, visible: number, shared: Record<string, OptionValue>): string {
   if (lane.modelFile?.state === 'loading') return 'loading the model file…';
   const hidden = typeof shared.hidden === 'number' ? shared.hidden : 0;
@@ -180,10 +194,12 @@ export class LaneCard {
       );
       this.pause.hidden = lane.status !== 'running';
     }
-    const parts = [word, `update ${lane.iter.toLocaleString('en')}`];
+    // In a study the lane's own worker holds its starting model; its trials are in the study line.
+    const inStudy = this.app.studyMode() && lane.status !== 'fatal' && lane.status !== 'loading';
+    const parts = inStudy ? studyStatus(this.app.study?.status ?? null) : [word, `update ${lane.iter.toLocaleString('en')}`];
     const ds = this.app.dataset();
     // While data loads, the numbers are the old lane's: only the download is news.
-    if (ds && !(lane.status === 'loading' && load)) {
+    if (ds && !inStudy && !(lane.status === 'loading' && load)) {
       const batch = this.app.batchOf(lane);
       const pace = paceParts({
         iter: lane.iter,
@@ -204,7 +220,7 @@ export class LaneCard {
     }
     const spu = sweepsPerUpdate(lane.curve);
     if (spu !== null) parts.push(`${formatStat(spu)} Gibbs sweeps/update`);
-    if (last !== null) parts.push(`ATLL ${last.toFixed(4)}`);
+    if (last !== null) parts.push(inStudy ? `starting ATLL ${last.toFixed(4)}` : `ATLL ${last.toFixed(4)}`);
     if (lane.seed) parts.push(`seed ${lane.seed}, lane ${lane.id}`);
     if (lane.gpu) parts.push(`GPU (WebGPU): ${lane.gpu}`);
     setText(this.status, parts.join(' · '));
