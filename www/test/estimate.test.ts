@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AisEstimate } from '../src/generated/core';
 import {
+  betaChoice,
+  betasText,
   bracketRange,
   bracketVerdict,
   estimateDataset,
@@ -75,5 +77,14 @@ describe('the AIS / RAISE bracket', () => {
         return lo <= hi && inBracket(a, ais, raise) && inBracket(r, ais, raise);
       }),
     );
+  });
+});
+
+describe("Salakhutdinov & Murray's schedule in the β select", () => {
+  it('reads its choice as 14 501 β with the schedule, any other as a linear count, and says which', () => {
+    expect(betaChoice('sm2008')).toEqual({ betas: 14_501, schedule: 'sm2008' });
+    expect(betaChoice('1000')).toEqual({ betas: 1000 });
+    expect(betasText({ betas: 14_501, schedule: 'sm2008' })).toBe("14,501 β (Salakhutdinov & Murray's schedule)");
+    expect(betasText({ betas: 1000 })).toBe('1,000 β');
   });
 });

@@ -141,7 +141,10 @@ class FakeLane implements CoreLane {
     return { atll: -s, logZ: s };
   }
   estimates: FakeEstimate[] = [];
-  ais(dataset: string, particles: number, betas: number, _seed: number, reverse: boolean): CoreEstimate {
+  /** The schedules the estimates were asked with. */
+  schedules: (string | undefined)[] = [];
+  ais(dataset: string, particles: number, betas: number, _seed: number, reverse: boolean, schedule?: string): CoreEstimate {
+    this.schedules.push(schedule);
     if (particles < 2) throw { kind: 'invalid_option', key: 'particles', message: 'the number of AIS particles must be between 2 and 100000 (got 1)' };
     if (dataset !== 'bas4') throw { kind: 'invalid_option', key: 'data', message: `unknown data set '${dataset}'` };
     const e = new FakeEstimate(reverse, particles, betas, this.iter);
@@ -267,9 +270,9 @@ class FakeGpuLane extends FakeLane {
     const now = super.step(0, view);
     return arrived ? { ...arrived, records: [...now.records, ...arrived.records], view: now.view } : now;
   }
-  ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate {
+  ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean, schedule?: string): CoreEstimate {
     this.taken.push({ landed: this.landed, busy: this.busy });
-    return super.ais(dataset, particles, betas, seed, reverse);
+    return super.ais(dataset, particles, betas, seed, reverse, schedule);
   }
 }
 
@@ -1260,6 +1263,13 @@ describe('LaneRunner: turns (many lanes take turns to compute)', () => {
     expect(runTasks(100)).toBe(100);
     expect(core.lanes[0].iter).toBeGreaterThan(0);
     expect(turnMsgs()).toEqual([{ type: 'wantTurn' }]);
+  });
+
+  it("passes an estimate's β schedule to both runs (Salakhutdinov & Murray's, or linear)", () => {
+    runner.handle(configure({ lr: 0.1, seed: 1, every: 10 }));
+    runner.handle({ type: 'estimate', gen: 1, id: 1, dataset: 'bas4', settings: { particles: 10, betas: 14_501, seed: 1, schedule: 'sm2008' } });
+    runner.handle({ type: 'estimate', gen: 1, id: 2, dataset: 'bas4', settings: { particles: 10, betas: 100, seed: 1 } });
+    expect(core.lanes[0].schedules).toEqual(['sm2008', 'sm2008', undefined, undefined]);
   });
 
   it('an estimate of a paused lane that takes turns waits for a turn too', () => {

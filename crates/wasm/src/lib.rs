@@ -18,7 +18,7 @@
 use rbm_core::cost;
 use rbm_core::data::{gzip, idx, mnist, Dataset, BUILTIN};
 use rbm_core::error::{Error, ErrorInfo};
-use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan};
+use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan, Schedule};
 use rbm_core::eval::exact;
 use rbm_core::math::LogSumExp;
 use rbm_core::model::Rbm;
@@ -677,8 +677,9 @@ impl WasmLane {
 
     /// An AIS (`reverse` false) or RAISE (`reverse` true) estimate of the average
     /// log-likelihood of the data set `dataset` under a copy of the lane's current model, to run
-    /// step by step ([`WasmAis::step`]); the lane keeps training meanwhile. Throws
-    /// `{kind, key, message}` (keys `particles`, `betas`, `data`).
+    /// step by step ([`WasmAis::step`]); the lane keeps training meanwhile. `schedule`:
+    /// `"linear"` (none: linear) or `"sm2008"`, Salakhutdinov & Murray's 14 501 β. Throws
+    /// `{kind, key, message}` (keys `particles`, `betas`, `schedule`, `data`).
     pub fn ais(
         &self,
         dataset: &str,
@@ -686,13 +687,24 @@ impl WasmLane {
         betas: u32,
         seed: f64,
         reverse: bool,
+        schedule: Option<String>,
     ) -> Result<WasmAis, JsValue> {
         let data = self::dataset(dataset).map_err(js_err)?;
+        let schedule = match schedule.as_deref() {
+            None | Some("linear") => Schedule::Linear,
+            Some("sm2008") => Schedule::SalakhutdinovMurray,
+            Some(other) => {
+                return Err(js_err(Error::option(
+                    "schedule",
+                    format!("unknown β schedule '{other}' (linear or sm2008)"),
+                )))
+            }
+        };
         let cfg = AisConfig {
             particles: particles as usize,
             betas: betas as usize,
             seed: seed as u64,
-            schedule: Default::default(),
+            schedule,
         };
         let model = self.lane.model();
         check_ais_in_page(model, &cfg).map_err(js_err)?;

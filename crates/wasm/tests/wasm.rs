@@ -176,7 +176,11 @@ fn a_too_slow_exact_evaluation_drops_the_curve_with_a_notice() {
     assert!(r.records.iter().all(|rec| rec.atll.is_none()));
     assert_eq!(lane.exact_atll("bas4").unwrap(), None);
     // AIS past the page's budget names its option.
-    let e = error(lane.ais("bas4", 100, 10_000_000, 1.0, false).err().unwrap());
+    let e = error(
+        lane.ais("bas4", 100, 10_000_000, 1.0, false, None)
+            .err()
+            .unwrap(),
+    );
     assert_eq!(e.key.as_deref(), Some("betas"), "{e:?}");
 }
 
@@ -528,7 +532,7 @@ fn stepped_ais_and_raise_give_the_bits_of_the_one_shot_core_runs() {
         } else {
             ais_evaluate(&rbm, &data, ais_cfg).unwrap()
         };
-        let mut est = lane.ais("bas4", 60, 40, 11.0, reverse).unwrap();
+        let mut est = lane.ais("bas4", 60, 40, 11.0, reverse, None).unwrap();
         assert!(est.result().is_err(), "no result before the end");
         let mut calls = 0;
         let last = loop {
@@ -558,19 +562,53 @@ fn stepped_ais_and_raise_give_the_bits_of_the_one_shot_core_runs() {
 
     // Cancel: dropping a run part way (and one never stepped) is safe; the lane trains on and
     // a fresh run still gives the same bits.
-    let mut est = lane.ais("bas4", 60, 40, 11.0, false).unwrap();
+    let mut est = lane.ais("bas4", 60, 40, 11.0, false, None).unwrap();
     est.step(30).unwrap();
     drop(est);
-    drop(lane.ais("bas4", 60, 40, 11.0, true).unwrap());
+    drop(lane.ais("bas4", 60, 40, 11.0, true, None).unwrap());
     assert!(step(&mut lane, 10).error.is_none());
-    let e = error(lane.ais("bas4", 1, 40, 1.0, false).err().unwrap());
+    let e = error(lane.ais("bas4", 1, 40, 1.0, false, None).err().unwrap());
     assert_eq!(e.key.as_deref(), Some("particles"));
-    let e = error(lane.ais("bas4", 10, 1, 1.0, false).err().unwrap());
+    let e = error(lane.ais("bas4", 10, 1, 1.0, false, None).err().unwrap());
     assert_eq!(e.key.as_deref(), Some("betas"));
-    let e = error(lane.ais("no-such-set", 10, 10, 1.0, false).err().unwrap());
+    let e = error(
+        lane.ais("no-such-set", 10, 10, 1.0, false, None)
+            .err()
+            .unwrap(),
+    );
     assert_eq!(e.key.as_deref(), Some("data"));
+    // Salakhutdinov & Murray's schedule: its own 14 501 β, nothing else; an unknown schedule is refused.
+    let e = error(
+        lane.ais("bas4", 10, 1000, 1.0, false, Some("sm2008".into()))
+            .err()
+            .unwrap(),
+    );
+    assert_eq!(e.key.as_deref(), Some("betas"));
+    let e = error(
+        lane.ais("bas4", 10, 14_501, 1.0, false, Some("cosine".into()))
+            .err()
+            .unwrap(),
+    );
+    assert_eq!(e.key.as_deref(), Some("schedule"));
+    let sm = AisConfig {
+        particles: 25,
+        betas: rbm_core::eval::ais::SM2008_BETAS,
+        seed: 1,
+        schedule: rbm_core::eval::ais::Schedule::SalakhutdinovMurray,
+    };
+    let want = ais_evaluate(&model(&lane), &data, sm).unwrap();
+    let mut est = lane
+        .ais("bas4", 25, 14_501, 1.0, false, Some("sm2008".into()))
+        .unwrap();
+    while get(&est.step(5000).unwrap(), "done").as_bool() != Some(true) {}
+    let r = est.result().unwrap();
+    assert_eq!(get(&r, "betas").as_f64(), Some(14_501.0));
+    assert_eq!(
+        get(&r, "atll").as_f64().map(f64::to_bits),
+        Some(want.atll.to_bits())
+    );
     assert!(
-        lane.ais("bas3", 10, 10, 1.0, false).is_err(),
+        lane.ais("bas3", 10, 10, 1.0, false, None).is_err(),
         "a set of another size"
     );
 }

@@ -11,6 +11,22 @@ export interface EstimateSettings {
   /** Inverse temperatures, 0 and 1 included. */
   betas: number;
   seed: number;
+  /** How the β are spaced (absent: linear; `sm2008`: Salakhutdinov & Murray's 14 501 β). */
+  schedule?: 'sm2008';
+}
+
+/** The β count of Salakhutdinov & Murray's schedule (the core's `SM2008_BETAS`). */
+export const SM2008_BETAS = 14_501;
+
+/** The settings of the β select's choice `value`: a linear count, or Salakhutdinov & Murray's
+ * schedule (`sm2008`). */
+export function betaChoice(value: string): Pick<EstimateSettings, 'betas' | 'schedule'> {
+  return value === 'sm2008' ? { betas: SM2008_BETAS, schedule: 'sm2008' } : { betas: Number(value) };
+}
+
+/** How an estimate's β read: "1,000 β", or "14,501 β (Salakhutdinov & Murray's schedule)". */
+export function betasText(s: Pick<EstimateSettings, 'betas' | 'schedule'>): string {
+  return `${s.betas.toLocaleString('en')} β${s.schedule === 'sm2008' ? " (Salakhutdinov & Murray's schedule)" : ''}`;
 }
 
 /** Small enough for about ten seconds on 784×500 in one browser worker (per method). */

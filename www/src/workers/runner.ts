@@ -56,8 +56,9 @@ export interface CoreLane extends AnalysisLane {
   exportModel(): string;
   /** The update the exported model is of (after a divergence: the last record's). */
   readonly modelIter: number;
-  /** AIS (or RAISE when `reverse`) of `dataset` under a copy of the current model. Throws ErrorInfo. */
-  ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
+  /** AIS (or RAISE when `reverse`) of `dataset` under a copy of the current model, with `betas`
+   * linear β or `schedule` 'sm2008' (Salakhutdinov & Murray's). Throws ErrorInfo. */
+  ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean, schedule?: string): CoreEstimate;
   /** Exact ATLL of `dataset`, or undefined/null when the model is too large to enumerate. */
   exactAtll(dataset: string): number | null | undefined;
   /** Blocks of the lane's deferred exact evaluation (0: none; the records carry their ATLL). */
@@ -536,8 +537,8 @@ export class LaneRunner {
     const t0 = this.host.now();
     let runs: CoreEstimate[] = [];
     try {
-      const { particles, betas, seed } = settings;
-      runs = [lane.ais(dataset, particles, betas, seed, false), lane.ais(dataset, particles, betas, seed, true)];
+      const { particles, betas, seed, schedule } = settings;
+      runs = [lane.ais(dataset, particles, betas, seed, false, schedule), lane.ais(dataset, particles, betas, seed, true, schedule)];
       report.exact = lane.exactAtll(dataset) ?? null;
     } catch (e) {
       for (const r of runs) r.free();

@@ -7,6 +7,8 @@ import type { LaneHandle } from '../../app/lane';
 import { formatDuration } from '../../app/progress';
 import {
   BETA_CHOICES,
+  betaChoice,
+  betasText,
   bracketVerdict,
   DEFAULT_ESTIMATE,
   type EstimateReport,
@@ -15,6 +17,7 @@ import {
   formatSide,
   PARTICLE_CHOICES,
   RAISE_NOTE,
+  SM2008_BETAS,
 } from '../../protocol/estimate';
 import { el, setAttr, setText } from '../dom';
 import type { LanePanel, PanelContext, PanelKind } from './panel';
@@ -43,6 +46,8 @@ class AisPanel implements LanePanel {
   mount(container: HTMLElement, ctx: PanelContext): void {
     const [pl, particles] = choice(`${ctx.idPrefix}-ais-particles`, 'particles', PARTICLE_CHOICES, DEFAULT_ESTIMATE.particles);
     const [bl, betas] = choice(`${ctx.idPrefix}-ais-betas`, 'β', BETA_CHOICES, DEFAULT_ESTIMATE.betas);
+    // Salakhutdinov & Murray's 14 501 β, denser near β = 1 (their MNIST protocol, with 100 particles).
+    betas.append(new Option(`${SM2008_BETAS.toLocaleString('en')} (Salakhutdinov & Murray)`, 'sm2008'));
     this.particles = particles;
     this.betas = betas;
     this.run = el('button', { type: 'button', className: 'ais-run', textContent: 'Estimate log-likelihood (AIS)' });
@@ -51,7 +56,7 @@ class AisPanel implements LanePanel {
     this.progress = el('span', { className: 'ais-progress' });
     this.result = el('div', { className: 'ais-result' });
     this.run.addEventListener('click', () => {
-      this.lane?.estimateLikelihood({ particles: Number(this.particles.value), betas: Number(this.betas.value), seed: DEFAULT_ESTIMATE.seed });
+      this.lane?.estimateLikelihood({ particles: Number(this.particles.value), ...betaChoice(this.betas.value), seed: DEFAULT_ESTIMATE.seed });
     });
     this.cancel.addEventListener('click', () => this.lane?.cancelEstimate());
     // "AIS every N updates": brackets over training, drawn on the chart as points with bars.
@@ -122,7 +127,7 @@ class AisPanel implements LanePanel {
       el(
         'div',
         { className: 'ais-settings' },
-        `average log-likelihood of ${r.dataset} at update ${r.iter.toLocaleString('en')} · ${s.particles} particles × ${s.betas.toLocaleString('en')} β, seed ${s.seed}${gpuLabel(r)}`,
+        `average log-likelihood of ${r.dataset} at update ${r.iter.toLocaleString('en')} · ${s.particles} particles × ${betasText(s)}, seed ${s.seed}${gpuLabel(r)}`,
       ),
     );
     if (r.raise) lines.push(el('div', { className: 'ais-note' }, RAISE_NOTE));
