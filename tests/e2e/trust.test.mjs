@@ -186,3 +186,41 @@ test("a lane's pictures download as PNGs: filters and the model's bars, enlarged
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Issue 29: next to the claims' verdicts, a reader of an S-DCP preset sees where each claim
+// holds — our recorded explorer run (www/explorer/), with its command — loaded only for it.
+test("an S-DCP preset shows where each of the paper's claims holds, from our explorer run, with the preset's own cells outlined", {
+  timeout: 120_000,
+}, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=sdcp-shifting-bar`, { width: 1400, height: 900 });
+  await page.waitForSelector('#claim-maps:not([hidden])');
+  const maps = await page.$$eval('#claim-maps .claim-map', (fs) =>
+    fs.map((f) => ({
+      caption: f.querySelector('figcaption').firstChild.textContent,
+      cells: f.querySelectorAll('tbody td').length,
+      outlined: [...f.querySelectorAll('td.own-setting')].map((td) => td.textContent),
+    })),
+  );
+  const claims = await page.evaluate(() =>
+    window.__rbm
+      .catalog()
+      .presets.find((p) => p.name === 'sdcp-shifting-bar')
+      .claims.map((c) => c.text),
+  );
+  assert.deepEqual(
+    maps.map((m) => m.caption),
+    claims,
+  );
+  for (const m of maps) {
+    assert.equal(m.cells, 20, m.caption);
+    assert.equal(m.outlined.length, 2, `${m.caption}: the preset's two rates at its own σ`);
+    for (const t of m.outlined) assert.match(t, /^[✓✗?]/);
+  }
+  assert.match(await page.textContent('#claim-maps-note'), /^Our measurement, not the paper's: `rbm explore sdcp-shifting-bar --lrs /);
+  // The first screen (no recorded run) has no map.
+  const { page: first } = await openPage(env.browser, env.server.url);
+  assert.equal(await first.isVisible('#claim-maps'), false);
+  assert.deepEqual(errors, []);
+  await first.close();
+  await page.close();
+});

@@ -61,6 +61,7 @@ const PAGE_SECTIONS: Part[] = [
   { key: 'tours', label: 'Guided tours', group: 'page' },
   { key: 'glossary', label: 'Glossary button', group: 'page' },
   { key: 'explain', label: 'Explanation under the chart', group: 'page' },
+  { key: 'claim-maps', label: "Where the paper's claims hold (explorer maps)", group: 'page' },
   { key: 'about', label: 'What you are looking at', group: 'page' },
   { key: 'samplers', label: 'Sampling a trained MNIST model', group: 'page' },
 ];

@@ -7,6 +7,7 @@ import type { LaneHandle } from '../app/lane';
 import { encodeState } from '../app/urlState';
 import { LIKELIHOOD_CHART, LikelihoodChart } from './chart';
 import { curvesModel, likelihoodLabel, studyModel } from './chartModel';
+import { ClaimMapView } from './claimMapView';
 import { ClassroomView } from './classroomView';
 import { Controls } from './controls';
 import { $ } from './dom';
@@ -17,6 +18,7 @@ import { StudyView } from './studyView';
 export class Page {
   private readonly controls: Controls;
   private readonly studyView: StudyView;
+  private readonly claimMaps: ClaimMapView;
   readonly classroom: ClassroomView;
   private readonly chart = new LikelihoodChart($('#chart'), {
     ...LIKELIHOOD_CHART,
@@ -49,6 +51,7 @@ export class Page {
       }
     });
     this.studyView = new StudyView(app);
+    this.claimMaps = new ClaimMapView(app);
     window.addEventListener('resize', () => {
       this.chart.resize();
       this.schedule();
@@ -87,6 +90,7 @@ export class Page {
       this.chart.update(curvesModel(lanes, app.axis, bound), app.axis, likelihoodLabel(app.lanes));
     }
     this.studyView.update();
+    this.claimMaps.update();
     this.syncCards();
     const hash = `#${encodeState(app.catalog, app.state(), app.view)}`;
     if (window.location.hash !== hash) history.replaceState(null, '', hash);
