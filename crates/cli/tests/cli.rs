@@ -2500,3 +2500,36 @@ fn a_signal_during_sample_keeps_the_samples_emitted() {
     assert_eq!(left, [std::ffi::OsString::from("s.txt")]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn mixing_prints_the_exact_diagnostics_and_refuses_models_beyond_the_limit() {
+    use rbm_core::diagnostics::spectrum;
+    let model = random_model(16, 4, 1.0, 5);
+    let file = Temp::new("mixing.json", &model.to_json());
+    let got = &json_lines(&["mixing", "--model", file.path(), "--data", "bas4"])[0];
+    let want = spectrum::diagnose(&model).unwrap();
+    assert_eq!(f(got, "lambda2"), want.gibbs.lambda2);
+    assert!(f(got, "lambda2") > 0.0 && f(got, "lambda2") < 1.0);
+    assert!((f(got, "relaxation_time") - 1.0 / (1.0 - f(got, "lambda2"))).abs() < 1e-9);
+    assert_eq!(got["modes"], want.modes);
+    let sv: Vec<f64> = got["singular_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(sv, want.singular_values);
+    assert_eq!(sv.len(), 4);
+    let proj = got["data_projection"].as_array().unwrap();
+    assert_eq!(proj.len(), Dataset::builtin("bas4").unwrap().rows());
+    // Without --data: no projection.
+    let plain = &json_lines(&["mixing", "--model", file.path()])[0];
+    assert!(plain.get("data_projection").is_none());
+    // 16 + 9 units: beyond m + n ≤ 24, one error line naming the limit.
+    let big = Temp::new("mixing-big.json", &random_model(16, 9, 0.1, 1).to_json());
+    assert_one_line_error(&["mixing", "--model", big.path()]);
+    let err = String::from_utf8(rbm(&["mixing", "--model", big.path()]).stderr).unwrap();
+    assert!(err.contains("m + n ≤ 24"), "{err}");
+    // A data set of another width.
+    assert_one_line_error(&["mixing", "--model", file.path(), "--data", "bas3"]);
+}
