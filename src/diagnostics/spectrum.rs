@@ -74,6 +74,41 @@ pub struct GibbsSpectrum {
     pub lanczos_steps: usize,
 }
 
+/// The bound on the magnitude of each factor's log in [`row_by_products`].
+const RANGE: f64 = 200.0;
+
+/// `row[s] = e^{base + Σ_{j∈s} pre_j − half_small[s]}` for every state s of the smaller layer,
+/// each entry one exponential.
+fn row_by_logs(row: &mut [f64], base: f64, pre: &[f64], half_small: &[f64]) {
+    row[0] = libm::exp(base - half_small[0]);
+    let mut acc = base;
+    let mut code = 0usize;
+    for t in 1..row.len() {
+        let x = t.trailing_zeros() as usize;
+        code ^= 1 << x;
+        if (code >> x) & 1 == 1 {
+            acc += pre[x];
+        } else {
+            acc -= pre[x];
+        }
+        debug_assert_eq!(code as u64, gray(t as u64));
+        row[code] = libm::exp(acc - half_small[code]);
+    }
+}
+
+/// The same row as [`row_by_logs`] from `scale = e^{base}` and `g[s] = e^{−half_small[s]}`:
+/// `P(s) = P(s without its lowest unit) · e^{pre_lowest}`, so one multiply per entry (and one
+/// to scale), a relative error of a few ulps per unit.
+fn row_by_products(row: &mut [f64], scale: f64, pre: &[f64], g: &[f64]) {
+    let e: Vec<f64> = pre.iter().map(|&a| libm::exp(a)).collect();
+    row[0] = scale;
+    for s in 1..row.len() {
+        let low = s.trailing_zeros() as usize;
+        row[s] = row[s & (s - 1)] * e[low];
+    }
+    row.iter_mut().zip(g).for_each(|(r, &g)| *r *= g);
+}
+
 /// The matrix K on (larger layer × smaller layer) states, row by row.
 struct Kernel {
     large: View<'static>,
@@ -115,26 +150,28 @@ impl Kernel {
 
     /// Calls `f` with each row `K(u, ·)` of a larger-layer state u:
     /// `K(u,s) = exp(−E(u,s) − ½ log p̃(u) − ½ log p̃(s))` (log Z cancels), every entry ≤ 1.
+    /// With `−E(u,s) = lin(u) + Σ_{j∈s} pre_j(u)`, a row is `e^{lin − ½ log p̃(u)} · Π_{j∈s}
+    /// e^{pre_j} · e^{−½ log p̃(s)}`: the products over s are built from s without its lowest
+    /// unit, one multiply per entry ([`row_by_products`]), where every factor stays within
+    /// e^{±200} so nothing leaves f64's normal range; otherwise each entry is one exponential
+    /// of its log ([`row_by_logs`]).
     fn compute_rows(&self, mut f: impl FnMut(&[f64])) {
         let k = self.large.l;
         let mut row = vec![0.0; 1 << k];
+        let half_small: Vec<f64> = self.log_small.iter().map(|&x| 0.5 * x).collect();
+        let g: Option<Vec<f64>> = half_small
+            .iter()
+            .all(|x| x.abs() <= RANGE)
+            .then(|| half_small.iter().map(|&x| libm::exp(-x)).collect());
         walk(&self.large, 0, 1 << self.large.k, |_, lin, pre| {
-            let half_u = 0.5 * log_marginal(lin, pre);
-            // −E(u, s) = lin + Σ_{j ∈ s} pre_j, walked over s in Gray-code order.
-            let mut acc = lin;
-            let mut code = 0u64;
-            row[0] = libm::exp(acc - half_u - 0.5 * self.log_small[0]);
-            for t in 1..1u64 << k {
-                let x = t.trailing_zeros() as usize;
-                code ^= 1 << x;
-                if (code >> x) & 1 == 1 {
-                    acc += pre[x];
-                } else {
-                    acc -= pre[x];
+            let base = lin - 0.5 * log_marginal(lin, pre);
+            match &g {
+                Some(g)
+                    if base.abs() <= RANGE && pre.iter().map(|x| x.abs()).sum::<f64>() <= RANGE =>
+                {
+                    row_by_products(&mut row, libm::exp(base), pre, g)
                 }
-                debug_assert_eq!(code, gray(t));
-                let c = code as usize;
-                row[c] = libm::exp(acc - half_u - 0.5 * self.log_small[c]);
+                _ => row_by_logs(&mut row, base, pre, &half_small),
             }
             f(&row);
         });
@@ -445,6 +482,26 @@ mod tests {
             gibbs_lambda2(&r).unwrap().lambda2
         };
         assert!(lambda(0.5) < lambda(1.0) && lambda(1.0) < lambda(3.0));
+    }
+
+    #[test]
+    fn rows_by_products_equal_rows_by_logs() {
+        let rbm = Rbm::random(6, 5, 1.5, 9).unwrap();
+        let k = Kernel::new(&rbm);
+        let half: Vec<f64> = k.log_small.iter().map(|&x| 0.5 * x).collect();
+        let g: Vec<f64> = half.iter().map(|&x| (-x).exp()).collect();
+        let (mut a, mut b) = (vec![0.0; 32], vec![0.0; 32]);
+        let mut rows = 0;
+        walk(&k.large, 0, 1 << 6, |_, lin, pre| {
+            let base = lin - 0.5 * log_marginal(lin, pre);
+            row_by_logs(&mut a, base, pre, &half);
+            row_by_products(&mut b, base.exp(), pre, &g);
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() <= 1e-13 * x.max(1e-300), "{x} vs {y}");
+            }
+            rows += 1;
+        });
+        assert_eq!(rows, 64);
     }
 
     #[test]

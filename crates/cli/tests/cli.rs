@@ -2533,3 +2533,57 @@ fn mixing_prints_the_exact_diagnostics_and_refuses_models_beyond_the_limit() {
     // A data set of another width.
     assert_one_line_error(&["mixing", "--model", file.path(), "--data", "bas3"]);
 }
+
+#[test]
+fn train_runs_parallel_tempering_with_its_swap_statistics() {
+    let lines = json_lines(&[
+        "train",
+        "--data",
+        "bas3",
+        "--algo",
+        "pt",
+        "--hidden",
+        "6",
+        "--lr",
+        "0.1",
+        "--chains",
+        "20",
+        "--replicas",
+        "3",
+        "--beta-min",
+        "0.3",
+        "--iters",
+        "200",
+        "--every",
+        "100",
+        "--seed",
+        "2",
+    ]);
+    let last = lines.last().unwrap();
+    for key in ["swap_min", "swap_1_2", "swap_2_3"] {
+        let x = f(&last["stats"], key);
+        assert!((0.0..=1.0).contains(&x), "{key} = {x}");
+    }
+    assert!(
+        last["stats"].get("swap_3_4").is_none(),
+        "two pairs for three replicas"
+    );
+    // 3 replicas × k = 1 sweep per update on the compute axis.
+    assert_eq!(f(last, "sweeps"), 600.0);
+    let err = String::from_utf8(
+        rbm(&[
+            "train",
+            "--data",
+            "bas3",
+            "--algo",
+            "pt",
+            "--replicas",
+            "9",
+            "--iters",
+            "1",
+        ])
+        .stderr,
+    )
+    .unwrap();
+    assert!(err.contains("replicas"), "{err}");
+}
