@@ -236,7 +236,8 @@ pub struct Largest {
 /// all earlier ones (so the known eigenvalue never reappears and no spurious copies arise).
 /// Stops when the space is exhausted (β = 0: the Krylov space is invariant and the Ritz value is
 /// exact), after `dim − 1` steps, or when the largest Ritz value changed by at most `tol`
-/// (relative, at least 10⁻¹⁵) over the last three steps; at most `max_steps` steps.
+/// (relative, at least 10⁻¹⁵) over the last three steps; at most `max_steps` steps. The
+/// same numbers as [`Lanczos`] stepped in any slices.
 pub fn lanczos_largest(
     dim: usize,
     mut apply: impl FnMut(&[f64], &mut [f64]),
@@ -245,61 +246,127 @@ pub fn lanczos_largest(
     max_steps: usize,
     tol: f64,
 ) -> Largest {
-    assert!(dim >= 1 && deflate.len() == dim && start.len() == dim);
-    let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
-    let orth = |x: &mut [f64], q: &[f64]| {
-        let d = dot(x, q);
-        x.iter_mut().zip(q).for_each(|(a, b)| *a -= d * b);
-    };
-    let mut q = start.to_vec();
-    orth(&mut q, deflate);
-    orth(&mut q, deflate);
-    let norm = dot(&q, &q).sqrt();
-    if dim == 1 || norm == 0.0 {
-        return Largest {
-            value: 0.0,
-            steps: 0,
-        };
+    let mut l = Lanczos::new(dim, deflate, start, max_steps, tol);
+    while !l.done() {
+        l.step(&mut apply);
     }
-    q.iter_mut().for_each(|x| *x /= norm);
-    let limit = max_steps.min(dim - 1).max(1);
-    let mut basis: Vec<Vec<f64>> = vec![q];
-    let (mut alpha, mut beta) = (Vec::new(), Vec::new());
-    let mut w = vec![0.0; dim];
-    let mut history: Vec<f64> = Vec::new();
-    loop {
-        let j = basis.len() - 1;
-        apply(&basis[j], &mut w);
-        let a = dot(&w, &basis[j]);
-        alpha.push(a);
+    l.result()
+}
+
+/// [`lanczos_largest`] one step at a time, for a shell that spreads it over time slices (with
+/// progress and cancel).
+#[derive(Clone, Debug)]
+pub struct Lanczos {
+    deflate: Vec<f64>,
+    basis: Vec<Vec<f64>>,
+    alpha: Vec<f64>,
+    beta: Vec<f64>,
+    history: Vec<f64>,
+    w: Vec<f64>,
+    limit: usize,
+    tol: f64,
+    result: Option<Largest>,
+}
+
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>()
+}
+
+fn orth(x: &mut [f64], q: &[f64]) {
+    let d = dot(x, q);
+    x.iter_mut().zip(q).for_each(|(a, b)| *a -= d * b);
+}
+
+impl Lanczos {
+    /// Ready to step (see [`lanczos_largest`] for the arguments).
+    pub fn new(dim: usize, deflate: &[f64], start: &[f64], max_steps: usize, tol: f64) -> Lanczos {
+        assert!(dim >= 1 && deflate.len() == dim && start.len() == dim);
+        let mut q = start.to_vec();
+        orth(&mut q, deflate);
+        orth(&mut q, deflate);
+        let norm = dot(&q, &q).sqrt();
+        let trivial = dim == 1 || norm == 0.0;
+        if !trivial {
+            q.iter_mut().for_each(|x| *x /= norm);
+        }
+        Lanczos {
+            deflate: deflate.to_vec(),
+            basis: vec![q],
+            alpha: Vec::new(),
+            beta: Vec::new(),
+            history: Vec::new(),
+            w: vec![0.0; dim],
+            limit: max_steps.min(dim.saturating_sub(1)).max(1),
+            tol,
+            result: trivial.then_some(Largest {
+                value: 0.0,
+                steps: 0,
+            }),
+        }
+    }
+
+    /// Whether it has stopped.
+    pub fn done(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.alpha.len()
+    }
+
+    /// The most steps it may take.
+    pub fn max_steps(&self) -> usize {
+        self.limit
+    }
+
+    /// The result once [`Lanczos::done`]; before, the largest Ritz value so far.
+    pub fn result(&self) -> Largest {
+        self.result.unwrap_or(Largest {
+            value: self.history.last().copied().unwrap_or(0.0),
+            steps: self.steps(),
+        })
+    }
+
+    /// One Lanczos step (one product with the operator); nothing once done.
+    pub fn step(&mut self, mut apply: impl FnMut(&[f64], &mut [f64])) {
+        if self.done() {
+            return;
+        }
+        let j = self.basis.len() - 1;
+        apply(&self.basis[j], &mut self.w);
+        let a = dot(&self.w, &self.basis[j]);
+        self.alpha.push(a);
         // Full reorthogonalisation, twice ("twice is enough").
         for _ in 0..2 {
-            orth(&mut w, deflate);
-            for b in &basis {
-                orth(&mut w, b);
+            orth(&mut self.w, &self.deflate);
+            for b in &self.basis {
+                orth(&mut self.w, b);
             }
         }
-        let theta = tridiagonal_largest(&alpha, &beta);
-        history.push(theta);
-        let b = dot(&w, &w).sqrt();
-        let scale = alpha
+        let theta = tridiagonal_largest(&self.alpha, &self.beta);
+        self.history.push(theta);
+        let b = dot(&self.w, &self.w).sqrt();
+        let scale = self
+            .alpha
             .iter()
             .fold(0.0f64, |s, x| s.max(x.abs()))
             .max(f64::MIN_POSITIVE);
-        let settled = history.len() >= 4 && {
-            let last = &history[history.len() - 4..];
+        let settled = self.history.len() >= 4 && {
+            let last = &self.history[self.history.len() - 4..];
             let spread = last.iter().fold(f64::NEG_INFINITY, |s, &x| s.max(x))
                 - last.iter().fold(f64::INFINITY, |s, &x| s.min(x));
-            spread <= tol.max(1e-15) * theta.abs().max(1e-300)
+            spread <= self.tol.max(1e-15) * theta.abs().max(1e-300)
         };
-        if b <= 1e-13 * scale || basis.len() >= limit || settled {
-            return Largest {
+        if b <= 1e-13 * scale || self.basis.len() >= self.limit || settled {
+            self.result = Some(Largest {
                 value: theta,
-                steps: basis.len(),
-            };
+                steps: self.basis.len(),
+            });
+            return;
         }
-        beta.push(b);
-        basis.push(w.iter().map(|x| x / b).collect());
+        self.beta.push(b);
+        self.basis.push(self.w.iter().map(|x| x / b).collect());
     }
 }
 

@@ -24,7 +24,7 @@
 //! neighbours under a single-unit flip, counted exactly from the free energies of all 2^m
 //! states (m ≤ [`MAX_DIST_BITS`]).
 
-use super::linalg::{lanczos_largest, svd};
+use super::linalg::{svd, Lanczos};
 use crate::error::{Error, Result};
 use crate::eval::exact::{
     check_enumerable, gray, log_marginal, smaller_layer, view, walk, Layer, View, MAX_DIST_BITS,
@@ -197,30 +197,79 @@ impl Kernel {
 /// λ₂ of the visible Gibbs chain and its relaxation time, exact up to the Lanczos method's
 /// convergence (10⁻¹³ relative), for m + n ≤ [`MAX_MIXING_BITS`] (see the module's text).
 pub fn gibbs_lambda2(rbm: &Rbm) -> Result<GibbsSpectrum> {
-    check_mixing(rbm)?;
-    if let Some(what) = rbm.non_finite() {
-        return Err(Error::Invalid(format!("the model has a {what} parameter")));
+    let mut walk = MixingWalk::new(rbm)?;
+    while !walk.done() {
+        walk.advance(usize::MAX);
     }
-    let kernel = Kernel::new(rbm);
-    let dim = kernel.dim();
-    let mut lse = LogSumExp::default();
-    kernel.log_small.iter().for_each(|&x| lse.add(x));
-    let log_z = lse.value();
-    let top: Vec<f64> = kernel
-        .log_small
-        .iter()
-        .map(|&x| libm::exp(0.5 * (x - log_z)))
-        .collect();
-    let mut r = stream(0, 0, Purpose::Aux);
-    let start: Vec<f64> = (0..dim).map(|_| uniform_f64(&mut r) - 0.5).collect();
-    let steps = MAX_LANCZOS_STEPS.min(MAX_BASIS_VALUES / dim).max(8);
-    let got = lanczos_largest(dim, |x, y| kernel.apply(x, y), &top, &start, steps, 1e-13);
-    let lambda2 = got.value.clamp(0.0, 1.0);
-    Ok(GibbsSpectrum {
-        lambda2,
-        relaxation_time: 1.0 / (1.0 - lambda2),
-        lanczos_steps: got.steps,
-    })
+    Ok(walk.result())
+}
+
+/// [`gibbs_lambda2`] a few Lanczos steps at a time (each step walks the 2^(m+n) joint states
+/// once), for a shell that computes between time slices with progress and cancel: the same
+/// numbers in any slicing.
+pub struct MixingWalk {
+    kernel: Kernel,
+    lanczos: Lanczos,
+}
+
+impl MixingWalk {
+    /// Ready to walk; refuses a model beyond [`MAX_MIXING_BITS`] or with a non-finite parameter.
+    pub fn new(rbm: &Rbm) -> Result<MixingWalk> {
+        check_mixing(rbm)?;
+        if let Some(what) = rbm.non_finite() {
+            return Err(Error::Invalid(format!("the model has a {what} parameter")));
+        }
+        let kernel = Kernel::new(rbm);
+        let dim = kernel.dim();
+        let mut lse = LogSumExp::default();
+        kernel.log_small.iter().for_each(|&x| lse.add(x));
+        let log_z = lse.value();
+        let top: Vec<f64> = kernel
+            .log_small
+            .iter()
+            .map(|&x| libm::exp(0.5 * (x - log_z)))
+            .collect();
+        let mut r = stream(0, 0, Purpose::Aux);
+        let start: Vec<f64> = (0..dim).map(|_| uniform_f64(&mut r) - 0.5).collect();
+        let steps = MAX_LANCZOS_STEPS.min(MAX_BASIS_VALUES / dim).max(8);
+        Ok(MixingWalk {
+            lanczos: Lanczos::new(dim, &top, &start, steps, 1e-13),
+            kernel,
+        })
+    }
+
+    /// Takes up to `max_steps` more Lanczos steps; returns whether it is done.
+    pub fn advance(&mut self, max_steps: usize) -> bool {
+        for _ in 0..max_steps {
+            if self.lanczos.done() {
+                break;
+            }
+            let k = &self.kernel;
+            self.lanczos.step(|x, y| k.apply(x, y));
+        }
+        self.lanczos.done()
+    }
+
+    /// Whether it has converged (or reached its step limit).
+    pub fn done(&self) -> bool {
+        self.lanczos.done()
+    }
+
+    /// Steps taken, and the most it may take (for progress).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.lanczos.steps(), self.lanczos.max_steps())
+    }
+
+    /// λ₂ and the relaxation time (the estimate so far before [`MixingWalk::done`]).
+    pub fn result(&self) -> GibbsSpectrum {
+        let got = self.lanczos.result();
+        let lambda2 = got.value.clamp(0.0, 1.0);
+        GibbsSpectrum {
+            lambda2,
+            relaxation_time: 1.0 / (1.0 - lambda2),
+            lanczos_steps: got.steps,
+        }
+    }
 }
 
 /// The number of modes of p(v): visible states v with F(v) < F(v ⊕ e_i) for every unit i (a
@@ -435,6 +484,27 @@ mod tests {
                 "{m}×{n}: a model that is not trivially mixed ({want})"
             );
         }
+    }
+
+    #[test]
+    fn a_walk_in_slices_gives_the_bits_of_one_call() {
+        let rbm = Rbm::random(7, 5, 2.0, 12).unwrap();
+        let whole = gibbs_lambda2(&rbm).unwrap();
+        for slice in [1, 3] {
+            let mut w = MixingWalk::new(&rbm).unwrap();
+            let mut calls = 0;
+            while !w.advance(slice) {
+                calls += 1;
+                let (done, most) = w.progress();
+                assert!(done <= most && done == calls * slice, "{done} of {most}");
+            }
+            assert_eq!(w.result(), whole, "slices of {slice}");
+        }
+        assert!(
+            whole.lanczos_steps > 3,
+            "several slices: {}",
+            whole.lanczos_steps
+        );
     }
 
     #[test]
