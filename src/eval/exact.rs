@@ -57,16 +57,16 @@ pub fn gray(t: u64) -> u64 {
 
 /// The layer view of an enumeration: `x` is the enumerated layer (size k), `y` the summed-out
 /// one (size l); `rows[x*l..]` are the weights of unit x of the enumerated layer.
-struct View<'a> {
-    k: usize,
-    l: usize,
-    bias_x: Vec<f64>,
-    bias_y: Vec<f64>,
-    rows: Vec<f64>,
+pub(crate) struct View<'a> {
+    pub(crate) k: usize,
+    pub(crate) l: usize,
+    pub(crate) bias_x: Vec<f64>,
+    pub(crate) bias_y: Vec<f64>,
+    pub(crate) rows: Vec<f64>,
     _m: std::marker::PhantomData<&'a ()>,
 }
 
-fn view(rbm: &Rbm, layer: Layer) -> View<'static> {
+pub(crate) fn view(rbm: &Rbm, layer: Layer) -> View<'static> {
     let f = |xs: &[f32]| xs.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     match layer {
         Layer::Hidden => View {
@@ -90,7 +90,7 @@ fn view(rbm: &Rbm, layer: Layer) -> View<'static> {
 
 /// Walks Gray codes `gray(t)` for t in `start..end`, calling `f(code, lin, pre)` where
 /// `lin = bias_xᵀx` and `pre = bias_y + Σ_x rows[x]` for the current state x.
-fn walk(v: &View, start: u64, end: u64, mut f: impl FnMut(u64, f64, &[f64])) {
+pub(crate) fn walk(v: &View, start: u64, end: u64, mut f: impl FnMut(u64, f64, &[f64])) {
     if start >= end {
         return;
     }
@@ -123,7 +123,7 @@ fn walk(v: &View, start: u64, end: u64, mut f: impl FnMut(u64, f64, &[f64])) {
 
 /// Unnormalised log-marginal of a state of the enumerated layer: `lin + Σ softplus(pre)`.
 #[inline]
-fn log_marginal(lin: f64, pre: &[f64]) -> f64 {
+pub(crate) fn log_marginal(lin: f64, pre: &[f64]) -> f64 {
     lin + softplus_sum(pre)
 }
 

@@ -41,12 +41,12 @@ pub struct DriftPoint {
 }
 
 /// Exact draws from a distribution over 2^m patterns by inversion of its cumulative sums.
-struct ExactDraws {
+pub(crate) struct ExactDraws {
     cdf: Vec<f64>,
 }
 
 impl ExactDraws {
-    fn new(p: &[f64]) -> ExactDraws {
+    pub(crate) fn new(p: &[f64]) -> ExactDraws {
         let mut acc = 0.0;
         let cdf = p
             .iter()
@@ -58,7 +58,7 @@ impl ExactDraws {
         ExactDraws { cdf }
     }
 
-    fn draw(&self, rng: &mut Rng) -> u64 {
+    pub(crate) fn draw(&self, rng: &mut Rng) -> u64 {
         let total = *self.cdf.last().expect("at least one state");
         let u = uniform_f64(rng) * total;
         self.cdf
@@ -68,7 +68,7 @@ impl ExactDraws {
 }
 
 /// Total variation ½ Σ |counts/C − p|.
-fn tv(counts: &[u32], chains: usize, p: &[f64]) -> f64 {
+pub(crate) fn tv(counts: &[u32], chains: usize, p: &[f64]) -> f64 {
     let c = chains as f64;
     0.5 * counts
         .iter()

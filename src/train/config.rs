@@ -507,7 +507,11 @@ impl LaneConfig {
         let algo = find(&self.algo)?;
         let obj = self.to_object();
         for spec in GENERAL.iter().chain(algo.options) {
-            spec.check(obj.get(spec.key).unwrap_or(&Value::Null))?;
+            // An option declared in an algorithm's own file and left unset takes its default.
+            match obj.get(spec.key) {
+                Some(v) => spec.check(v)?,
+                None => spec.check(&spec.default.value())?,
+            }
         }
         for key in self.extra.keys() {
             option(key).ok_or_else(|| unknown(key))?;

@@ -14,6 +14,7 @@ pub mod lane;
 pub mod mfcd;
 pub mod optimizer;
 pub mod pcd;
+pub mod pt;
 pub mod resume;
 pub mod sdcp;
 pub mod trace;
@@ -200,6 +201,7 @@ pub const ALGORITHMS: &[&AlgoInfo] = &[
     &cg::INFO,
     &csdcp::INFO,
     &ucd::INFO,
+    &pt::INFO,
 ];
 
 /// The algorithm `info` on engine `E`, for the algorithms written against the engine trait
@@ -214,6 +216,12 @@ pub fn build_on<E: Engine>(info: &AlgoInfo, s: &Setup<E>) -> Result<Box<dyn Algo
         "sdcp" => Box::new(sdcp::Sdcp::<E>::new(s)),
         "cg" => Box::new(cg::Cg::<E>::new(s)?),
         "cs-dcp" => Box::new(csdcp::Csdcp::<E>::new(s)?),
+        "pt" => {
+            return Err(Error::option(
+                "algo",
+                "pt runs on the CPU engine only (its replicas' models are rescaled on the host every update): train it with --device cpu",
+            ))
+        }
         other => {
             return Err(Error::option(
                 "algo",

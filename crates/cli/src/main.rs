@@ -15,6 +15,7 @@
 //! rbm sample --model m.rbm --sampler rates-fpcd --samples 10000 --seed 1 --out s.txt
 //! rbm isl --samples s.txt --data mnist-test      # ISL against N, beta chosen on mnist-valid
 //! rbm chain --model m.json --data bas3 --start data --k-max 50   # exact p_k = p_0 T^k
+//! rbm mixing --model m.json --data bas4         # exact λ₂, relaxation time, σ(W), modes
 //! rbm drift --model m.json --data bas4 --sampler gibbs --steps 1,4,16 --chains 20000 --seed 1
 //! ```
 //!
@@ -29,6 +30,7 @@ mod explore;
 mod gpu;
 mod grad;
 mod loglik;
+mod mixing;
 mod reproduce;
 mod sample;
 mod summarize;
@@ -81,6 +83,8 @@ enum Command {
     Drift(sample::DriftCmd),
     /// Exact law of a Gibbs chain after k sweeps: its distance to the model and to the data
     Chain(chain::ChainCmd),
+    /// Exact λ₂ and relaxation time of the Gibbs chain, singular values of W, modes of p(v)
+    Mixing(mixing::MixingCmd),
     /// The GPU adapters wgpu finds (one JSON line each)
     Devices(gpu::DevicesCmd),
     /// The GPU engine's speed on the PyTorch peer's workloads (benchmark; one JSON line each)
@@ -129,6 +133,7 @@ fn main() -> ExitCode {
         Command::Isl(a) => sample::run_isl(a, &mut out),
         Command::Drift(a) => sample::run_drift(a, &mut out),
         Command::Chain(a) => chain::run(a, &mut out),
+        Command::Mixing(a) => mixing::run(a, &mut out),
         Command::Devices(a) => gpu::devices(a, &mut out),
         Command::Speed(a) => gpu::speed(a, &mut out),
     };

@@ -2535,4 +2535,90 @@ fn ais_runs_salakhutdinov_and_murrays_schedule() {
     );
     let err = error_of(&[&args[..], &["--schedule", "sm2008", "--betas", "1000"]].concat());
     assert!(err.contains("(--betas)") && err.contains("14501"), "{err}");
+
+#[test]
+fn mixing_prints_the_exact_diagnostics_and_refuses_models_beyond_the_limit() {
+    use rbm_core::diagnostics::spectrum;
+    let model = random_model(16, 4, 1.0, 5);
+    let file = Temp::new("mixing.json", &model.to_json());
+    let got = &json_lines(&["mixing", "--model", file.path(), "--data", "bas4"])[0];
+    let want = spectrum::diagnose(&model).unwrap();
+    assert_eq!(f(got, "lambda2"), want.gibbs.lambda2);
+    assert!(f(got, "lambda2") > 0.0 && f(got, "lambda2") < 1.0);
+    assert!((f(got, "relaxation_time") - 1.0 / (1.0 - f(got, "lambda2"))).abs() < 1e-9);
+    assert_eq!(got["modes"], want.modes);
+    let sv: Vec<f64> = got["singular_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(sv, want.singular_values);
+    assert_eq!(sv.len(), 4);
+    let proj = got["data_projection"].as_array().unwrap();
+    assert_eq!(proj.len(), Dataset::builtin("bas4").unwrap().rows());
+    // Without --data: no projection.
+    let plain = &json_lines(&["mixing", "--model", file.path()])[0];
+    assert!(plain.get("data_projection").is_none());
+    // 16 + 9 units: beyond m + n ≤ 24, one error line naming the limit.
+    let big = Temp::new("mixing-big.json", &random_model(16, 9, 0.1, 1).to_json());
+    assert_one_line_error(&["mixing", "--model", big.path()]);
+    let err = String::from_utf8(rbm(&["mixing", "--model", big.path()]).stderr).unwrap();
+    assert!(err.contains("m + n ≤ 24"), "{err}");
+    // A data set of another width.
+    assert_one_line_error(&["mixing", "--model", file.path(), "--data", "bas3"]);
+}
+
+#[test]
+fn train_runs_parallel_tempering_with_its_swap_statistics() {
+    let lines = json_lines(&[
+        "train",
+        "--data",
+        "bas3",
+        "--algo",
+        "pt",
+        "--hidden",
+        "6",
+        "--lr",
+        "0.1",
+        "--chains",
+        "20",
+        "--replicas",
+        "3",
+        "--beta-min",
+        "0.3",
+        "--iters",
+        "200",
+        "--every",
+        "100",
+        "--seed",
+        "2",
+    ]);
+    let last = lines.last().unwrap();
+    for key in ["swap_min", "swap_1_2", "swap_2_3"] {
+        let x = f(&last["stats"], key);
+        assert!((0.0..=1.0).contains(&x), "{key} = {x}");
+    }
+    assert!(
+        last["stats"].get("swap_3_4").is_none(),
+        "two pairs for three replicas"
+    );
+    // 3 replicas × k = 1 sweep per update on the compute axis.
+    assert_eq!(f(last, "sweeps"), 600.0);
+    let err = String::from_utf8(
+        rbm(&[
+            "train",
+            "--data",
+            "bas3",
+            "--algo",
+            "pt",
+            "--replicas",
+            "9",
+            "--iters",
+            "1",
+        ])
+        .stderr,
+    )
+    .unwrap();
+    assert!(err.contains("replicas"), "{err}");
 }

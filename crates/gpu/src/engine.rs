@@ -365,9 +365,10 @@ impl Engine for Gpu {
     }
 
     fn runs(algo: &str) -> bool {
-        // UCD's coupled chains stop one by one; FPCD reads ‖W_F‖ back after every update, which
-        // a browser's GPU cannot do within the update.
-        algo != "ucd" && (cfg!(not(target_arch = "wasm32")) || algo != "fpcd")
+        // UCD's coupled chains stop one by one; PT rescales its replicas' models on the host;
+        // FPCD reads ‖W_F‖ back after every update, which a browser's GPU cannot do within the
+        // update.
+        algo != "ucd" && algo != "pt" && (cfg!(not(target_arch = "wasm32")) || algo != "fpcd")
     }
 
     fn exact_log_z(model: &GpuModel, host: &Rbm) -> Option<Result<f64>> {
