@@ -106,6 +106,11 @@ export const GLOSSARY: Term[] = [
     text: 'PCD whose chains run under the parameters plus a set of fast weights that learn quickly and decay (by 0.95 per update here; Tieleman & Hinton 2009). The fast weights push the chains away from where they are, so they mix faster. With fast rate 0 it is PCD exactly.',
   },
   {
+    id: 'pt',
+    term: 'PT (parallel tempering)',
+    text: 'PCD whose every chain has R replicas at inverse temperatures from β = 1 down to β_min (evenly spaced here, our choice; Desjardins et al. 2010). Each runs its Gibbs sweeps under β·θ, then neighbours swap states with the Metropolis probability, so the hot, fast-mixing replicas feed new modes down to β = 1, whose chains give the negative phase. Its statistics are each pair’s swap acceptance.',
+  },
+  {
     id: 'sdcp',
     term: 'S-DCP (stochastic difference of convex programming)',
     text: 'Upadhya & Sastry 2017: per mini-batch, the positive phase once, then d inner steps, each of K′ Gibbs sweeps and a small update, starting from the data. d·K′ sweeps per update, like CD-(d·K′); with d = 1 it is CD-K′ exactly.',
