@@ -417,8 +417,8 @@ mod tests {
             assert!(s.values.windows(2).all(|w| w[0] >= w[1]), "descending");
             let (mut eig, _) = symmetric_eigen(&gram(&a, rows, cols), cols);
             eig.reverse();
-            for j in 0..r {
-                let want = eig[j].max(0.0).sqrt();
+            for (j, e) in eig.iter().enumerate().take(r) {
+                let want = e.max(0.0).sqrt();
                 assert!(
                     (s.values[j] - want).abs() < 1e-10,
                     "{rows}×{cols} σ_{j}: {} vs {want}",

@@ -2535,6 +2535,7 @@ fn ais_runs_salakhutdinov_and_murrays_schedule() {
     );
     let err = error_of(&[&args[..], &["--schedule", "sm2008", "--betas", "1000"]].concat());
     assert!(err.contains("(--betas)") && err.contains("14501"), "{err}");
+}
 
 #[test]
 fn mixing_prints_the_exact_diagnostics_and_refuses_models_beyond_the_limit() {
