@@ -1,5 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AisEstimate, AisProgress, ChainResult, CoreRecord, ErrorInfo, ExactResult, GradResult, LoadedSet, TracedSlice } from '../src/generated/core';
+import type {
+  AisEstimate,
+  AisProgress,
+  ChainResult,
+  CoreRecord,
+  ErrorInfo,
+  ExactResult,
+  GradResult,
+  LoadedSet,
+  MixingResult,
+  TracedSlice,
+} from '../src/generated/core';
 import { type DataSource, type FromWorker, type LaneConfig, type ToWorker, TURN_MS } from '../src/protocol/messages';
 import { type CoreStepped, hiddenNorms } from '../src/workers/analyses';
 import { type Core, type CoreEstimate, type CoreLane, type Host, LaneRunner, type Slice } from '../src/workers/runner';
@@ -151,7 +162,7 @@ class FakeLane implements CoreLane {
     this.estimates.push(e);
     return e;
   }
-  analyses: FakeStepped<ChainResult | GradResult>[] = [];
+  analyses: FakeStepped<ChainResult | GradResult | MixingResult>[] = [];
   chain(dataset: string, start: string, kMax: number): CoreStepped<ChainResult> {
     if (start !== 'data' && start !== 'uniform')
       throw { kind: 'invalid_option', key: 'start', message: `the chain starts at data or uniform (got '${start}')` };
@@ -169,6 +180,23 @@ class FakeLane implements CoreLane {
     const iter = this.iter;
     const summary = { bias_norm: 0.5, cosine: 0.9, std_err_norm: 0.1, exact_norm: 2 };
     const s = new FakeStepped<GradResult>(reps, () => ({ iter, seed, summary, estimate: { algo: 'cd', chains: 10, reps, blocks: [] } }));
+    this.analyses.push(s);
+    return s;
+  }
+  mixing(): CoreStepped<MixingResult> {
+    if (this.n > 8)
+      throw {
+        kind: 'too_large',
+        key: null,
+        message: 'the exact Gibbs kernel of a 16×16 model walks 2^32 joint states (m + n = 32); it is limited to m + n ≤ 24',
+      };
+    const iter = this.iter;
+    const s = new FakeStepped<MixingResult>(30, () => ({
+      iter,
+      gibbs: { lambda2: 0.9, relaxation_time: 10, lanczos_steps: 30 },
+      singular_values: [3, 1],
+      modes: 2,
+    }));
     this.analyses.push(s);
     return s;
   }

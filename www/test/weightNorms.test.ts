@@ -61,6 +61,9 @@ describe('‖W[:,j]‖ in the worker (hiddenNorms)', () => {
       grad: () => {
         throw new Error('not used');
       },
+      mixing: () => {
+        throw new Error('not used');
+      },
     };
     const run = HANDLERS.hiddenNorms(lane, 'bas4', { kind: 'hiddenNorms', units: 2 });
     expect(run.step(10)).toEqual({ done: true, doneSteps: 1, totalSteps: 1 });

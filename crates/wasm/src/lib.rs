@@ -17,6 +17,7 @@
 
 use rbm_core::cost;
 use rbm_core::data::{gzip, idx, mnist, Dataset, BUILTIN};
+use rbm_core::diagnostics::spectrum;
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan, Schedule};
 use rbm_core::eval::exact;
@@ -797,6 +798,79 @@ impl WasmLane {
             exact,
             reps: reps as usize,
             iter: on_lane!(&self.lane, l => l.iter()),
+        })
+    }
+
+    /// The exact mixing diagnostics of the lane's current model (`rbm mixing`'s,
+    /// [`rbm_core::diagnostics::spectrum`]): λ₂ of the visible Gibbs chain a few Lanczos steps
+    /// per call ([`WasmMixing::step`]), then the singular values of W and the modes of p(v).
+    /// Throws `{kind, key, message}`: a model beyond m + n ≤ 24.
+    pub fn mixing(&self) -> Result<WasmMixing, JsValue> {
+        let model = self.lane.model().clone();
+        let walk = spectrum::MixingWalk::new(&model).map_err(js_err)?;
+        Ok(WasmMixing {
+            walk,
+            model,
+            iter: on_lane!(&self.lane, l => l.iter()),
+        })
+    }
+}
+
+/// What [`WasmMixing::result`] returns: the exact diagnostics of a lane's model at update `iter`.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MixingResult {
+    /// The lane's update the model is of.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub iter: u64,
+    /// λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps.
+    pub gibbs: spectrum::GibbsSpectrum,
+    /// The singular values of W, descending.
+    pub singular_values: Vec<f64>,
+    /// The number of modes of p(v) (null beyond 20 visible units).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub modes: Option<u64>,
+}
+
+/// The exact mixing diagnostics of a copy of a lane's model, a few Lanczos steps per call.
+#[wasm_bindgen]
+pub struct WasmMixing {
+    walk: spectrum::MixingWalk,
+    model: Rbm,
+    iter: u64,
+}
+
+#[wasm_bindgen]
+impl WasmMixing {
+    /// Up to `max_steps` more Lanczos steps (each walks the 2^(m+n) joint states once):
+    /// `{done, doneSteps, totalSteps}` (the total is the most it may take).
+    pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
+        let done = self.walk.advance(max_steps.max(1) as usize);
+        let (steps, most) = self.walk.progress();
+        to_js(&AisProgress {
+            done,
+            done_steps: steps as f64,
+            total_steps: if done { steps as f64 } else { most as f64 },
+        })
+    }
+
+    /// The diagnostics ([`MixingResult`]) once `step` said done; throws before.
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        if !self.walk.done() {
+            return Err(js_err(Error::Invalid(
+                "the mixing diagnostics have not finished".into(),
+            )));
+        }
+        let modes = if self.model.m() <= rbm_core::eval::exact::MAX_DIST_BITS {
+            Some(spectrum::modes(&self.model).map_err(js_err)?)
+        } else {
+            None
+        };
+        to_js(&MixingResult {
+            iter: self.iter,
+            gibbs: self.walk.result(),
+            singular_values: spectrum::weight_spectrum(&self.model).values,
+            modes,
         })
     }
 }

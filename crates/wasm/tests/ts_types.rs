@@ -8,6 +8,7 @@ use rbm_core::catalog::{
     AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry,
 };
 use rbm_core::diagnostics::grad::{BlockEstimate, GradEstimate, GradSummary};
+use rbm_core::diagnostics::spectrum::GibbsSpectrum;
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::chain::ChainPoint;
 use rbm_core::eval::distribution::Distribution;
@@ -22,8 +23,8 @@ use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::trace::Trace;
 use rbm_core::train::{Record, View};
 use rbm_playground::{
-    AisEstimate, AisProgress, ChainResult, ExactResult, GradResult, LoadedSet, SamplerSlice,
-    SliceResult, TracedSlice,
+    AisEstimate, AisProgress, ChainResult, ExactResult, GradResult, LoadedSet, MixingResult,
+    SamplerSlice, SliceResult, TracedSlice,
 };
 use ts_rs::{Config, TS};
 
@@ -82,6 +83,8 @@ fn generated() -> String {
         decl::<BlockEstimate>(&cfg),
         decl::<GradEstimate>(&cfg),
         decl::<GradResult>(&cfg),
+        decl::<GibbsSpectrum>(&cfg),
+        decl::<MixingResult>(&cfg),
     ] {
         out.push_str(&d);
     }

@@ -1029,3 +1029,33 @@ summary: GradSummary,
  * Per block, as `rbm grad` prints it.
  */
 estimate: GradEstimate, };
+export type GibbsSpectrum = { 
+/**
+ * λ₂ of T(v→v′) = Σ_h p(h|v) p(v′|h): the largest eigenvalue below 1 (all are ≥ 0).
+ */
+lambda2: number, 
+/**
+ * 1/(1 − λ₂), in sweeps (infinite, null in JSON, when λ₂ rounds to 1).
+ */
+relaxation_time: number, 
+/**
+ * Lanczos steps taken (products with Kᵀ K).
+ */
+lanczos_steps: number, };
+export type MixingResult = { 
+/**
+ * The lane's update the model is of.
+ */
+iter: number, 
+/**
+ * λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps.
+ */
+gibbs: GibbsSpectrum, 
+/**
+ * The singular values of W, descending.
+ */
+singular_values: Array<number>, 
+/**
+ * The number of modes of p(v) (null beyond 20 visible units).
+ */
+modes: number | null, };

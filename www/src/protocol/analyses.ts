@@ -4,7 +4,7 @@
 // kind (app/lane.ts); the worker runs the kind's handler (workers/analyses.ts) between its
 // training slices, a few steps per slice, cancellable, and reports progress then the result.
 // Nothing else names a kind: a new one is its entry here, its handler and its panel.
-import type { ChainResult, GradResult } from '../generated/core';
+import type { ChainResult, GradResult, MixingResult } from '../generated/core';
 
 /** Every kind: what a request carries besides its kind, and what the worker answers. Both use
  * the data set of the lane the worker holds (the worker knows it, the page may not: a
@@ -19,6 +19,10 @@ export interface AnalysisTypes {
   /** ‖W[:,j]‖, the Euclidean norm of each hidden unit's weights, at the current update: the
    * first `units` units, and the mean and largest over all of them (panels/weightNorms.ts). */
   hiddenNorms: { request: { units: number }; result: HiddenNorms };
+  /** The exact mixing diagnostics (`rbm mixing`, src/diagnostics/spectrum.rs): λ₂ of the
+   * visible Gibbs chain and its relaxation time, the singular values of W, the modes of p(v);
+   * models with m + n ≤ 24. */
+  mixing: { request: Record<never, never>; result: MixingResult };
 }
 
 /** The result of `hiddenNorms`. */

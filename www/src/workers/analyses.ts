@@ -3,7 +3,7 @@
 // between the lane's training slices, report its progress and post its result; a handler only
 // says how to compute. Runs in the lane's worker, never on the page's thread.
 
-import type { AisProgress, ChainResult, GradResult } from '../generated/core';
+import type { AisProgress, ChainResult, GradResult, MixingResult } from '../generated/core';
 import type { AnalysisKind, AnalysisRequestOf, AnalysisResult, HiddenNorms } from '../protocol/analyses';
 
 /** A stepped computation (the core's `WasmChain`, `WasmGrad`, or `finished`). */
@@ -19,6 +19,8 @@ export interface CoreStepped<R> {
 export interface AnalysisLane {
   chain(dataset: string, start: string, kMax: number): CoreStepped<ChainResult>;
   grad(dataset: string, reps: number, seed: number): CoreStepped<GradResult>;
+  /** The exact mixing diagnostics of the current model, a few Lanczos steps per call. */
+  mixing(): CoreStepped<MixingResult>;
   /** A copy of the current weights W, m×n row-major (`w[i·n + j]`: visible i, hidden j). */
   weights(): Float32Array;
   /** Hidden units n. */
@@ -63,4 +65,5 @@ export const HANDLERS: { [K in AnalysisKind]: Handler<K> } = {
   chain: (lane, dataset, r) => lane.chain(dataset, r.start, r.kMax),
   grad: (lane, dataset, r) => lane.grad(dataset, r.reps, r.seed),
   hiddenNorms: (lane, _dataset, r) => finished(hiddenNorms(lane.weights(), lane.hidden, r.units)),
+  mixing: (lane) => lane.mixing(),
 };

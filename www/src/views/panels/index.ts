@@ -7,6 +7,7 @@ import { downloadPanel } from './download';
 import { exactPanel } from './exact';
 import { filtersPanel } from './filters';
 import { gradErrorPanel } from './gradError';
+import { mixingPanel } from './mixing';
 import { optionsPanel } from './options';
 import type { PanelKind } from './panel';
 import { reconstructionsPanel } from './reconstructions';
@@ -31,5 +32,6 @@ export const PANELS: PanelKind[] = [
   aisPanel,
   chainTimePanel,
   gradErrorPanel,
+  mixingPanel,
   downloadPanel,
 ];

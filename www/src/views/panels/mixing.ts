@@ -1,0 +1,189 @@
+// How hard the model is to sample, exactly and over training (issue 29; `rbm mixing`,
+// src/diagnostics/spectrum.rs): every N updates (and on "now") the lane's worker finds the second
+// eigenvalue λ₂ of the visible Gibbs chain of the lane's current model by Lanczos over the exact
+// kernel, with the singular values of W and the modes of p(v) (its `mixing` analysis,
+// protocol/analyses.ts). The panel plots the relaxation time 1/(1 − λ₂) — in Gibbs sweeps, on a
+// log scale — and the largest singular value of W over training: PCD's chains fall behind as the
+// relaxation time climbs. Models with m + n ≤ 24 (the core refuses larger ones, and says so).
+
+import type { LaneHandle } from '../../app/lane';
+import type { MixingResult } from '../../generated/core';
+import { el, setAttr, setText } from '../dom';
+import { formatStat } from '../format';
+import { MiniChart } from '../miniChart';
+import { pngName } from '../png';
+import { AnalysisControls } from './analysisControls';
+import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
+
+/** The largest m + n the core's exact kernel walks (src/diagnostics/spectrum.rs). */
+export const MIXING_BITS = 24;
+
+/** Updates between two automatic points when the user has not chosen (0: on request only). */
+export const DEFAULT_MIXING_EVERY = 500;
+
+/** One point of the panel's history: the diagnostics at update `iter`. */
+export interface MixingPoint {
+  iter: number;
+  lambda2: number;
+  /** 1/(1 − λ₂) in sweeps (null when λ₂ rounds to 1: infinite). */
+  relaxation: number | null;
+  sigma1: number;
+  modes: number | null;
+}
+
+/** The history point of a result. */
+export function mixingPoint(r: MixingResult): MixingPoint {
+  const t = r.gibbs.relaxation_time;
+  return {
+    iter: r.iter,
+    lambda2: r.gibbs.lambda2,
+    relaxation: typeof t === 'number' && Number.isFinite(t) ? t : null,
+    sigma1: r.singular_values[0] ?? 0,
+    modes: r.modes,
+  };
+}
+
+/** Adds a point to a history sorted by update (a point at the same update replaces it). */
+export function addMixingPoint(history: MixingPoint[], p: MixingPoint): MixingPoint[] {
+  const out = history.filter((q) => q.iter !== p.iter);
+  out.push(p);
+  out.sort((a, b) => a.iter - b.iter);
+  return out;
+}
+
+/** Whether a point is due at update `iter`, `every` updates after the last asked at `last`
+ * (−∞: none yet; the first point is at the lane's start). */
+export function mixingDue(every: number, iter: number, last: number): boolean {
+  return every > 0 && iter - last >= every;
+}
+
+/** The panel's line on the latest point. */
+export function mixingText(p: MixingPoint): string {
+  const t = p.relaxation === null ? 'infinite' : `${formatStat(p.relaxation)} Gibbs sweeps`;
+  const modes = p.modes === null ? '' : `; p(v) has ${p.modes.toLocaleString('en')} mode${p.modes === 1 ? '' : 's'}`;
+  return `At update ${p.iter.toLocaleString('en')}: λ₂ = ${p.lambda2.toFixed(6)}, relaxation time ${t}; largest singular value of W ${formatStat(p.sigma1)}${modes}.`;
+}
+
+class MixingPanel implements LanePanel {
+  private fold!: Foldable;
+  private root!: HTMLElement;
+  private controls!: AnalysisControls;
+  private every!: HTMLInputElement;
+  private chart!: MiniChart;
+  private text!: HTMLElement;
+  private lane: LaneHandle | null = null;
+  private history: MixingPoint[] = [];
+  private gen = -1;
+  private asked = Number.NEGATIVE_INFINITY;
+  private shown: unknown;
+  private width = 0;
+  /** A refusal (a model too large) stops the interval until the user asks again. */
+  private stopped = false;
+
+  mount(container: HTMLElement, ctx: PanelContext): void {
+    this.controls = new AnalysisControls('mixing', 'Compute now', () => {
+      this.stopped = false;
+      this.ask();
+    });
+    const c = this.controls;
+    this.every = el('input', {
+      type: 'number',
+      id: `${ctx.idPrefix}-mixing-every`,
+      className: 'mixing-every',
+      min: '0',
+      step: '100',
+      value: String(DEFAULT_MIXING_EVERY),
+    });
+    this.every.style.width = '6em';
+    this.chart = new MiniChart(
+      {
+        xLabel: 'update',
+        yLabel: 'relaxation time (Gibbs sweeps)',
+        y2Label: 'largest singular value of W',
+        logY: true,
+        series: [
+          { label: 'relaxation time 1/(1 − λ₂)', colour: ctx.colour },
+          { label: 'σ₁ of W', colour: '#777777', dash: [6, 4], right: true },
+        ],
+      },
+      () => pngName(ctx.fileStem(), 'mixing'),
+      'relaxation time over training',
+    );
+    this.chart.el.hidden = true;
+    this.text = el('p', { className: 'mixing-text' });
+    this.root = el(
+      'div',
+      { className: 'mixing' },
+      el('div', { className: 'inline' }, el('label', { htmlFor: this.every.id }, 'every'), ' ', this.every, ' updates (0: on request) ', c.run, ' ', c.cancel),
+      c.status,
+      this.chart.el,
+      this.text,
+      el(
+        'p',
+        { className: 'mixing-caption' },
+        "Each point: the second eigenvalue λ₂ of the visible Gibbs chain T(v→v′) = Σ_h p(h|v) p(v′|h) of the lane's model, found exactly (Lanczos over every joint state), and its relaxation time 1/(1 − λ₂): about how many Gibbs sweeps a chain needs to forget where it started. When it climbs past the sweeps the algorithm spends per update, its chains lag behind the model.",
+      ),
+    );
+    this.fold = new Foldable('mixing, exact', 'mixing-view', ctx, this.root);
+    container.append(this.fold.el);
+  }
+
+  private ask(): void {
+    const lane = this.lane;
+    if (lane?.analyze({ kind: 'mixing' })) this.asked = lane.iter;
+  }
+
+  update(lane: LaneHandle, ctx: PanelContext): void {
+    this.lane = lane;
+    if (lane.gen !== this.gen) {
+      this.gen = lane.gen;
+      this.history = [];
+      this.asked = Number.NEGATIVE_INFINITY;
+      this.stopped = false;
+    }
+    const v = lane.view;
+    this.fold.el.hidden = v !== null && v.m + v.n > MIXING_BITS;
+    if (this.fold.el.hidden) return;
+    this.controls.enable(lane);
+    const r = lane.analyses.mixing;
+    const every = Number(this.every.value);
+    if (r?.state !== 'running' && !this.stopped && lane.status === 'running' && mixingDue(Number.isInteger(every) ? every : 0, lane.iter, this.asked))
+      this.ask();
+    const width = ctx.width();
+    if (r === this.shown && width === this.width) return;
+    this.shown = r;
+    this.width = width;
+    this.controls.show(this.root, r, {
+      unit: 'Lanczos steps',
+      running: (q) => `walking the exact kernel at update ${q.iter >= 0 ? q.iter.toLocaleString('en') : '…'}`,
+      done: () => '',
+      failed: 'cannot compute',
+    });
+    if (!r) return;
+    if (r.state === 'failed') this.stopped = true;
+    if (r.result) {
+      const p = mixingPoint(r.result);
+      this.history = addMixingPoint(this.history, p);
+      setText(this.text, mixingText(p));
+      setAttr(this.root, 'data-iter', String(p.iter));
+      setAttr(this.root, 'data-lambda2', String(p.lambda2));
+      setAttr(this.root, 'data-points', String(this.history.length));
+    }
+    this.chart.el.hidden = this.history.length === 0;
+    if (this.history.length && this.fold.showing(ctx)) {
+      this.chart.set(
+        this.history.map((p) => p.iter),
+        [this.history.map((p) => p.relaxation), this.history.map((p) => p.sigma1)],
+        width,
+      );
+    }
+  }
+}
+
+export const mixingPanel: PanelKind = {
+  name: 'mixing',
+  title: 'mixing, exact',
+  help: "Every so often, how hard the lane's model is to sample: the exact relaxation time of its Gibbs chain, and the largest singular value of W, over training (models with m + n ≤ 24).",
+  term: 'gibbs-sweep',
+  create: () => new MixingPanel(),
+};
