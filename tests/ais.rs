@@ -591,7 +591,10 @@ fn the_estimator_bench_summarises_its_runs_and_errors_shrink_with_more_betas() {
     let lines = bench(&rbm, &data, exact, &settings, particles, runs, seed).unwrap();
     let mut rms = Vec::new();
     for (s, line) in settings.iter().zip(&lines) {
-        assert_eq!((line.method, line.betas, line.runs), (s.method.name(), s.betas, runs));
+        assert_eq!(
+            (line.method, line.betas, line.runs),
+            (s.method.name(), s.betas, runs)
+        );
         assert_eq!(line.sweeps, (particles * (s.betas - 1)) as u64);
         assert_eq!(line.exact_log_z, exact.log_z);
         let mut inside = 0;
@@ -625,7 +628,10 @@ fn the_estimator_bench_summarises_its_runs_and_errors_shrink_with_more_betas() {
         rms.push((m * m + sd * sd).sqrt());
     }
     // [AIS 10, AIS 1000, RAISE 10, RAISE 1000]
-    assert!(rms[1] < rms[0] / 2.0 && rms[3] < rms[2] / 2.0, "RMS errors {rms:?}");
+    assert!(
+        rms[1] < rms[0] / 2.0 && rms[3] < rms[2] / 2.0,
+        "RMS errors {rms:?}"
+    );
     // The same seed gives the same bench.
     assert_eq!(
         bench(&rbm, &data, exact, &settings[..1], particles, runs, seed).unwrap()[0],

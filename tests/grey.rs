@@ -85,9 +85,17 @@ fn the_paper_protocol_binarises_once_per_seed() {
     let a = fixed_binarization(&data, 1);
     assert!(a.is_binary() && (a.m, a.rows()) == (data.m, data.rows()));
     assert_eq!(a.values, fixed_binarization(&data, 1).values);
-    assert_eq!(Protocol::parse("paper:1").unwrap().apply(&data).values, a.values);
+    assert_eq!(
+        Protocol::parse("paper:1").unwrap().apply(&data).values,
+        a.values
+    );
     let b = fixed_binarization(&data, 2);
-    let differ = a.values.iter().zip(&b.values).filter(|(x, y)| x != y).count();
+    let differ = a
+        .values
+        .iter()
+        .zip(&b.values)
+        .filter(|(x, y)| x != y)
+        .count();
     assert!(differ > 1000, "{differ} bits differ");
     // Another data set with the same seed draws other numbers: the first 100 rows alone give
     // other bits than the first 100 rows of the whole set.
@@ -95,7 +103,10 @@ fn the_paper_protocol_binarises_once_per_seed() {
         values: data.values[..100 * data.m].to_vec(),
         ..data.clone()
     };
-    assert_ne!(fixed_binarization(&head, 1).values, a.values[..100 * data.m]);
+    assert_ne!(
+        fixed_binarization(&head, 1).values,
+        a.values[..100 * data.m]
+    );
     // 0 stays 0, 1 stays 1, a grey level x is on with probability x (within 5 standard errors).
     let (mut sum_p, mut var, mut on) = (0.0f64, 0.0f64, 0.0f64);
     for (&x, &y) in data.values.iter().zip(&a.values) {
@@ -108,7 +119,10 @@ fn the_paper_protocol_binarises_once_per_seed() {
             on += f64::from(y);
         }
     }
-    assert!((on - sum_p).abs() <= 5.0 * var.sqrt(), "{on} on, {sum_p} expected");
+    assert!(
+        (on - sum_p).abs() <= 5.0 * var.sqrt(),
+        "{on} on, {sum_p} expected"
+    );
     let bas = Dataset::builtin("bas4").unwrap();
     assert_eq!(fixed_binarization(&bas, 1).values, bas.values);
 }
