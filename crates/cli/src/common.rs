@@ -336,8 +336,8 @@ impl ProtocolArgs {
         Ok(self.protocol.as_deref().map(Protocol::parse).transpose()?)
     }
 
-    /// The data set `name` ([`load_data`]) under the protocol given, and its name; with one,
-    /// every line `out` prints names it.
+    /// The data set `name` ([`load_data`]) under the protocol given, and the protocol; with
+    /// one, every line `out` prints from now on names it ([`Out::name_protocol`]).
     pub fn load(&self, name: &str, out: &mut Out) -> CliResult<(Dataset, Option<Protocol>)> {
         let protocol = self.get()?;
         let data = load_data(name)?;

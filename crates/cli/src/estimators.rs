@@ -30,9 +30,10 @@ pub struct EstimatorsArgs {
     /// thresholded at 0.5, or as `--protocol` says)
     #[arg(long)]
     data: String,
-    /// Linear β counts to compare, comma-separated (0 and 1 included in each)
-    #[arg(long, value_delimiter = ',', default_value = "100,1000,10000")]
-    betas: Vec<usize>,
+    /// Linear β counts to compare, comma-separated (0 and 1 included in each) [default:
+    /// 100,1000,10000]
+    #[arg(long, value_delimiter = ',')]
+    betas: Option<Vec<usize>>,
     /// Chains per run (AIS's importance samples; RAISE's chains over the rows)
     #[arg(long, default_value_t = DEFAULT_PARTICLES)]
     particles: usize,
@@ -96,7 +97,18 @@ pub fn run(a: EstimatorsArgs, out: &mut Out) -> CliResult {
     }
     let linear = a.schedule.iter().any(|s| matches!(s, ScheduleArg::Linear));
     let sm2008 = a.schedule.iter().any(|s| matches!(s, ScheduleArg::Sm2008));
-    let betas: &[usize] = if linear { &a.betas } else { &[] };
+    if !linear && a.betas.is_some() {
+        return fail(
+            "--betas lists linear β counts: add linear to --schedule (e.g. --schedule \
+             linear,sm2008), or drop --betas",
+        );
+    }
+    let betas: Vec<usize> = match (linear, a.betas) {
+        (false, _) => Vec::new(),
+        (true, Some(b)) => b,
+        (true, None) => vec![100, 1_000, 10_000],
+    };
+    let betas = &betas[..];
     if linear && (betas.is_empty() || betas.len() > MAX_SETTINGS) {
         return fail(format!(
             "--betas must list between 1 and {MAX_SETTINGS} β counts (got {})",

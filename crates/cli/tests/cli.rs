@@ -2674,6 +2674,7 @@ fn estimators_refuses_bad_flags_naming_them() {
         (&["--betas", "10,20000000"][..], "--betas"),
         (&["--particles", "1"][..], "--particles"),
         (&["--protocol", "paper"][..], "--protocol"),
+        (&["--schedule", "sm2008", "--betas", "10"][..], "--betas"),
         (
             &[
                 "--betas",
@@ -2827,4 +2828,40 @@ fn the_paper_protocol_is_applied_everywhere_and_named() {
         "x"
     ])
     .contains("--protocol"));
+}
+
+/// `rbm estimators --device gpu`: the annealing on the GPU (lavapipe in CI) against the same
+/// exact values as on the CPU (f64 on the CPU either way), AIS's bars holding them in most runs,
+/// and a seed giving the same lines twice.
+#[test]
+fn estimators_on_the_gpu() {
+    let model = Temp::new("est-gpu.json", &random_model(16, 8, 0.5, 2).to_json());
+    let args = [
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--betas",
+        "100",
+        "--particles",
+        "30",
+        "--runs",
+        "4",
+        "--seed",
+        "3",
+    ];
+    let gpu = json_lines(&[&args[..], &["--device", "gpu"]].concat());
+    let cpu = json_lines(&args);
+    assert_eq!(gpu.len(), 2);
+    for (g, c) in gpu.iter().zip(&cpu) {
+        assert!(g["device"].as_str().unwrap().starts_with("gpu"), "{g}");
+        assert_eq!(
+            (&g["exact_log_z"], &g["exact_atll"]),
+            (&c["exact_log_z"], &c["exact_atll"])
+        );
+        assert_eq!(g["seeds"], c["seeds"]);
+    }
+    assert!(f(&gpu[0], "covered") >= 0.5, "{}", gpu[0]);
+    assert_eq!(json_lines(&[&args[..], &["--device", "gpu"]].concat()), gpu);
 }
