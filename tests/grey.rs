@@ -74,3 +74,82 @@ fn lanes_train_on_grey_data_and_evaluate_the_thresholded_data() {
     assert_ne!(s, t);
     assert_eq!(run(Binarize::Sample), s, "same seed, same numbers");
 }
+
+/// The paper protocol (`rbm_core::data::protocol`): one seeded binarisation, the same bits for
+/// the same seed and data, other bits for another seed or other data, each grey level on with
+/// its own probability, binary values and binary data unchanged.
+#[test]
+fn the_paper_protocol_binarises_once_per_seed() {
+    use rbm_core::data::protocol::{fixed_binarization, Protocol};
+    let data = Dataset::synthetic_digits(300, 2);
+    let a = fixed_binarization(&data, 1);
+    assert!(a.is_binary() && (a.m, a.rows()) == (data.m, data.rows()));
+    assert_eq!(a.values, fixed_binarization(&data, 1).values);
+    assert_eq!(
+        Protocol::parse("paper:1").unwrap().apply(&data).values,
+        a.values
+    );
+    let b = fixed_binarization(&data, 2);
+    let differ = a
+        .values
+        .iter()
+        .zip(&b.values)
+        .filter(|(x, y)| x != y)
+        .count();
+    assert!(differ > 1000, "{differ} bits differ");
+    // Another data set with the same seed draws other numbers: the first 100 rows alone give
+    // other bits than the first 100 rows of the whole set.
+    let head = Dataset {
+        values: data.values[..100 * data.m].to_vec(),
+        ..data.clone()
+    };
+    assert_ne!(
+        fixed_binarization(&head, 1).values,
+        a.values[..100 * data.m]
+    );
+    // 0 stays 0, 1 stays 1, a grey level x is on with probability x (within 5 standard errors).
+    let (mut sum_p, mut var, mut on) = (0.0f64, 0.0f64, 0.0f64);
+    for (&x, &y) in data.values.iter().zip(&a.values) {
+        if x == 0.0 || x == 1.0 {
+            assert_eq!(x, y);
+        } else {
+            let p = f64::from(x);
+            sum_p += p;
+            var += p * (1.0 - p);
+            on += f64::from(y);
+        }
+    }
+    assert!(
+        (on - sum_p).abs() <= 5.0 * var.sqrt(),
+        "{on} on, {sum_p} expected"
+    );
+    let bas = Dataset::builtin("bas4").unwrap();
+    assert_eq!(fixed_binarization(&bas, 1).values, bas.values);
+}
+
+/// Under the paper protocol a lane trains and evaluates on the same fixed bits: its exact curve
+/// is the protocol's data's log-likelihood, not the thresholded one.
+#[test]
+fn training_and_evaluation_see_the_protocols_bits() {
+    use rbm_core::data::protocol::fixed_binarization;
+    let grey = grey_data();
+    let data = Arc::new(fixed_binarization(&grey, 9));
+    let cfg = LaneConfig {
+        algo: "pcd".into(),
+        hidden: 4,
+        batch: Some(10),
+        every: 5,
+        seed: Some(1),
+        ..Default::default()
+    };
+    let mut lane = Lane::new(cfg, data.clone()).unwrap();
+    lane.run(10).unwrap();
+    let rec = lane.record().unwrap();
+    let model = lane.model().clone();
+    let log_z = exact::log_z(&model).unwrap();
+    let on_bits = exact::average_log_likelihood(&model, &data, log_z).unwrap();
+    let thresholded = exact::average_log_likelihood(&model, &grey.thresholded(), log_z).unwrap();
+    let atll = rec.atll.unwrap();
+    assert!((atll - on_bits).abs() < 1e-9, "{atll} vs {on_bits}");
+    assert!((atll - thresholded).abs() > 1e-6);
+}

@@ -6,6 +6,7 @@
 pub mod gzip;
 pub mod idx;
 pub mod mnist;
+pub mod protocol;
 
 use crate::error::{Error, Result};
 use crate::rng::{fill_uniform, Rng};

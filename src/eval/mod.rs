@@ -5,6 +5,7 @@
 pub mod ais;
 pub mod chain;
 pub mod distribution;
+pub mod estimators;
 pub mod exact;
 pub mod isl;
 pub mod mixing;

@@ -4,7 +4,7 @@
 //! threads and are combined in block order, so the output does not depend on the thread count.
 
 use super::common::{
-    check_fit, entropy_seed, load_data, load_model, parallel_map, threads, CliResult, Out,
+    check_fit, entropy_seed, load_model, parallel_map, threads, CliResult, Out, ProtocolArgs,
 };
 use clap::Args;
 use rbm_core::cost;
@@ -55,6 +55,8 @@ pub struct AisArgs {
     #[arg(long)]
     threads: Option<usize>,
     #[command(flatten)]
+    protocol: ProtocolArgs,
+    #[command(flatten)]
     device: super::gpu::DeviceArgs,
 }
 
@@ -101,7 +103,7 @@ struct Report<'a> {
 pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
     let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
-    let data = load_data(&a.data)?;
+    let (data, _) = a.protocol.load(&a.data, out)?;
     check_fit(&model, &data)?;
     let schedule = Schedule::from(a.schedule);
     let cfg = AisConfig {

@@ -1,6 +1,6 @@
 //! `rbm loglik`: the exact log-likelihood of a data set under a saved model (docs/algorithms.md §2).
 
-use super::common::{check_fit, load_data, load_model, threads, CliResult, Out};
+use super::common::{check_fit, load_model, threads, CliResult, Out, ProtocolArgs};
 use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::distribution::{distribution, top_patterns, Pattern};
@@ -25,6 +25,8 @@ pub struct LoglikArgs {
     /// Threads for the enumeration of log Z (default: all cores; the result does not depend on it)
     #[arg(long)]
     threads: Option<usize>,
+    #[command(flatten)]
+    protocol: ProtocolArgs,
     #[command(flatten)]
     device: super::gpu::DeviceArgs,
 }
@@ -60,7 +62,7 @@ struct Report {
 pub fn run(a: LoglikArgs, out: &mut Out) -> CliResult {
     let threads = threads(a.threads)?;
     let model = load_model(&a.model)?;
-    let data = load_data(&a.data)?;
+    let (data, _) = a.protocol.load(&a.data, out)?;
     check_fit(&model, &data)?;
     // One meaning of log-likelihood: grey levels are thresholded, as by `ais` and in training.
     let (data, binarized) = if data.is_binary() {

@@ -6,6 +6,7 @@
 //! rbm train --data bas4 --algo pcd --hidden 16 --lr 0.01 --chains 1000 --iters 2000 --seed 1 \
 //!     --save-model m.json                       # header line, then one record per evaluation
 //! rbm loglik --model m.json --data bas4         # log Z, ATLL, bound, KL, mass on data, top patterns
+//! rbm estimators --model m.json --data bas4 --betas 10,100,1000 --runs 10 --seed 1
 //! rbm grad --model m.json --data bas4 --algo cd --chains 1000 --reps 100 --seed 1
 //! rbm reproduce sdcp-shifting-bar --algos cd,pcd --runs 5 --seed 1
 //! rbm reproduce ucd-bas4 --trials 0..4 --per-trial --seed 1 > a.jsonl   # a study in parts,
@@ -26,6 +27,7 @@
 mod ais;
 mod chain;
 mod common;
+mod estimators;
 mod explore;
 mod gpu;
 mod grad;
@@ -57,6 +59,8 @@ enum Command {
     Loglik(loglik::LoglikArgs),
     /// AIS estimate of log Z and the average log-likelihood with ±3σ bars; --reverse: RAISE bound
     Ais(ais::AisArgs),
+    /// Estimator bench: AIS's and RAISE's errors against the exact log Z and ATLL, per β count
+    Estimators(estimators::EstimatorsArgs),
     /// Train one lane; one JSON line per evaluation (the first line: seed and configuration)
     #[command(allow_negative_numbers = true)]
     Train(train::TrainCmd),
@@ -129,6 +133,7 @@ fn main() -> ExitCode {
         Command::Summarize(a) => summarize::run(a, &mut out),
         Command::Presets => presets(&mut out),
         Command::Ais(a) => ais::run(a, &mut out),
+        Command::Estimators(a) => estimators::run(a, &mut out),
         Command::Sample(a) => sample::run_sample(a, &mut out),
         Command::Isl(a) => sample::run_isl(a, &mut out),
         Command::Drift(a) => sample::run_drift(a, &mut out),

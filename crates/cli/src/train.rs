@@ -1,8 +1,8 @@
 //! `rbm train`: one seeded training lane (docs/algorithms.md §4), one JSON line per evaluation.
 
 use super::common::{
-    check_readable_back, check_writable, entropy_seed, interrupt_flag, load_data, save_model,
-    CliResult, Failure, Out, TrainArgs, INTERRUPTED,
+    check_readable_back, check_writable, entropy_seed, fail, interrupt_flag, save_model, CliResult,
+    Failure, Out, ProtocolArgs, TrainArgs, INTERRUPTED,
 };
 use clap::Args;
 use rbm_core::data::Dataset;
@@ -31,6 +31,8 @@ pub struct TrainCmd {
     #[arg(long)]
     save_model: Option<String>,
     #[command(flatten)]
+    protocol: ProtocolArgs,
+    #[command(flatten)]
     device: super::gpu::DeviceArgs,
 }
 
@@ -52,7 +54,14 @@ struct Header<'a> {
 
 /// Runs `rbm train`.
 pub fn run(a: TrainCmd, out: &mut Out) -> CliResult {
-    let data = Arc::new(load_data(&a.data)?);
+    if a.protocol.protocol.is_some() && a.lane.0.given.iter().any(|(k, _)| k == "binarize") {
+        return fail(
+            "--binarize has no effect under --protocol: the data are binarised once by the \
+             protocol (drop one of them)",
+        );
+    }
+    let (data, _) = a.protocol.load(&a.data, out)?;
+    let data = Arc::new(data);
     if let Some(path) = &a.save_model {
         check_writable(path)?;
     }

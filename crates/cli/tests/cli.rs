@@ -2623,3 +2623,332 @@ fn train_runs_parallel_tempering_with_its_swap_statistics() {
     .unwrap();
     assert!(err.contains("replicas"), "{err}");
 }
+
+/// A grey-level IDX file of `rows` 4×4 images (levels spread over 0…255).
+fn grey_idx(name: &str, rows: u32) -> Temp {
+    let mut idx = vec![0u8, 0, 8, 3];
+    for d in [rows, 4, 4] {
+        idx.extend_from_slice(&d.to_be_bytes());
+    }
+    idx.extend((0..rows * 16).map(|i| (i * 53 % 256) as u8));
+    Temp::bytes(name, &idx)
+}
+
+/// `rbm estimators`: one line per (method, β count) whose figures are those of its runs
+/// (errors, spread, coverage, sweeps), AIS's bars holding the exact value in most runs; the
+/// same seed gives the same output on any thread count; the data's protocol is named.
+#[test]
+fn estimators_bench_ais_and_raise_against_the_exact_values() {
+    let model = Temp::new("est-model.json", &random_model(16, 8, 0.5, 2).to_json());
+    let args = [
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--betas",
+        "10,200",
+        "--particles",
+        "30",
+        "--runs",
+        "6",
+        "--seed",
+        "4",
+    ];
+    let lines = json_lines(&[&args[..], &["--threads", "1"]].concat());
+    assert_eq!(lines.len(), 4);
+    let data = Dataset::builtin("bas4").unwrap();
+    let rbm = random_model(16, 8, 0.5, 2);
+    let log_z = exact::log_z(&rbm).unwrap();
+    let atll = exact::average_log_likelihood(&rbm, &data, log_z).unwrap();
+    for (l, (method, betas)) in
+        lines
+            .iter()
+            .zip([("ais", 10), ("ais", 200), ("raise", 10), ("raise", 200)])
+    {
+        assert_eq!(
+            (l["method"].as_str(), l["betas"].as_u64()),
+            (Some(method), Some(betas))
+        );
+        assert_eq!(
+            (l["protocol"].as_str(), l["schedule"].as_str()),
+            (Some("binary"), Some("linear"))
+        );
+        assert_eq!(l["sweeps"].as_u64(), Some(30 * (betas - 1)));
+        assert!(
+            (f(l, "exact_log_z") - log_z).abs() < 1e-9 && (f(l, "exact_atll") - atll).abs() < 1e-9
+        );
+        let runs: Vec<f64> = l["atll"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(runs.len(), 6);
+        let errs: Vec<f64> = runs.iter().map(|a| a - atll).collect();
+        let mean = errs.iter().sum::<f64>() / 6.0;
+        let sd = (errs.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / 5.0).sqrt();
+        assert!((f(l, "atll_error_mean") - mean).abs() < 1e-9);
+        assert!((f(l, "atll_error_sd") - sd).abs() < 1e-9);
+        let bars = l["atll_bar"].as_array().unwrap();
+        let inside = bars
+            .iter()
+            .filter(|b| {
+                b[0].as_f64().unwrap_or(f64::NEG_INFINITY) <= atll && atll <= b[1].as_f64().unwrap()
+            })
+            .count();
+        let covered = f(l, "covered");
+        assert!((0.0..=1.0).contains(&covered) && covered == inside as f64 / 6.0);
+        if method == "ais" {
+            assert!(covered >= 0.66, "{l}");
+            let zs: Vec<f64> = l["log_z"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            let zm = zs.iter().sum::<f64>() / 6.0 - log_z;
+            assert!((f(l, "log_z_error_mean") - zm).abs() < 1e-9);
+        } else {
+            assert!(l["log_z_error_mean"].is_null());
+        }
+    }
+    assert_eq!(
+        json_lines(&[&args[..], &["--threads", "2"]].concat()),
+        lines
+    );
+    // Salakhutdinov & Murray's schedule alone: its 14 501 β.
+    let sm = json_lines(&[
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--schedule",
+        "sm2008",
+        "--particles",
+        "4",
+        "--runs",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(sm.len(), 2);
+    assert_eq!(
+        (sm[0]["schedule"].as_str(), sm[0]["betas"].as_u64()),
+        (Some("sm2008"), Some(14_501))
+    );
+    assert_eq!(sm[0]["sweeps"].as_u64(), Some(4 * 14_500));
+}
+
+/// `rbm estimators` refuses bad flags with one line naming the flag, and models beyond the
+/// exact enumeration naming its limit.
+#[test]
+fn estimators_refuses_bad_flags_naming_them() {
+    let model = Temp::new("est-bad.json", &random_model(16, 8, 0.5, 2).to_json());
+    let base = [
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--seed",
+        "1",
+    ];
+    for (extra, flag) in [
+        (&["--runs", "1"][..], "--runs"),
+        (&["--betas", "1"][..], "--betas"),
+        (&["--betas", "10,20000000"][..], "--betas"),
+        (&["--particles", "1"][..], "--particles"),
+        (&["--protocol", "paper"][..], "--protocol"),
+        (&["--schedule", "sm2008", "--betas", "10"][..], "--betas"),
+        (
+            &[
+                "--betas",
+                "100000",
+                "--particles",
+                "10000",
+                "--runs",
+                "10000",
+            ][..],
+            "--runs",
+        ),
+    ] {
+        let err = error_of(&[&base[..], extra].concat());
+        assert!(err.contains(flag), "{extra:?}: {err}");
+    }
+    let err = String::from_utf8(rbm(&[&base[..], &["--schedule", "x"]].concat()).stderr).unwrap();
+    assert!(err.contains("--schedule"), "{err}");
+    let big = Temp::new("est-big.json", &Rbm::zeros(40, 40).unwrap().to_json());
+    let rows = Temp::new("est-40.txt", &format!("{}\n", "01".repeat(20)));
+    let err = error_of(&["estimators", "--model", big.path(), "--data", rows.path()]);
+    assert!(err.contains("30") && err.contains("--model"), "{err}");
+}
+
+/// `--protocol paper:SEED`: `train`, `loglik`, `ais` and `estimators` binarise the grey data
+/// once with the seed and name the protocol on every line; a seed gives the same bits (the
+/// same log-likelihood) and another seed others; the model trained under it is evaluated on
+/// the bits it was trained on; without the flag the lines are as before.
+#[test]
+fn the_paper_protocol_is_applied_everywhere_and_named() {
+    let data = grey_idx("protocol.idx3-ubyte", 30);
+    let model = Temp::new("protocol-model.json", "");
+    let train = json_lines(&[
+        "train",
+        "--data",
+        data.path(),
+        "--hidden",
+        "4",
+        "--iters",
+        "20",
+        "--every",
+        "10",
+        "--seed",
+        "2",
+        "--protocol",
+        "paper:5",
+        "--save-model",
+        model.path(),
+    ]);
+    assert!(
+        train.iter().all(|l| l["protocol"] == "paper:5"),
+        "{train:?}"
+    );
+    let loglik = |p: &[&str]| {
+        json_lines(
+            &[
+                &["loglik", "--model", model.path(), "--data", data.path()][..],
+                p,
+            ]
+            .concat(),
+        )
+    };
+    let five = &loglik(&["--protocol", "paper:5"])[0];
+    assert_eq!(
+        (five["protocol"].as_str(), five["binarized"].as_str()),
+        (Some("paper:5"), Some("none"))
+    );
+    // Training's last exact ATLL is on the very bits loglik evaluates under the protocol.
+    assert!((f(train.last().unwrap(), "atll") - f(five, "atll")).abs() < 1e-9);
+    assert_eq!(loglik(&["--protocol", "paper:5"])[0], *five);
+    let six = &loglik(&["--protocol", "paper:6"])[0];
+    assert!((f(six, "atll") - f(five, "atll")).abs() > 1e-6);
+    let plain = &loglik(&[])[0];
+    assert!(plain.get("protocol").is_none() && plain["binarized"] == "threshold-0.5");
+    assert!((f(plain, "atll") - f(five, "atll")).abs() > 1e-6);
+    let ais = &json_lines(&[
+        "ais",
+        "--model",
+        model.path(),
+        "--data",
+        data.path(),
+        "--particles",
+        "20",
+        "--betas",
+        "50",
+        "--seed",
+        "1",
+        "--protocol",
+        "paper:5",
+    ])[0];
+    assert_eq!(ais["protocol"], "paper:5");
+    assert_eq!(ais["thresholded"], false);
+    assert!((f(ais, "exact_atll") - f(five, "atll")).abs() < 1e-9);
+    let est = json_lines(&[
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        data.path(),
+        "--betas",
+        "20",
+        "--particles",
+        "10",
+        "--runs",
+        "2",
+        "--seed",
+        "1",
+        "--protocol",
+        "paper:5",
+    ]);
+    assert!(
+        est.iter()
+            .all(|l| l["protocol"] == "paper:5"
+                && (f(l, "exact_atll") - f(five, "atll")).abs() < 1e-9)
+    );
+    let est = json_lines(&[
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        data.path(),
+        "--betas",
+        "20",
+        "--particles",
+        "10",
+        "--runs",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    assert!(est.iter().all(|l| l["protocol"] == "threshold-0.5"));
+    let err = error_of(&[
+        "train",
+        "--data",
+        data.path(),
+        "--protocol",
+        "paper:5",
+        "--binarize",
+        "threshold",
+    ]);
+    assert!(
+        err.contains("--binarize") && err.contains("--protocol"),
+        "{err}"
+    );
+    assert!(error_of(&[
+        "loglik",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--protocol",
+        "x"
+    ])
+    .contains("--protocol"));
+}
+
+/// `rbm estimators --device gpu`: the annealing on the GPU (lavapipe in CI) against the same
+/// exact values as on the CPU (f64 on the CPU either way), AIS's bars holding them in most runs,
+/// and a seed giving the same lines twice.
+#[test]
+fn estimators_on_the_gpu() {
+    let model = Temp::new("est-gpu.json", &random_model(16, 8, 0.5, 2).to_json());
+    let args = [
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--betas",
+        "100",
+        "--particles",
+        "30",
+        "--runs",
+        "4",
+        "--seed",
+        "3",
+    ];
+    let gpu = json_lines(&[&args[..], &["--device", "gpu"]].concat());
+    let cpu = json_lines(&args);
+    assert_eq!(gpu.len(), 2);
+    for (g, c) in gpu.iter().zip(&cpu) {
+        assert!(g["device"].as_str().unwrap().starts_with("gpu"), "{g}");
+        assert_eq!(
+            (&g["exact_log_z"], &g["exact_atll"]),
+            (&c["exact_log_z"], &c["exact_atll"])
+        );
+        assert_eq!(g["seeds"], c["seeds"]);
+    }
+    assert!(f(&gpu[0], "covered") >= 0.5, "{}", gpu[0]);
+    assert_eq!(json_lines(&[&args[..], &["--device", "gpu"]].concat()), gpu);
+}
