@@ -218,3 +218,29 @@ test("UCD's τ histogram: the lane's chains of its latest update, and a study's 
   assert.deepEqual(errors2, []);
   await p2.close();
 });
+
+// Issue 29: the exact mixing diagnostics of a lane's model are `rbm mixing`'s, drawn over training.
+test("the lane's exact mixing (λ₂, relaxation time, σ₁, modes) is `rbm mixing`'s at the lane's model", { timeout: 240_000 }, async () => {
+  const { page, errors, card, model, lane } = await trainedBas3(300);
+  const view = `${card} .mixing`;
+  await page.locator(view).scrollIntoViewIfNeeded();
+  await page.evaluate((sel) => document.querySelector(`${sel} .mixing-run`).click(), card);
+  // Points computed while the lane trained (every 500 updates) came first; this one is at the paused update.
+  await page.waitForFunction(
+    ([sel, iter]) => document.querySelector(sel).dataset.state === 'done' && document.querySelector(sel).dataset.iter === String(iter),
+    [view, lane.iter],
+    {
+      timeout: 60_000,
+    },
+  );
+  assert.ok(Number(await page.getAttribute(view, 'data-points')) >= 2, 'points over training, and the one asked for');
+  const [cli] = rbmCli(['mixing', '--model', model]);
+  close(Number(await page.getAttribute(view, 'data-lambda2')), cli.lambda2, 'λ₂');
+  const text = await page.textContent(`${view} .mixing-text`);
+  assert.ok(text.includes(`λ₂ = ${cli.lambda2.toFixed(6)}`), text);
+  assert.ok(text.includes(`p(v) has ${cli.modes} mode`), text);
+  // The chart shows the point and downloads as a PNG.
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .uplot canvas`), view);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -79,6 +79,8 @@ class MixingPanel implements LanePanel {
   private width = 0;
   /** A refusal (a model too large) stops the interval until the user asks again. */
   private stopped = false;
+  /** The history and width the chart shows (it draws once on screen, whenever that is). */
+  private drawn: { points: MixingPoint[]; width: number } | null = null;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
     this.controls = new AnalysisControls('mixing', 'Compute now', () => {
@@ -98,8 +100,8 @@ class MixingPanel implements LanePanel {
     this.chart = new MiniChart(
       {
         xLabel: 'update',
-        yLabel: 'relaxation time (Gibbs sweeps)',
-        y2Label: 'largest singular value of W',
+        yLabel: 'relaxation (sweeps)',
+        y2Label: 'σ₁ of W',
         logY: true,
         series: [
           { label: 'relaxation time 1/(1 − λ₂)', colour: ctx.colour },
@@ -150,6 +152,7 @@ class MixingPanel implements LanePanel {
     if (r?.state !== 'running' && !this.stopped && lane.status === 'running' && mixingDue(Number.isInteger(every) ? every : 0, lane.iter, this.asked))
       this.ask();
     const width = ctx.width();
+    this.draw(ctx, width);
     if (r === this.shown && width === this.width) return;
     this.shown = r;
     this.width = width;
@@ -170,13 +173,19 @@ class MixingPanel implements LanePanel {
       setAttr(this.root, 'data-points', String(this.history.length));
     }
     this.chart.el.hidden = this.history.length === 0;
-    if (this.history.length && this.fold.showing(ctx)) {
-      this.chart.set(
-        this.history.map((p) => p.iter),
-        [this.history.map((p) => p.relaxation), this.history.map((p) => p.sigma1)],
-        width,
-      );
-    }
+    this.draw(ctx, width);
+  }
+
+  /** Draws the history once the panel is on screen (and again when it or the width changed). */
+  private draw(ctx: PanelContext, width: number): void {
+    if (this.history.length === 0 || !this.fold.showing(ctx)) return;
+    if (this.drawn?.points === this.history && this.drawn.width === width) return;
+    this.drawn = { points: this.history, width };
+    this.chart.set(
+      this.history.map((p) => p.iter),
+      [this.history.map((p) => p.relaxation), this.history.map((p) => p.sigma1)],
+      width,
+    );
   }
 }
 

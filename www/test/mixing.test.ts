@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { MixingResult } from '../src/generated/core';
+import { addMixingPoint, mixingDue, mixingPoint, mixingText } from '../src/views/panels/mixing';
+import { HANDLERS } from '../src/workers/analyses';
+
+const result = (iter: number, lambda2: number, relaxation: number | null): MixingResult => ({
+  iter,
+  gibbs: { lambda2, relaxation_time: relaxation as number, lanczos_steps: 12 },
+  singular_values: [4.5, 1.25],
+  modes: 3,
+});
+
+describe('the exact mixing panel', () => {
+  it("keeps one point per update, in order, with the result's numbers", () => {
+    let h = addMixingPoint([], mixingPoint(result(500, 0.99, 100)));
+    h = addMixingPoint(h, mixingPoint(result(0, 0.5, 2)));
+    h = addMixingPoint(h, mixingPoint(result(500, 0.995, 200)));
+    expect(h.map((p) => [p.iter, p.lambda2, p.relaxation, p.sigma1, p.modes])).toEqual([
+      [0, 0.5, 2, 4.5, 3],
+      [500, 0.995, 200, 4.5, 3],
+    ]);
+  });
+
+  it('an infinite relaxation time (λ₂ rounds to 1, JSON null) is said as such', () => {
+    const p = mixingPoint(result(10, 1, null));
+    expect(p.relaxation).toBeNull();
+    expect(mixingText(p)).toBe('At update 10: λ₂ = 1.000000, relaxation time infinite; largest singular value of W 4.50; p(v) has 3 modes.');
+  });
+
+  it('asks at the start, then every N updates; never with N = 0', () => {
+    expect(mixingDue(500, 0, Number.NEGATIVE_INFINITY)).toBe(true);
+    expect(mixingDue(500, 499, 0)).toBe(false);
+    expect(mixingDue(500, 500, 0)).toBe(true);
+    expect(mixingDue(0, 10_000, 0)).toBe(false);
+  });
+
+  it("the worker's handler is the lane's stepped computation", () => {
+    const stepped = { step: () => ({ done: true, doneSteps: 1, totalSteps: 1 }), result: () => result(0, 0.5, 2), free: () => undefined };
+    const lane = { mixing: () => stepped } as unknown as Parameters<typeof HANDLERS.mixing>[0];
+    expect(HANDLERS.mixing(lane, 'bas4', { kind: 'mixing' })).toBe(stepped);
+  });
+});
