@@ -239,8 +239,9 @@ test("the lane's exact mixing (λ₂, relaxation time, σ₁, modes) is `rbm mix
   const text = await page.textContent(`${view} .mixing-text`);
   assert.ok(text.includes(`λ₂ = ${cli.lambda2.toFixed(6)}`), text);
   assert.ok(text.includes(`p(v) has ${cli.modes} mode`), text);
-  // The chart shows the point and downloads as a PNG.
-  await page.waitForFunction((sel) => document.querySelector(`${sel} .uplot canvas`), view);
+  // Two charts: the relaxation time with the modes, and the strip of W's singular values (4 here).
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .uplot canvas`).length === 2, view);
+  assert.equal(await page.locator(`${view} .mixing-strip .u-legend .u-series`).count(), 1 + 4);
   assert.deepEqual(errors, []);
   await page.close();
 });

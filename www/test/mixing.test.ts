@@ -15,6 +15,8 @@ describe('the exact mixing panel', () => {
     let h = addMixingPoint([], mixingPoint(result(500, 0.99, 100)));
     h = addMixingPoint(h, mixingPoint(result(0, 0.5, 2)));
     h = addMixingPoint(h, mixingPoint(result(500, 0.995, 200)));
+    expect(h[0].sigmas).toEqual([4.5, 1.25]);
+    expect(mixingPoint({ ...result(1, 0.5, 2), singular_values: Array.from({ length: 20 }, (_, i) => 20 - i) }).sigmas).toHaveLength(8);
     expect(h.map((p) => [p.iter, p.lambda2, p.relaxation, p.sigma1, p.modes])).toEqual([
       [0, 0.5, 2, 4.5, 3],
       [500, 0.995, 200, 4.5, 3],

@@ -3,8 +3,10 @@
 // eigenvalue λ₂ of the visible Gibbs chain of the lane's current model by Lanczos over the exact
 // kernel, with the singular values of W and the modes of p(v) (its `mixing` analysis,
 // protocol/analyses.ts). The panel plots the relaxation time 1/(1 − λ₂) — in Gibbs sweeps, on a
-// log scale — and the largest singular value of W over training: PCD's chains fall behind as the
-// relaxation time climbs. Models with m + n ≤ 24 (the core refuses larger ones, and says so).
+// log scale — with the number of modes of p(v) over training (PCD's chains fall behind as the
+// relaxation time climbs), and the strip of W's largest singular values over training (as
+// Decelle et al. and Bachtis et al. watch them). Models with m + n ≤ 24 (the core refuses larger
+// ones, and says so).
 
 import type { LaneHandle } from '../../app/lane';
 import type { MixingResult } from '../../generated/core';
@@ -18,6 +20,12 @@ import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './p
 /** The largest m + n the core's exact kernel walks (src/diagnostics/spectrum.rs). */
 export const MIXING_BITS = 24;
 
+/** Singular values of W the strip follows (the largest ones). */
+export const STRIP_VALUES = 8;
+
+/** The strip's line colours, σ₁ darkest. */
+const STRIP_COLOURS = ['#111111', '#3b3b8f', '#1f6f8b', '#2a8a5a', '#7a7a1f', '#8b5a1f', '#8b1f4a', '#777777'];
+
 /** Updates between two automatic points when the user has not chosen (0: on request only). */
 export const DEFAULT_MIXING_EVERY = 500;
 
@@ -28,6 +36,8 @@ export interface MixingPoint {
   /** 1/(1 − λ₂) in sweeps (null when λ₂ rounds to 1: infinite). */
   relaxation: number | null;
   sigma1: number;
+  /** The largest singular values of W (at most STRIP_VALUES), descending. */
+  sigmas: number[];
   modes: number | null;
 }
 
@@ -39,6 +49,7 @@ export function mixingPoint(r: MixingResult): MixingPoint {
     lambda2: r.gibbs.lambda2,
     relaxation: typeof t === 'number' && Number.isFinite(t) ? t : null,
     sigma1: r.singular_values[0] ?? 0,
+    sigmas: r.singular_values.slice(0, STRIP_VALUES),
     modes: r.modes,
   };
 }
@@ -70,6 +81,10 @@ class MixingPanel implements LanePanel {
   private controls!: AnalysisControls;
   private every!: HTMLInputElement;
   private chart!: MiniChart;
+  /** The strip of singular values (made with the first point: its number of lines is W's). */
+  private strip: MiniChart | null = null;
+  private stripBox!: HTMLElement;
+  private ctx!: PanelContext;
   private text!: HTMLElement;
   private lane: LaneHandle | null = null;
   private history: MixingPoint[] = [];
@@ -83,6 +98,7 @@ class MixingPanel implements LanePanel {
   private drawn: { points: MixingPoint[]; width: number } | null = null;
 
   mount(container: HTMLElement, ctx: PanelContext): void {
+    this.ctx = ctx;
     this.controls = new AnalysisControls('mixing', 'Compute now', () => {
       this.stopped = false;
       this.ask();
@@ -101,11 +117,11 @@ class MixingPanel implements LanePanel {
       {
         xLabel: 'update',
         yLabel: 'relaxation (sweeps)',
-        y2Label: 'σ₁ of W',
+        y2Label: 'modes of p(v)',
         logY: true,
         series: [
           { label: 'relaxation time 1/(1 − λ₂)', colour: ctx.colour },
-          { label: 'σ₁ of W', colour: '#777777', dash: [6, 4], right: true },
+          { label: 'modes of p(v)', colour: '#777777', dash: [6, 4], right: true },
         ],
       },
       () => pngName(ctx.fileStem(), 'mixing'),
@@ -113,12 +129,14 @@ class MixingPanel implements LanePanel {
     );
     this.chart.el.hidden = true;
     this.text = el('p', { className: 'mixing-text' });
+    this.stripBox = el('div', { className: 'mixing-strip' });
     this.root = el(
       'div',
       { className: 'mixing' },
       el('div', { className: 'inline' }, el('label', { htmlFor: this.every.id }, 'every'), ' ', this.every, ' updates (0: on request) ', c.run, ' ', c.cancel),
       c.status,
       this.chart.el,
+      this.stripBox,
       this.text,
       el(
         'p',
@@ -140,6 +158,8 @@ class MixingPanel implements LanePanel {
     if (lane.gen !== this.gen) {
       this.gen = lane.gen;
       this.history = [];
+      this.strip = null;
+      this.stripBox.replaceChildren();
       this.asked = Number.NEGATIVE_INFINITY;
       this.stopped = false;
     }
@@ -181,18 +201,40 @@ class MixingPanel implements LanePanel {
     if (this.history.length === 0 || !this.fold.showing(ctx)) return;
     if (this.drawn?.points === this.history && this.drawn.width === width) return;
     this.drawn = { points: this.history, width };
-    this.chart.set(
-      this.history.map((p) => p.iter),
-      [this.history.map((p) => p.relaxation), this.history.map((p) => p.sigma1)],
+    const x = this.history.map((p) => p.iter);
+    this.chart.set(x, [this.history.map((p) => p.relaxation), this.history.map((p) => p.modes)], width);
+    const k = Math.max(...this.history.map((p) => p.sigmas.length));
+    if (!this.strip) {
+      const ctx = this.ctx;
+      this.strip = new MiniChart(
+        {
+          xLabel: 'update',
+          yLabel: 'singular value',
+          height: 160,
+          series: Array.from({ length: k }, (_, j) => ({ label: `σ${subscript(j + 1)}`, colour: STRIP_COLOURS[j % STRIP_COLOURS.length] })),
+        },
+        () => pngName(ctx.fileStem(), 'singular-values'),
+        "W's largest singular values over training",
+      );
+      this.stripBox.replaceChildren(this.strip.el);
+    }
+    this.strip.set(
+      x,
+      Array.from({ length: k }, (_, j) => this.history.map((p) => p.sigmas[j] ?? null)),
       width,
     );
   }
 }
 
+/** `n` in subscript digits (σ₁ … σ₈). */
+function subscript(n: number): string {
+  return String(n).replace(/\d/g, (d) => String.fromCharCode(0x2080 + Number(d)));
+}
+
 export const mixingPanel: PanelKind = {
   name: 'mixing',
   title: 'mixing, exact',
-  help: "Every so often, how hard the lane's model is to sample: the exact relaxation time of its Gibbs chain, and the largest singular value of W, over training (models with m + n ≤ 24).",
+  help: "Every so often, how hard the lane's model is to sample: the exact relaxation time of its Gibbs chain and the modes of p(v), and the strip of W's largest singular values, over training (models with m + n ≤ 24).",
   term: 'gibbs-sweep',
   create: () => new MixingPanel(),
 };
