@@ -20,10 +20,25 @@ const lines = readFileSync(file, 'utf8')
   .map((l) => JSON.parse(l));
 const header = lines.find((l) => l.type === 'header' && l.command === 'explore');
 if (!header) throw new Error(`${file}: no explorer header line`);
-const keep = ['cell', 'lr', 'init_sigma', 'k', 'd', 'kprime', 'chains', 'batch', 'preset_point', 'claim', 'holds', 'detail', 'trials', 'quantity', 'value', 'margin'];
-const claims = lines
-  .filter((l) => l.type === 'claim')
-  .map((l) => ({ type: 'claim', ...Object.fromEntries(keep.filter((k) => k in l).map((k) => [k, l[k]])) }));
+const keep = [
+  'cell',
+  'lr',
+  'init_sigma',
+  'k',
+  'd',
+  'kprime',
+  'chains',
+  'batch',
+  'preset_point',
+  'claim',
+  'holds',
+  'detail',
+  'trials',
+  'quantity',
+  'value',
+  'margin',
+];
+const claims = lines.filter((l) => l.type === 'claim').map((l) => ({ type: 'claim', ...Object.fromEntries(keep.filter((k) => k in l).map((k) => [k, l[k]])) }));
 if (claims.length === 0) throw new Error(`${file}: no claim lines`);
 const out = {
   preset: header.preset.name,
