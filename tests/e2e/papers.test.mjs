@@ -234,11 +234,19 @@ test("the lane's exact mixing (λ₂, relaxation time, σ₁, modes) is `rbm mix
     },
   );
   assert.ok(Number(await page.getAttribute(view, 'data-points')) >= 2, 'points over training, and the one asked for');
-  const [cli] = rbmCli(['mixing', '--model', model]);
+  const [cli] = rbmCli(['mixing', '--model', model, '--data', 'bas3']);
   close(Number(await page.getAttribute(view, 'data-lambda2')), cli.lambda2, 'λ₂');
   const text = await page.textContent(`${view} .mixing-text`);
   assert.ok(text.includes(`λ₂ = ${cli.lambda2.toFixed(6)}`), text);
   assert.ok(text.includes(`p(v) has ${cli.modes} mode`), text);
+  // The data on W's top two singular directions: the CLI's projection, row by row.
+  const projection = JSON.parse(await page.getAttribute(view, 'data-projection'));
+  assert.equal(projection.length, cli.data_projection.length);
+  projection.forEach(([x, y], i) => {
+    close(x, cli.data_projection[i][0], `row ${i} on u₁`);
+    close(y, cli.data_projection[i][1], `row ${i} on u₂`);
+  });
+  assert.match(await page.textContent(`${view} .mixing-projection-figure figcaption`), /training rows \(black\) and the lane's first \d+ chains/);
   // Two charts: the relaxation time with the modes, and the strip of W's singular values (4 here).
   await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .uplot canvas`).length === 2, view);
   assert.equal(await page.locator(`${view} .mixing-strip .u-legend .u-series`).count(), 1 + 4);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MixingResult } from '../src/generated/core';
-import { addMixingPoint, mixingDue, mixingPoint, mixingText } from '../src/views/panels/mixing';
+import { addMixingPoint, mixingDue, mixingPoint, mixingText, projectionBounds } from '../src/views/panels/mixing';
 import { HANDLERS } from '../src/workers/analyses';
 
 const result = (iter: number, lambda2: number, relaxation: number | null): MixingResult => ({
@@ -8,6 +8,11 @@ const result = (iter: number, lambda2: number, relaxation: number | null): Mixin
   gibbs: { lambda2, relaxation_time: relaxation as number, lanczos_steps: 12 },
   singular_values: [4.5, 1.25],
   modes: 3,
+  data_points: [
+    [0, 1],
+    [2, 3],
+  ],
+  chain_points: [],
 });
 
 describe('the exact mixing panel', () => {
@@ -40,5 +45,28 @@ describe('the exact mixing panel', () => {
     const stepped = { step: () => ({ done: true, doneSteps: 1, totalSteps: 1 }), result: () => result(0, 0.5, 2), free: () => undefined };
     const lane = { mixing: () => stepped } as unknown as Parameters<typeof HANDLERS.mixing>[0];
     expect(HANDLERS.mixing(lane, 'bas4', { kind: 'mixing' })).toBe(stepped);
+  });
+});
+
+describe('the projection scatter', () => {
+  it('frames every point in a square with a margin, and a lone point in a unit square', () => {
+    const b = projectionBounds([
+      [0, 0],
+      [2, 1],
+      [1, -1],
+    ]);
+    expect(b.size).toBeCloseTo(2.2);
+    for (const [x, y] of [
+      [0, 0],
+      [2, 1],
+      [1, -1],
+    ]) {
+      expect(x).toBeGreaterThan(b.x0);
+      expect(x).toBeLessThan(b.x0 + b.size);
+      expect(y).toBeGreaterThan(b.y0);
+      expect(y).toBeLessThan(b.y0 + b.size);
+    }
+    expect(projectionBounds([])).toEqual({ x0: -0.5, y0: -0.5, size: 1 });
+    expect(projectionBounds([[3, 4]]).size).toBeCloseTo(1.1e-9);
   });
 });

@@ -196,6 +196,8 @@ class FakeLane implements CoreLane {
       gibbs: { lambda2: 0.9, relaxation_time: 10, lanczos_steps: 30 },
       singular_values: [3, 1],
       modes: 2,
+      data_points: [],
+      chain_points: [],
     }));
     this.analyses.push(s);
     return s;

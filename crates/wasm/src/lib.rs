@@ -808,9 +808,21 @@ impl WasmLane {
     pub fn mixing(&self) -> Result<WasmMixing, JsValue> {
         let model = self.lane.model().clone();
         let walk = spectrum::MixingWalk::new(&model).map_err(js_err)?;
+        let data = on_lane!(&self.lane, l => l.data().thresholded().values);
+        // A GPU lane's chains stay on its GPU: its projection shows the data only.
+        let chains = match &self.lane {
+            AnyLane::Cpu(l) => l.chain_states().map(|c| {
+                let m = model.m();
+                c[..c.len().min(MIXING_CHAINS * m)].to_vec()
+            }),
+            #[cfg(feature = "gpu")]
+            AnyLane::Gpu(_) => None,
+        };
         Ok(WasmMixing {
             walk,
             model,
+            data,
+            chains: chains.unwrap_or_default(),
             iter: on_lane!(&self.lane, l => l.iter()),
         })
     }
@@ -830,13 +842,25 @@ pub struct MixingResult {
     /// The number of modes of p(v) (null beyond 20 visible units).
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub modes: Option<u64>,
+    /// The training rows (thresholded) projected on W's top two singular directions
+    /// ([`spectrum::project`]), one pair per row.
+    pub data_points: Vec<[f64; 2]>,
+    /// The lane's first chains (at most [`MIXING_CHAINS`]) projected likewise (none: the lane
+    /// keeps no chains, or they are on its GPU).
+    pub chain_points: Vec<[f64; 2]>,
 }
+
+/// Chains a [`MixingResult`] projects at most.
+pub const MIXING_CHAINS: usize = 200;
 
 /// The exact mixing diagnostics of a copy of a lane's model, a few Lanczos steps per call.
 #[wasm_bindgen]
 pub struct WasmMixing {
     walk: spectrum::MixingWalk,
     model: Rbm,
+    /// The training rows and the chains' visible states (row-major, m per row) at the update.
+    data: Vec<f32>,
+    chains: Vec<f32>,
     iter: u64,
 }
 
@@ -866,10 +890,13 @@ impl WasmMixing {
         } else {
             None
         };
+        let ws = spectrum::weight_spectrum(&self.model);
         to_js(&MixingResult {
             iter: self.iter,
             gibbs: self.walk.result(),
-            singular_values: spectrum::weight_spectrum(&self.model).values,
+            data_points: spectrum::project(&self.data, &ws),
+            chain_points: spectrum::project(&self.chains, &ws),
+            singular_values: ws.values,
             modes,
         })
     }

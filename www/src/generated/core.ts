@@ -1058,4 +1058,14 @@ singular_values: Array<number>,
 /**
  * The number of modes of p(v) (null beyond 20 visible units).
  */
-modes: number | null, };
+modes: number | null, 
+/**
+ * The training rows (thresholded) projected on W's top two singular directions
+ * ([`spectrum::project`]), one pair per row.
+ */
+data_points: Array<[number, number]>, 
+/**
+ * The lane's first chains (at most [`MIXING_CHAINS`]) projected likewise (none: the lane
+ * keeps no chains, or they are on its GPU).
+ */
+chain_points: Array<[number, number]>, };

@@ -84,6 +84,10 @@ class MixingPanel implements LanePanel {
   /** The strip of singular values (made with the first point: its number of lines is W's). */
   private strip: MiniChart | null = null;
   private stripBox!: HTMLElement;
+  private projection!: HTMLCanvasElement;
+  private projectionCaption!: HTMLElement;
+  /** The latest result (its projection is drawn). */
+  private latest: MixingResult | null = null;
   private ctx!: PanelContext;
   private text!: HTMLElement;
   private lane: LaneHandle | null = null;
@@ -130,6 +134,8 @@ class MixingPanel implements LanePanel {
     this.chart.el.hidden = true;
     this.text = el('p', { className: 'mixing-text' });
     this.stripBox = el('div', { className: 'mixing-strip' });
+    this.projection = el('canvas', { className: 'mixing-projection', role: 'img', width: 0, height: 0 });
+    this.projectionCaption = el('figcaption', {});
     this.root = el(
       'div',
       { className: 'mixing' },
@@ -137,6 +143,7 @@ class MixingPanel implements LanePanel {
       c.status,
       this.chart.el,
       this.stripBox,
+      el('figure', { className: 'mixing-projection-figure' }, this.projection, this.projectionCaption),
       this.text,
       el(
         'p',
@@ -160,6 +167,7 @@ class MixingPanel implements LanePanel {
       this.history = [];
       this.strip = null;
       this.stripBox.replaceChildren();
+      this.latest = null;
       this.asked = Number.NEGATIVE_INFINITY;
       this.stopped = false;
     }
@@ -191,6 +199,12 @@ class MixingPanel implements LanePanel {
       setAttr(this.root, 'data-iter', String(p.iter));
       setAttr(this.root, 'data-lambda2', String(p.lambda2));
       setAttr(this.root, 'data-points', String(this.history.length));
+      setAttr(this.root, 'data-projection', JSON.stringify(r.result.data_points));
+      const chains = r.result.chain_points.length;
+      const what = `The ${r.result.data_points.length} training rows (black)${chains ? ` and the lane's first ${chains} chains (colour)` : ''} projected on W's top two singular directions, at update ${r.result.iter.toLocaleString('en')}.`;
+      setText(this.projectionCaption, what);
+      this.projection.setAttribute('aria-label', what);
+      this.latest = r.result;
     }
     this.chart.el.hidden = this.history.length === 0;
     this.draw(ctx, width);
@@ -218,11 +232,58 @@ class MixingPanel implements LanePanel {
       );
       this.stripBox.replaceChildren(this.strip.el);
     }
+    if (this.latest) drawProjection(this.projection, this.latest, this.ctx.colour, Math.min(240, width));
     this.strip.set(
       x,
       Array.from({ length: k }, (_, j) => this.history.map((p) => p.sigmas[j] ?? null)),
       width,
     );
+  }
+}
+
+/** The square the projection scatter shows: the points' range on both axes, with a margin
+ * (a single point or none: a unit square around it). */
+export function projectionBounds(points: readonly (readonly [number, number])[]): { x0: number; y0: number; size: number } {
+  if (points.length === 0) return { x0: -0.5, y0: -0.5, size: 1 };
+  let [xa, xb, ya, yb] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const [x, y] of points) {
+    xa = Math.min(xa, x);
+    xb = Math.max(xb, x);
+    ya = Math.min(ya, y);
+    yb = Math.max(yb, y);
+  }
+  const size = Math.max(xb - xa, yb - ya, 1e-9) * 1.1;
+  return { x0: (xa + xb) / 2 - size / 2, y0: (ya + yb) / 2 - size / 2, size };
+}
+
+/** The data (black) and the chains (the lane's colour) on W's top two singular directions. */
+function drawProjection(canvas: HTMLCanvasElement, r: MixingResult, colour: string, css: number): void {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.width = `${css}px`;
+  canvas.style.height = `${css}px`;
+  canvas.width = Math.round(css * dpr);
+  canvas.height = Math.round(css * dpr);
+  const g = canvas.getContext('2d');
+  if (!g) return;
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, css, css);
+  g.strokeStyle = '#ddd';
+  g.strokeRect(0.5, 0.5, css - 1, css - 1);
+  const b = projectionBounds([...r.data_points, ...r.chain_points]);
+  const at = ([x, y]: [number, number]): [number, number] => [((x - b.x0) / b.size) * css, css - ((y - b.y0) / b.size) * css];
+  g.globalAlpha = 0.35;
+  g.fillStyle = colour;
+  for (const p of r.chain_points) {
+    const [x, y] = at(p);
+    g.fillRect(x - 1.5, y - 1.5, 3, 3);
+  }
+  g.globalAlpha = 1;
+  g.fillStyle = '#000';
+  for (const p of r.data_points) {
+    const [x, y] = at(p);
+    g.beginPath();
+    g.arc(x, y, 2.5, 0, 2 * Math.PI);
+    g.fill();
   }
 }
 
