@@ -97,6 +97,24 @@ struct Report<'a> {
     exact_atll: Option<f64>,
 }
 
+/// Runs an AIS or RAISE plan: its blocks over `threads` threads on the CPU (the same bits on
+/// any count), or every chain at once on `gpu`.
+pub fn run_plan(
+    plan: &Plan,
+    threads: usize,
+    gpu: Option<&std::sync::Arc<rbm_gpu::Device>>,
+) -> CliResult<AisResult> {
+    Ok(match gpu {
+        None => {
+            let parts = parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()?;
+            plan.finish(&parts)?
+        }
+        Some(dev) => rbm_gpu::ais::evaluate(dev, plan)?,
+    })
+}
+
 /// Runs `rbm ais`: refused up front when the run exceeds the command line's budget
 /// ([`rbm_core::schema::budget::CLI`]); the exact values are added only when their enumeration
 /// fits it.
@@ -127,15 +145,7 @@ pub fn run(a: AisArgs, out: &mut Out) -> CliResult {
         Plan::ais(&model, &data, None, cfg)?
     };
     let gpu = a.device.open()?;
-    let result = match &gpu {
-        None => {
-            let parts = parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
-                .into_iter()
-                .collect::<Result<Vec<_>, _>>()?;
-            plan.finish(&parts)?
-        }
-        Some(dev) => rbm_gpu::ais::evaluate(dev, &plan)?,
-    };
+    let result = run_plan(&plan, threads, gpu.as_ref())?;
     let exact_fits = cost::check_exact_job("", (m, n), data.rows(), 0.0, threads, &budget::CLI);
     let (exact_log_z, exact_atll) = if m.min(n) <= EXACT_UP_TO && exact_fits.is_ok() {
         let log_z = match &gpu {

@@ -6,8 +6,7 @@
 
 use super::ais::ScheduleArg;
 use super::common::{
-    check_fit, entropy_seed, fail, load_model, parallel_map, threads, CliResult, Out, Progress,
-    ProtocolArgs,
+    check_fit, entropy_seed, fail, load_model, threads, CliResult, Out, Progress, ProtocolArgs,
 };
 use clap::Args;
 use rbm_core::cost;
@@ -172,15 +171,7 @@ pub fn run(a: EstimatorsArgs, out: &mut Out) -> CliResult {
         let mut results: Vec<AisResult> = Vec::with_capacity(a.runs);
         for r in 0..a.runs {
             let plan = s.plan(&model, &data, a.particles, run_seed(seed, r))?;
-            let result = match &gpu {
-                None => {
-                    let parts = parallel_map(plan.blocks(), threads, |i| plan.run_block(i))
-                        .into_iter()
-                        .collect::<Result<Vec<_>, _>>()?;
-                    plan.finish(&parts)?
-                }
-                Some(dev) => rbm_gpu::ais::evaluate(dev, &plan)?,
-            };
+            let result = super::ais::run_plan(&plan, threads, gpu.as_ref())?;
             results.push(result);
             done += 1;
             progress.tick(done);
