@@ -42,8 +42,9 @@ export function gradPoint(g: GradResult): GradPoint | null {
   };
 }
 
-/** Adds a point to a history sorted by update (a point at the same update replaces it). */
-export function addGradPoint(history: GradPoint[], p: GradPoint): GradPoint[] {
+/** Adds a point to a history sorted by update (a point at the same update replaces it); the
+ * panels' histories over training share it. */
+export function addGradPoint<P extends { iter: number }>(history: P[], p: P): P[] {
   const out = history.filter((q) => q.iter !== p.iter);
   out.push(p);
   out.sort((a, b) => a.iter - b.iter);

@@ -15,6 +15,7 @@ import { formatStat } from '../format';
 import { MiniChart } from '../miniChart';
 import { pngName } from '../png';
 import { AnalysisControls } from './analysisControls';
+import { addGradPoint } from './gradError';
 import { Foldable, type LanePanel, type PanelContext, type PanelKind } from './panel';
 
 /** The largest m + n the core's exact kernel walks (src/diagnostics/spectrum.rs). */
@@ -55,12 +56,7 @@ export function mixingPoint(r: MixingResult): MixingPoint {
 }
 
 /** Adds a point to a history sorted by update (a point at the same update replaces it). */
-export function addMixingPoint(history: MixingPoint[], p: MixingPoint): MixingPoint[] {
-  const out = history.filter((q) => q.iter !== p.iter);
-  out.push(p);
-  out.sort((a, b) => a.iter - b.iter);
-  return out;
-}
+export const addMixingPoint: (history: MixingPoint[], p: MixingPoint) => MixingPoint[] = addGradPoint;
 
 /** Whether a point is due at update `iter`, `every` updates after the last asked at `last`
  * (−∞: none yet; the first point is at the lane's start). */
