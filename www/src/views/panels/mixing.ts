@@ -82,6 +82,7 @@ class MixingPanel implements LanePanel {
   private stripBox!: HTMLElement;
   private projection!: HTMLCanvasElement;
   private projectionCaption!: HTMLElement;
+  private projectionFigure!: HTMLElement;
   /** The latest result (its projection is drawn). */
   private latest: MixingResult | null = null;
   private ctx!: PanelContext;
@@ -131,7 +132,9 @@ class MixingPanel implements LanePanel {
     this.text = el('p', { className: 'mixing-text' });
     this.stripBox = el('div', { className: 'mixing-strip' });
     this.projection = el('canvas', { className: 'mixing-projection', role: 'img', width: 0, height: 0 });
+    this.projection.setAttribute('aria-label', 'The projection on W’s top two singular directions, after the first result.');
     this.projectionCaption = el('figcaption', {});
+    this.projectionFigure = el('figure', { className: 'mixing-projection-figure', hidden: true }, this.projection, this.projectionCaption);
     this.root = el(
       'div',
       { className: 'mixing' },
@@ -139,7 +142,7 @@ class MixingPanel implements LanePanel {
       c.status,
       this.chart.el,
       this.stripBox,
-      el('figure', { className: 'mixing-projection-figure' }, this.projection, this.projectionCaption),
+      this.projectionFigure,
       this.text,
       el(
         'p',
@@ -200,6 +203,7 @@ class MixingPanel implements LanePanel {
       const what = `The ${r.result.data_points.length} training rows (black)${chains ? ` and the lane's first ${chains} chains (colour)` : ''} projected on W's top two singular directions, at update ${r.result.iter.toLocaleString('en')}.`;
       setText(this.projectionCaption, what);
       this.projection.setAttribute('aria-label', what);
+      this.projectionFigure.hidden = false;
       this.latest = r.result;
     }
     this.chart.el.hidden = this.history.length === 0;
