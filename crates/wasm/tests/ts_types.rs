@@ -8,6 +8,7 @@ use rbm_core::catalog::{
     AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry,
 };
 use rbm_core::diagnostics::grad::{BlockEstimate, GradEstimate, GradSummary};
+use rbm_core::diagnostics::mixing_bound::GibbsBound;
 use rbm_core::diagnostics::spectrum::GibbsSpectrum;
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::chain::ChainPoint;
@@ -84,6 +85,7 @@ fn generated() -> String {
         decl::<GradEstimate>(&cfg),
         decl::<GradResult>(&cfg),
         decl::<GibbsSpectrum>(&cfg),
+        decl::<GibbsBound>(&cfg),
         decl::<MixingResult>(&cfg),
     ] {
         out.push_str(&d);

@@ -1042,15 +1042,41 @@ relaxation_time: number,
  * Lanczos steps taken (products with Kᵀ K).
  */
 lanczos_steps: number, };
+export type GibbsBound = { 
+/**
+ * λ₂ ≥ this: the largest Rayleigh quotient of T over the test functions.
+ */
+lambda2_lower: number, 
+/**
+ * 1/(1 − lambda2_lower): the relaxation time is at least this many sweeps.
+ */
+relaxation_time_lower: number, 
+/**
+ * The layer whose test functions gave the bound: `"visible"` or `"hidden"`.
+ */
+layer: 'visible' | 'hidden', 
+/**
+ * Their largest degree (1 or 2).
+ */
+degree: number, 
+/**
+ * How many test functions that layer had.
+ */
+functions: number, };
 export type MixingResult = { 
 /**
  * The lane's update the model is of.
  */
 iter: number, 
 /**
- * λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps.
+ * λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps, exactly
+ * (null beyond m + n ≤ 24).
  */
-gibbs: GibbsSpectrum, 
+gibbs: GibbsSpectrum | null, 
+/**
+ * Beyond m + n ≤ 24: a lower bound on λ₂ and on the relaxation time (null within).
+ */
+bound: GibbsBound | null, 
 /**
  * The singular values of W, descending.
  */
