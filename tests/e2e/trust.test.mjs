@@ -304,7 +304,7 @@ test("the page's own explorer grid equals rbm explore's cell for cell; bad value
   assert.ok(maps.every((m) => m.cells['3'][2] && Object.values(m.cells).filter((c) => c[2]).length === 1));
 
   // Cancel: a longer grid stops once its first cell is done, keeping it and nothing else.
-  await exploreGrid(page, '0.1, 0.3, 0.5', '0.001, 0.01', '1', '3000');
+  await exploreGrid(page, '0.1, 0.3, 0.5', '0.001, 0.01', '1', '20000');
   await page.evaluate(() => document.querySelector('#explore-run').click());
   await page.waitForFunction(() => document.querySelectorAll('#explore-maps td[data-cell]').length > 0, null, { timeout: 180_000 });
   await page.evaluate(() => document.querySelector('#explore-cancel').click());
