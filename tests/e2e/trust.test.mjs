@@ -322,3 +322,31 @@ test("the page's own explorer grid equals rbm explore's cell for cell; bad value
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Issue 29: a trial worker of the page's grid that dies fails its cell only, as a study's trial:
+// the page names it, the other cells run to their end and are drawn.
+test('a dead trial worker fails its explorer cell only: the page names it and the other cells finish', { timeout: 240_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=sdcp-bas3`, { width: 1400, height: 900 });
+  await page.waitForSelector('#explore:not([hidden])');
+  await exploreGrid(page, '0.1, 0.3', '0.001, 0.01', '1', '5000');
+  await page.evaluate(() => document.querySelector('#explore-run').click());
+  await page.waitForFunction(() => document.querySelector('#explore-progress').dataset.status === 'running');
+  const cell = await page.evaluate(() => window.__rbm.killExplorerWorker('crash'));
+  assert.ok(cell !== null, 'a trial was under way');
+  await page.waitForFunction(() => document.querySelector('#explore-progress').dataset.status === 'done', null, { timeout: 180_000 });
+  assert.match(await page.textContent('#explore-progress'), /^Grid: 3 of 4 cells done, 1 failed \(100%\)/);
+  assert.match(
+    await page.textContent('#explore-failed'),
+    new RegExp(`^Failed: cell ${cell} \\(trial 0 of .*deliberate panic.*\\)\\. The other cells are kept\\.$`),
+  );
+  for (const m of await exploreCells(page)) {
+    assert.deepEqual(
+      Object.keys(m.cells).sort(),
+      ['0', '1', '2', '3'].filter((c) => c !== String(cell)),
+      m.claim,
+    );
+    assert.equal(m.empty, 1, m.claim);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -28,7 +28,7 @@ import { trialWorkers } from '../workers/trialPool';
 import type { Axis } from './chartData';
 import { bracketBands } from './claims';
 import { NO_VIEW, type ViewFlags } from './classroom';
-import type { JudgeCell } from './explorerRun';
+import type { ExplorerRun, JudgeCell } from './explorerRun';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { presetPlan } from './presets';
@@ -132,6 +132,8 @@ export class App {
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
   studyMessage: string | null = null;
+  /** The page's own claims-explorer grid, under way or finished (explorerPanel.ts; null: none). */
+  explorer: ExplorerRun | null = null;
   /** Why Start moved nothing, when it was pressed (every lane at "stop at"; null: it did). */
   runMessage: string | null = null;
   private verdictCache: { version: number; key: string; verdicts: Verdict[] } | null = null;

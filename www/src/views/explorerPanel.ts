@@ -99,6 +99,7 @@ export class ExplorerPanel {
   private reset(name: string | null): void {
     this.run?.cancel();
     this.run = null;
+    this.app.explorer = null;
     this.ran = null;
     this.preset = name;
     this.drawnVersion = -1;
@@ -205,7 +206,10 @@ export class ExplorerPanel {
   private start(): void {
     const env = this.env();
     const p = this.presetEntry();
-    if (!env || !p || !this.plan || !this.choice || this.run?.status === 'running') return;
+    if (!env || !p || this.run?.status === 'running') return;
+    // The fields again, with the page's seed and rate now.
+    this.read();
+    if (!this.plan || !this.choice) return;
     const catalog = this.app.catalog;
     this.ran = this.choice;
     this.drawnVersion = -1;
@@ -220,17 +224,13 @@ export class ExplorerPanel {
       env.core.judge,
       () => env.changed(),
     );
+    this.app.explorer = this.run;
     this.draw();
   }
 
   private cancel(): void {
     this.run?.cancel();
     this.draw();
-  }
-
-  /** The test hook's handle on the run under way (null: none). */
-  current(): ExplorerRun | null {
-    return this.run;
   }
 
   update(): void {
