@@ -463,6 +463,43 @@ mod tests {
         }
     }
 
+    /// A grid's estimate adds its cells' studies' training and measurements and spreads them
+    /// over the threads, never below the longest trial (one cell's whole study on unlimited
+    /// threads); one cell on one thread is that cell's study's own estimate.
+    #[test]
+    fn a_grids_estimate_is_its_cells_studies_spread_over_the_threads() {
+        let p = find_preset("sdcp-bas3").unwrap();
+        let data = Arc::new(p.dataset().unwrap());
+        let g = Grid::new(p, &req(|r| r.ks = Some(vec![1.0, 12.0]))).unwrap();
+        let base = StudyRequest {
+            iters: Some(1000),
+            runs: Some(2),
+            ..StudyRequest::default()
+        };
+        let studies: Vec<Study> = (0..g.len())
+            .map(|i| cell_study(p, &base, &g.cell(i), 1, data.clone(), None).unwrap())
+            .collect();
+        let budget = &crate::schema::budget::PAGE;
+        let one = grid_estimate(&studies[..1], budget, 1).unwrap();
+        let own = studies[0].estimate(budget, 1, |_| true).unwrap();
+        assert_eq!(
+            (one.train_secs, one.eval_secs, one.wall_secs),
+            (own.train_secs, own.eval_secs, own.wall_secs)
+        );
+        let all = grid_estimate(&studies, budget, 4).unwrap();
+        let train: f64 = studies
+            .iter()
+            .map(|s| s.estimate(budget, 4, |_| true).unwrap().train_secs)
+            .sum();
+        assert_eq!(all.train_secs, train);
+        let longest = studies
+            .iter()
+            .map(|s| s.estimate(budget, usize::MAX, |_| true).unwrap().wall_secs)
+            .fold(0.0, f64::max);
+        assert!(all.wall_secs >= longest && all.wall_secs > 0.0);
+        assert!(all.wall_secs < grid_estimate(&studies, budget, 1).unwrap().wall_secs);
+    }
+
     /// A cell's study is the preset's study at its rate with the knobs in the lanes that read
     /// them: k in CD's lane, not in S-DCP's; σ in the model every lane starts from.
     #[test]

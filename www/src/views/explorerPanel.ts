@@ -31,7 +31,8 @@ import { isErrorInfo } from '../protocol/messages';
 import { mapTable } from './claimMapTable';
 import { $, el, errorFor, setText, showError } from './dom';
 
-/** The field of the panel that a core error's key names. */
+/** The field of the panel that a core error's key names (besides the two axes' flags and
+ * option keys, e.g. `ks` or `k`). */
 const FIELD_OF: Record<string, string> = { runs: 'trials', iters: 'iters', every: 'iters' };
 
 export class ExplorerPanel {
@@ -179,7 +180,7 @@ export class ExplorerPanel {
         } catch (e) {
           const info: ErrorInfo | null = isErrorInfo(e) ? e : null;
           const key = info?.key ?? '';
-          const at = key === AXIS_INFO[x].flag ? 'xs' : key === AXIS_INFO[y].flag ? 'ys' : FIELD_OF[key];
+          const at = key === AXIS_INFO[x].flag || key === x ? 'xs' : key === AXIS_INFO[y].flag || key === y ? 'ys' : FIELD_OF[key];
           const message = info?.message ?? String(e);
           if (at) messages[at] = message;
           else problem = message;
