@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 
+pub mod explore;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod lanes;
