@@ -197,7 +197,7 @@ export class ExplorerPanel {
       const n = cells * this.plan.lanes.length * this.plan.runs;
       setText(
         this.estimate,
-        `${cells} cells × ${this.plan.lanes.length} lanes × ${this.plan.runs} trial${this.plan.runs === 1 ? '' : 's'} = ${n.toLocaleString('en')} trials of ${this.plan.iters.toLocaleString('en')} updates: about ${formatDuration(1000 * this.plan.estimate.wall_secs)} on ${env.workers} worker${env.workers === 1 ? '' : 's'} (the cost model's estimate at the page's assumed speeds).`,
+        `${cells} cells × ${this.plan.lanes.length} lanes × ${this.plan.runs} trial${this.plan.runs === 1 ? '' : 's'} = ${n.toLocaleString('en')} trials of ${this.plan.iters.toLocaleString('en')} updates: ${this.plan.estimate.wall_secs < 1 ? 'under a second' : `about ${formatDuration(1000 * this.plan.estimate.wall_secs)}`} on ${env.workers} worker${env.workers === 1 ? '' : 's'} (the cost model's estimate at the page's assumed speeds).`,
       );
     } else setText(this.estimate, problem ?? 'Fix the fields marked above to run the grid.');
     this.estimate.dataset.ok = String(this.plan !== null);
