@@ -604,6 +604,7 @@ fn the_estimator_bench_summarises_its_runs_and_errors_shrink_with_more_betas() {
             let direct = match s.method {
                 Method::Ais => ais_evaluate(&rbm, &data, c).unwrap(),
                 Method::Raise => raise_evaluate(&rbm, &data, c).unwrap(),
+                Method::BarPt => unreachable!("no BAR setting here"),
             };
             assert_eq!(line.atll[r].to_bits(), direct.atll.to_bits());
             assert_eq!(line.log_z[r].to_bits(), direct.log_z.to_bits());
@@ -624,6 +625,7 @@ fn the_estimator_bench_summarises_its_runs_and_errors_shrink_with_more_betas() {
                 assert!(line.covered >= 0.75, "AIS bars at {} β: {line:?}", s.betas);
             }
             Method::Raise => assert_eq!(line.log_z_error_mean, None),
+            Method::BarPt => unreachable!("no BAR setting here"),
         }
         rms.push((m * m + sd * sd).sqrt());
     }
@@ -637,4 +639,41 @@ fn the_estimator_bench_summarises_its_runs_and_errors_shrink_with_more_betas() {
         bench(&rbm, &data, exact, &settings[..1], particles, runs, seed).unwrap()[0],
         lines[0]
     );
+}
+
+/// BAR over parallel tempering in the estimator bench: each line's figures are those of its runs
+/// (each the plain `bar_log_z` of its derived seed, bit for bit), its compute counted in sweeps,
+/// and on the PCD-trained BAS 4×4 model its log Z error shrinks with more temperatures.
+#[test]
+fn the_estimator_bench_runs_bar_over_parallel_tempering() {
+    use rbm_core::eval::bar::bar_log_z;
+    use rbm_core::eval::estimators::{bench, exact_values, run_seed, Setting};
+    let (rbm, data) = trained_bas4();
+    let exact = exact_values(&rbm, &data, exact::log_z(&rbm).unwrap()).unwrap();
+    let settings = [Setting::bar(4, 50), Setting::bar(32, 50)];
+    let (particles, runs, seed) = (20, 6, 4);
+    let lines = bench(&rbm, &data, exact, &settings, particles, runs, seed).unwrap();
+    let mut rms = Vec::new();
+    for (s, line) in settings.iter().zip(&lines) {
+        assert_eq!(
+            (line.method, line.betas, line.rounds),
+            ("bar-pt", s.betas, Some(50))
+        );
+        assert_eq!(line.sweeps, (particles * s.betas * (50 + 10)) as u64);
+        for r in 0..runs {
+            let direct =
+                bar_log_z(&rbm, &data, &s.bar_config(particles, run_seed(seed, r))).unwrap();
+            assert_eq!(line.log_z[r].to_bits(), direct.log_z.to_bits());
+            assert_eq!(line.atll[r].to_bits(), direct.atll.to_bits());
+        }
+        let errs: Vec<f64> = line.log_z.iter().map(|z| z - exact.log_z).collect();
+        let m = mean(&errs);
+        assert!((line.log_z_error_mean.unwrap() - m).abs() < 1e-12);
+        rms.push((errs.iter().map(|e| e * e).sum::<f64>() / runs as f64).sqrt());
+    }
+    assert!(
+        rms[1] < rms[0],
+        "RMS log Z errors with 4 and 32 temperatures: {rms:?}"
+    );
+    assert!(rms[1] < 0.5, "32 temperatures: RMS log Z error {}", rms[1]);
 }

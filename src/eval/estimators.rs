@@ -10,10 +10,12 @@
 //! [`Plan`]s ([`Setting::plan`]) as it runs `rbm ais` and hands the results to [`summarize`].
 //! [`bench`] does it all on one thread.
 //!
-//! The Bennett acceptance ratio between the replicas of parallel tempering, which the bench is
-//! meant to hold too (issue 29), is not here yet.
+//! The third estimator is the Bennett acceptance ratio between the neighbouring temperatures of
+//! a parallel-tempering run ([`super::bar`]), its compute `chains × temperatures × rounds` Gibbs
+//! sweeps (burn-in included).
 
 use super::ais::{AisConfig, AisResult, Plan, Schedule, SM2008_BETAS};
+use super::bar::{bar_log_z, BarConfig};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::Rbm;
@@ -39,6 +41,9 @@ pub enum Method {
     Ais,
     /// Reverse AIS (Burda, Grosse & Salakhutdinov 2015): a stochastic lower bound of the ATLL.
     Raise,
+    /// The Bennett acceptance ratio over a parallel-tempering ladder from β = 1 to 0
+    /// ([`super::bar`]): `log Ẑ` and the ATLL it implies.
+    BarPt,
 }
 
 impl Method {
@@ -47,6 +52,7 @@ impl Method {
         match self {
             Method::Ais => "ais",
             Method::Raise => "raise",
+            Method::BarPt => super::bar::METHOD,
         }
     }
 }
@@ -54,12 +60,16 @@ impl Method {
 /// One setting of the bench: a method with a number of β and their spacing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setting {
-    /// AIS or RAISE.
+    /// AIS, RAISE or BAR.
     pub method: Method,
     /// How the β are spaced.
     pub schedule: Schedule,
-    /// Number of β, 0 and 1 included ([`SM2008_BETAS`] for Salakhutdinov & Murray's).
+    /// Number of β, 0 and 1 included ([`SM2008_BETAS`] for Salakhutdinov & Murray's); BAR:
+    /// its temperatures.
     pub betas: usize,
+    /// BAR: rounds of samples (a multiple of [`super::bar::BATCHES`]), after a fifth as many
+    /// rounds of burn-in; 0 for AIS and RAISE.
+    pub rounds: usize,
 }
 
 impl Setting {
@@ -73,6 +83,7 @@ impl Setting {
                     method,
                     schedule: Schedule::Linear,
                     betas,
+                    rounds: 0,
                 });
             }
             if sm2008 {
@@ -80,18 +91,52 @@ impl Setting {
                     method,
                     schedule: Schedule::SalakhutdinovMurray,
                     betas: SM2008_BETAS,
+                    rounds: 0,
                 });
             }
         }
         out
     }
 
-    /// The run of this setting with `particles` chains and seed `seed` on `data`.
+    /// BAR over `temperatures` evenly spaced from β = 1 to 0, with `rounds` rounds of samples.
+    pub fn bar(temperatures: usize, rounds: usize) -> Setting {
+        Setting {
+            method: Method::BarPt,
+            schedule: Schedule::Linear,
+            betas: temperatures,
+            rounds,
+        }
+    }
+
+    /// The AIS or RAISE run of this setting with `particles` chains and seed `seed` on `data`
+    /// (BAR has none: [`Setting::run`] runs it).
     pub fn plan(&self, rbm: &Rbm, data: &Dataset, particles: usize, seed: u64) -> Result<Plan> {
         let cfg = self.config(particles, seed);
         match self.method {
             Method::Ais => Plan::ais(rbm, data, None, cfg),
             Method::Raise => Plan::raise(rbm, data, None, cfg),
+            Method::BarPt => Err(Error::Invalid(
+                "BAR runs over parallel tempering, not an AIS plan".into(),
+            )),
+        }
+    }
+
+    /// BAR's run with `particles` chains per temperature and seed `seed`.
+    pub fn bar_config(&self, particles: usize, seed: u64) -> BarConfig {
+        BarConfig {
+            chains: particles,
+            temperatures: self.betas,
+            rounds: self.rounds,
+            burn_in: self.rounds / 5,
+            seed,
+        }
+    }
+
+    /// One run of this setting on this thread.
+    pub fn run(&self, rbm: &Rbm, data: &Dataset, particles: usize, seed: u64) -> Result<AisResult> {
+        match self.method {
+            Method::BarPt => bar_log_z(rbm, data, &self.bar_config(particles, seed)),
+            _ => self.plan(rbm, data, particles, seed)?.run(),
         }
     }
 
@@ -106,9 +151,13 @@ impl Setting {
     }
 
     /// Gibbs sweeps of one run: `particles × (betas − 1)` (one transition per chain and
-    /// intermediate distribution, counting the last ratio as one).
+    /// intermediate distribution, counting the last ratio as one); BAR: `particles ×
+    /// temperatures × (burn-in + rounds)`.
     pub fn sweeps(&self, particles: usize) -> u64 {
-        particles as u64 * (self.betas as u64 - 1)
+        match self.method {
+            Method::BarPt => self.bar_config(particles, 0).sweeps(),
+            _ => particles as u64 * (self.betas as u64 - 1),
+        }
     }
 }
 
@@ -131,15 +180,18 @@ pub struct Exact {
 /// One line of the bench: a setting's runs against the exact values.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Line {
-    /// `"ais"` or `"raise"`.
+    /// `"ais"`, `"raise"` or `"bar-pt"`.
     pub method: &'static str,
     /// How the β were spaced (`linear`, `sm2008`).
     pub schedule: &'static str,
-    /// Number of β, 0 and 1 included.
+    /// Number of β, 0 and 1 included (BAR: its temperatures).
     pub betas: usize,
-    /// Chains per run.
+    /// BAR only: rounds of samples per run (after a fifth as many of burn-in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<usize>,
+    /// Chains per run (BAR: per temperature).
     pub particles: usize,
-    /// Gibbs sweeps per run, `particles × (betas − 1)`.
+    /// Gibbs sweeps per run ([`Setting::sweeps`]).
     pub sweeps: u64,
     /// Number of runs.
     pub runs: usize,
@@ -147,10 +199,10 @@ pub struct Line {
     pub exact_log_z: f64,
     /// Exact ATLL.
     pub exact_atll: f64,
-    /// AIS only (null for RAISE): mean over the runs of `log Ẑ − exact log Z` (negative on
-    /// average: AIS under-estimates log Z).
+    /// AIS and BAR (null for RAISE): mean over the runs of `log Ẑ − exact log Z` (negative on
+    /// average for AIS: it under-estimates log Z).
     pub log_z_error_mean: Option<f64>,
-    /// AIS only: the standard deviation (over runs, n − 1) of that error.
+    /// AIS and BAR: the standard deviation (over runs, n − 1) of that error.
     pub log_z_error_sd: Option<f64>,
     /// Mean over the runs of `ATLL − exact ATLL` (AIS: positive on average; RAISE: negative
     /// on average once the annealing has equilibrated, docs/algorithms.md §7).
@@ -190,7 +242,7 @@ pub fn summarize(setting: &Setting, exact: Exact, results: &[AisResult]) -> Resu
     let atll_err: Vec<f64> = results.iter().map(|r| r.atll - exact.atll).collect();
     let (atll_error_mean, atll_error_sd) = mean_sd(&atll_err);
     let (log_z_error_mean, log_z_error_sd) = match setting.method {
-        Method::Ais => {
+        Method::Ais | Method::BarPt => {
             let e: Vec<f64> = results.iter().map(|r| r.log_z - exact.log_z).collect();
             let (m, s) = mean_sd(&e);
             (Some(m), Some(s))
@@ -205,6 +257,7 @@ pub fn summarize(setting: &Setting, exact: Exact, results: &[AisResult]) -> Resu
         method: setting.method.name(),
         schedule: setting.schedule.name(),
         betas: setting.betas,
+        rounds: (setting.method == Method::BarPt).then_some(setting.rounds),
         particles,
         sweeps: setting.sweeps(particles),
         runs: results.len(),
@@ -237,7 +290,7 @@ pub fn bench(
         .iter()
         .map(|s| {
             let results = (0..runs)
-                .map(|r| s.plan(rbm, data, particles, run_seed(seed, r))?.run())
+                .map(|r| s.run(rbm, data, particles, run_seed(seed, r)))
                 .collect::<Result<Vec<_>>>()?;
             summarize(s, exact, &results)
         })

@@ -3,6 +3,7 @@
 //! (ISL, and the classes a chain visits).
 
 pub mod ais;
+pub mod bar;
 pub mod chain;
 pub mod distribution;
 pub mod estimators;

@@ -1,18 +1,28 @@
 //! `rbm estimators`: the estimator bench (docs/algorithms.md §7) — on a model whose log Z is
 //! exact (§2), AIS's and RAISE's errors against the exact log Z and ATLL over `--runs` seeded
-//! runs per β count, with the compute in Gibbs sweeps. The core ([`rbm_core::eval::estimators`])
-//! seeds the runs and summarises them; here each run's blocks go over `--threads` threads, or
-//! to the GPU, as in `rbm ais`.
+//! runs per β count, and BAR's over a parallel-tempering ladder per number of temperatures
+//! (`--pt-temperatures`), with the compute in Gibbs sweeps. The core
+//! ([`rbm_core::eval::estimators`]) seeds the runs and summarises them; here each AIS or RAISE
+//! run's blocks go over `--threads` threads, or to the GPU, as in `rbm ais`; BAR's runs go over
+//! the threads, one run each, on the CPU.
 
 use super::ais::ScheduleArg;
 use super::common::{
-    check_fit, entropy_seed, fail, load_model, threads, CliResult, Out, Progress, ProtocolArgs,
+    check_fit, entropy_seed, fail, load_model, parallel_map, threads, CliResult, Failure, Out,
+    Progress, ProtocolArgs,
 };
+
+/// A refused BAR setting, named by its flags.
+fn pt_flag(message: String) -> Failure {
+    Failure::Msg(format!(
+        "{message} (--pt-temperatures, --pt-rounds, --particles)"
+    ))
+}
 use clap::Args;
 use rbm_core::cost;
 use rbm_core::eval::ais::{check_config, AisResult, DEFAULT_PARTICLES, MAX_BETAS, MAX_PARTICLES};
 use rbm_core::eval::estimators::{
-    exact_values, run_seed, summarize, Line, Setting, MAX_RUNS, MAX_SETTINGS,
+    exact_values, run_seed, summarize, Line, Method, Setting, MAX_RUNS, MAX_SETTINGS,
 };
 use rbm_core::eval::exact;
 use rbm_core::schema::budget;
@@ -43,6 +53,14 @@ pub struct EstimatorsArgs {
     /// (Salakhutdinov & Murray's 14 501 β)
     #[arg(long, value_enum, value_delimiter = ',', default_value = "linear")]
     schedule: Vec<ScheduleArg>,
+    /// BAR over parallel tempering: temperature counts to compare, comma-separated (β evenly
+    /// spaced from 1 to 0, both included; e.g. 10,50) [default: none]
+    #[arg(long, value_delimiter = ',')]
+    pt_temperatures: Vec<usize>,
+    /// BAR: rounds of samples per run (a multiple of 10; a fifth as many rounds of burn-in
+    /// come first), each round one sweep of every replica and a round of swaps
+    #[arg(long, default_value_t = 100)]
+    pt_rounds: usize,
     /// Seed of the runs' seeds (default: drawn from the system; the seed used is printed)
     #[arg(long)]
     seed: Option<u64>,
@@ -141,10 +159,39 @@ pub fn run(a: EstimatorsArgs, out: &mut Out) -> CliResult {
         threads,
         &budget::CLI,
     )?;
-    let settings = Setting::all(betas, sm2008);
+    if a.pt_temperatures.len() > MAX_SETTINGS {
+        return fail(format!(
+            "--pt-temperatures must list at most {MAX_SETTINGS} counts (got {})",
+            a.pt_temperatures.len()
+        ));
+    }
+    let mut settings = Setting::all(betas, sm2008);
+    settings.extend(
+        a.pt_temperatures
+            .iter()
+            .map(|&t| Setting::bar(t, a.pt_rounds)),
+    );
     let seed = a.seed.unwrap_or_else(entropy_seed);
     let mut total_secs = 0.0;
     for s in &settings {
+        if s.method == Method::BarPt {
+            let cfg = s.bar_config(a.particles, seed);
+            cfg.check().map_err(|e| pt_flag(e.to_string()))?;
+            // A run sweeps chains × temperatures states per round and takes their free
+            // energies: about AIS's cost with those particles and twice the rounds as β.
+            let rounds = cfg.burn_in + cfg.rounds;
+            let one = cost::check_ais(
+                m,
+                n,
+                cfg.chains * cfg.temperatures,
+                2 * rounds,
+                1,
+                &budget::CLI,
+            )
+            .map_err(|e| pt_flag(e.to_string()))?;
+            total_secs += one * a.runs as f64 / threads.min(a.runs) as f64;
+            continue;
+        }
         let cfg = s.config(a.particles, seed);
         total_secs +=
             cost::check_ais(m, n, cfg.particles, cfg.betas, threads, &budget::CLI)? * a.runs as f64;
@@ -169,19 +216,38 @@ pub fn run(a: EstimatorsArgs, out: &mut Out) -> CliResult {
     let mut done = 0;
     for s in &settings {
         let mut results: Vec<AisResult> = Vec::with_capacity(a.runs);
-        for r in 0..a.runs {
-            let plan = s.plan(&model, &data, a.particles, run_seed(seed, r))?;
-            let result = super::ais::run_plan(&plan, threads, gpu.as_ref())?;
-            results.push(result);
-            done += 1;
-            progress.tick(done);
+        if s.method == Method::BarPt {
+            // One run per thread, in run order whatever the threads.
+            let seeds: Vec<u64> = (0..a.runs).map(|r| run_seed(seed, r)).collect();
+            for chunk in seeds.chunks(threads) {
+                let got = parallel_map(chunk.len(), chunk.len(), |i| {
+                    s.run(&model, &data, a.particles, chunk[i])
+                });
+                for r in got {
+                    results.push(r?);
+                }
+                done += chunk.len() as u64;
+                progress.tick(done);
+            }
+        } else {
+            for r in 0..a.runs {
+                let plan = s.plan(&model, &data, a.particles, run_seed(seed, r))?;
+                let result = super::ais::run_plan(&plan, threads, gpu.as_ref())?;
+                results.push(result);
+                done += 1;
+                progress.tick(done);
+            }
         }
         out.line(&Report {
             protocol: &protocol_name,
             data: &data.name,
             visible: m,
             hidden: n,
-            device: &device,
+            device: if s.method == Method::BarPt {
+                "cpu"
+            } else {
+                &device
+            },
             seed,
             line: summarize(s, exact, &results)?,
         })?;

@@ -2966,3 +2966,58 @@ fn estimators_on_the_gpu() {
     assert!(f(&gpu[0], "covered") >= 0.5, "{}", gpu[0]);
     assert_eq!(json_lines(&[&args[..], &["--device", "gpu"]].concat()), gpu);
 }
+
+/// `rbm estimators --pt-temperatures`: BAR over parallel tempering, one line per temperature
+/// count with its rounds, compute and errors; the same seed gives the same lines on any thread
+/// count; rounds that are not a multiple of 10 are refused naming the flags.
+#[test]
+fn estimators_bench_bar_over_parallel_tempering() {
+    let rbm = random_model(16, 8, 0.5, 2);
+    let model = Temp::new("est-bar.json", &rbm.to_json());
+    let args = [
+        "estimators",
+        "--model",
+        model.path(),
+        "--data",
+        "bas4",
+        "--betas",
+        "10",
+        "--particles",
+        "20",
+        "--runs",
+        "4",
+        "--pt-temperatures",
+        "4,16",
+        "--pt-rounds",
+        "20",
+        "--seed",
+        "3",
+    ];
+    let lines = json_lines(&[&args[..], &["--threads", "1"]].concat());
+    assert_eq!(lines.len(), 4, "AIS, RAISE, then BAR at 4 and 16 temperatures");
+    let log_z = exact::log_z(&rbm).unwrap();
+    for (l, temps) in lines[2..].iter().zip([4u64, 16]) {
+        assert_eq!(
+            (l["method"].as_str(), l["betas"].as_u64(), l["rounds"].as_u64()),
+            (Some("bar-pt"), Some(temps), Some(20))
+        );
+        assert_eq!(l["device"].as_str(), Some("cpu"));
+        assert_eq!(l["sweeps"].as_u64(), Some(20 * temps * (20 + 4)));
+        let zs: Vec<f64> = l["log_z"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let zm = zs.iter().sum::<f64>() / 4.0 - log_z;
+        assert!((f(l, "log_z_error_mean") - zm).abs() < 1e-9);
+        assert!(zm.abs() < 0.5, "BAR's mean log Z error {zm}: {l}");
+    }
+    assert!(lines[0].get("rounds").is_none(), "AIS lines as before");
+    assert_eq!(
+        json_lines(&[&args[..], &["--threads", "2"]].concat()),
+        lines
+    );
+    let err = error_of(&[&args[..5], &["--pt-temperatures", "4", "--pt-rounds", "15"]].concat());
+    assert!(err.contains("multiple of 10") && err.contains("--pt-rounds"), "{err}");
+}
