@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { presetPlan } from '../src/app/presets';
+import { measuredByStudy, presetPlan } from '../src/app/presets';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState, trialsRefusal } from '../src/app/state';
 import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/app/urlState';
 import type { OptionEntry } from '../src/generated/core';
@@ -45,9 +45,15 @@ const stateArb: fc.Arbitrary<PageState> = fc
     views: recordOf(viewOptions(catalog)),
     compute: fc.constantFrom('auto' as const, 'cpu' as const, 'gpu' as const),
   })
-  .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })))
-  // Trials only where the page runs them (the small sets): MNIST refuses them (issue 27).
-  .map((s) => (trialsRefusal(catalog.data_sets.find((d) => d.name === s.data)) ? { ...s, trials: null } : s));
+  .chain((s) =>
+    fc
+      .tuple(s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0), fc.constantFrom('page' as const, 'paper' as const))
+      // The paper's scale only for a preset that has one.
+      .map(([rate, scale]) => ({ ...s, preset: s.preset?.name ?? null, rate, scale: s.preset?.paper_scale ? scale : ('page' as const), measured: measuredByStudy(s.preset ?? undefined) && s.preset?.data === s.data })),
+  )
+  // Trials only where the page runs them (the small sets, and MNIST under a preset measured by
+  // AIS): MNIST refuses them otherwise (issue 27).
+  .map(({ measured, ...s }) => (trialsRefusal(catalog.data_sets.find((d) => d.name === s.data), measured) ? { ...s, trials: null } : s));
 
 describe('the URL codec', () => {
   it('round trip state → hash → state is the identity, for random valid states', () => {

@@ -39,6 +39,28 @@ export interface Trial {
   ms: number;
   /** UCD's stopping times at its latest update (the τ histogram), if its algorithm has them. */
   taus?: TrialTaus;
+  /** The GPU adapter it runs on (issue 30); null or absent: the CPU's wasm core. */
+  gpu?: string | null;
+  /** Why it runs on the CPU though its lane asked for the GPU, when it does. */
+  notice?: string | null;
+}
+
+/** Where a study's trials ran: the GPU adapters, the trials on each device, and why trials
+ * asked for the GPU ran on the CPU. */
+export interface StudyDevices {
+  gpus: string[];
+  onGpu: number;
+  onCpu: number;
+  notices: string[];
+}
+
+/** How a study's devices read (the CLI's header says `gpu: <adapter>`): "GPU (WebGPU, f32):
+ * <adapter>", with the trials on the CPU counted when some are; "CPU (wasm)" when none ran on a
+ * GPU. */
+export function devicesText(d: StudyDevices): string {
+  if (d.gpus.length === 0) return 'CPU (wasm)';
+  const cpu = d.onCpu > 0 ? `; ${d.onCpu} trial${d.onCpu === 1 ? '' : 's'} on the CPU (wasm)` : '';
+  return `GPU (WebGPU, f32): ${d.gpus.join(', ')}${cpu}`;
 }
 
 /** One lane of a study. */
@@ -287,6 +309,38 @@ export class Study {
     this.cache.delete(t.lane);
   }
 
+  /** Where trial `t` runs (`gpu`: the adapter; null: the CPU) and why not where asked
+   * (`notice`); `restart`: its points so far are dropped (its GPU failed: it runs again on the
+   * CPU from update 0). */
+  device(t: Trial, gpu: string | null, notice: string | null, restart: boolean): void {
+    t.gpu = gpu;
+    t.notice = notice;
+    if (restart) {
+      t.points = [];
+      t.ms = 0;
+    }
+    this.cache.delete(t.lane);
+  }
+
+  /** Where the trials that started ran: the GPU adapters, the trials on each device and the
+   * notices of those asked for the GPU that ran on the CPU. */
+  devices(): StudyDevices {
+    const gpus = new Set<string>();
+    const notices = new Set<string>();
+    let onGpu = 0;
+    let onCpu = 0;
+    for (const ts of this.trials)
+      for (const t of ts) {
+        if (t.state === 'queued') continue;
+        if (t.gpu) {
+          gpus.add(t.gpu);
+          onGpu += 1;
+        } else onCpu += 1;
+        if (t.notice) notices.add(t.notice);
+      }
+    return { gpus: [...gpus], onGpu, onCpu, notices: [...notices] };
+  }
+
   /** The trial ended: `diverged` when it stopped early; `message` when it failed. */
   finish(t: Trial, ms: number, message: string | null = null): void {
     t.ms = Math.max(t.ms, ms);
@@ -474,7 +528,10 @@ export function csvField(v: string | number): string {
  */
 export function studyCsv(study: Study, url: string): string {
   const keys = [...new Set(study.plan.lanes.flatMap((l) => l.stats.map((s) => s.key)))];
-  const lines = [csvComment(`study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}`, url)];
+  // A study with trials on a GPU says so (a CPU study's file is as before).
+  const d = study.devices();
+  const device = d.gpus.length ? `; device: ${devicesText(d)}` : '';
+  const lines = [csvComment(`study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}${device}`, url)];
   lines.push(['lane', 'label', 'trial', 'state', 'iter', 'sweeps', 'atll', ...keys].join(','));
   study.plan.lanes.forEach((l, i) => {
     for (const t of study.trials[i]) {
@@ -565,12 +622,22 @@ export function studyJson(study: Study, url: string, claims: Verdict[] = []): st
       made_by: 'RBM Playground',
       url,
       plan: study.plan,
+      // Where the trials ran (the CLI's header says `"device": "gpu: <adapter>"`): a GPU
+      // study's numbers are its own (f32, the GPU's random streams), not the CPU's.
+      device: devicesText(study.devices()),
       claims: claims.map((v) => ({ claim: v.claim, status: v.status, holds: v.holds, trials: v.trials, detail: v.detail })),
       checkpoints: study.checkpoints,
       lanes: study.plan.lanes.map((l, i) => ({
         id: l.id,
         label: l.label,
-        trials: study.trials[i].map((t) => ({ trial: t.index, state: t.state, diverged: t.diverged, message: t.message, records: t.points })),
+        trials: study.trials[i].map((t) => ({
+          trial: t.index,
+          state: t.state,
+          device: t.gpu ? `gpu: ${t.gpu}` : 'cpu',
+          diverged: t.diverged,
+          message: t.message,
+          records: t.points,
+        })),
         bands: study
           .bands(i)
           .map((b) => b && { ...b, median: num(b.median), q025: num(b.q025), q10: num(b.q10), q90: num(b.q90), q975: num(b.q975), mean: num(b.mean) }),

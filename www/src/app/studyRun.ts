@@ -38,6 +38,10 @@ export class StudyRun {
         if (taus) trial.taus = taus;
         this.bump();
       },
+      device: (trial, gpu, notice, restart) => {
+        this.study.device(trial, gpu, notice, restart);
+        this.bump();
+      },
       done: (trial, ms, error) => {
         this.study.finish(trial, ms, error);
         if (this.study.finished()) this.stopClock('done');
