@@ -165,7 +165,11 @@ class FakeGpuLane extends FakeLane {
   override readonly gpu = 'Fake GPU';
   private held: CoreRecord[] = [];
   private recorded = 0;
-  constructor(config: Record<string, unknown>, every: number, private readonly lose = Infinity) {
+  constructor(
+    config: Record<string, unknown>,
+    every: number,
+    private readonly lose = Infinity,
+  ) {
     super(config, every);
   }
   get busy(): boolean {
@@ -177,7 +181,8 @@ class FakeGpuLane extends FakeLane {
   override step(n: number): Slice {
     const out = this.held;
     for (const r of out) this.recorded = r.iter;
-    if (this.iter + n >= this.lose) return { records: out, iter: this.iter, error: { kind: 'invalid', key: null, message: 'the GPU device was lost' }, failed: true, view: null };
+    if (this.iter + n >= this.lose)
+      return { records: out, iter: this.iter, error: { kind: 'invalid', key: null, message: 'the GPU device was lost' }, failed: true, view: null };
     const s = super.step(n);
     this.held = s.records;
     return { ...s, records: out };
@@ -330,7 +335,13 @@ describe('TrialRunner', () => {
     const devices = posted.filter((m) => m.type === 'trialDevice');
     expect(devices).toEqual([
       { type: 'trialDevice', id: 1, gpu: 'Fake GPU', notice: null, restart: false },
-      { type: 'trialDevice', id: 1, gpu: null, notice: 'The GPU stopped (the GPU device was lost): the trial runs again on the CPU from update 0.', restart: true },
+      {
+        type: 'trialDevice',
+        id: 1,
+        gpu: null,
+        notice: 'The GPU stopped (the GPU device was lost): the trial runs again on the CPU from update 0.',
+        restart: true,
+      },
     ]);
     // The points after the restart: every checkpoint, from the CPU lane.
     const restart = posted.findIndex((m) => m.type === 'trialDevice' && m.restart);

@@ -49,11 +49,24 @@ const stateArb: fc.Arbitrary<PageState> = fc
     fc
       .tuple(s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0), fc.constantFrom('page' as const, 'paper' as const))
       // The paper's scale only for a preset that has one.
-      .map(([rate, scale]) => ({ ...s, preset: s.preset?.name ?? null, rate, scale: s.preset?.paper_scale ? scale : ('page' as const), measured: measuredByStudy(s.preset ?? undefined) && s.preset?.data === s.data })),
+      .map(([rate, scale]) => ({
+        ...s,
+        preset: s.preset?.name ?? null,
+        rate,
+        scale: s.preset?.paper_scale ? scale : ('page' as const),
+        measured: measuredByStudy(s.preset ?? undefined) && s.preset?.data === s.data,
+      })),
   )
   // Trials only where the page runs them (the small sets, and MNIST under a preset measured by
   // AIS): MNIST refuses them otherwise (issue 27).
-  .map(({ measured, ...s }) => (trialsRefusal(catalog.data_sets.find((d) => d.name === s.data), measured) ? { ...s, trials: null } : s));
+  .map(({ measured, ...s }) =>
+    trialsRefusal(
+      catalog.data_sets.find((d) => d.name === s.data),
+      measured,
+    )
+      ? { ...s, trials: null }
+      : s,
+  );
 
 describe('the URL codec', () => {
   it('round trip state → hash → state is the identity, for random valid states', () => {

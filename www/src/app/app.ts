@@ -111,6 +111,8 @@ export class App {
   gpuAdapter: string | null = null;
   /** The preset's scale (PageState.scale). */
   scale: Scale = 'page';
+  /** Test hook: a study's AIS with these particles and β instead of the preset's. */
+  studyAisForTest: { particles: number; betas: number } | null = null;
   /** The study under way or finished (null: none yet). */
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
@@ -820,7 +822,8 @@ export class App {
    * preset measured by AIS on its own data (null: the lanes' exact curves). */
   studyMeasure() {
     const p = this.currentPreset();
-    return p && measuredByStudy(p) ? studyMeasure(p, this.scale) : null;
+    const m = p && measuredByStudy(p) ? studyMeasure(p, this.scale) : null;
+    return m && this.studyAisForTest ? { ...m, ...this.studyAisForTest } : m;
   }
 
   /** Why the page runs no trials on its data (trialsRefusal), null where it does. */

@@ -56,7 +56,9 @@ export function extentText(p: PresetEntry, scale: Scale): string {
   const e = presetExtent(p, scale);
   const checkpoints = Math.floor(e.iters / Math.max(1, e.every)) + 1 + (e.iters % Math.max(1, e.every) === 0 ? 0 : 1);
   const n = (x: number) => x.toLocaleString('en');
-  const ais = e.ais ? `, AIS of ${n(e.ais.particles)} particles × ${n(e.ais.betas)} β at each of its ${n(checkpoints)} checkpoints` : `, measured at ${n(checkpoints)} checkpoints`;
+  const ais = e.ais
+    ? `, AIS of ${n(e.ais.particles)} particles × ${n(e.ais.betas)} β at each of its ${n(checkpoints)} checkpoints`
+    : `, measured at ${n(checkpoints)} checkpoints`;
   return `${n(e.trials)} trial${e.trials === 1 ? '' : 's'} per lane of ${n(e.iters)} updates${ais} (${n(e.trials * p.lanes.length * checkpoints)} measurements in all)`;
 }
 
@@ -176,4 +178,15 @@ export function missingNote(missing: PresetPlan['missing']): string {
   return missing.length === 1
     ? `${names} is not available in this build of the core, so its lane is left out; it appears here once the core registers the algorithm.`
     : `${names} are not available in this build of the core, so their lanes are left out; they appear here once the core registers the algorithms.`;
+}
+
+/** The note under the scale choice (before Start): what the study at `scale` runs, and where.
+ * The GPU's time is not estimated before Start (the core has no model of a browser's GPU):
+ * the study's time left shows from its trials' measured pace. */
+export function scaleNote(p: PresetEntry, scale: Scale, gpu: string | null): string {
+  const what = extentText(p, scale);
+  const where = gpu
+    ? ` On the GPU (WebGPU, f32): ${gpu}; its numbers are its own (f32, the GPU's random streams), not the CPU's. Its duration is measured once its first checkpoints are in (time left beside the trials).`
+    : ' On the CPU (wasm).';
+  return `${scale === 'paper' ? "The paper's scale" : "The page's scale"}: ${what}, as \`rbm reproduce ${p.name}${scale === 'paper' ? ' --scale paper' : ''}\` runs it.${where}`;
 }

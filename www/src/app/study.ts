@@ -54,6 +54,18 @@ export interface StudyDevices {
   notices: string[];
 }
 
+/** The study's device line (shown beside its progress), or null for a study whose trials all
+ * ran on the CPU as asked (a CPU study reads as before): where its trials ran, that a GPU
+ * study's numbers are its own, and why trials asked for the GPU ran on the CPU. */
+export function deviceNote(d: StudyDevices): string | null {
+  if (d.gpus.length === 0 && d.notices.length === 0) return null;
+  const own = d.gpus.length
+    ? " A GPU study's numbers are its own (f32, the GPU's random streams): not the CPU's, nor those of `rbm reproduce` on another device."
+    : '';
+  const why = d.notices.length ? ` ${d.notices.join(' ')}` : '';
+  return `Device: ${devicesText(d)}.${own}${why}`;
+}
+
 /** How a study's devices read (the CLI's header says `gpu: <adapter>`): "GPU (WebGPU, f32):
  * <adapter>", with the trials on the CPU counted when some are; "CPU (wasm)" when none ran on a
  * GPU. */

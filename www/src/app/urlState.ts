@@ -329,7 +329,13 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   const named = catalog.presets.find((p) => p.name === state.preset);
   const measured = measuredByStudy(named) && named?.data === state.data;
   if (state.scale === 'paper' && !named?.paper_scale) state.scale = 'page';
-  const refused = state.trials !== null ? trialsRefusal(catalog.data_sets.find((d) => d.name === state.data), measured) : null;
+  const refused =
+    state.trials !== null
+      ? trialsRefusal(
+          catalog.data_sets.find((d) => d.name === state.data),
+          measured,
+        )
+      : null;
   if (refused) {
     notices.push(`The link's trials=${state.trials} was ignored: ${refused}.`);
     state.trials = null;

@@ -201,7 +201,8 @@ export class TrialRunner {
       if (msg.compute === 'gpu') {
         const gpu = lane.gpu ?? null;
         const why = cpuBecause ?? (gpu ? null : (this.core.gpuRefused?.() ?? 'the GPU was not available'));
-        const notice = why === null ? null : cpuBecause !== null ? `The GPU stopped (${why}): the trial runs again on the CPU from update 0.` : `On the CPU: ${why}.`;
+        const notice =
+          why === null ? null : cpuBecause !== null ? `The GPU stopped (${why}): the trial runs again on the CPU from update 0.` : `On the CPU: ${why}.`;
         this.post({ type: 'trialDevice', id: msg.id, gpu, notice, restart: cpuBecause !== null });
       }
     } catch (e) {
