@@ -175,9 +175,9 @@ test('FPCD asked for the GPU runs on the CPU and says why; so does every lane wh
 });
 
 // A study of sdcp-mnist (measured by AIS at every checkpoint, as `rbm reproduce` measures it),
-// tiny for SwiftShader: one lane of 16 hidden units, 2 trials of 4 updates, AIS of 4 particles ×
-// 10 β at updates 0, 2 and 4 (the test hook's; the preset's are 100 × 1 000).
-const TINY_STUDY = 'data=mnist&preset=sdcp-mnist&rate=0&hidden=16&seed=1&every=2&stop=4&trials=2&lane=cd:k=1,batch=100,lr=0.01';
+// tiny for SwiftShader: one lane of 16 hidden units, 2 trials of 2 updates, AIS of 4 particles ×
+// 10 β at updates 0 and 2 (the test hook's; the preset's are 100 × 1 000).
+const TINY_STUDY = 'data=mnist&preset=sdcp-mnist&rate=0&hidden=16&seed=1&every=2&stop=2&trials=2&lane=cd:k=1,batch=100,lr=0.01';
 
 /** Runs the page's study to its end and returns it (the test hook's snapshot). */
 async function runStudy(page) {
@@ -193,7 +193,7 @@ function assertMeasured(study) {
   const [lane] = study.lanes;
   for (const t of lane.trials) {
     assert.equal(t.state, 'done', `trial ${t.index}: ${t.message}`);
-    assert.deepEqual(t.iters, [0, 2, 4]);
+    assert.deepEqual(t.iters, [0, 2]);
     assert.ok(
       t.atll.every((a) => Number.isFinite(a) && a < 0),
       `AIS ATLL ${t.atll}`,
@@ -207,10 +207,11 @@ function assertMeasured(study) {
 
 test("a study of an MNIST preset measured by AIS runs its trials on the GPU and says so; the paper's scale is offered", { timeout: 300_000 }, async () => {
   // The paper's scale in the picker where WebGPU is: the catalog's trials, length and AIS.
-  // (Its lanes have no exact curve: AIS brackets instead, so not `SETTLED`'s first exact point.)
+  // Its lanes on the CPU here (784×500 lanes built on SwiftShader take long; the study below
+  // runs on the GPU); they have no exact curve (AIS brackets), so not `SETTLED`.
   const { page: pick, errors: pickErrors } = await newPage(gpu.browser);
-  await pick.goto(`${gpu.server.url}#preset=sdcp-mnist`);
-  await pick.waitForFunction(() => window.__rbm?.ready && window.__rbm.lanes().every((l) => l.status === 'ready'), null, { timeout: 120_000 });
+  await pick.goto(`${gpu.server.url}#preset=sdcp-mnist&compute=cpu`);
+  await pick.waitForFunction(() => window.__rbm?.ready, null, { timeout: 30_000 });
   await pick.waitForFunction(() => !document.querySelector('#preset-scale-field')?.hidden, null, { timeout: 30_000 });
   assert.equal(await pick.inputValue('#preset-scale'), 'page');
   await pick.selectOption('#preset-scale', 'paper');
@@ -222,7 +223,7 @@ test("a study of an MNIST preset measured by AIS runs its trials on the GPU and 
   const note = await pick.textContent('#preset-scale-note');
   assert.ok(note.includes(`${paper.trials} trials per lane of ${paper.iters.toLocaleString('en')} updates`), note);
   assert.ok(note.includes(`AIS of ${paper.ais.particles} particles × ${paper.ais.betas.toLocaleString('en')} β`), note);
-  assert.match(await pick.textContent('#study-progress'), /^Start runs 10 trials per lane on the GPU \(WebGPU: .+\)\.$/);
+  assert.match(await pick.textContent('#study-progress'), /^Start runs 10 trials per lane\.$/);
   await pick.close();
   assert.deepEqual(pickErrors, []);
 

@@ -1009,7 +1009,7 @@ export class App {
 
   /** Replaces every lane: the page becomes the paper's experiment `name` at its rate `rateIndex`,
    * or the first screen (null), keeping the seed. */
-  applyPreset(name: string | null, rateIndex = 0, scale: Scale = 'page'): void {
+  applyPreset(name: string | null, rateIndex = 0, scale: Scale = 'page', keepCompute = false): void {
     if (!this.mayDropStudy('Choosing another experiment')) {
       this.events.changed();
       return;
@@ -1022,13 +1022,16 @@ export class App {
       this.load(s);
       return;
     }
-    this.load(presetPlan(p, this.catalog, rateIndex, seed, scale).state);
+    const plan = presetPlan(p, this.catalog, rateIndex, seed, scale).state;
+    if (keepCompute) plan.compute = this.compute;
+    this.load(plan);
   }
 
-  /** The preset at the paper's scale or the page's: the preset set up again at that scale. */
+  /** The preset at the paper's scale or the page's: the preset set up again at that scale
+   * (Compute kept). */
   setScale(scale: Scale): void {
     if (scale === this.scale || this.preset === null) return;
-    this.applyPreset(this.preset, this.rate, scale);
+    this.applyPreset(this.preset, this.rate, scale, true);
   }
 
   /** A preset's other learning rate: every lane's η changes, nothing else. */
