@@ -433,6 +433,77 @@ describe('App studies', () => {
   });
 });
 
+describe('App studies of MNIST (issue 30)', () => {
+  let app: App;
+  let workers: FakeWorker[];
+  const sdcp = catalog.presets.find((p) => p.name === 'sdcp-mnist')!;
+  const pcd25 = catalog.presets.find((p) => p.name === 'pcd-mnist-25')!;
+  beforeEach(() => {
+    workers = [];
+    app = new App(
+      catalog,
+      (name) => {
+        const w = new FakeWorker(name);
+        workers.push(w);
+        return w;
+      },
+      { changed: () => undefined, download: () => undefined },
+      { trialWorkers: 2 },
+    );
+  });
+  const trialMsg = () =>
+    workers
+      .filter((w) => w.name.startsWith('trials'))
+      .at(-1)
+      ?.last('trial');
+
+  it("runs trials of a preset measured by AIS on MNIST, each measuring its checkpoints with the preset's AIS; none at the page's scale by default", () => {
+    app.load(presetPlan(sdcp, catalog, 0, 1).state);
+    expect([app.trials, app.studyMode()]).toEqual([null, false]); // live lanes, as before
+    expect(app.setTrials('2')).toBe(true);
+    expect(app.settingError('trials')).toBe('');
+    expect(app.studyMode()).toBe(true);
+    app.start();
+    const msg = trialMsg()!;
+    expect(msg).toMatchObject({
+      dataset: 'mnist',
+      until: sdcp.iters,
+      measure: { dataset: sdcp.eval_data, particles: sdcp.ais!.particles, betas: sdcp.ais!.betas },
+    });
+    // No adapter: the trials run on the CPU.
+    expect(msg.compute).toBeUndefined();
+  });
+
+  it("runs the paper's scale on the GPU where an adapter is: its trials, length and AIS, asked of the GPU", () => {
+    app.gpuFound('Test GPU');
+    app.load(presetPlan(sdcp, catalog, 0, 1, 'paper').state);
+    const ps = sdcp.paper_scale!;
+    expect([app.trials, app.scale, app.studyMode(), app.studyOn()]).toEqual([ps.trials, 'paper', true, 'gpu']);
+    app.start();
+    expect(trialMsg()).toMatchObject({
+      until: ps.iters,
+      compute: 'gpu',
+      measure: { particles: ps.ais!.particles, betas: ps.ais!.betas },
+      config: { every: ps.every },
+    });
+    expect(app.state()).toMatchObject({ scale: 'paper', trials: ps.trials });
+  });
+
+  it('refuses trials on MNIST for a preset measured exactly (no measure in a trial worker), and a GPU study off the interval', () => {
+    app.load(presetPlan(pcd25, catalog, 0, 1).state);
+    app.setTrials('2');
+    expect(app.settingError('trials')).toMatch(/trials run on the small data sets only/);
+    expect(app.studyMode()).toBe(false);
+    app.gpuFound('Test GPU');
+    app.load(presetPlan(sdcp, catalog, 0, 1).state);
+    app.setTrials('2');
+    app.setStop(String(sdcp.every * 2 + 1));
+    app.start();
+    expect(app.study).toBeNull();
+    expect(app.studyMessage).toMatch(/^Trials on the GPU need an end point that is a multiple of the evaluation interval/);
+  });
+});
+
 describe('claims as listed', () => {
   const ucd = catalog.presets.find((p) => p.name === 'ucd-bas4')!;
   it('lists every claim at the rate, undecided until verdicts come, and says when they rest on one trial', () => {

@@ -358,3 +358,26 @@ describe('a lane\'s "AIS every N updates" in the link (issue 27)', () => {
     expect(bad.notices.join(' ')).toMatch(/"AIS every" of lane 1 \(cd\), '?0'?, was ignored/);
   });
 });
+
+describe("the paper's scale in links (issue 30)", () => {
+  it('carries scale=paper: a preset link at the paper scale sets it up so, and writes it back', () => {
+    const sdcp = catalog.presets.find((p) => p.name === 'sdcp-mnist')!;
+    const { state, notices } = decodeState(catalog, '#preset=sdcp-mnist&scale=paper');
+    expect(notices).toEqual([]);
+    expect([state.scale, state.trials, state.stop]).toEqual(['paper', sdcp.paper_scale!.trials, sdcp.paper_scale!.iters]);
+    expect(encodeState(catalog, state)).toMatch(/&preset=sdcp-mnist&rate=0&scale=paper&trials=10&/);
+    // The page's scale is not written; a preset without a paper scale stays at its own.
+    expect(encodeState(catalog, decodeState(catalog, '#preset=sdcp-mnist').state)).not.toMatch(/scale=/);
+    expect(decodeState(catalog, '#preset=sdcp-shifting-bar&scale=paper').state.scale).toBe('page');
+    expect(decodeState(catalog, '#preset=sdcp-mnist&scale=huge').notices).toEqual([
+      "The link's scale='huge' was ignored: the scale is paper (the paper's trials, length and AIS) or page.",
+    ]);
+  });
+
+  it('keeps trials on MNIST for a preset measured by AIS, and refuses them for one measured exactly', () => {
+    expect(decodeState(catalog, '#preset=sdcp-mnist&trials=3').state.trials).toBe(3);
+    const exact = decodeState(catalog, '#preset=pcd-mnist-25&trials=3');
+    expect(exact.state.trials).toBeNull();
+    expect(exact.notices[0]).toMatch(/^The link's trials=3 was ignored: trials run on the small data sets only/);
+  });
+});
