@@ -319,3 +319,19 @@ describe('where a study ran (issue 30)', () => {
     expect(devicesText({ gpus: [], onGpu: 0, onCpu: 1, notices: [] })).toBe('CPU (wasm)');
   });
 });
+
+describe('the time left of a study measured by AIS', () => {
+  it("counts its trials' wall time with the estimates (wallMs), not training alone", () => {
+    const plan = { lanes: [{ id: 0, label: 'CD-1', claimLabel: null, stats: [] }], runs: 2, until: 20, every: 10, seed: 1 };
+    const eta = (wall: number | undefined) => {
+      const s = new Study(plan);
+      const t = s.next()!;
+      s.next();
+      s.add(t, [point(0, -3, {}, 0), point(10, -2, {}, 10)], 10, wall);
+      return s.progress(1).etaMs!;
+    };
+    // 10 updates in 10 ms of training: 1 ms per update; with 100 ms of wall time, 10.
+    expect(eta(100)).toBeCloseTo(10 * eta(undefined), 9);
+    expect(eta(undefined)).toBe(30); // 10 + 20 updates left at 1 ms each
+  });
+});

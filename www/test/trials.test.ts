@@ -300,6 +300,9 @@ describe('TrialRunner', () => {
     expect(lane.estimates).toEqual([0, 10, 20, 25].map((iter, k) => ({ dataset: 'mnist-test', particles: 100, betas: 1000, seed: 3004 * 10 + k, iter })));
     // The point's ATLL is the estimate's; its statistics are the record's.
     expect(atlls()).toEqual([0, 10, 20, 25].map((i) => -20 + i / 1000));
+    // `ms` is training alone (as the CLI's); `wallMs` counts the estimates too (the time left).
+    const pts = posted.flatMap((m) => (m.type === 'trialPoints' ? m.points : []));
+    expect(pts.every((p, i) => p.wallMs! > p.ms && (i === 0 || (p.wallMs! > pts[i - 1].wallMs! && p.ms > pts[i - 1].ms)))).toBe(true);
     expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
     // A CPU trial asked nothing of a GPU: no device message.
     expect(posted.some((m) => m.type === 'trialDevice')).toBe(false);

@@ -37,6 +37,9 @@ export interface Trial {
   message: string | null;
   /** Milliseconds its worker spent on it so far. */
   ms: number;
+  /** A trial measured by the study (AIS at each checkpoint): its worker's milliseconds with the
+   * estimates (`ms` is training alone); the time left counts these. */
+  wallMs?: number;
   /** UCD's stopping times at its latest update (the τ histogram), if its algorithm has them. */
   taus?: TrialTaus;
   /** The GPU adapter it runs on (issue 30); null or absent: the CPU's wasm core. */
@@ -304,7 +307,7 @@ export class Study {
     for (const t of this.trials[lane]) {
       const last = t.points[t.points.length - 1];
       if (last && last.iter > 0) {
-        ms += t.ms;
+        ms += t.wallMs ?? t.ms;
         updates += last.iter;
       }
     }
@@ -312,12 +315,13 @@ export class Study {
   }
 
   /** Points of a running trial, in update order (each checkpoint once). */
-  add(t: Trial, points: TrialPoint[], ms: number): void {
+  add(t: Trial, points: TrialPoint[], ms: number, wallMs?: number): void {
     for (const p of points) {
       const k = t.points.length;
       if (k < this.checkpoints.length && p.iter === this.checkpoints[k]) t.points.push(p);
     }
     t.ms = Math.max(t.ms, ms);
+    if (wallMs !== undefined) t.wallMs = Math.max(t.wallMs ?? 0, wallMs);
     this.cache.delete(t.lane);
   }
 
@@ -330,6 +334,7 @@ export class Study {
     if (restart) {
       t.points = [];
       t.ms = 0;
+      t.wallMs = undefined;
     }
     this.cache.delete(t.lane);
   }

@@ -34,7 +34,8 @@ export class StudyRun {
         return t ? { trial: t, ...job(t) } : null;
       },
       points: (trial, points, taus) => {
-        this.study.add(trial, points, points[points.length - 1]?.ms ?? 0);
+        const last = points[points.length - 1];
+        this.study.add(trial, points, last?.ms ?? 0, last?.wallMs);
         if (taus) trial.taus = taus;
         this.bump();
       },

@@ -268,6 +268,9 @@ export interface TrialRecord {
   atll: number;
   stats: Record<string, number>;
   ms: number;
+  /** A trial measured by the study (AIS at its checkpoints): the milliseconds its worker spent
+   * on it, estimates included (`ms` is training alone, as the CLI's), for the time left. */
+  wallMs?: number;
 }
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */

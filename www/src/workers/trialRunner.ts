@@ -93,6 +93,10 @@ interface Job {
   /** A GPU lane: when its latest training slice ended (its updates run after `step` returns,
    * so its training time is wall time between slices). */
   since: number | null;
+  /** Milliseconds the worker spent on the trial, its estimates and waits included, and when
+   * its latest slice ended (null: none yet, or paused since). */
+  wall: number;
+  tickEnd: number | null;
 }
 
 type TrialMsg = Extract<ToWorker, { type: 'trial' }>;
@@ -137,6 +141,11 @@ export class TrialRunner {
         return true;
       case 'trialPause':
         this.paused = msg.paused;
+        if (this.job) {
+          // A pause's time is not the trial's.
+          this.job.since = null;
+          this.job.tickEnd = null;
+        }
         this.kick();
         return true;
       default:
@@ -197,6 +206,8 @@ export class TrialRunner {
         k: 0,
         pending: null,
         since: null,
+        wall: 0,
+        tickEnd: null,
       };
       if (msg.compute === 'gpu') {
         const gpu = lane.gpu ?? null;
@@ -241,8 +252,9 @@ export class TrialRunner {
     this.pending = false;
     const job = this.job;
     if (!job || this.paused) return;
+    const start = this.host.now();
     try {
-      if (job.measure) this.measuredSlice(job, job.measure);
+      if (job.measure) this.measuredSlice(job, job.measure, start);
       else this.slice(job);
     } catch (e) {
       // A GPU lane's refusal (a lost device, a refused limit): the trial goes to the CPU.
@@ -312,10 +324,10 @@ export class TrialRunner {
   /** One slice of a trial measured by the study (AIS at every checkpoint, as `rbm reproduce`
    * measures it): training up to the next checkpoint, then that checkpoint's estimate, a few
    * β steps per slice, on the model of the checkpoint's record. */
-  private measuredSlice(job: Job, measure: TrialMeasure): void {
+  private measuredSlice(job: Job, measure: TrialMeasure, start: number): void {
     const cp = job.pending;
     if (cp && !(job.lane.busy === true)) {
-      this.estimateSlice(job, measure, cp);
+      this.estimateSlice(job, measure, cp, start);
       return;
     }
     const target = job.checkpoints[job.k] ?? job.until;
@@ -337,16 +349,25 @@ export class TrialRunner {
       job.pending = { record: job.lane.record(), run: null, chunk: FIRST_AIS_STEPS };
     }
     if (job.pending) job.since = null; // the estimate's time is not training time
+    this.clock(job, start);
     this.kick();
   }
 
+  /** Adds the slice that started at `start` (and the wait before it) to the trial's wall time. */
+  private clock(job: Job, start: number): void {
+    const end = this.host.now();
+    job.wall += Math.max(0, end - (job.tickEnd ?? start));
+    job.tickEnd = end;
+  }
+
   /** One slice of checkpoint `cp`'s estimate; its point once the estimate is in. */
-  private estimateSlice(job: Job, measure: TrialMeasure, cp: Checkpoint): void {
+  private estimateSlice(job: Job, measure: TrialMeasure, cp: Checkpoint, start: number): void {
     if (!cp.run) cp.run = job.lane.ais(measure.dataset, measure.particles, measure.betas, this.core.aisSeed(job.seed, job.k), false);
     const t0 = this.host.now();
     const p = cp.run.step(cp.chunk);
     const elapsed = Math.max(0, this.host.now() - t0);
     cp.chunk = nextChunk(cp.chunk, elapsed, TRIAL_SLICE_MS);
+    this.clock(job, start);
     if (!p.done) {
       this.kick();
       return;
@@ -356,7 +377,11 @@ export class TrialRunner {
     cp.run = null;
     job.pending = null;
     const r = cp.record;
-    this.post({ type: 'trialPoints', id: job.id, points: [{ iter: r.iter, sweeps: r.sweeps, atll: est.atll, stats: { ...r.stats }, ms: job.ms }] });
+    this.post({
+      type: 'trialPoints',
+      id: job.id,
+      points: [{ iter: r.iter, sweeps: r.sweeps, atll: est.atll, stats: { ...r.stats }, ms: job.ms, wallMs: job.wall }],
+    });
     job.last = r.iter;
     job.k += 1;
     if (job.k >= job.checkpoints.length) this.end(job, null);
