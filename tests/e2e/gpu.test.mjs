@@ -185,7 +185,10 @@ async function runStudy(page) {
   await press(page, '#run');
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
   await page.waitForFunction(() => window.__rbm.drawn());
-  return page.evaluate(() => window.__rbm.study());
+  const study = await page.evaluate(() => window.__rbm.study());
+  // The chart draws the band: its readout gives the median and q10–q90 in numbers.
+  assert.match(await page.textContent('#chart-readout'), /: −\d+\.\d{3} \(q10–q90 −\d+\.\d{3} … −\d+\.\d{3}\)/);
+  return study;
 }
 
 /** Every trial ended with a finite AIS point at each checkpoint, and every band is drawn from both. */
