@@ -473,6 +473,8 @@ describe('App studies of MNIST (issue 30)', () => {
       until: sdcp.iters,
       measure: { dataset: sdcp.eval_data, particles: sdcp.ais!.particles, betas: sdcp.ais!.betas },
     });
+    // Measured by the study: no exact curve of the lane's own (as the CLI's Study::lane_config).
+    expect(msg.config.exact_bits).toBe(0);
     // No adapter: the trials run on the CPU.
     expect(msg.compute).toBeUndefined();
   });

@@ -882,8 +882,9 @@ export class App {
       };
       const data = this.data;
       const source = this.source(data);
-      const configs = lanes.map((l) => laneConfig(this.shared, l));
       const measure = this.studyMeasure();
+      // A lane measured by the study keeps no exact curve of its own (the CLI's Study::lane_config).
+      const configs = lanes.map((l) => (measure ? { ...laneConfig(this.shared, l), exact_bits: 0 } : laneConfig(this.shared, l)));
       const compute = this.studyOn() === 'gpu' ? ('gpu' as const) : undefined;
       this.study = new StudyRun(
         plan,
