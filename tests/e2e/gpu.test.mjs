@@ -179,10 +179,12 @@ test('FPCD asked for the GPU runs on the CPU and says why; so does every lane wh
 // 10 β at updates 0 and 2 (the test hook's; the preset's are 100 × 1 000).
 const TINY_STUDY = 'data=mnist&preset=sdcp-mnist&rate=0&hidden=16&seed=1&every=2&stop=2&trials=2&lane=cd:k=1,batch=100,lr=0.01';
 
-/** Runs the page's study to its end and returns it (the test hook's snapshot). */
-async function runStudy(page) {
+/** Runs the page's study to its end (`during` runs once it has started) and returns it (the
+ * test hook's snapshot). */
+async function runStudy(page, during = async () => undefined) {
   await page.evaluate(() => window.__rbm.setStudyAis({ particles: 4, betas: 10 }));
   await press(page, '#run');
+  await during();
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
   await page.waitForFunction(() => window.__rbm.drawn());
   const study = await page.evaluate(() => window.__rbm.study());
@@ -232,10 +234,21 @@ test("a study of an MNIST preset measured by AIS runs its trials on the GPU and 
 
   const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_STUDY}`);
   assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane on the GPU/);
-  const study = await runStudy(page);
+  // Once the first point is in, one trial's GPU fails (a driver reset): that trial runs again on
+  // the CPU from update 0, saying so; the other goes on, on the GPU.
+  let lost = null;
+  const study = await runStudy(page, async () => {
+    await page.waitForFunction(() => window.__rbm.study()?.lanes[0].trials.some((t) => t.gpu && t.iters.length > 0), null, { timeout: 120_000, polling: 100 });
+    lost = await page.evaluate(() => window.__rbm.loseTrialGpu());
+  });
   assertMeasured(study);
-  for (const t of study.lanes[0].trials) assert.ok(t.gpu, `trial ${t.index} ran on the GPU`);
-  assert.match(await page.textContent('#study-device'), /^Device: GPU \(WebGPU, f32\): .+\. A GPU study's numbers are its own/);
+  assert.ok(lost, 'a trial was under way when its GPU was lost');
+  const trials = study.lanes[0].trials;
+  assert.equal(trials[lost.index].gpu, null, 'the trial whose GPU failed ran again on the CPU');
+  for (const t of trials.filter((x) => x.index !== lost.index)) assert.ok(t.gpu, `trial ${t.index} ran on the GPU`);
+  const device = await page.textContent('#study-device');
+  assert.match(device, /^Device: GPU \(WebGPU, f32\): .+; 1 trial on the CPU \(wasm\)\. A GPU study's numbers are its own/);
+  assert.match(device, /The GPU stopped \(.+\): the trial runs again on the CPU from update 0\./);
   assert.deepEqual(errors, []);
 });
 

@@ -168,7 +168,7 @@ class FakeGpuLane extends FakeLane {
   constructor(
     config: Record<string, unknown>,
     every: number,
-    private readonly lose = Infinity,
+    private lose = Infinity,
   ) {
     super(config, every);
   }
@@ -189,6 +189,10 @@ class FakeGpuLane extends FakeLane {
   }
   override record(): CoreRecord {
     throw new Error('a GPU lane has no record on demand');
+  }
+  /** Test hook: the GPU fails at the next update. */
+  loseGpuForTest(): void {
+    this.lose = this.iter + 1;
   }
 }
 
@@ -357,6 +361,18 @@ describe('TrialRunner', () => {
     runner.handle({ ...trial(2, 10), compute: 'gpu' } as ToWorker);
     run();
     expect(posted[0]).toMatchObject({ type: 'trialDevice', id: 2, gpu: null, notice: 'On the CPU: the GPU failed earlier (the GPU device was lost).' });
+  });
+
+  it("takes the test hook's lost GPU for its GPU trial only (a lane's worker's lane takes it otherwise)", () => {
+    expect(runner.handle({ type: 'loseGpu' })).toBe(false); // no trial
+    runner.handle({ ...trial(1, 30), compute: 'gpu', measure } as ToWorker);
+    queue.shift()?.();
+    expect(runner.handle({ type: 'loseGpu' })).toBe(true);
+    run();
+    expect(posted.filter((m) => m.type === 'trialDevice').map((m) => m.type === 'trialDevice' && m.restart)).toEqual([false, true]);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
+    runner.handle(trial(2, 10)); // a CPU trial: not its to take
+    expect(runner.handle({ type: 'loseGpu' })).toBe(false);
   });
 
   it('holds on pause, drops a stopped trial', () => {

@@ -94,6 +94,12 @@ export class StudyRun {
     return this.pool.busy;
   }
 
+  /** Test hook: the GPU of the trial under way with the fewest records fails (a device lost);
+   * returns that trial (null: none). */
+  loseGpu(): Trial | null {
+    return this.pool.sendToBusy({ type: 'loseGpu' });
+  }
+
   /** Test hook: the worker of the trial under way with the fewest records dies, by a panic of its core (`crash`)
    * or silently (`exit`, as the browser ending it would); returns that trial (null: none). */
   killWorker(how: 'crash' | 'exit'): Trial | null {

@@ -107,6 +107,9 @@ export interface TestHook {
   crash(id: number): void;
   /** Destroys GPU lane `id`'s device (as a driver reset would). */
   loseGpu(id: number): void;
+  /** The GPU of the study's trial under way with the fewest records fails (as a driver reset
+   * would): its lane id and index (null: no trial is under way). */
+  loseTrialGpu(): { lane: number; index: number } | null;
   /** A study's AIS at each checkpoint with fewer particles and β than its preset's (a short
    * test on SwiftShader); null: the preset's. */
   setStudyAis(ais: { particles: number; betas: number } | null): void;
@@ -228,6 +231,11 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
     notices: () => [...app.notices],
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
     loseGpu: (id) => app.lanes.find((l) => l.id === id)?.loseGpu(),
+    loseTrialGpu: () => {
+      const run = app.study;
+      const t = run?.loseGpu();
+      return run && t ? { lane: run.study.plan.lanes[t.lane].id, index: t.index } : null;
+    },
     setStudyAis: (ais) => {
       app.studyAisForTest = ais;
     },

@@ -43,6 +43,8 @@ export interface TrialLane {
   readonly busy?: boolean;
   /** The GPU adapter the lane runs on (undefined/null: the CPU). */
   readonly gpu?: string | null;
+  /** Test hook: destroys a GPU lane's device. */
+  loseGpuForTest?(): void;
   /** AIS of `dataset` under the model of the lane's latest record (a CPU lane: its current
    * model), on the lane's GPU for a GPU lane. Throws ErrorInfo. */
   ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
@@ -138,6 +140,11 @@ export class TrialRunner {
         return true;
       case 'trialStop':
         if (this.job?.id === msg.id || this.loadingId === msg.id) this.drop();
+        return true;
+      case 'loseGpu':
+        // Test hook: the GPU of the trial under way fails (a lane's worker: its lane's, below).
+        if (!this.job?.lane.gpu) return false;
+        this.job.lane.loseGpuForTest?.();
         return true;
       case 'trialPause':
         this.paused = msg.paused;
