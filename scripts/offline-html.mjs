@@ -26,7 +26,8 @@ export const OFFLINE_NAME = 'rbm-playground.html';
 
 /** Files of dist/assets/ inlined besides the chunks (by name), and their types. */
 const TYPES = { '.wasm': 'application/wasm', '.gz': 'application/gzip' };
-/** The largest asset inlined: the sampler model (364 KB) is in, MNIST (1.6 MB) stays out. */
+/** The largest data asset inlined: the sampler model (364 KB) is in, MNIST (1.6 MB) stays out.
+ * The core's wasm is always in, whatever its size: the page cannot compute without it. */
 const MAX_INLINE = 1_000_000;
 
 /**
@@ -177,10 +178,11 @@ export function offlinePage(dist) {
     const type = Object.entries(TYPES).find(([ext]) => f.endsWith(ext))?.[1];
     if (!type) continue;
     const bytes = readFileSync(join(assets, f));
-    if (bytes.length > MAX_INLINE) continue;
+    if (bytes.length > MAX_INLINE && !f.endsWith('.wasm')) continue;
     files[f] = true;
     filesJs += `${JSON.stringify(f)}: [${JSON.stringify(type)}, ${JSON.stringify(bytes.toString('base64'))}],\n`;
   }
+  if (!Object.keys(files).some((f) => f.endsWith('.wasm'))) throw new Error('offline page: the built page has no core wasm to inline');
   const workers = chunks
     .filter((f) => f !== entry[1])
     .map((f) => `${JSON.stringify(f)}: ${JSON.stringify(readFileSync(join(assets, f), 'utf8').replaceAll('import.meta.url', 'self.__RBM_BASE__'))}`)

@@ -6,4 +6,5 @@
 
 pub mod grad;
 pub mod linalg;
+pub mod mixing_bound;
 pub mod spectrum;

@@ -25,6 +25,7 @@
 //! states (m ≤ [`MAX_DIST_BITS`]).
 
 use super::linalg::{svd, Lanczos};
+use super::mixing_bound::{check_bound, gibbs_lambda2_bound, GibbsBound};
 use crate::error::{Error, Result};
 use crate::eval::exact::{
     check_enumerable, gray, log_marginal, smaller_layer, view, walk, Layer, View, MAX_DIST_BITS,
@@ -343,21 +344,44 @@ pub fn project(rows: &[f32], ws: &WeightSpectrum) -> Vec<[f64; 2]> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Diagnostics {
-    /// λ₂ and the relaxation time of the visible Gibbs chain.
-    #[serde(flatten)]
-    pub gibbs: GibbsSpectrum,
+    /// λ₂ and the relaxation time of the visible Gibbs chain, exact (m + n ≤
+    /// [`MAX_MIXING_BITS`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub gibbs: Option<GibbsSpectrum>,
+    /// A lower bound on λ₂ from test functions ([`super::mixing_bound`]): beyond the exact
+    /// kernel, or when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<GibbsBound>,
     /// The singular values of W, descending.
     pub singular_values: Vec<f64>,
     /// The number of modes of p(v).
     pub modes: u64,
 }
 
-/// [`Diagnostics`] of a model within [`MAX_MIXING_BITS`] and [`MAX_DIST_BITS`] visible units.
-pub fn diagnose(rbm: &Rbm) -> Result<Diagnostics> {
-    check_mixing(rbm)?;
+/// [`Diagnostics`] of a model with at most [`MAX_DIST_BITS`] visible units: λ₂ exactly within
+/// [`MAX_MIXING_BITS`], and the bound on it beyond (or also, with `bound`), which needs each
+/// layer within [`MAX_DIST_BITS`]; a model beyond both is refused, naming the limits.
+pub fn diagnose(rbm: &Rbm, bound: bool) -> Result<Diagnostics> {
     check_enumerable(rbm.m(), MAX_DIST_BITS, "the modes of p(v)")?;
+    let exact = check_mixing(rbm).is_ok();
+    if !exact {
+        check_bound(rbm).map_err(|e| {
+            Error::TooLarge(format!(
+                "{e}; the exact λ₂ is limited to m + n ≤ {MAX_MIXING_BITS}"
+            ))
+        })?;
+    }
     Ok(Diagnostics {
-        gibbs: gibbs_lambda2(rbm)?,
+        gibbs: if exact {
+            Some(gibbs_lambda2(rbm)?)
+        } else {
+            None
+        },
+        bound: if bound || !exact {
+            Some(gibbs_lambda2_bound(rbm)?)
+        } else {
+            None
+        },
         singular_values: weight_spectrum(rbm).values,
         modes: modes(rbm)?,
     })

@@ -12,7 +12,7 @@
 //! chains, batch), so a grid can be split over machines by cell range and merged again.
 
 use super::claims::{self, Claim, LaneBand, Measured, Status};
-use super::trials::{LaneOverrides, Study, StudyRequest};
+use super::trials::{LaneOverrides, Study, StudyCost, StudyRequest};
 use super::Preset;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -36,6 +36,7 @@ pub const AXES: [(&str, &str); 7] = [
 
 /// A cell's settings: the learning rate, and each knob set (`None`: the preset's own).
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Settings {
     /// Learning rate η.
     pub lr: f64,
@@ -43,14 +44,19 @@ pub struct Settings {
     /// `ucd`).
     pub init_sigma: Option<f64>,
     /// Gibbs sweeps per update of the lanes that read k (CD, PCD, CG, UCD).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub k: Option<u64>,
     /// S-DCP / CS-DCP inner steps.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub d: Option<u64>,
     /// S-DCP / CS-DCP sweeps per inner step.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub kprime: Option<u64>,
     /// Negative chains.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub chains: Option<u64>,
     /// Mini-batch size.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub batch: Option<u64>,
 }
 
@@ -306,6 +312,31 @@ pub fn cell_study(
     Study::with_shared(p, &req, seed, data, eval)
 }
 
+/// How long a grid's cell studies take on `threads` threads of the machine `budget` assumes, by
+/// the cost model ([`Study::estimate`]): every trial's training and measurements on one core
+/// each, spread over the threads, and never less than the longest single trial.
+pub fn grid_estimate<'a>(
+    studies: impl IntoIterator<Item = &'a Study>,
+    budget: &crate::schema::budget::Budget,
+    threads: usize,
+) -> Result<StudyCost> {
+    let (mut train, mut evals, mut longest) = (0.0, 0.0, 0.0_f64);
+    let mut items = 0usize;
+    for st in studies {
+        let c = st.estimate(budget, threads, |_| true)?;
+        let whole = st.estimate(budget, usize::MAX, |_| true)?;
+        train += c.train_secs;
+        evals += c.eval_secs;
+        longest = longest.max(whole.wall_secs);
+        items += st.groups.len() * st.runs;
+    }
+    Ok(StudyCost {
+        train_secs: train,
+        eval_secs: evals,
+        wall_secs: ((train + evals) / threads.clamp(1, items.max(1)) as f64).max(longest),
+    })
+}
+
 /// One claim judged in one cell.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CellVerdict {
@@ -430,6 +461,43 @@ mod tests {
             assert_eq!(e.key(), Some(flag), "{r:?}: {e}");
             assert!(e.to_string().starts_with("the grid's "), "{e}");
         }
+    }
+
+    /// A grid's estimate adds its cells' studies' training and measurements and spreads them
+    /// over the threads, never below the longest trial (one cell's whole study on unlimited
+    /// threads); one cell on one thread is that cell's study's own estimate.
+    #[test]
+    fn a_grids_estimate_is_its_cells_studies_spread_over_the_threads() {
+        let p = find_preset("sdcp-bas3").unwrap();
+        let data = Arc::new(p.dataset().unwrap());
+        let g = Grid::new(p, &req(|r| r.ks = Some(vec![1.0, 12.0]))).unwrap();
+        let base = StudyRequest {
+            iters: Some(1000),
+            runs: Some(2),
+            ..StudyRequest::default()
+        };
+        let studies: Vec<Study> = (0..g.len())
+            .map(|i| cell_study(p, &base, &g.cell(i), 1, data.clone(), None).unwrap())
+            .collect();
+        let budget = &crate::schema::budget::PAGE;
+        let one = grid_estimate(&studies[..1], budget, 1).unwrap();
+        let own = studies[0].estimate(budget, 1, |_| true).unwrap();
+        assert_eq!(
+            (one.train_secs, one.eval_secs, one.wall_secs),
+            (own.train_secs, own.eval_secs, own.wall_secs)
+        );
+        let all = grid_estimate(&studies, budget, 4).unwrap();
+        let train: f64 = studies
+            .iter()
+            .map(|s| s.estimate(budget, 4, |_| true).unwrap().train_secs)
+            .sum();
+        assert_eq!(all.train_secs, train);
+        let longest = studies
+            .iter()
+            .map(|s| s.estimate(budget, usize::MAX, |_| true).unwrap().wall_secs)
+            .fold(0.0, f64::max);
+        assert!(all.wall_secs >= longest && all.wall_secs > 0.0);
+        assert!(all.wall_secs < grid_estimate(&studies, budget, 1).unwrap().wall_secs);
     }
 
     /// A cell's study is the preset's study at its rate with the knobs in the lanes that read

@@ -483,7 +483,9 @@ impl LaneConfig {
     }
 
     /// Reads a configuration object (the page's, a preset's): unknown keys and bad values fail
-    /// with an error naming the key; absent keys keep their defaults.
+    /// with an error naming the key; absent keys keep their defaults. `init_sigma`, which no
+    /// input sets but a claims-explorer cell's configuration carries (its trials run in the
+    /// page's workers), is read too, so every configuration reads back from its own object.
     pub fn from_object(obj: &Map<String, Value>) -> Result<LaneConfig> {
         let mut cfg = LaneConfig::default();
         for (key, v) in obj {
@@ -491,6 +493,23 @@ impl LaneConfig {
                 cfg.lane = v.as_u64().ok_or_else(|| {
                     Error::option("lane", "the lane index must be a whole number")
                 })?;
+            } else if key == "init_sigma" {
+                cfg.init_sigma = match v {
+                    Value::Null => None,
+                    v => Some(
+                        v.as_f64()
+                            .filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_INIT_SIGMA)
+                            .ok_or_else(|| {
+                                Error::option(
+                                    "init_sigma",
+                                    format!(
+                                        "the initialisation's scale σ must be above 0 and at \
+                                         most {MAX_INIT_SIGMA}, got {v}"
+                                    ),
+                                )
+                            })?,
+                    ),
+                };
             } else {
                 cfg.set(key, v.clone())?;
             }
@@ -679,6 +698,39 @@ mod tests {
                 c.check_options(&data).unwrap_err().key(),
                 Some("init_sigma")
             );
+        }
+    }
+
+    /// A configuration with σ set reads back from its own object (an explorer cell's trial in
+    /// the page's worker); a bad σ in an object is refused under its key.
+    #[test]
+    fn init_sigma_reads_back_from_the_object() {
+        let c = LaneConfig {
+            init_sigma: Some(0.25),
+            seed: Some(7),
+            ..LaneConfig::default()
+        };
+        let obj = c.to_object();
+        assert_eq!(obj.get("init_sigma"), Some(&Value::from(0.25)));
+        let back = LaneConfig::from_object(&obj).unwrap();
+        assert_eq!(back.init_sigma, Some(0.25));
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            Value::Object(obj.clone())
+        );
+        let mut none = obj.clone();
+        none.insert("init_sigma".into(), Value::Null);
+        assert_eq!(LaneConfig::from_object(&none).unwrap().init_sigma, None);
+        for bad in [
+            Value::from(0.0),
+            Value::from(-1.0),
+            Value::from("x"),
+            Value::from(MAX_INIT_SIGMA * 2.0),
+        ] {
+            let mut o = obj.clone();
+            o.insert("init_sigma".into(), bad.clone());
+            let e = LaneConfig::from_object(&o).unwrap_err();
+            assert_eq!(e.key(), Some("init_sigma"), "{bad}: {e}");
         }
     }
 

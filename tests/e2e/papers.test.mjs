@@ -13,10 +13,10 @@ const env = servePage('/');
 
 /** The first screen on Bars & Stripes 3×3 with 4 hidden units (2^13 joint states), trained
  * `updates` updates and paused, with its lane 0 model file. */
-async function trainedBas3(updates) {
+async function trainedBas3(updates, data = 'bas3', hidden = '4') {
   const { page, errors } = await openPage(env.browser, env.server.url);
-  await page.selectOption('#data', 'bas3');
-  await enter(page, '#hidden', '4');
+  await page.selectOption('#data', data);
+  await enter(page, '#hidden', hidden);
   await page.waitForFunction(SETTLED);
   await page.click('#run');
   await waitForUpdates(page, updates);
@@ -250,6 +250,31 @@ test("the lane's exact mixing (λ₂, relaxation time, σ₁, modes) is `rbm mix
   // Two charts: the relaxation time with the modes, and the strip of W's singular values (4 here).
   await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .uplot canvas`).length === 2, view);
   assert.equal(await page.locator(`${view} .mixing-strip .u-legend .u-series`).count(), 1 + 4);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Beyond the exact kernel (16 + 16 units: 2^32 joint states) the panel shows a lower bound on λ₂,
+// said as such, and it is `rbm mixing`'s bound at the lane's model.
+test("a 16×16 lane's mixing panel shows `rbm mixing`'s lower bound on λ₂, said with ≥", { timeout: 240_000 }, async () => {
+  const { page, errors, card, model, lane } = await trainedBas3(200, 'bas4', '16');
+  const view = `${card} .mixing`;
+  await page.locator(view).scrollIntoViewIfNeeded();
+  // The point the panel computed at the lane's start may still be under way: the button waits for it.
+  await page.waitForFunction((sel) => !document.querySelector(`${sel} .mixing-run`).disabled, card, { timeout: 120_000 });
+  await page.evaluate((sel) => document.querySelector(`${sel} .mixing-run`).click(), card);
+  await page.waitForFunction(
+    ([sel, iter]) => document.querySelector(sel).dataset.state === 'done' && document.querySelector(sel).dataset.iter === String(iter),
+    [view, lane.iter],
+    { timeout: 120_000 },
+  );
+  const [cli] = rbmCli(['mixing', '--model', model]);
+  assert.equal(cli.lambda2, undefined, 'the CLI prints no exact λ₂ for 2^32 joint states');
+  close(Number(await page.getAttribute(view, 'data-lambda2')), cli.bound.lambda2_lower, 'bound on λ₂');
+  const text = await page.textContent(`${view} .mixing-text`);
+  assert.ok(text.includes(`λ₂ ≥ ${cli.bound.lambda2_lower.toFixed(6)}`) && text.includes('relaxation time at least'), text);
+  assert.match(await page.textContent(`${view} .mixing-caption`), /lower bound/);
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .u-legend`)?.textContent.includes('relaxation time ≥'), view);
   assert.deepEqual(errors, []);
   await page.close();
 });

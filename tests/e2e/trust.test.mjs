@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { enter, openPage, servePage, waitForUpdates } from './setup.mjs';
+import { enter, openPage, rbmCli, servePage, waitForUpdates } from './setup.mjs';
 
 const env = servePage('/');
 
@@ -222,5 +222,131 @@ test("an S-DCP preset shows where each of the paper's claims holds, from our exp
   assert.equal(await first.isVisible('#claim-maps'), false);
   assert.deepEqual(errors, []);
   await first.close();
+  await page.close();
+});
+
+/** The page's own explorer maps: per claim (its caption), each run cell's verdict and number as
+ * the page holds them (data-holds, data-value), by cell index. */
+const exploreCells = (page) =>
+  page.$$eval('#explore-maps .claim-map', (fs) =>
+    fs.map((f) => ({
+      claim: f.querySelector('figcaption').firstChild.textContent,
+      cells: Object.fromEntries(
+        [...f.querySelectorAll('td[data-cell]')].map((td) => [td.dataset.cell, [td.dataset.holds, td.dataset.value, td.classList.contains('own-setting')]]),
+      ),
+      empty: f.querySelectorAll('td.empty').length,
+    })),
+  );
+
+/** Sets the page's explorer fields and waits for the estimate of the grid they describe. */
+async function exploreGrid(page, xs, ys, trials, iters) {
+  await enter(page, '#explore-xs', xs);
+  await enter(page, '#explore-ys', ys);
+  await enter(page, '#explore-trials', trials);
+  await enter(page, '#explore-iters', iters);
+  await page.waitForFunction(() => document.querySelector('#explore-estimate').dataset.ok === 'true');
+}
+
+// Issue 29: the page runs a claims-explorer grid itself over its trial workers, judged by the
+// core: every cell's verdict and number are `rbm explore`'s for the same grid and seed, bit for
+// bit; bad fields are refused at the field; Cancel stops the grid and keeps the finished cells.
+test("the page's own explorer grid equals rbm explore's cell for cell; bad values are refused at their field; Cancel keeps the finished cells", {
+  timeout: 300_000,
+}, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=sdcp-bas3`, { width: 1400, height: 900 });
+  await page.waitForSelector('#explore:not([hidden])');
+  // Defaults around the preset's own setting (η = 0.3, σ = 0.01), with the cost model's estimate.
+  assert.equal(await page.inputValue('#explore-xs'), '0.075, 0.15, 0.3, 0.6');
+  assert.equal(await page.inputValue('#explore-ys'), '0.001, 0.01, 0.1');
+  await page.waitForFunction(() =>
+    /^12 cells × 5 lanes × 3 trials = 180 trials of 50,000 updates: about /.test(document.querySelector('#explore-estimate').textContent),
+  );
+  // Bad input: refused at its field, and nothing can start.
+  await enter(page, '#explore-xs', '0.1, NaN');
+  await page.waitForFunction(() => /'NaN' is not a number/.test(document.querySelector('#explore-xs-error').textContent));
+  assert.equal(await page.getAttribute('#explore-xs', 'aria-invalid'), 'true');
+  assert.equal(await page.isDisabled('#explore-run'), true);
+  await enter(page, '#explore-ys', '-0.1');
+  await page.waitForFunction(() => /above 0, got -0.1/.test(document.querySelector('#explore-ys-error').textContent));
+  await enter(page, '#explore-xs', '1 2 3 4 5 6 7 8');
+  await enter(page, '#explore-ys', '1 2 3 4 5 6 7 8 9');
+  await page.waitForFunction(() => /at most 8 values/.test(document.querySelector('#explore-ys-error').textContent));
+  await enter(page, '#explore-ys', '1 2 3 4 5 6 7 8');
+  await enter(page, '#explore-trials', '25');
+  await page.waitForFunction(() =>
+    /^8,000 trials \(64 cells × 5 lanes × 25\): the page runs at most 2,000/.test(document.querySelector('#explore-estimate').textContent),
+  );
+  assert.equal(await page.isDisabled('#explore-run'), true);
+  await enter(page, '#explore-trials', '0');
+  await page.waitForFunction(() => /from 1 to 25, got '0'/.test(document.querySelector('#explore-trials-error').textContent));
+
+  // A 2 × 2 grid of one trial per cell, run in the page and by the command line.
+  const args = ['--lrs', '0.1,0.3', '--init-sigmas', '0.001,0.01', '--trials-per-cell', '1', '--iters', '300', '--every', '100', '--seed', '1'];
+  await exploreGrid(page, '0.1, 0.3', '0.001, 0.01', '1', '300');
+  await page.evaluate(() => document.querySelector('#explore-run').click());
+  await page.waitForFunction(() => document.querySelector('#explore-progress').dataset.status === 'done', null, { timeout: 180_000 });
+  assert.match(await page.textContent('#explore-progress'), /^Grid: 4 of 4 cells done \(100%\) — finished in /);
+  const note = await page.textContent('#explore-note');
+  assert.ok(note.includes(`\`rbm explore sdcp-bas3 ${args.join(' ')}\``), note);
+  const cli = rbmCli(['explore', 'sdcp-bas3', ...args]).filter((l) => l.type === 'claim');
+  const maps = await exploreCells(page);
+  const claims = [...new Set(cli.map((l) => l.claim))];
+  assert.deepEqual(
+    maps.map((m) => m.claim),
+    claims,
+  );
+  for (const m of maps) {
+    const want = Object.fromEntries(cli.filter((l) => l.claim === m.claim).map((l) => [String(l.cell), [String(l.holds), String(l.value), l.preset_point]]));
+    assert.deepEqual(m.cells, want, m.claim);
+    assert.equal(m.empty, 0);
+  }
+  // The preset's own point (η = 0.3, σ = 0.01) is outlined in every map.
+  assert.ok(maps.every((m) => m.cells['3'][2] && Object.values(m.cells).filter((c) => c[2]).length === 1));
+
+  // Cancel: a longer grid stops once its first cell is done, keeping it and nothing else.
+  await exploreGrid(page, '0.1, 0.3, 0.5', '0.001, 0.01', '1', '20000');
+  await page.evaluate(() => document.querySelector('#explore-run').click());
+  await page.waitForFunction(() => document.querySelectorAll('#explore-maps td[data-cell]').length > 0, null, { timeout: 180_000 });
+  await page.evaluate(() => document.querySelector('#explore-cancel').click());
+  await page.waitForFunction(() => document.querySelector('#explore-progress').dataset.status === 'cancelled');
+  const progress = await page.textContent('#explore-progress');
+  const done = Number(/^Grid: (\d+) of 6 cells done/.exec(progress)?.[1]);
+  assert.ok(done >= 1 && done < 6, progress);
+  assert.match(progress, new RegExp(`${6 - done} cancelled`));
+  assert.equal(await page.isVisible('#explore-cancel'), false);
+  // Two frames later nothing has moved: the workers are gone, the finished cells stay.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await page.textContent('#explore-progress'), progress);
+  const kept = await exploreCells(page);
+  for (const m of kept) assert.equal(Object.keys(m.cells).length, done, m.claim);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Issue 29: a trial worker of the page's grid that dies fails its cell only, as a study's trial:
+// the page names it, the other cells run to their end and are drawn.
+test('a dead trial worker fails its explorer cell only: the page names it and the other cells finish', { timeout: 240_000 }, async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=sdcp-bas3`, { width: 1400, height: 900 });
+  await page.waitForSelector('#explore:not([hidden])');
+  await exploreGrid(page, '0.1, 0.3', '0.001, 0.01', '1', '5000');
+  await page.evaluate(() => document.querySelector('#explore-run').click());
+  await page.waitForFunction(() => document.querySelector('#explore-progress').dataset.status === 'running');
+  const cell = await page.evaluate(() => window.__rbm.killExplorerWorker('crash'));
+  assert.ok(cell !== null, 'a trial was under way');
+  await page.waitForFunction(() => document.querySelector('#explore-progress').dataset.status === 'done', null, { timeout: 180_000 });
+  assert.match(await page.textContent('#explore-progress'), /^Grid: 3 of 4 cells done, 1 failed \(100%\)/);
+  assert.match(
+    await page.textContent('#explore-failed'),
+    new RegExp(`^Failed: cell ${cell} \\(trial 0 of .*deliberate panic.*\\)\\. The other cells are kept\\.$`),
+  );
+  for (const m of await exploreCells(page)) {
+    assert.deepEqual(
+      Object.keys(m.cells).sort(),
+      ['0', '1', '2', '3'].filter((c) => c !== String(cell)),
+      m.claim,
+    );
+    assert.equal(m.empty, 1, m.claim);
+  }
+  assert.deepEqual(errors, []);
   await page.close();
 });

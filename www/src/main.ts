@@ -2,7 +2,7 @@
 // Web Worker per lane and draw. Every computation runs in the workers (worker.ts); the views
 // are controls.ts, laneCard.ts and the panels (views/panels/index.ts).
 import './style.css';
-import init, { evaluateClaims, catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
+import init, { evaluateClaims, exploreJudge, explorePlan, catalog as loadCatalog, samplerCatalog } from '../pkg/rbm_playground.js';
 import { App } from './app/app';
 import { parts } from './app/classroom';
 import type { WorkerLike } from './app/lane';
@@ -10,7 +10,7 @@ import { installTestHook } from './app/testHook';
 import { readTours, TOUR_TARGETS } from './app/tour';
 import { lanesAtOnce } from './app/turns';
 import { decodeState, decodeView } from './app/urlState';
-import type { Catalog, SamplerEntry, Verdict } from './generated/core';
+import type { Catalog, ExplorePlan, ExploreVerdict, SamplerEntry, Verdict } from './generated/core';
 import { assetPath } from './protocol/data';
 import { GlossaryView } from './views/glossaryView';
 import { laneName } from './views/laneCard';
@@ -52,6 +52,10 @@ async function boot(): Promise<void> {
       lanesAtOnce: lanesAtOnce(navigator.hardwareConcurrency),
       watchedWorkers: watched(newWorker),
       evaluateClaims: (preset, lr, bands, end, bound) => evaluateClaims(preset, lr, bands, end, bound ?? undefined) as Verdict[],
+      explorer: {
+        plan: (preset, request, workers) => explorePlan(preset, request, workers) as ExplorePlan,
+        judge: (preset, bands, end) => exploreJudge(preset, bands, end) as ExploreVerdict[],
+      },
       release: (url) => URL.revokeObjectURL(url),
       confirm: (question) => window.confirm(question),
     },

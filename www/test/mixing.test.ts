@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { MixingResult } from '../src/generated/core';
-import { addMixingPoint, mixingDue, mixingPoint, mixingText, projectionBounds } from '../src/views/panels/mixing';
+import { addMixingPoint, mixingCaption, mixingDue, mixingPoint, mixingReach, mixingText, projectionBounds } from '../src/views/panels/mixing';
 import { HANDLERS } from '../src/workers/analyses';
 
 const result = (iter: number, lambda2: number, relaxation: number | null): MixingResult => ({
   iter,
   gibbs: { lambda2, relaxation_time: relaxation as number, lanczos_steps: 12 },
+  bound: null,
   singular_values: [4.5, 1.25],
   modes: 3,
   data_points: [
@@ -32,6 +33,32 @@ describe('the exact mixing panel', () => {
     const p = mixingPoint(result(10, 1, null));
     expect(p.relaxation).toBeNull();
     expect(mixingText(p)).toBe('At update 10: λ₂ = 1.000000, relaxation time infinite; largest singular value of W 4.50; p(v) has 3 modes.');
+  });
+
+  it('beyond the exact kernel, a lower bound: said with ≥ and "at least", and in the caption', () => {
+    const r: MixingResult = {
+      ...result(2000, 0, null),
+      gibbs: null,
+      bound: { lambda2_lower: 0.97, relaxation_time_lower: 33.3, layer: 'hidden', degree: 2, functions: 136 },
+    };
+    const p = mixingPoint(r);
+    expect([p.exact, p.lambda2, p.relaxation]).toEqual([false, 0.97, 33.3]);
+    expect(mixingText(p)).toBe(
+      'At update 2,000: λ₂ ≥ 0.970000, relaxation time at least 33.3 Gibbs sweeps; largest singular value of W 4.50; p(v) has 3 modes.',
+    );
+    expect(mixingPoint(result(1, 0.5, 2)).exact).toBe(true);
+    expect(mixingCaption(false)).toContain('lower bound');
+    expect(mixingCaption(true)).toContain('exactly');
+  });
+
+  it('exact up to m + n = 24, a bound with each layer ≤ 20 beyond, nothing further', () => {
+    expect([mixingReach(16, 8), mixingReach(16, 16), mixingReach(20, 20), mixingReach(16, 21), mixingReach(784, 2)]).toEqual([
+      'exact',
+      'bound',
+      'bound',
+      null,
+      null,
+    ]);
   });
 
   it('asks at the start, then every N updates; never with N = 0', () => {

@@ -194,6 +194,7 @@ class FakeLane implements CoreLane {
     const s = new FakeStepped<MixingResult>(30, () => ({
       iter,
       gibbs: { lambda2: 0.9, relaxation_time: 10, lanczos_steps: 30 },
+      bound: null,
       singular_values: [3, 1],
       modes: 2,
       data_points: [],

@@ -20,7 +20,8 @@ use clap::Args;
 use rbm_core::cost::{duration, CLI};
 use rbm_core::data::Dataset;
 use rbm_core::experiments::explore::{
-    cell_study, is_preset_point, judge, own_init_sigma, CellVerdict, Grid, GridRequest, Settings,
+    cell_study, grid_estimate, is_preset_point, judge, own_init_sigma, CellVerdict, Grid,
+    GridRequest, Settings,
 };
 use rbm_core::experiments::trials::{summarize, Study, StudyRequest, Summary, TrialRun};
 use rbm_core::experiments::{find_preset, AisSpec, Preset, Scale};
@@ -347,17 +348,10 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
         last_cell: last,
     })?;
     // The cost: every cell's study by the cost model, spread over the threads.
-    let (mut train, mut evals, mut longest) = (0.0, 0.0, 0.0_f64);
-    for (_, _, st) in &studies {
-        let c = st.estimate(&CLI, threads, |_| true)?;
-        let whole = st.estimate(&CLI, usize::MAX, |_| true)?;
-        train += c.train_secs;
-        evals += c.eval_secs;
-        longest = longest.max(whole.wall_secs);
-    }
+    let cost = grid_estimate(studies.iter().map(|(_, _, st)| st), &CLI, threads)?;
+    let (train, evals, est) = (cost.train_secs, cost.eval_secs, cost.wall_secs);
     let per_cell = s0.groups.len() * s0.runs;
     let items = studies.len() * per_cell;
-    let est = ((train + evals) / threads.clamp(1, items.max(1)) as f64).max(longest);
     let note = format!(
         "preset '{}': {} cell(s) of {} trials of {} updates: about {} on {threads} thread(s) \
          (estimated: {} of training and {} of measurements on one core); --cells splits the \

@@ -1,7 +1,9 @@
 //! `rbm mixing`: exact diagnostics of a small model (issue 29; `rbm_core::diagnostics::spectrum`):
 //! the second eigenvalue λ₂ of the visible Gibbs chain and its relaxation time, the singular
 //! values of W, and the number of modes of p(v); with `--data`, the data rows projected on W's
-//! top two singular directions.
+//! top two singular directions. Beyond the exact kernel (m + n > 24) λ₂ is bounded from below
+//! (`rbm_core::diagnostics::mixing_bound`), in a `bound` object; `--bound` prints it beside the
+//! exact value.
 
 use super::common::{check_fit, load_data, load_model, CliResult, Out};
 use clap::Args;
@@ -11,9 +13,13 @@ use serde::Serialize;
 /// Options of `rbm mixing`.
 #[derive(Args, Debug)]
 pub struct MixingCmd {
-    /// Model file with m + n ≤ 24 units and m ≤ 20 visible ones (e.g. 16×8 on Bars & Stripes 4×4)
+    /// Model file with m ≤ 20 visible units: λ₂ exactly for m + n ≤ 24 (e.g. 16×8 on Bars &
+    /// Stripes 4×4), a lower bound on it for n ≤ 20 beyond (16×16)
     #[arg(long)]
     model: String,
+    /// Also print the lower bound on λ₂ where the exact value is printed
+    #[arg(long)]
+    bound: bool,
     /// Data set whose rows are projected on W's top two left singular directions (optional)
     #[arg(long)]
     data: Option<String>,
@@ -46,7 +52,7 @@ pub fn run(a: MixingCmd, out: &mut Out) -> CliResult {
         }
         None => None,
     };
-    let diagnostics = spectrum::diagnose(&model)?;
+    let diagnostics = spectrum::diagnose(&model, a.bound)?;
     let ws = spectrum::weight_spectrum(&model);
     out.line(&Report {
         visible: model.m(),

@@ -2543,8 +2543,9 @@ fn mixing_prints_the_exact_diagnostics_and_refuses_models_beyond_the_limit() {
     let model = random_model(16, 4, 1.0, 5);
     let file = Temp::new("mixing.json", &model.to_json());
     let got = &json_lines(&["mixing", "--model", file.path(), "--data", "bas4"])[0];
-    let want = spectrum::diagnose(&model).unwrap();
-    assert_eq!(f(got, "lambda2"), want.gibbs.lambda2);
+    let want = spectrum::diagnose(&model, false).unwrap();
+    assert_eq!(f(got, "lambda2"), want.gibbs.unwrap().lambda2);
+    assert!(got.get("bound").is_none(), "{got}");
     assert!(f(got, "lambda2") > 0.0 && f(got, "lambda2") < 1.0);
     assert!((f(got, "relaxation_time") - 1.0 / (1.0 - f(got, "lambda2"))).abs() < 1e-9);
     assert_eq!(got["modes"], want.modes);
@@ -2561,11 +2562,24 @@ fn mixing_prints_the_exact_diagnostics_and_refuses_models_beyond_the_limit() {
     // Without --data: no projection.
     let plain = &json_lines(&["mixing", "--model", file.path()])[0];
     assert!(plain.get("data_projection").is_none());
-    // 16 + 9 units: beyond m + n ≤ 24, one error line naming the limit.
-    let big = Temp::new("mixing-big.json", &random_model(16, 9, 0.1, 1).to_json());
+    // --bound: the lower bound beside the exact value, below it.
+    let both = &json_lines(&["mixing", "--model", file.path(), "--bound"])[0];
+    assert_eq!(f(both, "lambda2"), f(got, "lambda2"));
+    let lower = f(&both["bound"], "lambda2_lower");
+    assert!(lower > 0.0 && lower <= f(got, "lambda2") + 1e-9, "{both}");
+    // 16 + 16 units: beyond m + n ≤ 24, the bound only (the core's numbers).
+    let wide = random_model(16, 16, 0.3, 1);
+    let wide_file = Temp::new("mixing-wide.json", &wide.to_json());
+    let bounded = &json_lines(&["mixing", "--model", wide_file.path()])[0];
+    assert!(bounded.get("lambda2").is_none(), "{bounded}");
+    let want = spectrum::diagnose(&wide, false).unwrap().bound.unwrap();
+    assert_eq!(f(&bounded["bound"], "lambda2_lower"), want.lambda2_lower);
+    assert_eq!(bounded["bound"]["degree"], 2);
+    // 16 + 21 units: beyond both, one error line naming the limits.
+    let big = Temp::new("mixing-big.json", &random_model(16, 21, 0.1, 1).to_json());
     assert_one_line_error(&["mixing", "--model", big.path()]);
     let err = String::from_utf8(rbm(&["mixing", "--model", big.path()]).stderr).unwrap();
-    assert!(err.contains("m + n ≤ 24"), "{err}");
+    assert!(err.contains("m + n ≤ 24") && err.contains("2^21"), "{err}");
     // A data set of another width.
     assert_one_line_error(&["mixing", "--model", file.path(), "--data", "bas3"]);
 }

@@ -17,6 +17,7 @@
 
 use rbm_core::cost;
 use rbm_core::data::{gzip, idx, mnist, Dataset, BUILTIN};
+use rbm_core::diagnostics::mixing_bound::{BoundWalk, GibbsBound};
 use rbm_core::diagnostics::spectrum;
 use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::eval::ais::{AisConfig, AisResult, Block, Plan, Schedule};
@@ -31,6 +32,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 
+pub mod explore;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod lanes;
@@ -818,13 +820,24 @@ impl WasmLane {
         })
     }
 
-    /// The exact mixing diagnostics of the lane's current model (`rbm mixing`'s,
+    /// The mixing diagnostics of the lane's current model (`rbm mixing`'s,
     /// [`rbm_core::diagnostics::spectrum`]): λ₂ of the visible Gibbs chain a few Lanczos steps
-    /// per call ([`WasmMixing::step`]), then the singular values of W and the modes of p(v).
-    /// Throws `{kind, key, message}`: a model beyond m + n ≤ 24.
+    /// per call ([`WasmMixing::step`]) — beyond m + n ≤ 24, its lower bound
+    /// ([`rbm_core::diagnostics::mixing_bound`]) a few thousand states per call — then the
+    /// singular values of W and the modes of p(v). Throws `{kind, key, message}`: a model with
+    /// m + n > 24 and a layer beyond 20 units.
     pub fn mixing(&self) -> Result<WasmMixing, JsValue> {
         let model = self.lane.model().clone();
-        let walk = spectrum::MixingWalk::new(&model).map_err(js_err)?;
+        let walk = if spectrum::check_mixing(&model).is_ok() {
+            MixingJob::Exact(Box::new(spectrum::MixingWalk::new(&model).map_err(js_err)?))
+        } else {
+            MixingJob::Bound(Box::new(BoundWalk::new(&model).map_err(|e| {
+                js_err(Error::TooLarge(format!(
+                    "{e}; the exact λ₂ is limited to m + n ≤ {}",
+                    spectrum::MAX_MIXING_BITS
+                )))
+            })?))
+        };
         let data = on_lane!(&self.lane, l => l.data().thresholded().values);
         // A GPU lane's chains stay on its GPU: its projection shows the data only.
         let chains = match &self.lane {
@@ -845,15 +858,19 @@ impl WasmLane {
     }
 }
 
-/// What [`WasmMixing::result`] returns: the exact diagnostics of a lane's model at update `iter`.
+/// What [`WasmMixing::result`] returns: the mixing diagnostics of a lane's model at update
+/// `iter`.
 #[derive(Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MixingResult {
     /// The lane's update the model is of.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub iter: u64,
-    /// λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps.
-    pub gibbs: spectrum::GibbsSpectrum,
+    /// λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps, exactly
+    /// (null beyond m + n ≤ 24).
+    pub gibbs: Option<spectrum::GibbsSpectrum>,
+    /// Beyond m + n ≤ 24: a lower bound on λ₂ and on the relaxation time (null within).
+    pub bound: Option<GibbsBound>,
     /// The singular values of W, descending.
     pub singular_values: Vec<f64>,
     /// The number of modes of p(v) (null beyond 20 visible units).
@@ -870,10 +887,20 @@ pub struct MixingResult {
 /// Chains a [`MixingResult`] projects at most.
 pub const MIXING_CHAINS: usize = 200;
 
-/// The exact mixing diagnostics of a copy of a lane's model, a few Lanczos steps per call.
+/// States of the bound's walk per step of [`WasmMixing::step`].
+pub const BOUND_STEP_STATES: u64 = 1024;
+
+/// How [`WasmMixing`] finds λ₂: exactly, or a lower bound on it.
+enum MixingJob {
+    Exact(Box<spectrum::MixingWalk>),
+    Bound(Box<BoundWalk>),
+}
+
+/// The mixing diagnostics of a copy of a lane's model, a few Lanczos steps (or a few thousand
+/// states of the bound's walk) per call.
 #[wasm_bindgen]
 pub struct WasmMixing {
-    walk: spectrum::MixingWalk,
+    walk: MixingJob,
     model: Rbm,
     /// The training rows and the chains' visible states (row-major, m per row) at the update.
     data: Vec<f32>,
@@ -883,25 +910,47 @@ pub struct WasmMixing {
 
 #[wasm_bindgen]
 impl WasmMixing {
-    /// Up to `max_steps` more Lanczos steps (each walks the 2^(m+n) joint states once):
-    /// `{done, doneSteps, totalSteps}` (the total is the most it may take).
+    /// Up to `max_steps` more Lanczos steps (each walks the 2^(m+n) joint states once), or
+    /// [`BOUND_STEP_STATES`] states of the bound's walk per step: `{done, doneSteps,
+    /// totalSteps}` (the total is the most it may take).
     pub fn step(&mut self, max_steps: u32) -> Result<JsValue, JsValue> {
-        let done = self.walk.advance(max_steps.max(1) as usize);
-        let (steps, most) = self.walk.progress();
+        let steps = max_steps.max(1);
+        let (done, at, most) = match &mut self.walk {
+            MixingJob::Exact(w) => {
+                let done = w.advance(steps as usize);
+                let (at, most) = w.progress();
+                (done, at as f64, most as f64)
+            }
+            MixingJob::Bound(w) => {
+                let done = w.advance(steps as u64 * BOUND_STEP_STATES);
+                let per = BOUND_STEP_STATES as f64;
+                (
+                    done,
+                    (w.done_states() as f64 / per).ceil(),
+                    (w.total() as f64 / per).ceil(),
+                )
+            }
+        };
         to_js(&AisProgress {
             done,
-            done_steps: steps as f64,
-            total_steps: if done { steps as f64 } else { most as f64 },
+            done_steps: at,
+            total_steps: if done { at } else { most },
         })
     }
 
     /// The diagnostics ([`MixingResult`]) once `step` said done; throws before.
     pub fn result(&self) -> Result<JsValue, JsValue> {
-        if !self.walk.done() {
-            return Err(js_err(Error::Invalid(
-                "the mixing diagnostics have not finished".into(),
-            )));
-        }
+        let (gibbs, bound) = match &self.walk {
+            MixingJob::Exact(w) if w.done() => (Some(w.result()), None),
+            MixingJob::Bound(w) if w.done_states() == w.total() => {
+                (None, Some(w.result().map_err(js_err)?))
+            }
+            _ => {
+                return Err(js_err(Error::Invalid(
+                    "the mixing diagnostics have not finished".into(),
+                )))
+            }
+        };
         let modes = if self.model.m() <= rbm_core::eval::exact::MAX_DIST_BITS {
             Some(spectrum::modes(&self.model).map_err(js_err)?)
         } else {
@@ -910,7 +959,8 @@ impl WasmMixing {
         let ws = spectrum::weight_spectrum(&self.model);
         to_js(&MixingResult {
             iter: self.iter,
-            gibbs: self.walk.result(),
+            gibbs,
+            bound,
             data_points: spectrum::project(&self.data, &ws),
             chain_points: spectrum::project(&self.chains, &ws),
             singular_values: ws.values,

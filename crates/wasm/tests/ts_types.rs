@@ -8,6 +8,7 @@ use rbm_core::catalog::{
     AlgoEntry, Catalog, DataSetEntry, OptionEntry, PresetEntry, PresetLaneEntry,
 };
 use rbm_core::diagnostics::grad::{BlockEstimate, GradEstimate, GradSummary};
+use rbm_core::diagnostics::mixing_bound::GibbsBound;
 use rbm_core::diagnostics::spectrum::GibbsSpectrum;
 use rbm_core::error::ErrorInfo;
 use rbm_core::eval::chain::ChainPoint;
@@ -15,6 +16,7 @@ use rbm_core::eval::distribution::Distribution;
 use rbm_core::eval::isl::IslPoint;
 use rbm_core::eval::mixing::Mixing;
 use rbm_core::experiments::claims::{BandPoint, Check, Claim, LaneBand, Status, Verdict};
+use rbm_core::experiments::explore::Settings;
 use rbm_core::experiments::{AisSpec, Extent};
 use rbm_core::sampler::drift::{DriftPoint, SelfTest};
 use rbm_core::sampler::{SamplerConfig, SamplerEntry};
@@ -22,6 +24,9 @@ use rbm_core::schema::options::{Default, Kind, OptionSpec, Scope};
 use rbm_core::schema::stats::{Aggregate, StatSpec};
 use rbm_core::train::trace::Trace;
 use rbm_core::train::{Record, View};
+use rbm_playground::explore::{
+    ExploreCell, ExploreCost, ExploreLane, ExplorePlan, ExploreRequest, ExploreVerdict,
+};
 use rbm_playground::{
     AisEstimate, AisProgress, ChainResult, ExactResult, GradResult, LoadedSet, MixingResult,
     SamplerSlice, SliceResult, TracedSlice,
@@ -84,7 +89,15 @@ fn generated() -> String {
         decl::<GradEstimate>(&cfg),
         decl::<GradResult>(&cfg),
         decl::<GibbsSpectrum>(&cfg),
+        decl::<GibbsBound>(&cfg),
         decl::<MixingResult>(&cfg),
+        decl::<ExploreRequest>(&cfg),
+        decl::<ExplorePlan>(&cfg),
+        decl::<ExploreLane>(&cfg),
+        decl::<ExploreCell>(&cfg),
+        decl::<Settings>(&cfg),
+        decl::<ExploreCost>(&cfg),
+        decl::<ExploreVerdict>(&cfg),
     ] {
         out.push_str(&d);
     }

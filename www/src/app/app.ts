@@ -19,7 +19,7 @@
 // (their cards show the starting model and refuse bad options as always). Any change of what
 // the study is of (data, options, lanes, end point, trials) drops its results.
 
-import type { Catalog, DataSetEntry, ErrorInfo, LaneBand, Verdict } from '../generated/core';
+import type { Catalog, DataSetEntry, ErrorInfo, ExplorePlan, ExploreRequest, LaneBand, Verdict } from '../generated/core';
 import { ASSET_LABELS, assetPath, idxDataName, sortIdxFiles, userDataEntry } from '../protocol/data';
 import type { DataSource, FromWorker } from '../protocol/messages';
 import { type OptionValue, optionSpec, parseOption } from '../protocol/schema';
@@ -28,6 +28,7 @@ import { trialWorkers } from '../workers/trialPool';
 import type { Axis } from './chartData';
 import { bracketBands } from './claims';
 import { NO_VIEW, type ViewFlags } from './classroom';
+import type { ExplorerRun, JudgeCell } from './explorerRun';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
 import { measuredByStudy, presetPlan, studyMeasure } from './presets';
@@ -82,6 +83,25 @@ export interface AppOptions {
   confirm(question: string): boolean;
   /** The core's verdicts on a preset's claims (wasm `evaluateClaims`); none: not checked. */
   evaluateClaims?: (preset: string, lr: number, bands: LaneBand[], end: number, bound: number | null) => Verdict[];
+  /** The core's claims explorer (wasm `explorePlan`, `exploreJudge`); none: the page runs no grid. */
+  explorer?: ExplorerCore;
+}
+
+/** The core's claims explorer as the page calls it (crates/wasm/src/explore.rs). */
+export interface ExplorerCore {
+  plan(preset: string, request: ExploreRequest, workers: number): ExplorePlan;
+  judge: JudgeCell;
+}
+
+/** What the claims explorer's panel runs a grid with (explorerRun.ts). */
+export interface ExplorerEnv {
+  core: ExplorerCore;
+  /** Makes trial workers (watched, as a study's). */
+  factory: WorkerFactory;
+  /** Trial workers at once. */
+  workers: number;
+  /** Something shown changed: draw again. */
+  changed(): void;
 }
 
 /** A file the user chose or dropped: its name, size and a URL a worker can fetch it from. */
@@ -117,6 +137,8 @@ export class App {
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
   studyMessage: string | null = null;
+  /** The page's own claims-explorer grid, under way or finished (explorerPanel.ts; null: none). */
+  explorer: ExplorerRun | null = null;
   /** Why Start moved nothing, when it was pressed (every lane at "stop at"; null: it did). */
   runMessage: string | null = null;
   private verdictCache: { version: number; key: string; verdicts: Verdict[] } | null = null;
@@ -1004,6 +1026,14 @@ export class App {
     const verdicts = evaluate(p.name, lr, run.study.claimBands(), run.study.end, this.dataset()?.bound ?? null);
     this.verdictCache = { version: run.version, key, verdicts };
     return verdicts;
+  }
+
+  /** What the claims explorer runs a grid with: the core's explorer and a study's trial workers
+   * (null: no core explorer). */
+  explorerEnv(): ExplorerEnv | null {
+    const core = this.options.explorer;
+    if (!core) return null;
+    return { core, factory: this.options.watchedWorkers ?? this.factory, workers: this.options.trialWorkers, changed: () => this.events.changed() };
   }
 
   // ---- presets -----------------------------------------------------------------------------

@@ -76,8 +76,16 @@ function distinct(values: (number | null)[]): (number | null)[] {
 /**
  * Per claim, its map over axes `x` and `y`. Every other axis with several values in the lines is
  * held at `fixed[axis]` when given, else at the preset point's value (or the smallest value).
+ * `grid` gives the columns' and rows' values of the whole grid when only some of its cells have
+ * lines yet (a run under way): the map then has every row and column, cells without a line empty.
  */
-export function claimMaps(lines: ExplorerClaim[], x: Axis, y: Axis, fixed: Partial<Record<Axis, number | null>> = {}): ClaimMap[] {
+export function claimMaps(
+  lines: ExplorerClaim[],
+  x: Axis,
+  y: Axis,
+  fixed: Partial<Record<Axis, number | null>> = {},
+  grid: { xs?: (number | null)[]; ys?: (number | null)[] } = {},
+): ClaimMap[] {
   if (x === y) throw new Error(`the two axes must differ (both ${x})`);
   const held: Partial<Record<Axis, number | null>> = {};
   const own = lines.find((l) => l.preset_point);
@@ -91,8 +99,8 @@ export function claimMaps(lines: ExplorerClaim[], x: Axis, y: Axis, fixed: Parti
     } else held[a] = own && values.includes(own[a]) ? own[a] : values[0];
   }
   const kept = lines.filter((l) => AXES.every((a) => !(a in held) || l[a] === held[a]));
-  const xs = distinct(kept.map((l) => l[x]));
-  const ys = distinct(kept.map((l) => l[y]));
+  const xs = distinct([...(grid.xs ?? []), ...kept.map((l) => l[x])]);
+  const ys = distinct([...(grid.ys ?? []), ...kept.map((l) => l[y])]);
   const claims: string[] = [];
   for (const l of kept) if (!claims.includes(l.claim)) claims.push(l.claim);
   return claims.map((claim) => {

@@ -118,6 +118,9 @@ export interface TestHook {
   /** The worker of the study's trial under way with the fewest records dies: its core panics (`crash`) or it ends
    * silently (`exit`). Returns that trial's lane id and index (null: no trial is under way). */
   killTrialWorker(how: 'crash' | 'exit'): { lane: number; index: number } | null;
+  /** The worker of a trial under way of the page's explorer grid dies (as `killTrialWorker`).
+   * Returns that trial's cell (null: no trial is under way). */
+  killExplorerWorker(how: 'crash' | 'exit'): number | null;
   /** The data sets the picker offers (names). */
   dataSets(): string[];
   /** Whether the page has drawn every change so far (it draws in the next animation frame). */
@@ -245,6 +248,7 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
       const t = run?.killWorker(how);
       return run && t ? { lane: run.study.plan.lanes[t.lane].id, index: t.index } : null;
     },
+    killExplorerWorker: (how) => app.explorer?.killWorker(how) ?? null,
     dataSets: () => app.dataSets.map((d) => d.name),
   };
   (window as unknown as { __rbm: TestHook }).__rbm = hook;

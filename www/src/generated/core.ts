@@ -1042,15 +1042,41 @@ relaxation_time: number,
  * Lanczos steps taken (products with Kᵀ K).
  */
 lanczos_steps: number, };
+export type GibbsBound = { 
+/**
+ * λ₂ ≥ this: the largest Rayleigh quotient of T over the test functions.
+ */
+lambda2_lower: number, 
+/**
+ * 1/(1 − lambda2_lower): the relaxation time is at least this many sweeps.
+ */
+relaxation_time_lower: number, 
+/**
+ * The layer whose test functions gave the bound: `"visible"` or `"hidden"`.
+ */
+layer: 'visible' | 'hidden', 
+/**
+ * Their largest degree (1 or 2).
+ */
+degree: number, 
+/**
+ * How many test functions that layer had.
+ */
+functions: number, };
 export type MixingResult = { 
 /**
  * The lane's update the model is of.
  */
 iter: number, 
 /**
- * λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps.
+ * λ₂ of the visible Gibbs chain and its relaxation time 1/(1 − λ₂), in sweeps, exactly
+ * (null beyond m + n ≤ 24).
  */
-gibbs: GibbsSpectrum, 
+gibbs: GibbsSpectrum | null, 
+/**
+ * Beyond m + n ≤ 24: a lower bound on λ₂ and on the relaxation time (null within).
+ */
+bound: GibbsBound | null, 
 /**
  * The singular values of W, descending.
  */
@@ -1069,3 +1095,184 @@ data_points: Array<[number, number]>,
  * keeps no chains, or they are on its GPU).
  */
 chain_points: Array<[number, number]>, };
+export type ExploreRequest = { 
+/**
+ * The seed (`--seed`), a whole number below 2^53.
+ */
+seed: number, 
+/**
+ * Trials per cell and lane (`--trials-per-cell`).
+ */
+trials_per_cell: number, 
+/**
+ * Updates per trial (`--iters`).
+ */
+iters: number, 
+/**
+ * Evaluation interval in updates (`--every`).
+ */
+every: number, 
+/**
+ * `--lrs` (absent: the preset's rates).
+ */
+lrs?: Array<number>, 
+/**
+ * `--init-sigmas`.
+ */
+init_sigmas?: Array<number>, 
+/**
+ * `--ks`.
+ */
+ks?: Array<number>, 
+/**
+ * `--ds`.
+ */
+ds?: Array<number>, 
+/**
+ * `--kprimes`.
+ */
+kprimes?: Array<number>, 
+/**
+ * `--chains`.
+ */
+chains?: Array<number>, 
+/**
+ * `--batches`.
+ */
+batches?: Array<number>, };
+export type ExplorePlan = { 
+/**
+ * Trials per cell and lane.
+ */
+runs: number, 
+/**
+ * Updates per trial.
+ */
+iters: number, 
+/**
+ * Evaluation interval.
+ */
+every: number, 
+/**
+ * The initialisation's own σ (where a cell's σ is null).
+ */
+own_init_sigma: number, 
+/**
+ * The lanes every cell runs.
+ */
+lanes: Array<ExploreLane>, 
+/**
+ * The claims judged in every cell.
+ */
+claims: Array<string>, 
+/**
+ * The cells, in grid order.
+ */
+cells: Array<ExploreCell>, 
+/**
+ * How long the grid takes, by the cost model.
+ */
+estimate: ExploreCost, };
+export type ExploreLane = { 
+/**
+ * The lane's label in the preset (the name its claims use).
+ */
+label: string, 
+/**
+ * Its algorithm.
+ */
+algo: string, };
+export type ExploreCell = { 
+/**
+ * Its index in the grid (learning rate slowest, as `rbm explore` numbers cells).
+ */
+cell: number, 
+/**
+ * Its settings (null: the preset's own).
+ */
+settings: Settings, 
+/**
+ * Whether it is the preset's own setting.
+ */
+preset_point: boolean, 
+/**
+ * Each lane's configuration, in [`ExplorePlan::lanes`]' order, seeded with the grid's
+ * seed (a trial's worker seeds it as the trial).
+ */
+configs: Record<string, number | string | null>[], };
+export type Settings = { 
+/**
+ * Learning rate η.
+ */
+lr: number, 
+/**
+ * Standard deviation of the initial draws (W for the `sdcp` initialisation; W, b, c for
+ * `ucd`).
+ */
+init_sigma: number | null, 
+/**
+ * Gibbs sweeps per update of the lanes that read k (CD, PCD, CG, UCD).
+ */
+k: number | null, 
+/**
+ * S-DCP / CS-DCP inner steps.
+ */
+d: number | null, 
+/**
+ * S-DCP / CS-DCP sweeps per inner step.
+ */
+kprime: number | null, 
+/**
+ * Negative chains.
+ */
+chains: number | null, 
+/**
+ * Mini-batch size.
+ */
+batch: number | null, };
+export type ExploreCost = { 
+/**
+ * Seconds of training on one core.
+ */
+train_secs: number, 
+/**
+ * Seconds of the exact measurements on one core.
+ */
+eval_secs: number, 
+/**
+ * Wall seconds on the page's trial workers.
+ */
+wall_secs: number, };
+export type ExploreVerdict = { 
+/**
+ * The claim's text.
+ */
+claim: string, 
+/**
+ * `holds`, `fails` or `undecided`.
+ */
+status: Status, 
+/**
+ * The verdict as yes/no (null: not decided).
+ */
+holds: boolean | null, 
+/**
+ * The numbers behind it, in words.
+ */
+detail: string, 
+/**
+ * Trials behind the medians it read.
+ */
+trials: number, 
+/**
+ * What `value` is (null: not decided).
+ */
+quantity: string | null, 
+/**
+ * The number the claim is judged by.
+ */
+value: number | null, 
+/**
+ * Its signed distance from the claim's threshold (positive: holds).
+ */
+margin: number | null, };
