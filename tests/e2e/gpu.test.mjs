@@ -173,3 +173,93 @@ test('FPCD asked for the GPU runs on the CPU and says why; so does every lane wh
   await waitForUpdates(p2, 100);
   assert.deepEqual(e2, []);
 });
+
+// A study of sdcp-mnist (measured by AIS at every checkpoint, as `rbm reproduce` measures it),
+// tiny for SwiftShader: one lane of 16 hidden units, 2 trials of 2 updates, AIS of 4 particles ×
+// 10 β at updates 0 and 2 (the test hook's; the preset's are 100 × 1 000).
+const TINY_STUDY = 'data=mnist&preset=sdcp-mnist&rate=0&hidden=16&seed=1&every=2&stop=2&trials=2&lane=cd:k=1,batch=100,lr=0.01';
+
+/** Runs the page's study to its end (`during` runs once it has started) and returns it (the
+ * test hook's snapshot). */
+async function runStudy(page, during = async () => undefined) {
+  await page.evaluate(() => window.__rbm.setStudyAis({ particles: 4, betas: 10 }));
+  await press(page, '#run');
+  await during();
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  await page.waitForFunction(() => window.__rbm.drawn());
+  const study = await page.evaluate(() => window.__rbm.study());
+  // The chart draws the band: its readout gives the median and q10–q90 in numbers.
+  assert.match(await page.textContent('#chart-readout'), /: −\d+\.\d{3} \(q10–q90 −\d+\.\d{3} … −\d+\.\d{3}\)/);
+  return study;
+}
+
+/** Every trial ended with a finite AIS point at each checkpoint, and every band is drawn from both. */
+function assertMeasured(study) {
+  const [lane] = study.lanes;
+  for (const t of lane.trials) {
+    assert.equal(t.state, 'done', `trial ${t.index}: ${t.message}`);
+    assert.deepEqual(t.iters, [0, 2]);
+    assert.ok(
+      t.atll.every((a) => Number.isFinite(a) && a < 0),
+      `AIS ATLL ${t.atll}`,
+    );
+  }
+  assert.ok(
+    lane.bands.every((b) => b && b.trials === 2 && Number.isFinite(b.median)),
+    `bands: ${JSON.stringify(lane.bands)}`,
+  );
+}
+
+test("a study of an MNIST preset measured by AIS runs its trials on the GPU and says so; the paper's scale is offered", { timeout: 300_000 }, async () => {
+  // The paper's scale in the picker where WebGPU is: the catalog's trials, length and AIS.
+  // Its lanes on the CPU here (784×500 lanes built on SwiftShader take long; the study below
+  // runs on the GPU); they have no exact curve (AIS brackets), so not `SETTLED`.
+  const { page: pick, errors: pickErrors } = await newPage(gpu.browser);
+  await pick.goto(`${gpu.server.url}#preset=sdcp-mnist&compute=cpu`);
+  await pick.waitForFunction(() => window.__rbm?.ready, null, { timeout: 30_000 });
+  await pick.waitForFunction(() => !document.querySelector('#preset-scale-field')?.hidden, null, { timeout: 30_000 });
+  assert.equal(await pick.inputValue('#preset-scale'), 'page');
+  await pick.selectOption('#preset-scale', 'paper');
+  await pick.waitForFunction(() => window.__rbm.state().scale === 'paper');
+  const paper = await pick.evaluate(() => window.__rbm.catalog().presets.find((p) => p.name === 'sdcp-mnist').paper_scale);
+  assert.equal(await pick.inputValue('#trials'), String(paper.trials));
+  assert.match(pick.url(), /scale=paper/);
+  assert.match(pick.url(), new RegExp(`trials=${paper.trials}`));
+  const note = await pick.textContent('#preset-scale-note');
+  assert.ok(note.includes(`${paper.trials} trials per lane of ${paper.iters.toLocaleString('en')} updates`), note);
+  assert.ok(note.includes(`AIS of ${paper.ais.particles} particles × ${paper.ais.betas.toLocaleString('en')} β`), note);
+  assert.match(await pick.textContent('#study-progress'), /^Start runs 10 trials per lane\.$/);
+  await pick.close();
+  assert.deepEqual(pickErrors, []);
+
+  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_STUDY}`);
+  assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane on the GPU/);
+  // Once the first point is in, one trial's GPU fails (a driver reset): that trial runs again on
+  // the CPU from update 0, saying so; the other goes on, on the GPU.
+  let lost = null;
+  const study = await runStudy(page, async () => {
+    await page.waitForFunction(() => window.__rbm.study()?.lanes[0].trials.some((t) => t.gpu && t.iters.length > 0), null, { timeout: 120_000, polling: 100 });
+    lost = await page.evaluate(() => window.__rbm.loseTrialGpu());
+  });
+  assertMeasured(study);
+  assert.ok(lost, 'a trial was under way when its GPU was lost');
+  const trials = study.lanes[0].trials;
+  assert.equal(trials[lost.index].gpu, null, 'the trial whose GPU failed ran again on the CPU');
+  for (const t of trials.filter((x) => x.index !== lost.index)) assert.ok(t.gpu, `trial ${t.index} ran on the GPU`);
+  const device = await page.textContent('#study-device');
+  assert.match(device, /^Device: GPU \(WebGPU, f32\): .+; 1 trial on the CPU \(wasm\)\. A GPU study's numbers are its own/);
+  assert.match(device, /The GPU stopped \(.+\): the trial runs again on the CPU from update 0\./);
+  assert.deepEqual(errors, []);
+});
+
+test("without WebGPU the paper's scale is not offered and the same study runs on the CPU", { timeout: 240_000 }, async () => {
+  const { page, errors } = await openMnist(plain.browser, `${plain.server.url}#${TINY_STUDY}`);
+  assert.equal(await page.isHidden('#preset-scale-field'), true);
+  assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane\.$/);
+  const study = await runStudy(page);
+  assertMeasured(study);
+  for (const t of study.lanes[0].trials) assert.equal(t.gpu, null);
+  assert.equal(await page.isHidden('#study-device'), true);
+  assert.equal(await page.isHidden('#preset-scale-field'), true);
+  assert.deepEqual(errors, []);
+});

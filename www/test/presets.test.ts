@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { introText } from '../src/app/intro';
-import { missingNote, presetDescription, presetPlan, presetTitle, rateLabel } from '../src/app/presets';
+import {
+  extentText,
+  missingNote,
+  paperScaleOffered,
+  presetDescription,
+  presetExtent,
+  presetPlan,
+  presetTitle,
+  rateLabel,
+  scaleNote,
+  studyMeasure,
+} from '../src/app/presets';
 import { laneConfig } from '../src/app/state';
 import type { Catalog, PresetEntry } from '../src/generated/core';
 import { catalog } from './fixture';
@@ -122,5 +133,60 @@ describe('preset texts', () => {
     );
     expect(sdcp).not.toMatch(/exact (average )?log-likelihood/);
     expect(presetDescription(ucd, true)).not.toMatch(/digits/);
+  });
+});
+
+describe("the paper's scale (issue 30)", () => {
+  const sdcp = preset('sdcp-mnist');
+  const pcd25 = preset('pcd-mnist-25');
+
+  it("sets the catalog's paper-scale trials, length, interval and AIS (as `rbm reproduce --scale paper`); the page's scale is the preset's own", () => {
+    const ps = sdcp.paper_scale!;
+    const paper = presetPlan(sdcp, catalog, 0, 3, 'paper').state;
+    expect([paper.trials, paper.stop, paper.stopUnit, paper.shared.every, paper.scale]).toEqual([ps.trials, ps.iters, 'updates', ps.every, 'paper']);
+    expect(paper.lanes.every((l) => l.aisEvery === ps.every)).toBe(true);
+    // The page's scale: MNIST runs live lanes (no trials), the preset's length.
+    const page = presetPlan(sdcp, catalog, 0, 3).state;
+    expect([page.trials, page.stop, page.scale]).toEqual([null, sdcp.iters, 'page']);
+    // A preset without a paper scale stays at its own.
+    const bar = presetPlan(shiftingBar, catalog, 0, 3, 'paper').state;
+    expect([bar.scale, bar.trials, bar.stop]).toEqual(['page', shiftingBar.trials, shiftingBar.iters]);
+    expect(presetExtent(shiftingBar, 'paper')).toEqual({
+      trials: shiftingBar.trials,
+      iters: shiftingBar.iters,
+      every: shiftingBar.every,
+      ais: shiftingBar.ais,
+    });
+  });
+
+  it('measures the trials of a preset measured by AIS with its AIS at the scale, on its evaluation set; none for the others', () => {
+    expect(studyMeasure(sdcp, 'paper')).toEqual({ dataset: sdcp.eval_data, particles: sdcp.paper_scale!.ais!.particles, betas: sdcp.paper_scale!.ais!.betas });
+    expect(studyMeasure(sdcp, 'page')).toEqual({ dataset: sdcp.eval_data, particles: sdcp.ais!.particles, betas: sdcp.ais!.betas });
+    expect(studyMeasure(sdcp, 'paper')!.betas).toBeGreaterThan(studyMeasure(sdcp, 'page')!.betas);
+    expect(studyMeasure(pcd25, 'paper')).toBeNull();
+    expect(studyMeasure(ucd, 'page')).toBeNull();
+  });
+
+  it('is offered where a WebGPU adapter is, for a preset with a paper scale whose study the page measures', () => {
+    expect(paperScaleOffered(sdcp, true)).toBe(true);
+    expect(paperScaleOffered(sdcp, false)).toBe(false);
+    // Measured exactly on MNIST (784×25): its trials need an exact log Z per checkpoint, not run in a trial worker.
+    expect(paperScaleOffered(pcd25, true)).toBe(false);
+    expect(paperScaleOffered(ucd, true)).toBe(false);
+    expect(paperScaleOffered(undefined, true)).toBe(false);
+  });
+
+  it('says what the study at a scale runs, before Start', () => {
+    const ps = sdcp.paper_scale!;
+    const checkpoints = ps.iters / ps.every + 1;
+    expect(ps.iters % ps.every).toBe(0);
+    const text = extentText(sdcp, 'paper');
+    expect(text).toBe(
+      `${ps.trials} trials per lane of ${ps.iters.toLocaleString('en')} updates, AIS of ${ps.ais!.particles} particles × ${ps.ais!.betas.toLocaleString('en')} β at each of its ${checkpoints} checkpoints (${(ps.trials * sdcp.lanes.length * checkpoints).toLocaleString('en')} measurements in all)`,
+    );
+    expect(scaleNote(sdcp, 'paper', 'Adapter A')).toMatch(
+      /^The paper's scale: .* as `rbm reproduce sdcp-mnist --scale paper` runs it\. On the GPU \(WebGPU, f32\): Adapter A;/,
+    );
+    expect(scaleNote(sdcp, 'page', null)).toMatch(/^The page's scale: 1 trial per lane .* as `rbm reproduce sdcp-mnist` runs it\. On the CPU \(wasm\)\.$/);
   });
 });

@@ -4,6 +4,8 @@ import {
   bandAt,
   csvField,
   curveCsv,
+  deviceNote,
+  devicesText,
   formatDuration,
   lossText,
   progressText,
@@ -275,5 +277,61 @@ describe('exports', () => {
     expect(json.url).toBe('u');
     expect(json.lanes[0].trials[0].records[0].atll).toBe(-10.123456789012344);
     expect(json.lanes[0].bands[1].median).toBe(-9);
+  });
+});
+
+describe('where a study ran (issue 30)', () => {
+  const plan = { lanes: [{ id: 0, label: 'CD-1', claimLabel: null, stats: [] }], runs: 3, until: 10, every: 10, seed: 1 };
+
+  it('records each trial’s device; a trial rerun on the CPU drops its points; the note and exports say where the trials ran', () => {
+    const s = new Study(plan);
+    const [a, b, c] = [s.next()!, s.next()!, s.next()!];
+    // Nothing asked of a GPU: a CPU study reads as before (no device line, the CSV as before).
+    s.add(a, [point(0, -3)], 1);
+    expect(s.devices()).toEqual({ gpus: [], onGpu: 0, onCpu: 3, notices: [] });
+    expect(deviceNote(s.devices())).toBeNull();
+    expect(studyCsv(s, 'u').split('\n')[0]).toBe('# RBM Playground study: 3 trials per lane, seed 1; page state: u');
+    s.device(a, 'Adapter A', null, false);
+    s.device(b, 'Adapter A', null, false);
+    s.add(b, [point(0, -4)], 1);
+    // The GPU failed: b runs again on the CPU from update 0, its points dropped.
+    s.device(b, null, 'The GPU stopped (lost): the trial runs again on the CPU from update 0.', true);
+    expect(b.points).toEqual([]);
+    expect(a.points).toHaveLength(1); // a's kept
+    s.device(c, null, 'On the CPU: ucd runs on the CPU in the page.', false);
+    const d = s.devices();
+    expect(d).toEqual({
+      gpus: ['Adapter A'],
+      onGpu: 1,
+      onCpu: 2,
+      notices: ['The GPU stopped (lost): the trial runs again on the CPU from update 0.', 'On the CPU: ucd runs on the CPU in the page.'],
+    });
+    expect(devicesText(d)).toBe('GPU (WebGPU, f32): Adapter A; 2 trials on the CPU (wasm)');
+    expect(deviceNote(d)).toMatch(
+      /^Device: GPU \(WebGPU, f32\): Adapter A; 2 trials on the CPU \(wasm\)\. A GPU study's numbers are its own .* The GPU stopped \(lost\)/,
+    );
+    expect(studyCsv(s, 'u').split('\n')[0]).toBe(
+      '# RBM Playground study: 3 trials per lane, seed 1; device: GPU (WebGPU, f32): Adapter A; 2 trials on the CPU (wasm); page state: u',
+    );
+    const json = JSON.parse(studyJson(s, 'u'));
+    expect(json.device).toBe('GPU (WebGPU, f32): Adapter A; 2 trials on the CPU (wasm)');
+    expect(json.lanes[0].trials.map((t: { device: string }) => t.device)).toEqual(['gpu: Adapter A', 'cpu', 'cpu']);
+    expect(devicesText({ gpus: [], onGpu: 0, onCpu: 1, notices: [] })).toBe('CPU (wasm)');
+  });
+});
+
+describe('the time left of a study measured by AIS', () => {
+  it("counts its trials' wall time with the estimates (wallMs), not training alone", () => {
+    const plan = { lanes: [{ id: 0, label: 'CD-1', claimLabel: null, stats: [] }], runs: 2, until: 20, every: 10, seed: 1 };
+    const eta = (wall: number | undefined) => {
+      const s = new Study(plan);
+      const t = s.next()!;
+      s.next();
+      s.add(t, [point(0, -3, {}, 0), point(10, -2, {}, 10)], 10, wall);
+      return s.progress(1).etaMs!;
+    };
+    // 10 updates in 10 ms of training: 1 ms per update; with 100 ms of wall time, 10.
+    expect(eta(100)).toBeCloseTo(10 * eta(undefined), 9);
+    expect(eta(undefined)).toBe(30); // 10 + 20 updates left at 1 ms each
   });
 });

@@ -5,9 +5,9 @@ import { App } from '../src/app/app';
 import { claimRows, claimsNote } from '../src/app/claims';
 import { presetPlan } from '../src/app/presets';
 import { Study, type Trial } from '../src/app/study';
-import type { CoreRecord, Verdict } from '../src/generated/core';
+import type { AisEstimate, CoreRecord, Verdict } from '../src/generated/core';
 import type { FromWorker, ToWorker, TrialTaus } from '../src/protocol/messages';
-import type { Slice } from '../src/workers/runner';
+import type { CoreEstimate, Slice } from '../src/workers/runner';
 import { TrialPool, trialWorkers } from '../src/workers/trialPool';
 import { type TrialCore, type TrialLane, TrialRunner } from '../src/workers/trialRunner';
 import { FakeWorker } from './fakeWorker';
@@ -127,6 +127,28 @@ class FakeLane implements TrialLane {
   record(): CoreRecord {
     return this.rec(this.iter);
   }
+  /** The update the estimates' model is of (a GPU lane's: its latest record's). */
+  get modelIter(): number {
+    return this.iter;
+  }
+  /** Every estimate asked for, with the update of the model it anneals. */
+  readonly estimates: { dataset: string; particles: number; betas: number; seed: number; iter: number }[] = [];
+  /** A fake AIS run: done after 3 steps, its ATLL −20 + (its model's update)/1000. */
+  ais(dataset: string, particles: number, betas: number, seed: number): CoreEstimate {
+    const iter = this.modelIter;
+    this.estimates.push({ dataset, particles, betas, seed, iter });
+    let steps = 0;
+    const est = { iter, dataset, gpu: this.gpu ?? null, log_z: 0, log_z_lo: 0, log_z_hi: 0, atll: -20 + iter / 1000 } as unknown as AisEstimate;
+    return {
+      step: () => {
+        steps += 1;
+        return { done: steps >= 3, doneSteps: steps, totalSteps: 3 };
+      },
+      result: () => est,
+      free: () => undefined,
+    };
+  }
+  readonly gpu: string | null = null;
   /** UCD's stopping times of the latest update: counts by τ (τ = 1 + iter mod 3 for all 4 chains). */
   get taus(): Uint32Array | null {
     if (this.config.algo !== 'ucd') return null;
@@ -137,11 +159,51 @@ class FakeLane implements TrialLane {
   free(): void {}
 }
 
+/** A fake GPU lane: its records arrive one `step` after their update (busy until then), and
+ * its GPU fails (an error that is not a divergence) at update `lose`. */
+class FakeGpuLane extends FakeLane {
+  override readonly gpu = 'Fake GPU';
+  private held: CoreRecord[] = [];
+  private recorded = 0;
+  constructor(
+    config: Record<string, unknown>,
+    every: number,
+    private lose = Infinity,
+  ) {
+    super(config, every);
+  }
+  get busy(): boolean {
+    return this.held.length > 0;
+  }
+  override get modelIter(): number {
+    return this.recorded;
+  }
+  override step(n: number): Slice {
+    const out = this.held;
+    for (const r of out) this.recorded = r.iter;
+    if (this.iter + n >= this.lose)
+      return { records: out, iter: this.iter, error: { kind: 'invalid', key: null, message: 'the GPU device was lost' }, failed: true, view: null };
+    const s = super.step(n);
+    this.held = s.records;
+    return { ...s, records: out };
+  }
+  override record(): CoreRecord {
+    throw new Error('a GPU lane has no record on demand');
+  }
+  /** Test hook: the GPU fails at the next update. */
+  loseGpuForTest(): void {
+    this.lose = this.iter + 1;
+  }
+}
+
 describe('TrialRunner', () => {
   let posted: FromWorker[];
   let queue: (() => void)[];
   let lanes: FakeLane[];
   let diverge: number;
+  let lose: number;
+  let gpuLost: string | null;
+  let refusal: string | null;
   let runner: TrialRunner;
   const run = () => {
     for (let i = 0; i < 1000 && queue.length; i++) queue.shift()?.();
@@ -151,14 +213,29 @@ describe('TrialRunner', () => {
     queue = [];
     lanes = [];
     diverge = Infinity;
+    lose = Infinity;
+    gpuLost = null;
+    refusal = null;
     let t = 0;
     const core: TrialCore = {
       lastPanic: () => undefined,
       hasData: () => true,
       loadData: () => Promise.resolve([]),
       trialSeed: (seed, trial) => seed * 1000 + trial,
-      newTrialLane: (config) => {
+      aisSeed: (seed, k) => seed * 10 + k,
+      gpuRefused: () => refusal,
+      gpuFailed: (why) => {
+        gpuLost = why;
+      },
+      newTrialLane: (config, _dataset, gpu) => {
         if (config.algo === 'nope') throw { kind: 'invalid', key: 'algo', message: "unknown algorithm 'nope'" };
+        refusal = null;
+        if (gpu && gpuLost === null && config.algo !== 'ucd') {
+          const g = new FakeGpuLane(config, Number(config.every), lose);
+          lanes.push(g);
+          return g;
+        }
+        if (gpu) refusal = gpuLost !== null ? `the GPU failed earlier (${gpuLost})` : 'ucd runs on the CPU in the page';
         const l = new FakeLane(config, Number(config.every), diverge);
         lanes.push(l);
         return l;
@@ -212,6 +289,90 @@ describe('TrialRunner', () => {
     expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 2, error: null });
     runner.handle(trial(3, 10, 'nope'));
     expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 3, error: "unknown algorithm 'nope'", fatal: false });
+  });
+
+  const iters = () => posted.flatMap((m) => (m.type === 'trialPoints' ? m.points.map((p) => p.iter) : []));
+  const atlls = () => posted.flatMap((m) => (m.type === 'trialPoints' ? m.points.map((p) => p.atll) : []));
+  const measure = { dataset: 'mnist-test', particles: 100, betas: 1000 };
+
+  it("measures every checkpoint by AIS of the measure's data, on the checkpoint's model, seeded as the CLI seeds it", () => {
+    runner.handle({ ...trial(1, 25), measure } as ToWorker);
+    run();
+    expect(iters()).toEqual([0, 10, 20, 25]);
+    const lane = lanes[0];
+    // One AIS per checkpoint, on the model at that update, with the core's ais_seed(trial seed, k).
+    expect(lane.estimates).toEqual([0, 10, 20, 25].map((iter, k) => ({ dataset: 'mnist-test', particles: 100, betas: 1000, seed: 3004 * 10 + k, iter })));
+    // The point's ATLL is the estimate's; its statistics are the record's.
+    expect(atlls()).toEqual([0, 10, 20, 25].map((i) => -20 + i / 1000));
+    // `ms` is training alone (as the CLI's); `wallMs` counts the estimates too (the time left).
+    const pts = posted.flatMap((m) => (m.type === 'trialPoints' ? m.points : []));
+    expect(pts.every((p, i) => p.wallMs! > p.ms && (i === 0 || (p.wallMs! > pts[i - 1].wallMs! && p.ms > pts[i - 1].ms)))).toBe(true);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
+    // A CPU trial asked nothing of a GPU: no device message.
+    expect(posted.some((m) => m.type === 'trialDevice')).toBe(false);
+  });
+
+  it('runs a trial asked for the GPU as a GPU lane: says so, waits for its records without blocking, measures each on the GPU lane', () => {
+    runner.handle({ ...trial(1, 30), compute: 'gpu', measure } as ToWorker);
+    run();
+    expect(posted[0]).toEqual({ type: 'trialDevice', id: 1, gpu: 'Fake GPU', notice: null, restart: false });
+    expect(iters()).toEqual([0, 10, 20, 30]);
+    expect(lanes[0].estimates.map((e) => e.iter)).toEqual([0, 10, 20, 30]);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
+    // Without a measure, the records' own ATLL, once they are in.
+    posted = [];
+    runner.handle({ ...trial(2, 30), compute: 'gpu' } as ToWorker);
+    run();
+    expect(iters()).toEqual([0, 10, 20, 30]);
+    expect(atlls()).toEqual([0, 10, 20, 30].map((i) => -10 + i / 100));
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 2, error: null });
+  });
+
+  it('runs UCD asked for the GPU on the CPU and says why', () => {
+    runner.handle({ ...trial(1, 20, 'ucd'), compute: 'gpu' } as ToWorker);
+    run();
+    expect(posted[0]).toEqual({ type: 'trialDevice', id: 1, gpu: null, notice: 'On the CPU: ucd runs on the CPU in the page.', restart: false });
+    expect(iters()).toEqual([0, 10, 20]);
+  });
+
+  it('reruns a trial whose GPU failed on the CPU from update 0, saying so; later trials of the worker run on the CPU', () => {
+    lose = 15;
+    runner.handle({ ...trial(1, 30), compute: 'gpu', measure } as ToWorker);
+    run();
+    const devices = posted.filter((m) => m.type === 'trialDevice');
+    expect(devices).toEqual([
+      { type: 'trialDevice', id: 1, gpu: 'Fake GPU', notice: null, restart: false },
+      {
+        type: 'trialDevice',
+        id: 1,
+        gpu: null,
+        notice: 'The GPU stopped (the GPU device was lost): the trial runs again on the CPU from update 0.',
+        restart: true,
+      },
+    ]);
+    // The points after the restart: every checkpoint, from the CPU lane.
+    const restart = posted.findIndex((m) => m.type === 'trialDevice' && m.restart);
+    const after = posted.slice(restart).flatMap((m) => (m.type === 'trialPoints' ? m.points.map((p) => p.iter) : []));
+    expect(after).toEqual([0, 10, 20, 30]);
+    expect(lanes[1].gpu).toBeNull();
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
+    expect(gpuLost).toBe('the GPU device was lost');
+    posted = [];
+    runner.handle({ ...trial(2, 10), compute: 'gpu' } as ToWorker);
+    run();
+    expect(posted[0]).toMatchObject({ type: 'trialDevice', id: 2, gpu: null, notice: 'On the CPU: the GPU failed earlier (the GPU device was lost).' });
+  });
+
+  it("takes the test hook's lost GPU for its GPU trial only (a lane's worker's lane takes it otherwise)", () => {
+    expect(runner.handle({ type: 'loseGpu' })).toBe(false); // no trial
+    runner.handle({ ...trial(1, 30), compute: 'gpu', measure } as ToWorker);
+    queue.shift()?.();
+    expect(runner.handle({ type: 'loseGpu' })).toBe(true);
+    run();
+    expect(posted.filter((m) => m.type === 'trialDevice').map((m) => m.type === 'trialDevice' && m.restart)).toEqual([false, true]);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
+    runner.handle(trial(2, 10)); // a CPU trial: not its to take
+    expect(runner.handle({ type: 'loseGpu' })).toBe(false);
   });
 
   it('holds on pause, drops a stopped trial', () => {
@@ -288,6 +449,79 @@ describe('App studies', () => {
     app.setTrials('');
     expect([app.trials, app.studyMode()]).toEqual([null, false]);
     expect(app.state().trials).toBeNull();
+  });
+});
+
+describe('App studies of MNIST (issue 30)', () => {
+  let app: App;
+  let workers: FakeWorker[];
+  const sdcp = catalog.presets.find((p) => p.name === 'sdcp-mnist')!;
+  const pcd25 = catalog.presets.find((p) => p.name === 'pcd-mnist-25')!;
+  beforeEach(() => {
+    workers = [];
+    app = new App(
+      catalog,
+      (name) => {
+        const w = new FakeWorker(name);
+        workers.push(w);
+        return w;
+      },
+      { changed: () => undefined, download: () => undefined },
+      { trialWorkers: 2 },
+    );
+  });
+  const trialMsg = () =>
+    workers
+      .filter((w) => w.name.startsWith('trials'))
+      .at(-1)
+      ?.last('trial');
+
+  it("runs trials of a preset measured by AIS on MNIST, each measuring its checkpoints with the preset's AIS; none at the page's scale by default", () => {
+    app.load(presetPlan(sdcp, catalog, 0, 1).state);
+    expect([app.trials, app.studyMode()]).toEqual([null, false]); // live lanes, as before
+    expect(app.setTrials('2')).toBe(true);
+    expect(app.settingError('trials')).toBe('');
+    expect(app.studyMode()).toBe(true);
+    app.start();
+    const msg = trialMsg()!;
+    expect(msg).toMatchObject({
+      dataset: 'mnist',
+      until: sdcp.iters,
+      measure: { dataset: sdcp.eval_data, particles: sdcp.ais!.particles, betas: sdcp.ais!.betas },
+    });
+    // Measured by the study: no exact curve of the lane's own (as the CLI's Study::lane_config).
+    expect(msg.config.exact_bits).toBe(0);
+    // No adapter: the trials run on the CPU.
+    expect(msg.compute).toBeUndefined();
+  });
+
+  it("runs the paper's scale on the GPU where an adapter is: its trials, length and AIS, asked of the GPU", () => {
+    app.gpuFound('Test GPU');
+    app.load(presetPlan(sdcp, catalog, 0, 1, 'paper').state);
+    const ps = sdcp.paper_scale!;
+    expect([app.trials, app.scale, app.studyMode(), app.studyOn()]).toEqual([ps.trials, 'paper', true, 'gpu']);
+    app.start();
+    expect(trialMsg()).toMatchObject({
+      until: ps.iters,
+      compute: 'gpu',
+      measure: { particles: ps.ais!.particles, betas: ps.ais!.betas },
+      config: { every: ps.every },
+    });
+    expect(app.state()).toMatchObject({ scale: 'paper', trials: ps.trials });
+  });
+
+  it('refuses trials on MNIST for a preset measured exactly (no measure in a trial worker), and a GPU study off the interval', () => {
+    app.load(presetPlan(pcd25, catalog, 0, 1).state);
+    app.setTrials('2');
+    expect(app.settingError('trials')).toMatch(/trials run on the small data sets only/);
+    expect(app.studyMode()).toBe(false);
+    app.gpuFound('Test GPU');
+    app.load(presetPlan(sdcp, catalog, 0, 1).state);
+    app.setTrials('2');
+    app.setStop(String(sdcp.every * 2 + 1));
+    app.start();
+    expect(app.study).toBeNull();
+    expect(app.studyMessage).toMatch(/^Trials on the GPU need an end point that is a multiple of the evaluation interval/);
   });
 });
 

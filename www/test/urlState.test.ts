@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { presetPlan } from '../src/app/presets';
+import { measuredByStudy, presetPlan } from '../src/app/presets';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, type PageState, trialsRefusal } from '../src/app/state';
 import { decodeState, decodeView, encodeState, MAX_HASH } from '../src/app/urlState';
 import type { OptionEntry } from '../src/generated/core';
@@ -45,9 +45,28 @@ const stateArb: fc.Arbitrary<PageState> = fc
     views: recordOf(viewOptions(catalog)),
     compute: fc.constantFrom('auto' as const, 'cpu' as const, 'gpu' as const),
   })
-  .chain((s) => (s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0)).map((rate) => ({ ...s, preset: s.preset?.name ?? null, rate })))
-  // Trials only where the page runs them (the small sets): MNIST refuses them (issue 27).
-  .map((s) => (trialsRefusal(catalog.data_sets.find((d) => d.name === s.data)) ? { ...s, trials: null } : s));
+  .chain((s) =>
+    fc
+      .tuple(s.preset ? fc.nat({ max: s.preset.rates.length - 1 }) : fc.constant(0), fc.constantFrom('page' as const, 'paper' as const))
+      // The paper's scale only for a preset that has one.
+      .map(([rate, scale]) => ({
+        ...s,
+        preset: s.preset?.name ?? null,
+        rate,
+        scale: s.preset?.paper_scale ? scale : ('page' as const),
+        measured: measuredByStudy(s.preset ?? undefined) && s.preset?.data === s.data,
+      })),
+  )
+  // Trials only where the page runs them (the small sets, and MNIST under a preset measured by
+  // AIS): MNIST refuses them otherwise (issue 27).
+  .map(({ measured, ...s }) =>
+    trialsRefusal(
+      catalog.data_sets.find((d) => d.name === s.data),
+      measured,
+    )
+      ? { ...s, trials: null }
+      : s,
+  );
 
 describe('the URL codec', () => {
   it('round trip state → hash → state is the identity, for random valid states', () => {
@@ -337,5 +356,28 @@ describe('a lane\'s "AIS every N updates" in the link (issue 27)', () => {
     const bad = decodeState(catalog, '#data=mnist&lane=cd:ais_every=0');
     expect(bad.state.lanes[0].aisEvery).toBeUndefined();
     expect(bad.notices.join(' ')).toMatch(/"AIS every" of lane 1 \(cd\), '?0'?, was ignored/);
+  });
+});
+
+describe("the paper's scale in links (issue 30)", () => {
+  it('carries scale=paper: a preset link at the paper scale sets it up so, and writes it back', () => {
+    const sdcp = catalog.presets.find((p) => p.name === 'sdcp-mnist')!;
+    const { state, notices } = decodeState(catalog, '#preset=sdcp-mnist&scale=paper');
+    expect(notices).toEqual([]);
+    expect([state.scale, state.trials, state.stop]).toEqual(['paper', sdcp.paper_scale!.trials, sdcp.paper_scale!.iters]);
+    expect(encodeState(catalog, state)).toMatch(/&preset=sdcp-mnist&rate=0&scale=paper&trials=10&/);
+    // The page's scale is not written; a preset without a paper scale stays at its own.
+    expect(encodeState(catalog, decodeState(catalog, '#preset=sdcp-mnist').state)).not.toMatch(/scale=/);
+    expect(decodeState(catalog, '#preset=sdcp-shifting-bar&scale=paper').state.scale).toBe('page');
+    expect(decodeState(catalog, '#preset=sdcp-mnist&scale=huge').notices).toEqual([
+      "The link's scale='huge' was ignored: the scale is paper (the paper's trials, length and AIS) or page.",
+    ]);
+  });
+
+  it('keeps trials on MNIST for a preset measured by AIS, and refuses them for one measured exactly', () => {
+    expect(decodeState(catalog, '#preset=sdcp-mnist&trials=3').state.trials).toBe(3);
+    const exact = decodeState(catalog, '#preset=pcd-mnist-25&trials=3');
+    expect(exact.state.trials).toBeNull();
+    expect(exact.notices[0]).toMatch(/^The link's trials=3 was ignored: trials run on the small data sets only/);
   });
 });

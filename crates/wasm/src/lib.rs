@@ -232,6 +232,23 @@ pub fn trial_seed(seed: f64, trial: u32) -> Result<f64, JsValue> {
     Ok(rbm_core::experiments::trials::trial_seed(seed as u64, trial as u64) as f64)
 }
 
+/// The seed of the AIS run at checkpoint `k` (0 for update 0) of a trial seeded `trial_seed`
+/// (`rbm_core::experiments::trials::ais_seed`, below 2^53): a page study measured by AIS
+/// anneals each checkpoint with the CLI's seed (`rbm reproduce`).
+#[wasm_bindgen(js_name = aisSeed)]
+pub fn ais_seed(trial_seed: f64, k: u32) -> Result<f64, JsValue> {
+    if !(trial_seed >= 0.0
+        && trial_seed <= rbm_core::schema::options::MAX_SEED as f64
+        && trial_seed.fract() == 0.0)
+    {
+        return Err(js_err(Error::option(
+            "seed",
+            format!("a trial's seed must be a whole number from 0 to 2^53 - 1, got {trial_seed}"),
+        )));
+    }
+    Ok(rbm_core::experiments::trials::ais_seed(trial_seed as u64, k as u64) as f64)
+}
+
 /// The verdicts (`rbm_core::experiments::claims::Verdict`) of preset `preset`'s claims at
 /// learning rate `lr` on the page's bands (`LaneBand[]`: label, trials, checkpoints with
 /// the median and statistics), for a study whose last checkpoint is update `end`: the same

@@ -620,3 +620,27 @@ fn sampler_streams_match_the_native_build_bit_for_bit() {
         serde_json::from_str(include_str!("../../../tests/golden/samplers.json")).unwrap();
     assert_eq!(common::sampler_golden(), want);
 }
+
+#[wasm_bindgen_test]
+fn a_checkpoints_ais_seed_is_the_cores() {
+    use rbm_core::experiments::trials::{ais_seed, trial_seed};
+    // A page study measured by AIS seeds checkpoint k of a trial as `rbm reproduce` does.
+    for (seed, trial, k) in [(1u64, 0u64, 0u32), (1, 3, 7), (12_345, 9, 200)] {
+        let t = trial_seed(seed, trial);
+        let page = rbm_playground::ais_seed(t as f64, k).unwrap();
+        assert_eq!(page, ais_seed(t, k as u64) as f64);
+        assert!(page < 2f64.powi(53));
+    }
+    assert_ne!(
+        rbm_playground::ais_seed(5.0, 0).unwrap(),
+        rbm_playground::ais_seed(5.0, 1).unwrap()
+    );
+    for bad in [-1.0, 0.5, f64::NAN, 2f64.powi(53)] {
+        assert_eq!(
+            error(rbm_playground::ais_seed(bad, 0).unwrap_err())
+                .key
+                .as_deref(),
+            Some("seed")
+        );
+    }
+}

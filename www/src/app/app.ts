@@ -31,7 +31,7 @@ import { NO_VIEW, type ViewFlags } from './classroom';
 import type { ExplorerRun, JudgeCell } from './explorerRun';
 import { type ExactRequest, type LaneEvents, LaneHandle, type WorkerFactory, type WorkerLike } from './lane';
 import { parsePatterns, patternsEntry, patternsText, textDataUrl } from './patterns';
-import { presetPlan } from './presets';
+import { measuredByStudy, presetPlan, studyMeasure } from './presets';
 import { batchRows, type StopUnit, stopInUpdates, stuckAtStop, updatesPerEpoch } from './progress';
 import { isLive, longRuns, wipeQuestion } from './rebuild';
 import {
@@ -50,6 +50,7 @@ import {
   NEW_LANE_OPTIONS,
   newLaneState,
   type PageState,
+  type Scale,
   trialsRefusal,
 } from './state';
 import { curveCsv, runCsv, runJson, studyCsv, studyJson } from './study';
@@ -128,6 +129,10 @@ export class App {
   compute: Compute = 'auto';
   /** The browser's WebGPU adapter, once found (null: none, or not yet known). */
   gpuAdapter: string | null = null;
+  /** The preset's scale (PageState.scale). */
+  scale: Scale = 'page';
+  /** Test hook: a study's AIS with these particles and β instead of the preset's. */
+  studyAisForTest: { particles: number; betas: number } | null = null;
   /** The study under way or finished (null: none yet). */
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
@@ -254,10 +259,11 @@ export class App {
       preset: this.preset,
       rate: this.rate,
       // No trials on data the page runs none on (MNIST): the link stays clean.
-      trials: trialsRefusal(this.dataset()) ? null : this.trials,
+      trials: this.trialsRefused() ? null : this.trials,
       wide: this.wide,
       views: this.views,
       compute: this.compute,
+      scale: this.scale,
     });
   }
 
@@ -285,6 +291,7 @@ export class App {
     this.wide = s.wide;
     this.views = s.views;
     this.compute = s.compute;
+    this.scale = s.scale;
     this.settingErrors = {};
     this.beforeData = null;
     const preset = this.catalog.presets.find((p) => p.name === s.preset);
@@ -820,10 +827,36 @@ export class App {
   // ---- studies -----------------------------------------------------------------------------
 
   /** Whether Start runs a study: trials per lane are set and the data is a small set (each
-   * trial computes its own exact curve). */
+   * trial computes its own exact curve), or MNIST under a preset measured by AIS (each trial
+   * measures its checkpoints, as `rbm reproduce` does). */
   studyMode(): boolean {
     const ds = this.dataset();
-    return this.trials !== null && ds !== undefined && dataFamily(ds) === 'small';
+    return this.trials !== null && ds !== undefined && (dataFamily(ds) === 'small' || this.studyMeasure() !== null);
+  }
+
+  /** The preset the page is set up as, while its data is the preset's. */
+  private currentPreset() {
+    const p = this.catalog.presets.find((x) => x.name === this.preset);
+    return p && p.data === this.data ? p : undefined;
+  }
+
+  /** The study's own measure at each checkpoint: AIS of the preset's evaluation set, for a
+   * preset measured by AIS on its own data (null: the lanes' exact curves). */
+  studyMeasure() {
+    const p = this.currentPreset();
+    const m = p && measuredByStudy(p) ? studyMeasure(p, this.scale) : null;
+    return m && this.studyAisForTest ? { ...m, ...this.studyAisForTest } : m;
+  }
+
+  /** Why the page runs no trials on its data (trialsRefusal), null where it does. */
+  trialsRefused(): string | null {
+    return trialsRefusal(this.dataset(), measuredByStudy(this.currentPreset()));
+  }
+
+  /** Where a study's trials train: the lanes' place under Compute (UCD and FPCD go to the CPU
+   * in their workers, saying so). */
+  studyOn(): 'cpu' | 'gpu' {
+    return this.computeOn();
   }
 
   /** Why a study of the current page cannot run (null: it can). */
@@ -836,6 +869,10 @@ export class App {
     if (untils.size > 1) return 'Trials need one end point for every lane in updates: give "stop at" in updates.';
     const refused = this.lanes.find((l) => l.rejection !== null || Object.keys(l.inputErrors).length > 0);
     if (refused) return `The settings of lane ${refused.id} are refused: fix them to run trials.`;
+    const every = typeof this.shared.every === 'number' ? this.shared.every : 1;
+    const until = [...untils][0] as number;
+    if (this.studyOn() === 'gpu' && until % every !== 0)
+      return `Trials on the GPU need an end point that is a multiple of the evaluation interval (${every} updates; a GPU lane records only there): set "stop at" to ${Math.max(every, Math.round(until / every) * every)}.`;
     return null;
   }
 
@@ -867,10 +904,13 @@ export class App {
       };
       const data = this.data;
       const source = this.source(data);
-      const configs = lanes.map((l) => laneConfig(this.shared, l));
+      const measure = this.studyMeasure();
+      // A lane measured by the study keeps no exact curve of its own (the CLI's Study::lane_config).
+      const configs = lanes.map((l) => (measure ? { ...laneConfig(this.shared, l), exact_bits: 0 } : laneConfig(this.shared, l)));
+      const compute = this.studyOn() === 'gpu' ? ('gpu' as const) : undefined;
       this.study = new StudyRun(
         plan,
-        (t) => ({ config: configs[t.lane], dataset: data, source, seed, until }),
+        (t) => ({ config: configs[t.lane], dataset: data, source, seed, until, ...(compute ? { compute } : {}), ...(measure ? { measure } : {}) }),
         this.options.watchedWorkers ?? this.factory,
         this.options.trialWorkers,
         () => this.events.changed(),
@@ -898,7 +938,7 @@ export class App {
       this.events.changed();
       return true;
     }
-    const refused = t === '' ? null : trialsRefusal(this.dataset());
+    const refused = t === '' ? null : this.trialsRefused();
     if (refused) {
       this.settingErrors.trials = refused;
       this.trials = null;
@@ -1000,7 +1040,7 @@ export class App {
 
   /** Replaces every lane: the page becomes the paper's experiment `name` at its rate `rateIndex`,
    * or the first screen (null), keeping the seed. */
-  applyPreset(name: string | null, rateIndex = 0): void {
+  applyPreset(name: string | null, rateIndex = 0, scale: Scale = 'page', keepCompute = false): void {
     if (!this.mayDropStudy('Choosing another experiment')) {
       this.events.changed();
       return;
@@ -1013,7 +1053,16 @@ export class App {
       this.load(s);
       return;
     }
-    this.load(presetPlan(p, this.catalog, rateIndex, seed).state);
+    const plan = presetPlan(p, this.catalog, rateIndex, seed, scale).state;
+    if (keepCompute) plan.compute = this.compute;
+    this.load(plan);
+  }
+
+  /** The preset at the paper's scale or the page's: the preset set up again at that scale
+   * (Compute kept). */
+  setScale(scale: Scale): void {
+    if (scale === this.scale || this.preset === null) return;
+    this.applyPreset(this.preset, this.rate, scale, true);
   }
 
   /** A preset's other learning rate: every lane's η changes, nothing else. */

@@ -2,9 +2,10 @@
 // the page's state. Pure logic, no DOM: every option comes from the core's full configuration
 // of each lane (`Preset::lane_config`), read through the schema; an algorithm the loaded core
 // does not register is left out with a note (it appears by itself once the core registers it).
-import type { Catalog, PresetEntry } from '../generated/core';
+import type { AisSpec, Catalog, Extent, PresetEntry } from '../generated/core';
+import type { TrialMeasure } from '../protocol/messages';
 import { defaultValue, laneOptionKeys, type OptionValue, optionSpec, sharedOptions } from '../protocol/schema';
-import { type LaneState, type PageState, viewState } from './state';
+import { type LaneState, type PageState, type Scale, viewState } from './state';
 
 /** What the page becomes when a preset is chosen. */
 export interface PresetPlan {
@@ -21,13 +22,56 @@ function configValue(catalog: Catalog, config: Record<string, number | string | 
   return spec ? defaultValue(spec) : null;
 }
 
+/** Preset `p`'s trials, length, checkpoint interval and AIS at `scale`: the catalog's paper
+ * scale (`rbm reproduce NAME --scale paper`) where it has one, else the preset's own. */
+export function presetExtent(p: PresetEntry, scale: Scale): Extent {
+  if (scale === 'paper' && p.paper_scale) return p.paper_scale;
+  return { trials: p.trials, iters: p.iters, every: p.every, ais: p.ais };
+}
+
+/** Whether the page's trials of preset `p` are measured by the study itself at every
+ * checkpoint (AIS of its evaluation set, as `rbm reproduce` measures them): a preset measured
+ * by AIS. */
+export function measuredByStudy(p: PresetEntry | undefined): boolean {
+  return p?.ais != null;
+}
+
+/** The study's measure at each checkpoint of preset `p`'s trials at `scale` (null: the lanes'
+ * own exact curves). */
+export function studyMeasure(p: PresetEntry, scale: Scale): TrialMeasure | null {
+  const a: AisSpec | null = presetExtent(p, scale).ais;
+  return a ? { dataset: p.eval_data ?? p.data, particles: a.particles, betas: a.betas } : null;
+}
+
+/** Whether the picker offers preset `p` at the paper's scale: it has one, the page runs its
+ * study on MNIST (measured by AIS at every checkpoint), and the browser has a WebGPU adapter
+ * (the paper's scale is hours of one CPU worker). */
+export function paperScaleOffered(p: PresetEntry | undefined, adapter: boolean): boolean {
+  return adapter && p?.paper_scale != null && measuredByStudy(p);
+}
+
+/** What a study of preset `p` at `scale` runs, in words (shown before Start): trials, length,
+ * checkpoints and their AIS runs. */
+export function extentText(p: PresetEntry, scale: Scale): string {
+  const e = presetExtent(p, scale);
+  const checkpoints = Math.floor(e.iters / Math.max(1, e.every)) + 1 + (e.iters % Math.max(1, e.every) === 0 ? 0 : 1);
+  const n = (x: number) => x.toLocaleString('en');
+  const ais = e.ais
+    ? `, AIS of ${n(e.ais.particles)} particles × ${n(e.ais.betas)} β at each of its ${n(checkpoints)} checkpoints`
+    : `, measured at ${n(checkpoints)} checkpoints`;
+  return `${n(e.trials)} trial${e.trials === 1 ? '' : 's'} per lane of ${n(e.iters)} updates${ais} (${n(e.trials * p.lanes.length * checkpoints)} measurements in all)`;
+}
+
 /**
  * The state of preset `p` at its learning rate `rateIndex`, keeping the page's `seed`: the
  * shared options and every lane option from the core's configuration of the preset's lanes,
  * lane i with id i (the preset's stream index, as in `rbm reproduce`), the equal-compute axis
- * and the preset's length as the end point.
+ * and the preset's length as the end point. At `scale` 'paper' (where the catalog has one),
+ * the paper's trials, length and checkpoints (`rbm reproduce NAME --scale paper`).
  */
-export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, seed: OptionValue): PresetPlan {
+export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, seed: OptionValue, scale: Scale = 'page'): PresetPlan {
+  const e = presetExtent(p, scale);
+  const paper = scale === 'paper' && p.paper_scale !== null;
   const r = Math.min(Math.max(0, Math.floor(rateIndex)), p.rates.length - 1);
   const lr = p.rates[r];
   const lanes: LaneState[] = [];
@@ -39,14 +83,17 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
     }
     const options: Record<string, OptionValue> = {};
     for (const key of laneOptionKeys(catalog, l.algo)) options[key] = key === 'lr' ? lr : configValue(catalog, l.config, key);
+    // η decays to 0 at the end of the run: at the paper's length, its end (as lane_config_for).
+    if (paper && p.decay && typeof options.lr_decay_iters === 'number') options.lr_decay_iters = Math.max(1, e.iters);
     // A preset measured by AIS brackets every lane at its own schedule ("AIS every N updates").
-    lanes.push({ id: index, algo: l.algo, label: l.label, options, ...(p.ais ? { aisEvery: p.every } : {}) });
+    lanes.push({ id: index, algo: l.algo, label: l.label, options, ...(e.ais ? { aisEvery: e.every } : {}) });
   });
   const first = p.lanes[0]?.config ?? {};
   // The page runs trials where each lane computes its own exact curve (the small sets).
   const small = catalog.data_sets.find((d) => d.name === p.data)?.patterns.length ?? 0;
   const shared: Record<string, OptionValue> = {};
   for (const spec of sharedOptions(catalog)) shared[spec.key] = spec.key === 'seed' ? seed : configValue(catalog, first, spec.key);
+  if (paper && 'every' in shared) shared.every = e.every;
   return {
     // Equal compute: the x axis counts Gibbs sweeps, so a lane that spends more per update shows it.
     state: {
@@ -54,14 +101,16 @@ export function presetPlan(p: PresetEntry, catalog: Catalog, rateIndex: number, 
       shared,
       lanes,
       axis: 'sweeps',
-      stop: p.iters,
+      stop: e.iters,
       stopUnit: 'updates',
       preset: p.name,
       rate: r,
-      trials: small > 0 ? p.trials : null,
+      // On MNIST the page's own length runs live lanes; the paper's scale is a study.
+      trials: small > 0 || paper ? e.trials : null,
       wide: false,
       views: viewState(catalog),
       compute: 'auto',
+      scale: paper ? 'paper' : 'page',
     },
     missing,
     lr,
@@ -129,4 +178,15 @@ export function missingNote(missing: PresetPlan['missing']): string {
   return missing.length === 1
     ? `${names} is not available in this build of the core, so its lane is left out; it appears here once the core registers the algorithm.`
     : `${names} are not available in this build of the core, so their lanes are left out; they appear here once the core registers the algorithms.`;
+}
+
+/** The note under the scale choice (before Start): what the study at `scale` runs, and where.
+ * The GPU's time is not estimated before Start (the core has no model of a browser's GPU):
+ * the study's time left shows from its trials' measured pace. */
+export function scaleNote(p: PresetEntry, scale: Scale, gpu: string | null): string {
+  const what = extentText(p, scale);
+  const where = gpu
+    ? ` On the GPU (WebGPU, f32): ${gpu}; its numbers are its own (f32, the GPU's random streams), not the CPU's. Its duration is measured once its first checkpoints are in (time left beside the trials).`
+    : ' On the CPU (wasm).';
+  return `${scale === 'paper' ? "The paper's scale" : "The page's scale"}: ${what}, as \`rbm reproduce ${p.name}${scale === 'paper' ? ' --scale paper' : ''}\` runs it.${where}`;
 }

@@ -47,7 +47,14 @@ export interface PageState {
    * has one (else the lanes run on the CPU and say why); `auto`: the GPU for models of 784 or
    * more visible units (MNIST) where the browser has a WebGPU adapter, else the CPU. */
   compute: Compute;
+  /** The preset's scale: the page's own (shortened where the catalog says so) or the paper's
+   * trials, length and AIS (`rbm reproduce NAME --scale paper`), offered where a WebGPU
+   * adapter is. */
+  scale: Scale;
 }
+
+/** A preset's scale: the page's defaults or the paper's (the core's `Scale`). */
+export type Scale = 'page' | 'paper';
 
 /** Where live lanes compute. */
 export type Compute = 'auto' | 'cpu' | 'gpu';
@@ -86,12 +93,15 @@ export function dataFamily(ds: DataSetEntry): DataFamily {
   return ds.patterns.length > 0 ? 'small' : 'images';
 }
 
-/** Why the page runs no trials on data set `ds` (null: it does, on the small sets). A trial
- * runs in a trial worker that computes its own exact curve; on MNIST that curve needs the
- * evaluation workers' 2^hidden-state sums (or AIS) at every point, which the trial workers do not
- * have, so the field is refused there rather than accepted and ignored (issue 27). */
-export function trialsRefusal(ds: DataSetEntry | undefined): string | null {
-  if (!ds || dataFamily(ds) === 'small') return null;
+/** Why the page runs no trials on data set `ds` (null: it does, on the small sets, and on
+ * MNIST for a preset measured by AIS: `measured`). A trial runs in a trial worker that computes
+ * its own exact curve; on MNIST that curve needs the evaluation workers' 2^hidden-state sums at
+ * every point, which the trial workers do not have, so the field is refused there rather than
+ * accepted and ignored (issue 27) — except where the study measures each checkpoint by AIS in
+ * the trial's worker, as `rbm reproduce` does (issue 30). */
+export function trialsRefusal(ds: DataSetEntry | undefined, measured = false): string | null {
+  // A preset measured by AIS (sdcp-mnist): the trial measures each checkpoint itself.
+  if (!ds || dataFamily(ds) === 'small' || measured) return null;
   return `trials run on the small data sets only (each trial computes its own exact curve, which ${ds.name} is too large for in a trial worker): the page runs one live run per lane here; \`rbm reproduce\` runs a paper's trials on MNIST`;
 }
 
@@ -188,6 +198,7 @@ export function firstScreen(catalog: Catalog): PageState {
     wide: false,
     views: viewState(catalog),
     compute: 'auto',
+    scale: 'page',
   };
 }
 

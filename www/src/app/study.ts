@@ -37,8 +37,45 @@ export interface Trial {
   message: string | null;
   /** Milliseconds its worker spent on it so far. */
   ms: number;
+  /** A trial measured by the study (AIS at each checkpoint): its worker's milliseconds with the
+   * estimates (`ms` is training alone); the time left counts these. */
+  wallMs?: number;
   /** UCD's stopping times at its latest update (the τ histogram), if its algorithm has them. */
   taus?: TrialTaus;
+  /** The GPU adapter it runs on (issue 30); null or absent: the CPU's wasm core. */
+  gpu?: string | null;
+  /** Why it runs on the CPU though its lane asked for the GPU, when it does. */
+  notice?: string | null;
+}
+
+/** Where a study's trials ran: the GPU adapters, the trials on each device, and why trials
+ * asked for the GPU ran on the CPU. */
+export interface StudyDevices {
+  gpus: string[];
+  onGpu: number;
+  onCpu: number;
+  notices: string[];
+}
+
+/** The study's device line (shown beside its progress), or null for a study whose trials all
+ * ran on the CPU as asked (a CPU study reads as before): where its trials ran, that a GPU
+ * study's numbers are its own, and why trials asked for the GPU ran on the CPU. */
+export function deviceNote(d: StudyDevices): string | null {
+  if (d.gpus.length === 0 && d.notices.length === 0) return null;
+  const own = d.gpus.length
+    ? " A GPU study's numbers are its own (f32, the GPU's random streams): not the CPU's, nor those of `rbm reproduce` on another device."
+    : '';
+  const why = d.notices.length ? ` ${d.notices.join(' ')}` : '';
+  return `Device: ${devicesText(d)}.${own}${why}`;
+}
+
+/** How a study's devices read (the CLI's header says `gpu: <adapter>`): "GPU (WebGPU, f32):
+ * <adapter>", with the trials on the CPU counted when some are; "CPU (wasm)" when none ran on a
+ * GPU. */
+export function devicesText(d: StudyDevices): string {
+  if (d.gpus.length === 0) return 'CPU (wasm)';
+  const cpu = d.onCpu > 0 ? `; ${d.onCpu} trial${d.onCpu === 1 ? '' : 's'} on the CPU (wasm)` : '';
+  return `GPU (WebGPU, f32): ${d.gpus.join(', ')}${cpu}`;
 }
 
 /** One lane of a study. */
@@ -270,7 +307,7 @@ export class Study {
     for (const t of this.trials[lane]) {
       const last = t.points[t.points.length - 1];
       if (last && last.iter > 0) {
-        ms += t.ms;
+        ms += t.wallMs ?? t.ms;
         updates += last.iter;
       }
     }
@@ -278,13 +315,47 @@ export class Study {
   }
 
   /** Points of a running trial, in update order (each checkpoint once). */
-  add(t: Trial, points: TrialPoint[], ms: number): void {
+  add(t: Trial, points: TrialPoint[], ms: number, wallMs?: number): void {
     for (const p of points) {
       const k = t.points.length;
       if (k < this.checkpoints.length && p.iter === this.checkpoints[k]) t.points.push(p);
     }
     t.ms = Math.max(t.ms, ms);
+    if (wallMs !== undefined) t.wallMs = Math.max(t.wallMs ?? 0, wallMs);
     this.cache.delete(t.lane);
+  }
+
+  /** Where trial `t` runs (`gpu`: the adapter; null: the CPU) and why not where asked
+   * (`notice`); `restart`: its points so far are dropped (its GPU failed: it runs again on the
+   * CPU from update 0). */
+  device(t: Trial, gpu: string | null, notice: string | null, restart: boolean): void {
+    t.gpu = gpu;
+    t.notice = notice;
+    if (restart) {
+      t.points = [];
+      t.ms = 0;
+      t.wallMs = undefined;
+    }
+    this.cache.delete(t.lane);
+  }
+
+  /** Where the trials that started ran: the GPU adapters, the trials on each device and the
+   * notices of those asked for the GPU that ran on the CPU. */
+  devices(): StudyDevices {
+    const gpus = new Set<string>();
+    const notices = new Set<string>();
+    let onGpu = 0;
+    let onCpu = 0;
+    for (const ts of this.trials)
+      for (const t of ts) {
+        if (t.state === 'queued') continue;
+        if (t.gpu) {
+          gpus.add(t.gpu);
+          onGpu += 1;
+        } else onCpu += 1;
+        if (t.notice) notices.add(t.notice);
+      }
+    return { gpus: [...gpus], onGpu, onCpu, notices: [...notices] };
   }
 
   /** The trial ended: `diverged` when it stopped early; `message` when it failed. */
@@ -474,7 +545,10 @@ export function csvField(v: string | number): string {
  */
 export function studyCsv(study: Study, url: string): string {
   const keys = [...new Set(study.plan.lanes.flatMap((l) => l.stats.map((s) => s.key)))];
-  const lines = [csvComment(`study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}`, url)];
+  // A study with trials on a GPU says so (a CPU study's file is as before).
+  const d = study.devices();
+  const device = d.gpus.length ? `; device: ${devicesText(d)}` : '';
+  const lines = [csvComment(`study: ${study.plan.runs} trials per lane, seed ${study.plan.seed}${device}`, url)];
   lines.push(['lane', 'label', 'trial', 'state', 'iter', 'sweeps', 'atll', ...keys].join(','));
   study.plan.lanes.forEach((l, i) => {
     for (const t of study.trials[i]) {
@@ -565,12 +639,22 @@ export function studyJson(study: Study, url: string, claims: Verdict[] = []): st
       made_by: 'RBM Playground',
       url,
       plan: study.plan,
+      // Where the trials ran (the CLI's header says `"device": "gpu: <adapter>"`): a GPU
+      // study's numbers are its own (f32, the GPU's random streams), not the CPU's.
+      device: devicesText(study.devices()),
       claims: claims.map((v) => ({ claim: v.claim, status: v.status, holds: v.holds, trials: v.trials, detail: v.detail })),
       checkpoints: study.checkpoints,
       lanes: study.plan.lanes.map((l, i) => ({
         id: l.id,
         label: l.label,
-        trials: study.trials[i].map((t) => ({ trial: t.index, state: t.state, diverged: t.diverged, message: t.message, records: t.points })),
+        trials: study.trials[i].map((t) => ({
+          trial: t.index,
+          state: t.state,
+          device: t.gpu ? `gpu: ${t.gpu}` : 'cpu',
+          diverged: t.diverged,
+          message: t.message,
+          records: t.points,
+        })),
         bands: study
           .bands(i)
           .map((b) => b && { ...b, median: num(b.median), q025: num(b.q025), q10: num(b.q10), q90: num(b.q90), q975: num(b.q975), mean: num(b.mean) }),

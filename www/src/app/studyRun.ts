@@ -34,8 +34,13 @@ export class StudyRun {
         return t ? { trial: t, ...job(t) } : null;
       },
       points: (trial, points, taus) => {
-        this.study.add(trial, points, points[points.length - 1]?.ms ?? 0);
+        const last = points[points.length - 1];
+        this.study.add(trial, points, last?.ms ?? 0, last?.wallMs);
         if (taus) trial.taus = taus;
+        this.bump();
+      },
+      device: (trial, gpu, notice, restart) => {
+        this.study.device(trial, gpu, notice, restart);
         this.bump();
       },
       done: (trial, ms, error) => {
@@ -87,6 +92,12 @@ export class StudyRun {
   /** Trials under way. */
   get busy(): number {
     return this.pool.busy;
+  }
+
+  /** Test hook: the GPU of the trial under way with the fewest records fails (a device lost);
+   * returns that trial (null: none). */
+  loseGpu(): Trial | null {
+    return this.pool.sendToBusy({ type: 'loseGpu' });
   }
 
   /** Test hook: the worker of the trial under way with the fewest records dies, by a panic of its core (`crash`)

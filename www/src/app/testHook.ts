@@ -75,6 +75,8 @@ export interface StudySnapshot {
       state: string;
       diverged: boolean;
       message: string | null;
+      /** The GPU adapter it ran on (null: the CPU). */
+      gpu: string | null;
       iters: number[];
       sweeps: number[];
       atll: number[];
@@ -105,6 +107,12 @@ export interface TestHook {
   crash(id: number): void;
   /** Destroys GPU lane `id`'s device (as a driver reset would). */
   loseGpu(id: number): void;
+  /** The GPU of the study's trial under way with the fewest records fails (as a driver reset
+   * would): its lane id and index (null: no trial is under way). */
+  loseTrialGpu(): { lane: number; index: number } | null;
+  /** A study's AIS at each checkpoint with fewer particles and β than its preset's (a short
+   * test on SwiftShader); null: the preset's. */
+  setStudyAis(ais: { particles: number; betas: number } | null): void;
   /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
   exitWorker(id: number): void;
   /** The worker of the study's trial under way with the fewest records dies: its core panics (`crash`) or it ends
@@ -146,6 +154,7 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
             state: t.state,
             diverged: t.diverged,
             message: t.message,
+            gpu: t.gpu ?? null,
             iters: t.points.map((p) => p.iter),
             sweeps: t.points.map((p) => p.sweeps),
             atll: t.points.map((p) => p.atll),
@@ -225,6 +234,14 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
     notices: () => [...app.notices],
     crash: (id) => app.lanes.find((l) => l.id === id)?.crash(),
     loseGpu: (id) => app.lanes.find((l) => l.id === id)?.loseGpu(),
+    loseTrialGpu: () => {
+      const run = app.study;
+      const t = run?.loseGpu();
+      return run && t ? { lane: run.study.plan.lanes[t.lane].id, index: t.index } : null;
+    },
+    setStudyAis: (ais) => {
+      app.studyAisForTest = ais;
+    },
     exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
     killTrialWorker: (how) => {
       const run = app.study;

@@ -6,7 +6,8 @@
 //
 // - `data`, `axis`, `stop` (absent: runs on) and `stop_unit=epochs` (absent: updates), `preset`
 //   and `rate` (the preset's rate index), `trials` (trials per lane: a study; absent: single
-//   runs) and `band=95` (the study's chart also draws the q2.5–q97.5 band). A link cannot carry a file from the user's computer:
+//   runs), `scale=paper` (the preset at the paper's scale: its trials, length and AIS, as
+//   `rbm reproduce NAME --scale paper`; absent: the page's) and `band=95` (the study's chart also draws the q2.5–q97.5 band). A link cannot carry a file from the user's computer:
 //   a `data` the page does not have gives a notice and the first screen;
 // - every shared option of the schema, by its key (empty: the core derives it, e.g. a drawn seed);
 // - one `lane=ALGO:OPTIONS` per lane, in order (`lanes=0`: no lane). OPTIONS are `key=value`
@@ -27,7 +28,7 @@ import type { Catalog, OptionEntry } from '../generated/core';
 import { defaultValue, formatValue, laneOptions, optionSpec, parseOption, sharedOptions, viewOptions } from '../protocol/schema';
 import type { Axis } from './chartData';
 import { NO_VIEW, parseHide, type ViewFlags } from './classroom';
-import { presetPlan } from './presets';
+import { measuredByStudy, presetPlan } from './presets';
 import { STOP_UNITS, type StopUnit } from './progress';
 import { firstScreen, type LaneState, MAX_STOP, MAX_TRIALS, newLaneState, type PageState, trialsRefusal } from './state';
 
@@ -79,6 +80,7 @@ export function encodeState(catalog: Catalog, s: PageState, view: ViewFlags = NO
   if (s.stop !== null) parts.push(`stop=${s.stop}`);
   if (s.stopUnit !== 'updates') parts.push(`stop_unit=${s.stopUnit}`);
   if (s.preset !== null) parts.push(`preset=${enc(s.preset)}`, `rate=${s.rate}`);
+  if (s.preset !== null && s.scale === 'paper') parts.push('scale=paper');
   if (s.trials !== null) parts.push(`trials=${s.trials}`);
   if (s.wide) parts.push('band=95');
   if (s.compute !== 'auto') parts.push(`compute=${s.compute}`);
@@ -276,6 +278,10 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
       case 'rate':
         rateText = value;
         break;
+      case 'scale':
+        if (value === 'paper' || value === 'page') state.scale = value;
+        else bad("the scale is paper (the paper's trials, length and AIS) or page");
+        break;
       case 'trials': {
         const n = value === '' ? null : wholeNumber(value, 1, MAX_TRIALS);
         if (n === null && value !== '') bad(`trials must be a whole number from 1 to ${MAX_TRIALS}`);
@@ -320,7 +326,16 @@ export function decodeState(catalog: Catalog, hash: string): Decoded {
   }
   // Settings made for data the page does not have would not fit the default data: none apply.
   if (noData) return { state: firstScreen(catalog), notices };
-  const refused = state.trials !== null ? trialsRefusal(catalog.data_sets.find((d) => d.name === state.data)) : null;
+  const named = catalog.presets.find((p) => p.name === state.preset);
+  const measured = measuredByStudy(named) && named?.data === state.data;
+  if (state.scale === 'paper' && !named?.paper_scale) state.scale = 'page';
+  const refused =
+    state.trials !== null
+      ? trialsRefusal(
+          catalog.data_sets.find((d) => d.name === state.data),
+          measured,
+        )
+      : null;
   if (refused) {
     notices.push(`The link's trials=${state.trials} was ignored: ${refused}.`);
     state.trials = null;
@@ -345,13 +360,13 @@ function presetBase(catalog: Catalog, text: string): PageState | null {
     const key = decodeAtom(part.slice(0, eq));
     const value = decodeAtom(part.slice(eq + 1));
     if (key === 'lane' || key === 'lanes') return null;
-    if (key !== null && value !== null && (key === 'preset' || key === 'rate')) values.set(key, value);
+    if (key !== null && value !== null && (key === 'preset' || key === 'rate' || key === 'scale')) values.set(key, value);
   }
   const p = catalog.presets.find((x) => x.name === values.get('preset'));
   if (!p) return null;
   const rate = wholeNumber(values.get('rate') ?? '0', 0, p.rates.length - 1) ?? 0;
   const first = firstScreen(catalog);
-  return presetPlan(p, catalog, rate, first.shared.seed ?? null).state;
+  return presetPlan(p, catalog, rate, first.shared.seed ?? null, values.get('scale') === 'paper' ? 'paper' : 'page').state;
 }
 
 /** Gives a lane whose id another lane already has the next free id (above the largest; the

@@ -116,7 +116,22 @@ export type ToWorker =
    * trial) replaces the configuration's seed) to update `until`, reporting its records; the
    * reply is `trialPoints` (any number) then `trialDone`, all with `id`. Replaces a trial
    * under way. */
-  | { type: 'trial'; id: number; config: LaneConfig; dataset: string; source?: DataSource; seed: number; trial: number; until: number }
+  | {
+      type: 'trial';
+      id: number;
+      config: LaneConfig;
+      dataset: string;
+      source?: DataSource;
+      seed: number;
+      trial: number;
+      until: number;
+      /** `gpu`: the trial trains on the browser's GPU (the worker loads the GPU core first);
+       * where it cannot, on the CPU, saying why (`trialDevice`). */
+      compute?: 'gpu';
+      /** The study's own measure at each checkpoint (a preset measured by AIS, e.g.
+       * sdcp-mnist): absent, the lane's records carry their exact ATLL. */
+      measure?: TrialMeasure;
+    }
   /** Trial worker: drop trial `id` (if it is the one under way). */
   | { type: 'trialStop'; id: number }
   /** Trial worker: hold (or resume) the trial under way. */
@@ -220,6 +235,10 @@ export type FromWorker =
   /** Trial worker: trial `id` ended (at its last update, or earlier because its model
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
   | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean }
+  /** Trial worker: where trial `id` runs — `gpu` the adapter's name, null the CPU — and why it
+   * is not where it was asked to be (`notice`); `restart`: its records so far are dropped (its
+   * GPU failed and it runs again on the CPU from update 0). */
+  | { type: 'trialDevice'; id: number; gpu: string | null; notice: string | null; restart: boolean }
   /** The answer to `ping` (any worker, even before its core loads). */
   | { type: 'pong'; id: number }
   /** A lane that takes turns has work (training, an estimate, an analysis) and asks for a turn. */
@@ -233,6 +252,15 @@ export interface TrialTaus {
   counts: number[];
 }
 
+/** A study's measure at each checkpoint, as `rbm reproduce` takes it: AIS (forward) of the
+ * evaluation set `dataset` with `particles` chains and `betas` inverse temperatures, seeded by
+ * the core's ais_seed(trial seed, checkpoint index). */
+export interface TrialMeasure {
+  dataset: string;
+  particles: number;
+  betas: number;
+}
+
 /** One record of a trial, as a trial worker sends it. */
 export interface TrialRecord {
   iter: number;
@@ -240,6 +268,9 @@ export interface TrialRecord {
   atll: number;
   stats: Record<string, number>;
   ms: number;
+  /** A trial measured by the study (AIS at its checkpoints): the milliseconds its worker spent
+   * on it, estimates included (`ms` is training alone, as the CLI's), for the time left. */
+  wallMs?: number;
 }
 
 /** Wall-clock work per slice: small enough for pause to answer at once, big enough to be cheap. */

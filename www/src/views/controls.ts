@@ -6,9 +6,9 @@ import type { App, UserFile } from '../app/app';
 import { AXIS_LABEL, type Axis, manyLanesText } from '../app/chartData';
 import { TERM_OF_KEY } from '../app/glossary';
 import { introText, runFindings, verdictCounts } from '../app/intro';
-import { missingNote, presetDescription, presetTitle, rateLabel } from '../app/presets';
+import { missingNote, paperScaleOffered, presetDescription, presetTitle, rateLabel, scaleNote } from '../app/presets';
 import { STOP_UNITS, type StopUnit } from '../app/progress';
-import { type Compute, dataFamily, trialsRefusal } from '../app/state';
+import { type Compute, dataFamily, type Scale } from '../app/state';
 import { turnsNote } from '../app/turns';
 import type { DataSetEntry } from '../generated/core';
 import { ASSET_BYTES, formatBytes, formatProgress } from '../protocol/data';
@@ -76,6 +76,10 @@ export class Controls {
   private readonly stopUnit: HTMLSelectElement;
   /** Where live lanes compute (shown where the browser has WebGPU). */
   private readonly compute: HTMLSelectElement;
+  /** The preset's scale: the page's or the paper's (shown where a WebGPU adapter is). */
+  private readonly scale: HTMLSelectElement;
+  private readonly scaleField: HTMLElement;
+  private readonly scaleNote: HTMLElement;
   private rateFor: string | null = '\u0000';
   private axesFor: string | null = null;
   private dataSetsShown: DataSetEntry[] | null = null;
@@ -136,15 +140,28 @@ export class Controls {
       'trials',
       'Trials per lane',
       trials,
-      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets only",
-      // No trials on MNIST (refused there): the field shows one live run.
-      () => formatValue(trialsRefusal(app.dataset()) ? null : app.trials),
+      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets, and on MNIST for a preset measured by AIS (each trial measures its checkpoints, as the CLI does)",
+      // No trials on MNIST but for a preset measured by AIS (refused there): the field shows one live run.
+      () => formatValue(app.trialsRefused() ? null : app.trials),
       (t) => app.setTrials(t),
     );
     this.preset.append(...c.presets.map((p) => new Option(`${presetTitle(p)} — ${p.paper}`, p.name)));
     this.preset.disabled = false;
     this.preset.addEventListener('change', () => app.applyPreset(this.preset.value || null));
     this.rate.addEventListener('change', () => app.applyRate(Number(this.rate.value)));
+    // The paper's scale of an MNIST preset (issue 30): its trials, length and AIS, as `rbm
+    // reproduce NAME --scale paper`, offered where the browser has a WebGPU adapter.
+    this.scale = el('select', { id: 'preset-scale' });
+    this.scale.append(new Option("the page's (shorter)", 'page'), new Option("the paper's", 'paper'));
+    this.scale.setAttribute('aria-describedby', 'preset-scale-note');
+    this.scale.addEventListener('change', () => app.setScale(this.scale.value as Scale));
+    this.scaleField = el('div', { className: 'field', id: 'preset-scale-field', hidden: true });
+    this.scaleField.style.display = 'none';
+    const scaleLabel = el('label', { htmlFor: 'preset-scale' });
+    setText(scaleLabel, 'Scale');
+    this.scaleNote = el('p', { id: 'preset-scale-note', className: 'preset-note' });
+    this.scaleField.append(scaleLabel, this.scale, this.scaleNote);
+    $('#preset-fields').before(this.scaleField);
 
     this.addAlgo.replaceChildren(...c.algorithms.map((a) => new Option(`${a.title} — ${a.paper}`, a.name)));
     this.addAlgo.disabled = false;
@@ -377,6 +394,13 @@ export class Controls {
       this.rate.disabled = !p;
     }
     if (p && this.rate.value !== String(app.rate)) this.rate.value = String(app.rate);
+    const offered = p !== null && (paperScaleOffered(p, app.gpuAdapter !== null) || (app.scale === 'paper' && p.paper_scale !== null));
+    this.scaleField.hidden = !offered;
+    this.scaleField.style.display = offered ? '' : 'none'; // .field's display would show it
+    if (offered && p) {
+      if (this.scale.value !== app.scale) this.scale.value = app.scale;
+      setText(this.scaleNote, scaleNote(p, app.scale, app.studyOn() === 'gpu' ? app.gpuAdapter : null));
+    }
     setText($('#preset-note'), p ? presetDescription(p, app.studyMode()) : '');
     setText($('#preset-missing'), missingNote(app.missing));
     for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="axis"]')) radio.checked = radio.value === app.axis;

@@ -4,7 +4,7 @@
 import type { App } from '../app/app';
 import { laneColour } from '../app/chartData';
 import { claimRows, claimsNote } from '../app/claims';
-import { lossText, progressText, studyTaus } from '../app/study';
+import { deviceNote, lossText, progressText, studyTaus } from '../app/study';
 import type { StatSpec } from '../generated/core';
 import { LikelihoodChart } from './chart';
 import { statModel } from './chartModel';
@@ -32,6 +32,8 @@ export function statLabel(spec: StatSpec): string {
 
 export class StudyView {
   private readonly progress = $('#study-progress');
+  /** Where the study's trials run (study.ts deviceNote), made after the progress line. */
+  private readonly device: HTMLElement;
   /** What failed trials cost the study and what it keeps (study.ts lossText). */
   private readonly lost = $('#study-lost');
   private readonly wide = $<HTMLInputElement>('#band-wide');
@@ -59,6 +61,9 @@ export class StudyView {
   private readonly tauChart = tauChart(laneColour(0), () => pngName(this.app.preset ?? this.app.data, this.tauLane, 'tau-histogram'));
 
   constructor(private readonly app: App) {
+    this.device = el('p', { id: 'study-device', className: 'study-progress', hidden: true });
+    this.device.setAttribute('role', 'status');
+    this.progress.after(this.device);
     this.wide.addEventListener('change', () => app.setWide(this.wide.checked));
     $('#export-csv').addEventListener('click', () => app.exportRun('csv', window.location.href));
     $('#export-json').addEventListener('click', () => app.exportRun('json', window.location.href));
@@ -119,10 +124,14 @@ export class StudyView {
       text = `Trials: ${progressText(p)}, on ${run.workers} worker${run.workers === 1 ? '' : 's'}`;
       if (run.status === 'paused') text += ' (paused)';
     } else if (study) {
-      text = app.studyMessage ?? `Start runs ${app.trials} trial${app.trials === 1 ? '' : 's'} per lane.`;
+      const on = app.studyOn() === 'gpu' ? ` on the GPU (WebGPU${app.gpuAdapter ? `: ${app.gpuAdapter}` : ''})` : '';
+      text = app.studyMessage ?? `Start runs ${app.trials} trial${app.trials === 1 ? '' : 's'} per lane${on}.`;
     }
     setText(this.progress, text);
     this.progress.hidden = text === '';
+    const device = study && run ? deviceNote(run.study.devices()) : null;
+    setText(this.device, device ?? '');
+    this.device.hidden = device === null;
     const lost = study && run ? lossText(run.study) : null;
     setText(this.lost, lost ?? '');
     this.lost.hidden = lost === null;

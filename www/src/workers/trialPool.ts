@@ -6,7 +6,7 @@
 // trial reported failed. DOM-free: the unit tests drive it with fake workers.
 import type { WorkerFactory } from '../app/lane';
 import type { Trial } from '../app/study';
-import type { DataSource, FromWorker, LaneConfig, ToWorker, TrialRecord, TrialTaus } from '../protocol/messages';
+import type { DataSource, FromWorker, LaneConfig, ToWorker, TrialMeasure, TrialRecord, TrialTaus } from '../protocol/messages';
 import { type WorkerSlot, WorkerSlots } from './workerSlots';
 
 /** One trial to run. */
@@ -18,6 +18,10 @@ export interface TrialJob {
   /** The study's seed (the worker derives the trial's). */
   seed: number;
   until: number;
+  /** `gpu`: on the browser's GPU (the lane's Compute put it there). */
+  compute?: 'gpu';
+  /** The study's measure at each checkpoint (absent: the records' exact ATLL). */
+  measure?: TrialMeasure;
 }
 
 /** What the pool tells its study. */
@@ -27,6 +31,9 @@ export interface TrialPoolEvents {
   points(trial: Trial, points: TrialRecord[], taus?: TrialTaus): void;
   /** The trial ended (`error`: it failed). */
   done(trial: Trial, ms: number, error: string | null): void;
+  /** Where the trial runs (`gpu`: the adapter; null: the CPU), why not where asked
+   * (`notice`), and whether its records so far are dropped (`restart`). */
+  device?(trial: Trial, gpu: string | null, notice: string | null, restart: boolean): void;
 }
 
 /** Trial workers for a machine with `cores` logical cores: one per core (the page's own
@@ -109,8 +116,19 @@ export class TrialPool {
       const slot = this.workers.take();
       this.seq += 1;
       slot.task = { id: this.seq, trial: job.trial };
-      const { config, dataset, source, seed, until, trial } = job;
-      slot.worker.postMessage({ type: 'trial', id: this.seq, config, dataset, ...(source ? { source } : {}), seed, trial: trial.index, until });
+      const { config, dataset, source, seed, until, trial, compute, measure } = job;
+      slot.worker.postMessage({
+        type: 'trial',
+        id: this.seq,
+        config,
+        dataset,
+        ...(source ? { source } : {}),
+        seed,
+        trial: trial.index,
+        until,
+        ...(compute ? { compute } : {}),
+        ...(measure ? { measure } : {}),
+      });
     }
   }
 
@@ -119,6 +137,8 @@ export class TrialPool {
     if (!job) return;
     if (msg.type === 'trialPoints' && msg.id === job.id) {
       this.events.points(job.trial, msg.points, msg.taus);
+    } else if (msg.type === 'trialDevice' && msg.id === job.id) {
+      this.events.device?.(job.trial, msg.gpu, msg.notice, msg.restart);
     } else if (msg.type === 'trialDone' && msg.id === job.id) {
       slot.task = null;
       if (msg.fatal) this.workers.remove(slot);

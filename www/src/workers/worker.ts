@@ -8,9 +8,10 @@
 // the WebGPU engine), imported only then: the worker opens the browser's GPU, loads the lane's
 // data into that module too, and builds the lane there. Where that fails (no WebGPU adapter,
 // a refused device, an algorithm the page runs on the CPU only) the lane runs on the CPU and
-// its card says why.
+// its card says why. A study's trial asked for the GPU (`trial` with `compute: 'gpu'`) is
+// prepared the same way and built by the same `newLane`.
 import * as cpuCore from '../../pkg/rbm_playground.js';
-import init, { lastPanic, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
+import init, { aisSeed, lastPanic, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
 import type * as GpuCore from '../../pkg-gpu/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
 import type { DataSource } from '../protocol/messages';
@@ -120,8 +121,9 @@ const core: Core = {
 
 const trialCore: TrialCore = {
   ...core,
-  newTrialLane: (config, dataset) => new WasmLane(config, dataset) as unknown as TrialLane,
+  newTrialLane: (config, dataset, gpu) => newLane(config, dataset, gpu === true) as unknown as TrialLane,
   trialSeed: (seed, trial) => trialSeed(seed, trial),
+  aisSeed: (seed, k) => aisSeed(seed, k),
 };
 
 let runner: LaneRunner | null = null;
@@ -134,7 +136,7 @@ const handle = (msg: ToWorker) => {
 let held: ToWorker[] | null = null;
 const receive = (msg: ToWorker) => {
   if (held) held.push(msg);
-  else if (msg.type === 'configure' && msg.compute === 'gpu') {
+  else if ((msg.type === 'configure' || msg.type === 'trial') && msg.compute === 'gpu') {
     held = [];
     prepareGpu(msg.source)
       .then(
