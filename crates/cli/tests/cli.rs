@@ -2994,11 +2994,19 @@ fn estimators_bench_bar_over_parallel_tempering() {
         "3",
     ];
     let lines = json_lines(&[&args[..], &["--threads", "1"]].concat());
-    assert_eq!(lines.len(), 4, "AIS, RAISE, then BAR at 4 and 16 temperatures");
+    assert_eq!(
+        lines.len(),
+        4,
+        "AIS, RAISE, then BAR at 4 and 16 temperatures"
+    );
     let log_z = exact::log_z(&rbm).unwrap();
     for (l, temps) in lines[2..].iter().zip([4u64, 16]) {
         assert_eq!(
-            (l["method"].as_str(), l["betas"].as_u64(), l["rounds"].as_u64()),
+            (
+                l["method"].as_str(),
+                l["betas"].as_u64(),
+                l["rounds"].as_u64()
+            ),
             (Some("bar-pt"), Some(temps), Some(20))
         );
         assert_eq!(l["device"].as_str(), Some("cpu"));
@@ -3019,5 +3027,8 @@ fn estimators_bench_bar_over_parallel_tempering() {
         lines
     );
     let err = error_of(&[&args[..5], &["--pt-temperatures", "4", "--pt-rounds", "15"]].concat());
-    assert!(err.contains("multiple of 10") && err.contains("--pt-rounds"), "{err}");
+    assert!(
+        err.contains("multiple of 10") && err.contains("--pt-rounds"),
+        "{err}"
+    );
 }
