@@ -47,6 +47,8 @@ describe('the exact mixing panel', () => {
       'At update 2,000: λ₂ ≥ 0.970000, relaxation time at least 33.3 Gibbs sweeps; largest singular value of W 4.50; p(v) has 3 modes.',
     );
     expect(mixingPoint(result(1, 0.5, 2)).exact).toBe(true);
+    const near = mixingPoint({ ...r, bound: { lambda2_lower: 1 - 9e-8, relaxation_time_lower: 1 / 9e-8, layer: 'hidden', degree: 2, functions: 136 } });
+    expect(mixingText(near)).toMatch(/^At update 2,000: λ₂ ≥ 1 − 9\.00e-8, relaxation time at least /);
     expect(mixingCaption(false)).toContain('lower bound');
     expect(mixingCaption(true)).toContain('exactly');
   });

@@ -82,8 +82,11 @@ export function mixingText(p: MixingPoint): string {
   const t = p.relaxation === null ? 'infinite' : `${formatStat(p.relaxation)} Gibbs sweeps`;
   const modes = p.modes === null ? '' : `; p(v) has ${p.modes.toLocaleString('en')} mode${p.modes === 1 ? '' : 's'}`;
   const is = p.exact ? '=' : '≥';
+  // Near 1, six decimals would read "1.000000": say how far below 1 it is.
+  const l = p.lambda2;
+  const lambda = l > 0.999999 && l < 1 ? `1 − ${(1 - l).toExponential(2)}` : l.toFixed(6);
   const time = p.exact ? `relaxation time ${t}` : `relaxation time at least ${t}`;
-  return `At update ${p.iter.toLocaleString('en')}: λ₂ ${is} ${p.lambda2.toFixed(6)}, ${time}; largest singular value of W ${formatStat(p.sigma1)}${modes}.`;
+  return `At update ${p.iter.toLocaleString('en')}: λ₂ ${is} ${lambda}, ${time}; largest singular value of W ${formatStat(p.sigma1)}${modes}.`;
 }
 
 /** The panel's caption: how λ₂ was found (exactly, or bounded from below). */
