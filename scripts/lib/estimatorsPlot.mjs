@@ -32,7 +32,8 @@ export function benchPoints(lines) {
     if (typeof l.method !== 'string' || typeof l.sweeps !== 'number' || typeof l.atll_error_mean !== 'number' || typeof l.atll_error_sd !== 'number')
       throw new Error(`not a line of rbm estimators: ${JSON.stringify(l).slice(0, 120)}`);
     const label = l.method === 'bar-pt' ? `${l.betas} T` : l.schedule === 'sm2008' ? 'S&M' : `${l.betas} β`;
-    (out[l.method] ??= []).push({ sweeps: l.sweeps, mean: l.atll_error_mean, sd: l.atll_error_sd, label });
+    if (!out[l.method]) out[l.method] = [];
+    out[l.method].push({ sweeps: l.sweeps, mean: l.atll_error_mean, sd: l.atll_error_sd, label });
   }
   for (const k of Object.keys(out)) out[k].sort((a, b) => a.sweeps - b.sweeps);
   return out;
