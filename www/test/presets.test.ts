@@ -129,7 +129,7 @@ describe('preset texts', () => {
     const sdcp = presetDescription(preset('sdcp-mnist'), false);
     expect(sdcp).toContain('runs 1 trial;');
     expect(sdcp).toMatch(
-      /by AIS, and so does the page: .*the chart plots each lane's AIS estimate of the mnist-test digits every 40 updates .*100 particles × 1,000 β/,
+      /by AIS, and so does the page: .*the chart plots each lane's AIS estimate of the mnist-test digits \(thresholded at 0.5, as `rbm reproduce` evaluates them; .*--protocol paper:SEED.*\) every 40 updates .*100 particles × 1,000 β/,
     );
     expect(sdcp).not.toMatch(/exact (average )?log-likelihood/);
     expect(presetDescription(ucd, true)).not.toMatch(/digits/);

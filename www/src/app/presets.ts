@@ -128,7 +128,7 @@ function measureNote(p: PresetEntry): string {
   if (!p.eval_data) return '';
   if (p.ais) {
     return (
-      ` The paper measures the ${p.eval_data} log-likelihood by AIS, and so does the page: no exact value exists for ${p.hidden} hidden units, so the chart plots each lane's AIS estimate of the ${p.eval_data} digits every ${p.every.toLocaleString('en')} updates ` +
+      ` The paper measures the ${p.eval_data} log-likelihood by AIS, and so does the page: no exact value exists for ${p.hidden} hidden units, so the chart plots each lane's AIS estimate of the ${p.eval_data} digits (thresholded at 0.5, as \`rbm reproduce\` evaluates them; \`rbm ais --protocol paper:SEED\` evaluates one fixed stochastic binarisation instead, and says so on its lines) every ${p.every.toLocaleString('en')} updates ` +
       `(points, with bars from RAISE's lower to AIS's upper end; ${p.ais.particles} particles × ${p.ais.betas.toLocaleString('en')} β, as \`rbm reproduce\` runs at every checkpoint), and the claims are checked on them.`
     );
   }
