@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MixingResult } from '../src/generated/core';
-import { addMixingPoint, mixingCaption, mixingDue, mixingPoint, mixingReach, mixingText, projectionBounds } from '../src/views/panels/mixing';
+import { addMixingPoint, mixingCaption, mixingDue, mixingPoint, mixingQuiet, mixingReach, mixingText, projectionBounds } from '../src/views/panels/mixing';
 import { HANDLERS } from '../src/workers/analyses';
 
 const result = (iter: number, lambda2: number, relaxation: number | null): MixingResult => ({
@@ -68,6 +68,10 @@ describe('the exact mixing panel', () => {
     expect(mixingDue(500, 499, 0)).toBe(false);
     expect(mixingDue(500, 500, 0)).toBe(true);
     expect(mixingDue(0, 10_000, 0)).toBe(false);
+    // After a point that took 2 s, the next automatic one waits 6 s more (a quarter of the lane's time).
+    expect(mixingQuiet(2000)).toBe(6000);
+    expect(mixingDue(500, 1000, 0, 5_000, 8_000)).toBe(false);
+    expect(mixingDue(500, 1000, 0, 8_000, 8_000)).toBe(true);
   });
 
   it("the worker's handler is the lane's stepped computation", () => {

@@ -73,8 +73,15 @@ export const addMixingPoint: (history: MixingPoint[], p: MixingPoint) => MixingP
 
 /** Whether a point is due at update `iter`, `every` updates after the last asked at `last`
  * (−∞: none yet; the first point is at the lane's start). */
-export function mixingDue(every: number, iter: number, last: number): boolean {
-  return every > 0 && iter - last >= every;
+export function mixingDue(every: number, iter: number, last: number, now = 0, quietUntil = 0): boolean {
+  return every > 0 && iter - last >= every && now >= quietUntil;
+}
+
+/** After an automatic point that took `ms` in the worker, the next waits this long, so the
+ * diagnostics take at most a quarter of the lane's time (the bound on BAS 4×4 with 16 hidden
+ * units takes seconds per point, and would otherwise halve the lane's pace). */
+export function mixingQuiet(ms: number): number {
+  return 3 * Math.max(0, ms);
 }
 
 /** The panel's line on the latest point. */
@@ -121,6 +128,8 @@ class MixingPanel implements LanePanel {
   private history: MixingPoint[] = [];
   private gen = -1;
   private asked = Number.NEGATIVE_INFINITY;
+  /** No automatic point before this time (performance.now()): see mixingQuiet. */
+  private quietUntil = 0;
   private shown: unknown;
   private width = 0;
   /** A refusal (a model too large) stops the interval until the user asks again. */
@@ -183,6 +192,7 @@ class MixingPanel implements LanePanel {
       this.chartBox.replaceChildren();
       this.latest = null;
       this.asked = Number.NEGATIVE_INFINITY;
+      this.quietUntil = 0;
       this.stopped = false;
     }
     const v = lane.view;
@@ -193,11 +203,18 @@ class MixingPanel implements LanePanel {
     this.controls.enable(lane);
     const r = lane.analyses.mixing;
     const every = Number(this.every.value);
-    if (r?.state !== 'running' && !this.stopped && lane.status === 'running' && mixingDue(Number.isInteger(every) ? every : 0, lane.iter, this.asked))
+    const now = performance.now();
+    if (
+      r?.state !== 'running' &&
+      !this.stopped &&
+      lane.status === 'running' &&
+      mixingDue(Number.isInteger(every) ? every : 0, lane.iter, this.asked, now, this.quietUntil)
+    )
       this.ask();
     const width = ctx.width();
     this.draw(ctx, width);
     if (r === this.shown && width === this.width) return;
+    const changed = r !== this.shown;
     this.shown = r;
     this.width = width;
     this.controls.show(this.root, r, {
@@ -209,6 +226,7 @@ class MixingPanel implements LanePanel {
     });
     if (!r) return;
     if (r.state === 'failed') this.stopped = true;
+    if (changed && r.state === 'done') this.quietUntil = now + mixingQuiet(r.ms);
     if (r.result) {
       const p = mixingPoint(r.result);
       this.history = addMixingPoint(this.history, p);
