@@ -85,8 +85,9 @@ struct Monomials {
 
 impl Monomials {
     fn new(len: usize, other_states: f64) -> Monomials {
-        let pairs = len * (len + 1) / 2;
-        let degree = if other_states * (pairs * (pairs + 1) / 2) as f64 <= DENSE_BUDGET {
+        // Degree 2's functions, and the triangle of their products summed per state.
+        let functions = len * (len + 1) / 2;
+        let degree = if other_states * (functions * (functions + 1) / 2) as f64 <= DENSE_BUDGET {
             2
         } else {
             1
