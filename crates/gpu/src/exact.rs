@@ -39,60 +39,117 @@ const BLOCK_BITS: usize = 10;
 const GROUPS_PER_DISPATCH: usize = 4096;
 
 /// Exact log Z of `model` by enumerating the 2^k states of its smaller layer (hidden on ties)
-/// on `dev`; refused beyond 2^30 states ([`MAX_ENUM_BITS`]) as on the CPU.
+/// on `dev`; refused beyond 2^30 states ([`MAX_ENUM_BITS`]) as on the CPU. Waits for the GPU;
+/// a browser's worker, which cannot wait, uses [`ExactWalk`].
 pub fn log_z(dev: &Arc<Device>, model: &Rbm) -> Result<f64> {
-    let (m, n) = (model.m(), model.n());
-    // x: the enumerated layer (k units), y: the summed-out one (l units).
-    let (k, l, rows, bias_y, bias_x) = if n <= m {
-        (n, m, model.wt(), &model.b, &model.c)
-    } else {
-        (m, n, model.w(), &model.c, &model.b)
-    };
-    check_enumerable(k, MAX_ENUM_BITS, &format!("exact log Z of a {m}×{n} model"))?;
-    if k == 0 || l == 0 {
-        return Err(Error::Invalid(
-            "exact log Z needs both layers non-empty".into(),
-        ));
-    }
-    if (l as u64) * (k.max(BLOCK_BITS) as u64) >= u32::MAX as u64 {
-        return Err(Error::TooLarge(format!(
-            "exact log Z of a {m}×{n} model: the weights exceed the GPU's 32-bit indices"
-        )));
-    }
-    // Rows and biases padded with zeros to the block's 10 bits.
-    let kp = k.max(BLOCK_BITS);
-    let mut rows_p = rows.to_vec();
-    rows_p.resize(kp * l, 0.0);
-    let mut bias_xp = bias_x.to_vec();
-    bias_xp.resize(kp, 0.0);
-    let rows_buf = dev.buffer(&rows_p);
-    let bias_y_buf = dev.buffer(bias_y);
-    let bias_x_buf = dev.buffer(&bias_xp);
-
-    let groups = 1usize << k.saturating_sub(BLOCK_BITS);
-    let out = dev.zeros(2 * groups);
-    let pipeline = dev.compile(include_str!("shaders/exact.wgsl"), "exact_log_z");
-    let mut first = 0;
-    while first < groups {
-        let count = (groups - first).min(GROUPS_PER_DISPATCH);
-        let p = Params {
-            rows: k as u32,
-            cols: l as u32,
-            a_off: first as u32,
-            ..Default::default()
-        };
-        dev.run(
-            &pipeline,
-            &p,
-            [Some(&rows_buf), Some(&bias_y_buf), Some(&bias_x_buf)],
-            [Some(&out), None],
-            (count as u32, 1, 1),
-        );
-        dev.flush();
-        first += count;
-    }
-    let parts = dev.read(&out, 0, 2 * groups);
+    let mut walk = ExactWalk::new(dev, model)?;
+    walk.advance(usize::MAX);
+    let parts = dev.read(&walk.out, 0, 2 * walk.groups);
     merge(&parts)
+}
+
+/// [`log_z`] a few dispatches at a time, never waiting for the GPU: [`ExactWalk::advance`]
+/// records up to a number of dispatches (of 4M states each) and submits them, and once every
+/// one is recorded [`ExactWalk::finish`] takes a copy of the blocks' sums on its way to the host,
+/// which [`ExactWalk::log_z`] merges — the same numbers as [`log_z`], bit for bit.
+pub struct ExactWalk {
+    dev: Arc<Device>,
+    pipeline: Arc<crate::device::Pipeline>,
+    rows: crate::device::Buf,
+    bias_y: crate::device::Buf,
+    bias_x: crate::device::Buf,
+    out: crate::device::Buf,
+    k: usize,
+    l: usize,
+    /// Workgroups (blocks of 1024 states) in all, and the first not yet recorded.
+    groups: usize,
+    first: usize,
+}
+
+impl ExactWalk {
+    /// Ready to walk `model`'s smaller layer on `dev`; refused as [`log_z`] refuses.
+    pub fn new(dev: &Arc<Device>, model: &Rbm) -> Result<ExactWalk> {
+        let (m, n) = (model.m(), model.n());
+        // x: the enumerated layer (k units), y: the summed-out one (l units).
+        let (k, l, rows, bias_y, bias_x) = if n <= m {
+            (n, m, model.wt(), &model.b, &model.c)
+        } else {
+            (m, n, model.w(), &model.c, &model.b)
+        };
+        check_enumerable(k, MAX_ENUM_BITS, &format!("exact log Z of a {m}×{n} model"))?;
+        if k == 0 || l == 0 {
+            return Err(Error::Invalid(
+                "exact log Z needs both layers non-empty".into(),
+            ));
+        }
+        if (l as u64) * (k.max(BLOCK_BITS) as u64) >= u32::MAX as u64 {
+            return Err(Error::TooLarge(format!(
+                "exact log Z of a {m}×{n} model: the weights exceed the GPU's 32-bit indices"
+            )));
+        }
+        // Rows and biases padded with zeros to the block's 10 bits.
+        let kp = k.max(BLOCK_BITS);
+        let mut rows_p = rows.to_vec();
+        rows_p.resize(kp * l, 0.0);
+        let mut bias_xp = bias_x.to_vec();
+        bias_xp.resize(kp, 0.0);
+        let groups = 1usize << k.saturating_sub(BLOCK_BITS);
+        Ok(ExactWalk {
+            rows: dev.buffer(&rows_p),
+            bias_y: dev.buffer(bias_y),
+            bias_x: dev.buffer(&bias_xp),
+            out: dev.zeros(2 * groups),
+            pipeline: dev.compile(include_str!("shaders/exact.wgsl"), "exact_log_z"),
+            dev: dev.clone(),
+            k,
+            l,
+            groups,
+            first: 0,
+        })
+    }
+
+    /// Dispatches recorded so far and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        let per = GROUPS_PER_DISPATCH;
+        (self.first.div_ceil(per), self.groups.div_ceil(per))
+    }
+
+    /// Records and submits up to `max_dispatches` more dispatches; true once all are.
+    pub fn advance(&mut self, max_dispatches: usize) -> bool {
+        for _ in 0..max_dispatches {
+            if self.first >= self.groups {
+                break;
+            }
+            let count = (self.groups - self.first).min(GROUPS_PER_DISPATCH);
+            let p = Params {
+                rows: self.k as u32,
+                cols: self.l as u32,
+                a_off: self.first as u32,
+                ..Default::default()
+            };
+            self.dev.run(
+                &self.pipeline,
+                &p,
+                [Some(&self.rows), Some(&self.bias_y), Some(&self.bias_x)],
+                [Some(&self.out), None],
+                (count as u32, 1, 1),
+            );
+            self.dev.flush();
+            self.first += count;
+        }
+        self.first >= self.groups
+    }
+
+    /// A copy of the blocks' (max, sum) pairs on its way to the host, once every dispatch is
+    /// recorded.
+    pub fn finish(&self) -> crate::Snapshot {
+        self.dev.snapshot(&self.out, 0, 2 * self.groups)
+    }
+
+    /// log Z from [`ExactWalk::finish`]'s numbers, merged in f64.
+    pub fn log_z(parts: &[f32]) -> Result<f64> {
+        merge(parts)
+    }
 }
 
 /// log Σ_g sum_g·e^{max_g} of the blocks' (max, sum) pairs, in f64.
