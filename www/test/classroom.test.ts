@@ -51,7 +51,7 @@ describe('the parts a classroom link can hide', () => {
   it('embed=1 alone keeps Start, Pause, Reset and the views; a hide list replaces its default', () => {
     const embed = hiddenParts({ ...NO_VIEW, embed: true }, catalog, PANELS);
     for (const k of ['run', 'reset', 'filters', 'distribution']) expect(embed.has(k), k).toBe(false);
-    for (const k of ['lr', 'seed', 'data', 'preset', 'add', 'remove', 'share', 'ais', 'download', 'slowmo', 'chain-time', 'grad-error'])
+    for (const k of ['lr', 'seed', 'data', 'preset', 'add', 'remove', 'share', 'ais', 'download', 'slowmo', 'chain-time', 'grad-error', 'mixing'])
       expect(embed.has(k), k).toBe(true);
     expect(embed.has('tau-histogram')).toBe(false);
     expect([...embed]).toEqual(embedHidden(catalog, PANELS));

@@ -105,7 +105,7 @@ function capital(s: string): string {
 /** Lane panels that are tools rather than views (students change something with them, or they
  * compute on request or every so often): an embed leaves them out, and the Share dialog counts
  * them among the controls. */
-export const TOOL_PANELS = ['ais', 'download', 'slowmo', 'chain-time', 'grad-error'];
+export const TOOL_PANELS = ['ais', 'download', 'slowmo', 'chain-time', 'grad-error', 'mixing'];
 
 /**
  * What `embed=1` hides when the link does not list its parts: every control but Start, Pause
