@@ -218,6 +218,11 @@ export class LaneHandle implements LaneState {
     return w;
   }
 
+  /** Whether the lane takes turns with the others: more lanes than compute at once. */
+  get takesTurns(): boolean {
+    return this.gated;
+  }
+
   /** Tells the worker whether to take turns. */
   gate(on: boolean): void {
     if (on === this.gated) return; // a new worker learns it in `spawn`

@@ -208,6 +208,9 @@ class MixingPanel implements LanePanel {
       r?.state !== 'running' &&
       !this.stopped &&
       lane.status === 'running' &&
+      // Lanes that take turns (more than compute at once) compute points on request only: their
+      // turns go to training, and a Pause leaves no point under way.
+      !lane.takesTurns &&
       mixingDue(Number.isInteger(every) ? every : 0, lane.iter, this.asked, now, this.quietUntil)
     )
       this.ask();
