@@ -172,7 +172,7 @@ class MixingPanel implements LanePanel {
       this.text,
       this.caption,
     );
-    this.fold = new Foldable('mixing, exact', 'mixing-view', ctx, this.root);
+    this.fold = new Foldable('mixing (λ₂, spectrum of W)', 'mixing-view', ctx, this.root);
     container.append(this.fold.el);
   }
 
@@ -259,7 +259,7 @@ class MixingPanel implements LanePanel {
       this.chart = new MiniChart(
         {
           xLabel: 'update',
-          yLabel: exact ? 'relaxation (sweeps)' : 'relaxation, lower bound (sweeps)',
+          yLabel: exact ? 'relaxation (sweeps)' : 'relaxation ≥ (sweeps)',
           y2Label: 'modes of p(v)',
           logY: true,
           series: [
@@ -350,7 +350,7 @@ function subscript(n: number): string {
 
 export const mixingPanel: PanelKind = {
   name: 'mixing',
-  title: 'mixing, exact',
+  title: 'mixing (λ₂, spectrum of W)',
   help: "Every so often, how hard the lane's model is to sample: the exact relaxation time of its Gibbs chain and the modes of p(v), and the strip of W's largest singular values, over training (models with m + n ≤ 24).",
   term: 'gibbs-sweep',
   create: () => new MixingPanel(),
