@@ -128,11 +128,12 @@ test('an edit asks before it discards a study under way; declined, the study run
   await enter(page, '#lane-0-lr', '0.02');
   assert.equal(dialogs.length, 1);
   assert.match(dialogs[0], /^Changing learning rate η discards the study under way \(\d+ of 4 trials done/);
-  assert.equal(await page.inputValue('#lane-0-lr'), '0.1');
+  // Declined: the field shows the value in use again (with the page's next frame).
+  await page.waitForFunction(() => document.querySelector('#lane-0-lr').value === '0.1', null, { timeout: 5_000 });
   assert.equal(await page.evaluate(() => window.__rbm.study()?.status), 'running');
   await enter(page, '#stop', '500');
   assert.equal(dialogs.length, 2);
-  assert.equal(await page.inputValue('#stop'), '20000');
+  await page.waitForFunction(() => document.querySelector('#stop').value === '20000', null, { timeout: 5_000 });
   assert.notEqual(await page.evaluate(() => window.__rbm.study()), null);
   // Reset too.
   await page.evaluate(() => document.querySelector('#reset').click());
