@@ -305,8 +305,10 @@ test('a diverging lane shows a readable message while the other keeps rising', {
   const failed = (await lanes(page))[1];
   assert.match(failed.message, /diverged at update \d+/);
   assert.match(failed.message, /smaller learning rate/);
-  const shown = await page.textContent('article[data-lane-id="1"] .lane-error');
-  assert.match(shown, /training diverged/);
+  // The card shows it with the page's next frame.
+  await page.waitForFunction(() => /training diverged/.test(document.querySelector('article[data-lane-id="1"] .lane-error')?.textContent ?? ''), null, {
+    timeout: 5_000,
+  });
   assert.ok(await page.isVisible('article[data-lane-id="1"] .lane-error'));
   await waitForUpdates(page, 400, [0]);
   const [cd, pcd] = await lanes(page);
