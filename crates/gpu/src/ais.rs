@@ -48,7 +48,7 @@
 //! Monte-Carlo error.
 
 use crate::device::{Buf, Device, Params, Pipeline};
-use crate::product::{self, Epilogue, Product};
+use crate::product::{self, key_halves, Batch, Epilogue, Product};
 use rbm_core::error::{Error, Result};
 use rbm_core::eval::ais::{AisConfig, AisResult, LogZEstimate, Plan, BLOCK_PARTICLES, LANE_TAG};
 use rbm_core::model::Rbm;
@@ -66,6 +66,8 @@ const MAX_GROUPS: u32 = 65_535;
 /// Flags of `ais_step`: bit 0, draw h for a transition; bit 1, add a weight increment.
 const DRAW: u32 = 1;
 const WEIGH: u32 = 2;
+/// Flag of `ais_step` and of a batch's products: a batch of models, each with its own key.
+const BATCH: u32 = 4;
 
 /// The per-particle log-weights `log w_p` of a forward AIS run (f64 from the GPU's
 /// double-single pairs), for `particles` chains and `betas` inverse temperatures (0 and 1
@@ -134,34 +136,41 @@ fn blocks(lw: &[f64]) -> Vec<Vec<f64>> {
     lw.chunks(BLOCK_PARTICLES).map(<[f64]>::to_vec).collect()
 }
 
-/// The GPU buffers and kernels of one run.
+/// The GPU buffers and kernels of one run: one model's particles, or a batch of models'
+/// (`batched`: each model's buffers one after the other, its draws under its own key).
 struct Run {
     dev: Arc<Device>,
     step: Arc<Pipeline>,
+    /// Models in the run (1 unless batched).
+    models: usize,
+    batched: bool,
+    /// Particles (chains) per model.
     p: usize,
     m: usize,
     n: usize,
+    /// The key of a run of one model (a batch's keys are in `vis` and `hb`).
     key: [u32; 2],
-    /// W, m×n row-major.
+    /// W, m×n row-major, per model.
     w: Buf,
-    /// c (n).
+    /// c (n) per model.
     c: Buf,
-    /// [b − b_A | b | b_A] (3m).
+    /// [b − b_A | b | b_A] (3m) per model, then a batch's keys (4 per model).
     vis: Buf,
-    /// Visible states, particles × m.
+    /// Visible states, particles × m per model.
     v: Buf,
-    /// a = c + vᵀW, particles × n.
+    /// a = c + vᵀW, particles × n per model.
     a: Buf,
-    /// [h (particles × n) | b_β (m)].
+    /// [h (models · particles × n) | b_β (m per model) | a batch's keys (4 per model)].
     hb: Buf,
-    /// Log-weights as (hi, lo) pairs.
+    /// Log-weights as (hi, lo) pairs, particles per model.
     lw: Buf,
 }
 
 /// An AIS or RAISE run on the GPU taken a few β steps at a time ([`Anneal::advance`]), whose
 /// log-weights come back without waiting ([`Anneal::finish`]): what a browser's worker runs
 /// between a lane's training slices (its GPU answers through the event loop). The same
-/// dispatches, in the same order, as [`plan_log_weights`].
+/// dispatches, in the same order, as [`plan_log_weights`]. [`Anneal::batch`] anneals several
+/// models at once, three dispatches per β step for all of them.
 pub struct Anneal {
     r: Run,
     /// The plan's configuration (its β schedule).
@@ -176,7 +185,42 @@ impl Anneal {
     /// The run of `plan` on `dev`, its start recorded (AIS: `v₀ ~ p_A`; RAISE: the first
     /// transition at β = 1 from the data rows).
     pub fn new(dev: &Arc<Device>, plan: &Plan) -> Result<Anneal> {
-        let r = setup(dev, plan)?;
+        Anneal::start(setup(dev, std::slice::from_ref(plan), false)?, plan)
+    }
+
+    /// The runs of several `plans` as one (a study's checkpoint models of every trial and
+    /// lane): the plans must agree in direction, model size, particles and β schedule; their
+    /// models, base rates, data rows and seeds may differ. Each model's log-weights are those
+    /// of `Anneal::batch` on that plan alone, bit for bit, whatever else is in the batch
+    /// (tested): its products are never split over workgroups (for a large model alone,
+    /// [`Anneal::new`] splits them and so sums in another order), and its draws are under its
+    /// own seed's key at its own particles' indices.
+    pub fn batch(dev: &Arc<Device>, plans: &[Plan]) -> Result<Anneal> {
+        let first = plans
+            .first()
+            .ok_or_else(|| Error::Invalid("a batch of AIS runs needs a plan".into()))?;
+        let shape = |q: &Plan| {
+            let c = q.config();
+            (
+                q.is_reverse(),
+                q.model().m(),
+                q.model().n(),
+                c.particles,
+                c.betas,
+                c.schedule,
+            )
+        };
+        if let Some(q) = plans.iter().find(|q| shape(q) != shape(first)) {
+            return Err(Error::Invalid(format!(
+                "the runs of one AIS batch must agree in direction, size, particles and β;                  {:?} and {:?} differ",
+                shape(first),
+                shape(q)
+            )));
+        }
+        Anneal::start(setup(dev, plans, true)?, first)
+    }
+
+    fn start(r: Run, plan: &Plan) -> Result<Anneal> {
         let k_total = plan.config().betas - 1;
         if plan.is_reverse() {
             r.hidden();
@@ -184,17 +228,19 @@ impl Anneal {
             r.visible(1.0, 1);
         } else {
             // v₀ ~ p_A: a product over depth 0 is its bias, b_A (A is never read).
+            let (p, m, n) = (r.p, r.m, r.n);
             r.gemm(Gemm {
-                rows: r.p,
-                cols: r.m,
+                rows: p,
+                cols: m,
                 depth: 0,
-                a: (&r.a, r.m, 1),
-                b: (&r.w, 1, r.n),
-                bias: (&r.vis, 2 * r.m),
+                a: (&r.a, m, 1, p * n),
+                b: (&r.w, 1, n, m * n),
+                bias: (&r.vis, 2 * m, 3 * m),
+                keys: Some(3 * m * r.models),
                 mode: 2,
                 f0: 1.0,
                 draw: 1,
-                out: &r.v,
+                out: (&r.v, p * m),
             });
             r.hidden();
         }
@@ -253,9 +299,11 @@ impl Anneal {
     }
 
     /// A copy of the log-weights as (hi, lo) pairs on its way to the host, once every step is
-    /// recorded ([`Anneal::log_weights`] makes them f64).
+    /// recorded ([`Anneal::log_weights`] makes them f64; a batch's come model after model).
     pub fn finish(&self) -> crate::Snapshot {
-        self.r.dev.snapshot(&self.r.lw, 0, 2 * self.r.p)
+        self.r
+            .dev
+            .snapshot(&self.r.lw, 0, 2 * self.r.models * self.r.p)
     }
 
     /// The log-weights (one per chain, in chain order) from [`Anneal::finish`]'s pairs.
@@ -270,6 +318,49 @@ impl Anneal {
     pub fn blocks(log_weights: &[f64]) -> Vec<Vec<f64>> {
         blocks(log_weights)
     }
+
+    /// Models annealed together (1 unless a batch).
+    pub fn models(&self) -> usize {
+        self.r.models
+    }
+
+    /// A batch's log-weights ([`Anneal::log_weights`]) cut per model, in the plans' order.
+    pub fn per_model(&self, log_weights: &[f64]) -> Vec<Vec<f64>> {
+        log_weights.chunks(self.r.p).map(<[f64]>::to_vec).collect()
+    }
+}
+
+/// Each plan's chains' log-weights, the plans annealed as one batch ([`Anneal::batch`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn plans_log_weights(dev: &Arc<Device>, plans: &[Plan]) -> Result<Vec<Vec<f64>>> {
+    let mut a = Anneal::batch(dev, plans)?;
+    a.advance(usize::MAX);
+    let pairs = dev.read(&a.r.lw, 0, 2 * a.r.models * a.r.p);
+    if let Some(e) = dev.failure() {
+        return Err(Error::Invalid(e));
+    }
+    Ok(a.per_model(&Anneal::log_weights(&pairs)))
+}
+
+/// AIS estimates of log Z for several models at once (a study's checkpoints of every trial):
+/// [`log_z`] for each `(model, base, cfg)`, annealed as one batch ([`Anneal::batch`]) — the
+/// configurations must agree in particles and β — with each estimate what a batch of that
+/// model alone gives.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn log_z_batch(
+    dev: &Arc<Device>,
+    runs: &[(&Rbm, &[f32], AisConfig)],
+) -> Result<Vec<LogZEstimate>> {
+    let plans = runs
+        .iter()
+        .map(|&(model, base, cfg)| Plan::ais_log_z(model, Some(base), cfg))
+        .collect::<Result<Vec<_>>>()?;
+    let lw = plans_log_weights(dev, &plans)?;
+    plans
+        .iter()
+        .zip(&lw)
+        .map(|(plan, w)| plan.log_z(&blocks(w)))
+        .collect()
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -286,79 +377,118 @@ fn run(_: &Arc<Device>, _: &Plan) -> Result<Vec<f64>> {
     ))
 }
 
-/// The buffers of `plan`'s run on `dev` (refused when a buffer would exceed what it binds).
-fn setup(dev: &Arc<Device>, plan: &Plan) -> Result<Run> {
-    let (model, base, cfg) = (plan.model(), plan.base_b(), *plan.config());
-    let (p, m, n) = (cfg.particles, model.m(), model.n());
+/// The buffers of `plans`' run on `dev` (one plan unless `batched`; refused when a buffer
+/// would exceed what it binds).
+fn setup(dev: &Arc<Device>, plans: &[Plan], batched: bool) -> Result<Run> {
+    let first = &plans[0];
+    let cfg = *first.config();
+    let k = plans.len();
+    let (p, m, n) = (cfg.particles, first.model().m(), first.model().n());
     let limit = dev.wgpu().0.limits().max_storage_buffer_binding_size;
-    let biggest = (p * m.max(n) + m) as u64 * 4;
+    let biggest = (k * (p * m.max(n) + m + 4)).max(k * m * n) as u64 * 4;
+    let what = if first.is_reverse() { "RAISE" } else { "AIS" };
     if biggest > limit {
         return Err(Error::TooLarge(format!(
-            "{} with {p} particles on a {m}×{n} model needs a {biggest}-byte buffer; this GPU \
-             binds at most {limit} (use fewer particles)",
-            if plan.is_reverse() { "RAISE" } else { "AIS" }
+            "{what} with {p} particles on {k} {m}×{n} model(s) needs a {biggest}-byte buffer;              this GPU binds at most {limit} (use fewer particles, or fewer models at once)"
         )));
     }
-    let vis: Vec<f32> = model
-        .b
+    if k > MAX_GROUPS as usize {
+        return Err(Error::TooLarge(format!(
+            "{what} of {k} models at once: at most {MAX_GROUPS}"
+        )));
+    }
+    let keys: Vec<[u32; 2]> = plans
         .iter()
-        .zip(base)
-        .map(|(&b, &a)| (b as f64 - a as f64) as f32)
-        .chain(model.b.iter().copied())
-        .chain(base.iter().copied())
+        .map(|q| philox::key(q.config().seed, LANE))
         .collect();
-    // RAISE's chains start at their data rows; AIS's are drawn from p_A below.
-    let v = if plan.is_reverse() {
-        let rows: Vec<f32> = (0..p)
-            .flat_map(|c| plan.start_row(c).expect("a RAISE plan has data"))
+    let halves: Vec<f32> = keys.iter().flat_map(|&key| key_halves(key)).collect();
+    let mut vis = Vec::with_capacity(k * 3 * m + 4 * k);
+    for q in plans {
+        let (model, base) = (q.model(), q.base_b());
+        vis.extend(
+            model
+                .b
+                .iter()
+                .zip(base)
+                .map(|(&b, &a)| (b as f64 - a as f64) as f32),
+        );
+        vis.extend(model.b.iter().copied());
+        vis.extend(base.iter().copied());
+    }
+    vis.extend(&halves);
+    // RAISE's chains start at their data rows; AIS's are drawn from p_A.
+    let v = if first.is_reverse() {
+        let rows: Vec<f32> = plans
+            .iter()
+            .flat_map(|q| (0..p).flat_map(move |c| q.start_row(c).expect("a RAISE plan has data")))
             .copied()
             .collect();
         dev.buffer(&rows)
     } else {
-        dev.zeros(p * m)
+        dev.zeros(k * p * m)
     };
+    let hb = if batched {
+        let mut hb = vec![0.0; k * (p * n + m)];
+        hb.extend(&halves);
+        dev.buffer(&hb)
+    } else {
+        dev.zeros(p * n + m)
+    };
+    let w: Vec<f32> = plans
+        .iter()
+        .flat_map(|q| q.model().w().iter().copied())
+        .collect();
+    let c: Vec<f32> = plans
+        .iter()
+        .flat_map(|q| q.model().c.iter().copied())
+        .collect();
     Ok(Run {
         step: dev.compile(include_str!("shaders/ais.wgsl"), "ais_step"),
-        key: philox::key(cfg.seed, LANE),
-        w: dev.buffer(model.w()),
-        c: dev.buffer(&model.c),
+        key: keys[0],
+        w: dev.buffer(&w),
+        c: dev.buffer(&c),
         vis: dev.buffer(&vis),
         v,
-        a: dev.zeros(p * n),
-        hb: dev.zeros(p * n + m),
-        lw: dev.zeros(2 * p),
+        a: dev.zeros(k * p * n),
+        hb,
+        lw: dev.zeros(2 * k * p),
         dev: dev.clone(),
+        models: k,
+        batched,
         p,
         m,
         n,
     })
 }
 
-/// One product of gemm.wgsl: rows × cols over depth, A(r, k) = a.0[r·a.1 + k·a.2],
-/// B(k, c) = w[k·b.1 + c·b.2], bias = bias.0[bias.1 + c].
+/// One product of gemm.wgsl per model: rows × cols over depth, A(r, k) = a.0[r·a.1 + k·a.2],
+/// B(k, c) = w[k·b.1 + c·b.2], bias = bias.0[bias.1 + c], C into out.0; model t's operands
+/// `a.3`, `b.3`, `bias.2` and `out.1` further on, its key at `keys + 4t` of the bias buffer
+/// (a batch's draws).
 struct Gemm<'b> {
     rows: usize,
     cols: usize,
     depth: usize,
-    a: (&'b Buf, usize, usize),
-    b: (&'b Buf, usize, usize),
-    bias: (&'b Buf, usize),
+    a: (&'b Buf, usize, usize, usize),
+    b: (&'b Buf, usize, usize, usize),
+    bias: (&'b Buf, usize, usize),
+    keys: Option<usize>,
     mode: u32,
     f0: f32,
     draw: u64,
-    out: &'b Buf,
+    out: (&'b Buf, usize),
 }
 
 impl Run {
     /// One `ais_step` dispatch: with [`WEIGH`], `log f_hi(v) − log f_lo(v)` added to the
     /// log-weights; with [`DRAW`], `h ~ σ(β a)` (draw `2t` of transition t) and `b_β`.
     fn step(&self, hi: f32, lo: f32, beta: f32, flags: u32, t: usize) {
-        let p = self.p;
+        let rows = self.models * self.p;
         let params = Params {
-            rows: p as u32,
+            rows: rows as u32,
             cols: self.n as u32,
             depth: self.m as u32,
-            flags,
+            flags: flags | if self.batched { BATCH } else { 0 },
             key: self.key,
             draw: 2 * t as u64,
             f: [
@@ -371,33 +501,36 @@ impl Run {
                 0.0,
                 0.0,
             ],
+            per: self.p as u32,
+            key_off: (3 * self.m * self.models) as u32,
             ..Default::default()
         };
-        let groups = (p as u32).min(MAX_GROUPS);
+        let groups = (rows as u32).min(MAX_GROUPS);
         self.dev.run(
             &self.step,
             &params,
             [Some(&self.a), Some(&self.v), Some(&self.vis)],
             [Some(&self.hb), Some(&self.lw)],
-            (groups, (p as u32).div_ceil(MAX_GROUPS), 1),
+            (groups, (rows as u32).div_ceil(MAX_GROUPS), 1),
         );
     }
 
     /// The rest of transition t at β after [`Run::step`] drew h: `v ~ σ(β (b_β + W h))` (draw
     /// `2t + 1`; A = h rows, B = Wᵀ by strides, bias b_β after h), then `a = c + vᵀW`.
     fn visible(&self, beta: f32, t: usize) {
-        let (p, m, n) = (self.p, self.m, self.n);
+        let (k, p, m, n) = (self.models, self.p, self.m, self.n);
         self.gemm(Gemm {
             rows: p,
             cols: m,
             depth: n,
-            a: (&self.hb, n, 1),
-            b: (&self.w, 1, n),
-            bias: (&self.hb, p * n),
+            a: (&self.hb, n, 1, p * n),
+            b: (&self.w, 1, n, m * n),
+            bias: (&self.hb, k * p * n, m),
+            keys: Some(k * (p * n + m)),
             mode: 2,
             f0: beta,
             draw: 2 * t as u64 + 1,
-            out: &self.v,
+            out: (&self.v, p * m),
         });
         self.hidden();
     }
@@ -411,11 +544,23 @@ impl Run {
             rows: g.rows,
             cols: g.cols,
             depth: g.depth,
-            a: g.a,
+            a: (g.a.0, g.a.1, g.a.2),
             b: (g.b.0, 0, g.b.1, g.b.2),
-            bias: Some(g.bias),
+            bias: Some((g.bias.0, g.bias.1)),
         };
-        product::run(&self.dev, &product, epi, g.out, 0);
+        if !self.batched {
+            product::run(&self.dev, &product, epi, g.out.0, 0);
+            return;
+        }
+        let batch = Batch {
+            count: self.models,
+            a: g.a.3,
+            b: g.b.3,
+            bias: g.bias.2,
+            c: g.out.1,
+            keys: g.keys,
+        };
+        product::run_batch(&self.dev, &product, epi, g.out.0, batch);
     }
 
     /// a = c + vᵀW (mode 4 with β = 1).
@@ -425,13 +570,14 @@ impl Run {
             rows: p,
             cols: n,
             depth: m,
-            a: (&self.v, m, 1),
-            b: (&self.w, n, 1),
-            bias: (&self.c, 0),
+            a: (&self.v, m, 1, p * m),
+            b: (&self.w, n, 1, m * n),
+            bias: (&self.c, 0, n),
+            keys: None,
             mode: 4,
             f0: 1.0,
             draw: 0,
-            out: &self.a,
+            out: (&self.a, p * n),
         });
     }
 }

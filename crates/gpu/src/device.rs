@@ -87,7 +87,8 @@ const KERNELS: [(Kernel, &str); 7] = [
     (Kernel::Uniforms, "uniforms"),
 ];
 
-/// One dispatch's parameters, as the WGSL struct `P` of common.wgsl: 20 words, then 8 floats.
+/// One dispatch's parameters, as the WGSL struct `P` of common.wgsl: 20 words, 8 floats, then 8
+/// words for batches (a batch of products, or of models in one AIS dispatch).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Params {
     pub rows: u32,
@@ -109,11 +110,25 @@ pub struct Params {
     pub flags: u32,
     pub extra: u32,
     pub f: [f32; 8],
+    /// A product's splits of its summed index (workgroup z = batch · splits + split; 0 as 1).
+    pub splits: u32,
+    /// Rows per model of a batched `ais_step`.
+    pub per: u32,
+    /// Where a batch's Philox keys start in binding 3 (four 16-bit halves each; flags bit 2).
+    pub key_off: u32,
+    /// Per-batch strides of A, B, the bias and C.
+    pub a_batch: u32,
+    pub b_batch: u32,
+    pub bias_batch: u32,
+    pub c_batch: u32,
 }
 
+/// Bytes of [`Params`] (the WGSL struct `P`).
+const PARAMS_BYTES: usize = 144;
+
 impl Params {
-    fn bytes(&self) -> [u8; 112] {
-        let words: [u32; 28] = [
+    fn bytes(&self) -> [u8; PARAMS_BYTES] {
+        let words: [u32; PARAMS_BYTES / 4] = [
             self.rows,
             self.cols,
             self.depth,
@@ -142,8 +157,16 @@ impl Params {
             self.f[5].to_bits(),
             self.f[6].to_bits(),
             self.f[7].to_bits(),
+            self.splits,
+            self.per,
+            self.key_off,
+            self.a_batch,
+            self.b_batch,
+            self.bias_batch,
+            self.c_batch,
+            0,
         ];
-        let mut out = [0u8; 112];
+        let mut out = [0u8; PARAMS_BYTES];
         for (o, w) in out.chunks_exact_mut(4).zip(words) {
             o.copy_from_slice(&w.to_le_bytes());
         }
@@ -352,7 +375,7 @@ impl Device {
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Uniform,
                         has_dynamic_offset: true,
-                        min_binding_size: wgpu::BufferSize::new(112),
+                        min_binding_size: wgpu::BufferSize::new(PARAMS_BYTES as u64),
                     },
                     count: None,
                 },
@@ -666,7 +689,7 @@ impl Device {
         groups: (u32, u32, u32),
     ) {
         let at = self.reserve(st, SLOT);
-        st.ring[at..at + 112].copy_from_slice(&params.bytes());
+        st.ring[at..at + PARAMS_BYTES].copy_from_slice(&params.bytes());
         let bufs = [
             inputs[0].unwrap_or(&self.dummy_ro),
             inputs[1].unwrap_or(&self.dummy_ro),

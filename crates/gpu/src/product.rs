@@ -75,6 +75,7 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
         draw,
         extra: chunk.max(1) as u32,
         f: [beta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        splits: splits as u32,
         ..Default::default()
     };
     let groups = (
@@ -91,6 +92,7 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
     let mut sum = p;
     p.mode = 0;
     p.c_off = 0;
+    sum.splits = 1;
     sum.count = splits as u32;
     dev.dispatch_all(&[
         Dispatch {
@@ -108,4 +110,67 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
             groups: Device::element_groups(g.rows * g.cols),
         },
     ]);
+}
+
+/// The per-product strides of a batch of equal-sized products ([`run_batch`]): product t reads
+/// A from `a`·t, B from `b`·t and the bias from `bias`·t further on, writes C at `c`·t, and
+/// draws (if it draws) under the key stored at `keys + 4t` of the bias buffer (four 16-bit
+/// halves, high word first: [`key_halves`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Batch {
+    pub count: usize,
+    pub a: usize,
+    pub b: usize,
+    pub bias: usize,
+    pub c: usize,
+    pub keys: Option<usize>,
+}
+
+/// Records `batch.count` products of `g`'s shape as one dispatch (workgroup z = the product).
+/// Each product is what [`run`] makes of it alone with no split of its summed index (the same
+/// sums in the same order, the same uniforms under its own key), whatever the batch: its tile
+/// is chosen by one product's size, never by the batch's.
+pub(crate) fn run_batch(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, batch: Batch) {
+    let (mode, beta, _, draw) = epi.mode();
+    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
+    let p = Params {
+        rows: g.rows as u32,
+        cols: g.cols as u32,
+        depth: g.depth as u32,
+        mode,
+        a_row: g.a.1 as u32,
+        a_k: g.a.2 as u32,
+        b_off: g.b.1 as u32,
+        b_k: g.b.2 as u32,
+        b_col: g.b.3 as u32,
+        bias_off: g.bias.map_or(0, |b| b.1) as u32,
+        draw,
+        extra: g.depth.max(1) as u32,
+        flags: if batch.keys.is_some() { 4 } else { 0 },
+        f: [beta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        splits: 1,
+        key_off: batch.keys.unwrap_or(0) as u32,
+        a_batch: batch.a as u32,
+        b_batch: batch.b as u32,
+        bias_batch: batch.bias as u32,
+        c_batch: batch.c as u32,
+        ..Default::default()
+    };
+    let groups = (
+        (g.cols as u32).div_ceil(tn),
+        (g.rows as u32).div_ceil(tm),
+        batch.count as u32,
+    );
+    let inputs = [Some(g.a.0), Some(g.b.0), g.bias.map(|b| b.0)];
+    dev.dispatch(kernel, &p, inputs, [Some(out), None], groups);
+}
+
+/// A Philox key as the four 16-bit halves a batch stores ([`Batch::keys`]), high word first.
+pub(crate) fn key_halves(key: [u32; 2]) -> [f32; 4] {
+    [
+        (key[0] >> 16) as f32,
+        (key[0] & 0xffff) as f32,
+        (key[1] >> 16) as f32,
+        (key[1] & 0xffff) as f32,
+    ]
 }

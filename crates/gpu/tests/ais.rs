@@ -20,15 +20,12 @@ use rbm_core::eval::ais::{AisResult, Plan};
 use rbm_core::eval::{ais as cpu_ais, exact};
 use rbm_core::model::{Params, Rbm};
 use rbm_core::rng::{normal, stream, Purpose};
-use rbm_gpu::{ais, Device};
-use std::sync::{Arc, OnceLock};
+use rbm_gpu::ais;
+use std::sync::Arc;
 use std::time::Instant;
 
-fn device() -> Arc<Device> {
-    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
-    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
-        .clone()
-}
+mod common;
+use common::device;
 
 /// An m×n model with W ~ N(0, w²), b ~ N(b_mean, 1), c ~ N(0, 0.5²): trained-like, with
 /// nonzero biases.
@@ -177,19 +174,7 @@ fn a_stepped_run_is_the_one_shot_run() {
             "22 β steps, 5 at a time"
         );
         let copy = a.finish();
-        // The tests share one device: another thread's poll may be the one that runs the copy's
-        // callback, a moment after this thread's wait returns (as `Device::read` allows for).
-        let host = (0..10_000)
-            .find_map(|_| {
-                dev.finish();
-                dev.progress();
-                let got = copy.take();
-                if got.is_none() {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-                got
-            })
-            .expect("on the host within 10 000 polls");
+        let host = common::on_host(&dev, &copy);
         let got = ais::Anneal::log_weights(&host.unwrap());
         assert_eq!(got, want, "reverse: {reverse}");
         let r = plan.finish(&ais::Anneal::blocks(&got)).unwrap();
@@ -436,4 +421,132 @@ fn the_salakhutdinov_murray_schedule_runs_on_the_gpu() {
         g.log_z_lo <= c.log_z_hi && c.log_z_lo <= g.log_z_hi,
         "GPU {g:?} vs CPU {c:?}"
     );
+}
+
+/// A batch of runs (`Anneal::batch`, a study's checkpoints annealed together) gives each model
+/// the log-weights of its run alone, bit for bit, whatever shares the batch and in whatever
+/// order — AIS and RAISE, with different models, base rates, data rows and seeds. On a model
+/// whose products are never split (depth < 128) that is also the plain one-model run's.
+#[test]
+fn a_batch_gives_each_model_its_own_run_bit_for_bit() {
+    let dev = device();
+    let models: Vec<Rbm> = (0..3).map(|i| model(20, 10, 0.8, -0.5, 40 + i)).collect();
+    for reverse in [false, true] {
+        let plans: Vec<Plan> = models
+            .iter()
+            .enumerate()
+            .map(|(i, rbm)| {
+                let c = cfg(37, 23, 100 + i as u64);
+                if reverse {
+                    let data = exact::samples(rbm, 30, i as u64).unwrap();
+                    Plan::raise(rbm, &data, None, c).unwrap()
+                } else {
+                    let base: Vec<f32> = rbm.b.iter().map(|&b| 0.5 * b - 0.3 * i as f32).collect();
+                    Plan::ais_log_z(rbm, Some(&base), c).unwrap()
+                }
+            })
+            .collect();
+        let together = ais::plans_log_weights(&dev, &plans).unwrap();
+        assert_eq!(together.len(), 3);
+        for (i, plan) in plans.iter().enumerate() {
+            let alone = ais::plan_log_weights(&dev, plan).unwrap();
+            assert_eq!(together[i], alone, "reverse {reverse}, model {i}");
+        }
+        let reordered =
+            ais::plans_log_weights(&dev, &[plans[2].clone(), plans[0].clone()]).unwrap();
+        assert_eq!(reordered, vec![together[2].clone(), together[0].clone()]);
+        // The models differ, so their weights do: a batch that mixed them up would fail above.
+        assert_ne!(together[0], together[1]);
+    }
+}
+
+/// On MNIST-sized models (whose lone run splits its products), a batch still gives each model
+/// what a batch of it alone gives, bit for bit, and the batched estimates bracket the exact
+/// log Z of each 784×16 model.
+#[test]
+fn a_batch_of_784x16_models_brackets_each_exact_log_z() {
+    let dev = device();
+    let models: Vec<Rbm> = (0..3).map(|i| model(784, 16, 0.1, -1.0, 60 + i)).collect();
+    let bases: Vec<Vec<f32>> = models
+        .iter()
+        .map(|rbm| rbm.b.iter().map(|&b| 0.5 * b - 0.5).collect())
+        .collect();
+    let runs: Vec<(&Rbm, &[f32], cpu_ais::AisConfig)> = models
+        .iter()
+        .zip(&bases)
+        .enumerate()
+        .map(|(i, (rbm, base))| (rbm, base.as_slice(), cfg(100, 1000, i as u64)))
+        .collect();
+    let t = Instant::now();
+    let together = ais::log_z_batch(&dev, &runs).unwrap();
+    eprintln!(
+        "3 × 784×16, 100 × 1 000 β in one batch: {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    for (i, run) in runs.iter().enumerate() {
+        let alone = ais::log_z_batch(&dev, std::slice::from_ref(run)).unwrap();
+        assert_eq!(together[i], alone[0], "model {i}");
+        let want = exact::log_z(run.0).unwrap();
+        let z = &together[i];
+        eprintln!(
+            "model {i}: log Ẑ {:.4} [{:.4}, {:.4}], exact {want:.4}",
+            z.log_z, z.log_z_lo, z.log_z_hi
+        );
+        assert!(
+            z.log_z_lo <= want && want <= z.log_z_hi && (z.log_z - want).abs() < 0.5,
+            "model {i}: {z:?} against {want}"
+        );
+    }
+}
+
+/// Runs that differ in size, particles or β cannot share a batch: one clear error.
+#[test]
+fn a_batch_of_unlike_runs_is_refused() {
+    let dev = device();
+    let a = model(20, 10, 0.5, 0.0, 1);
+    let b = model(20, 12, 0.5, 0.0, 2);
+    let plan = |rbm: &Rbm, betas| Plan::ais_log_z(rbm, None, cfg(10, betas, 0)).unwrap();
+    for plans in [[plan(&a, 10), plan(&b, 10)], [plan(&a, 10), plan(&a, 11)]] {
+        let e = ais::Anneal::batch(&dev, &plans).err().expect("refused");
+        assert!(e.to_string().contains("must agree"), "{e}");
+    }
+}
+
+/// A study's AIS requests from many threads (`GpuLogZ`, its trials at their checkpoints) are
+/// annealed in batches, and each answer is the estimate of its model alone, whatever the
+/// batches were.
+#[test]
+fn a_study_s_ais_requests_share_batches_and_keep_their_own_answers() {
+    use rbm_core::experiments::trials::LogZEngine;
+    let dev = device();
+    let engine = Arc::new(rbm_gpu::measure::GpuLogZ::new(dev.clone()));
+    let models: Vec<Rbm> = (0..8).map(|i| model(30, 12, 0.6, -0.5, 80 + i)).collect();
+    let answers: Vec<f64> = std::thread::scope(|s| {
+        let handles: Vec<_> = models
+            .iter()
+            .enumerate()
+            .map(|(i, rbm)| {
+                let engine = engine.clone();
+                s.spawn(move || engine.ais(rbm, &rbm.b, cfg(50, 300, i as u64)).unwrap())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let batches = engine.batches();
+    eprintln!("batches: {batches:?}");
+    assert_eq!(batches.iter().sum::<usize>(), 8);
+    for (i, rbm) in models.iter().enumerate() {
+        let run = (rbm, rbm.b.as_slice(), cfg(50, 300, i as u64));
+        let alone = ais::log_z_batch(&dev, &[run]).unwrap()[0].log_z;
+        assert_eq!(answers[i].to_bits(), alone.to_bits(), "model {i}");
+        let want = exact::log_z(rbm).unwrap();
+        assert!(
+            (answers[i] - want).abs() < 0.5,
+            "model {i}: {} against {want}",
+            answers[i]
+        );
+    }
+    // A request the CPU's checks refuse is refused alone.
+    let bad = engine.ais(&models[0], &models[0].b, cfg(1, 300, 0));
+    assert!(bad.is_err());
 }

@@ -7,15 +7,10 @@ use rbm_core::error::Error;
 use rbm_core::eval::exact;
 use rbm_core::model::{Params, Rbm};
 use rbm_core::rng::{normal, stream, Purpose};
-use rbm_gpu::Device;
-use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-fn device() -> Arc<Device> {
-    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
-    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
-        .clone()
-}
+mod common;
+use common::device;
 
 /// A model like a trained one on MNIST: weights of `scale`, visible biases around −2 (most
 /// pixels off), hidden biases around −1.
@@ -128,20 +123,7 @@ fn a_stepped_walk_is_the_one_shot_enumeration() {
     }
     assert_eq!((calls, walk.progress()), (1, (2, 2)));
     let copy = walk.finish();
-    // The tests share one device: another thread's poll may run the copy's callback a moment
-    // after this thread's wait returns.
-    let parts = (0..10_000)
-        .find_map(|_| {
-            dev.finish();
-            dev.progress();
-            let got = copy.take();
-            if got.is_none() {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            got
-        })
-        .expect("on the host within 10 000 polls")
-        .unwrap();
+    let parts = common::on_host(&dev, &copy).unwrap();
     let got = rbm_gpu::exact::ExactWalk::log_z(&parts).unwrap();
     assert_eq!(got.to_bits(), want.to_bits());
     let cpu = exact::log_z(&model).unwrap();

@@ -12,6 +12,9 @@
 // after the transition at β_k, f4 = β_{k−1} for the next one). With flags bit 0 it draws
 // h_j ~ σ(f4·a_j) (Philox uniform r·n + j of this dispatch's draw) and, in workgroup 0, writes
 // b_β = b + f3·b_A so the visible product's epilogue σ(β(b_β + W h)) = σ((1 − β) b_A + β(b + W h)).
+// A batch of models (flags bit 2): rows = models × per, model t = r / per owns rows
+// [t·per, (t + 1)·per), its in2 at 3m·t, its b_β at rows·n + m·t, and its Philox key at
+// key_at(key_off + 4t); particle r − t·per draws its uniforms as it would alone.
 
 var<workgroup> part: array<f32, 256>;
 
@@ -46,6 +49,15 @@ fn ais_step(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id)
     let m = p.depth;
     let draw = (p.flags & 1u) != 0u;
     let weigh = (p.flags & 2u) != 0u;
+    let batched = (p.flags & 4u) != 0u;
+    var model = 0u;
+    var key = vec2<u32>(p.key0, p.key1);
+    if (batched) {
+        model = r / p.per;
+        key = key_at(p.key_off + 4u * model);
+    }
+    let own = r - model * p.per; // the particle's row in its own model
+    let vis = 3u * m * model;
     var pos = 0.0;
     var lg = 0.0;
     for (var j = t; j < n; j += 256u) {
@@ -55,17 +67,17 @@ fn ais_step(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id)
         let y = exp(-p.f1 * ax);
         lg = lg + log1p_neg(y * expm1_neg(p.f2 * ax) / (1.0 + y));
         if (draw) {
-            let u = uniform01(r * n + j);
+            let u = uniform01_key(own * n + j, key);
             out0[r * n + j] = select(0.0, 1.0, u * (1.0 + exp(-p.f4 * x)) < 1.0);
         }
     }
     var dv = 0.0;
     for (var i = t; i < m; i += 256u) {
-        dv = dv + in2[i] * in1[r * m + i];
+        dv = dv + in2[vis + i] * in1[r * m + i];
     }
-    if (draw && r == 0u) {
+    if (draw && own == 0u) {
         for (var i = t; i < m; i += 256u) {
-            out0[p.rows * n + i] = in2[m + i] + p.f3 * in2[2u * m + i];
+            out0[p.rows * n + m * model + i] = in2[vis + m + i] + p.f3 * in2[vis + 2u * m + i];
         }
     }
     part[t] = p.f2 * (dv + pos) + lg;

@@ -10,6 +10,10 @@ struct P {
     count: u32, mn: u32, flags: u32, extra: u32,
     f0: f32, f1: f32, f2: f32, f3: f32,
     f4: f32, f5: f32, f6: f32, f7: f32,
+    // A batch of products or models in one dispatch (products: workgroup z = batch · splits +
+    // split; offsets advance by these strides per batch; ais_step: `per` rows per model).
+    splits: u32, per: u32, key_off: u32, a_batch: u32,
+    b_batch: u32, bias_batch: u32, c_batch: u32, pad0: u32,
 };
 
 @group(0) @binding(0) var<uniform> p: P;
@@ -55,8 +59,20 @@ fn philox(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
 
 // Uniform `index` of this dispatch's draw, as rbm_core::rng::philox::uniform.
 fn uniform01(index: u32) -> f32 {
-    let block = philox(vec4<u32>(index >> 2u, p.draw_lo, p.draw_hi, 0u), vec2<u32>(p.key0, p.key1));
+    return uniform01_key(index, vec2<u32>(p.key0, p.key1));
+}
+
+// Uniform `index` of this dispatch's draw under another key (a batch's model's own).
+fn uniform01_key(index: u32, key: vec2<u32>) -> f32 {
+    let block = philox(vec4<u32>(index >> 2u, p.draw_lo, p.draw_hi, 0u), key);
     return f32(block[index & 3u] >> 8u) * (1.0 / 16777216.0);
+}
+
+// The Philox key stored at in2[at..at + 4] as four 16-bit halves (high word first), each an
+// f32 integer below 2^16: exact, where a bit cast could meet a NaN pattern a driver rewrites.
+fn key_at(at: u32) -> vec2<u32> {
+    return vec2<u32>((u32(in2[at]) << 16u) | u32(in2[at + 1u]),
+                     (u32(in2[at + 2u]) << 16u) | u32(in2[at + 3u]));
 }
 
 // The epilogue of a product's element (r, c) with sum x, into out0[o] (and out1[o]): by p.mode
@@ -64,12 +80,17 @@ fn uniform01(index: u32) -> f32 {
 // u·(1 + e^{−β(bias + x)}) < 1 with u = uniform01(r·cols + c); 3: as 2, the mean in out1;
 // 4: β(bias + x). β = f0, bias[c] = in2[bias_off + c].
 fn finish(o: u32, r: u32, c: u32, x: f32) {
+    finish_in(o, r, c, x, p.bias_off, vec2<u32>(p.key0, p.key1));
+}
+
+// `finish` with the bias at in2[bias + c] and the draws under `key` (a batch's own).
+fn finish_in(o: u32, r: u32, c: u32, x: f32, bias: u32, key: vec2<u32>) {
     if (p.mode == 0u) { out0[o] = x; return; }
-    let a = p.f0 * (in2[p.bias_off + c] + x);
+    let a = p.f0 * (in2[bias + c] + x);
     if (p.mode == 4u) { out0[o] = a; return; }
     let one_plus = 1.0 + exp(-a);
     if (p.mode == 1u) { out0[o] = 1.0 / one_plus; return; }
-    let u = uniform01(r * p.cols + c);
+    let u = uniform01_key(r * p.cols + c, key);
     out0[o] = select(0.0, 1.0, u * one_plus < 1.0);
     if (p.mode == 3u) { out1[o] = 1.0 / one_plus; }
 }

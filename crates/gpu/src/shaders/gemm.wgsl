@@ -30,14 +30,28 @@ const TNP: u32 = TN + 1u;
 var<workgroup> tile_a: array<f32, TK * TMP>; // [k][r]
 var<workgroup> tile_b: array<f32, TK * TNP>; // [k][c]
 
-// Workgroup z of a split product sums k in [z·extra, (z + 1)·extra) and writes its partial
-// sums (mode 0) at c_off + z·rows·cols.
-fn epilogue(r: u32, c0: u32, z: u32, acc: vec4<f32>) {
+// Workgroup z is split s = z % splits of product (batch) t = z / splits. Split s sums k in
+// [s·extra, (s + 1)·extra) and writes its partial sums (mode 0) at c_off + s·rows·cols.
+// Product t of a batch reads and writes at its strides' offsets (a_batch, b_batch,
+// bias_batch, c_batch), and with flags bit 2 draws under its own key (key_at(key_off + 4t)):
+// each product of a batch computes what it would alone, bit for bit.
+struct Place { out: u32, bias: u32, key: vec2<u32> };
+
+fn place(z: u32) -> Place {
+    let splits = max(p.splits, 1u);
+    let s = z % splits;
+    let t = z / splits;
+    var key = vec2<u32>(p.key0, p.key1);
+    if ((p.flags & 4u) != 0u) { key = key_at(p.key_off + 4u * t); }
+    return Place(p.c_off + t * p.c_batch + s * p.rows * p.cols, p.bias_off + t * p.bias_batch, key);
+}
+
+fn epilogue(r: u32, c0: u32, at: Place, acc: vec4<f32>) {
     if (r >= p.rows) { return; }
     for (var j = 0u; j < 4u; j++) {
         let c = c0 + j;
         if (c >= p.cols) { return; }
-        finish(p.c_off + z * p.rows * p.cols + r * p.cols + c, r, c, acc[j]);
+        finish_in(at.out + r * p.cols + c, r, c, acc[j], at.bias, at.key);
     }
 }
 
@@ -52,7 +66,11 @@ fn col4(base: u32) -> vec4<f32> {
 @compute @workgroup_size(WX, WY, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let t = lid.y * WX + lid.x;
-    let k_begin = wid.z * p.extra;
+    let splits = max(p.splits, 1u);
+    let batch = wid.z / splits;
+    let a_off = p.a_off + batch * p.a_batch;
+    let b_off = p.b_off + batch * p.b_batch;
+    let k_begin = (wid.z % splits) * p.extra;
     let k_end = min(k_begin + p.extra, p.depth);
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
@@ -73,7 +91,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             if (p.a_k == 1u) { kk = idx % TK; rr = idx / TK; } else { rr = idx % TM; kk = idx / TM; }
             let r = r0 + rr; let k = k0 + kk;
             var x = 0.0;
-            if (r < p.rows && k < k_end) { x = in0[p.a_off + r * p.a_row + k * p.a_k]; }
+            if (r < p.rows && k < k_end) { x = in0[a_off + r * p.a_row + k * p.a_k]; }
             tile_a[kk * TMP + rr] = x;
         }
         for (var idx = t; idx < TK * TN; idx += THREADS) {
@@ -81,7 +99,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             if (p.b_col == 1u) { cc = idx % TN; kb = idx / TN; } else { kb = idx % TK; cc = idx / TK; }
             let c = c0 + cc; let kc = k0 + kb;
             var y = 0.0;
-            if (c < p.cols && kc < k_end) { y = in1[p.b_off + kc * p.b_k + c * p.b_col]; }
+            if (c < p.cols && kc < k_end) { y = in1[b_off + kc * p.b_k + c * p.b_col]; }
             tile_b[kb * TNP + cc] = y;
         }
         workgroupBarrier();
@@ -105,7 +123,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     }
     let r = r0 + ra;
     let c = c0 + cb;
-    let z = wid.z;
+    let z = place(wid.z);
     epilogue(r, c, z, acc0_0); epilogue(r + 1u, c, z, acc1_0);
     epilogue(r + 2u, c, z, acc2_0); epilogue(r + 3u, c, z, acc3_0);
     if (RM == 8u) {
