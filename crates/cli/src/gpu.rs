@@ -68,8 +68,8 @@ pub struct SpeedCmd {
     /// Only batch 100 and 1 000 (no batch 10 000), AIS at 1 000 β, exact 784×16 and 784×20
     #[arg(long)]
     quick: bool,
-    /// Only these workloads (comma-separated: gibbs, pcd, ais, exact)
-    #[arg(long, value_delimiter = ',', value_parser = ["gibbs", "pcd", "ais", "exact"])]
+    /// Only these workloads (comma-separated: gibbs, pcd, ais, ais-batch, exact)
+    #[arg(long, value_delimiter = ',', value_parser = ["gibbs", "pcd", "ais", "ais-batch", "exact"])]
     only: Vec<String>,
 }
 
@@ -88,7 +88,8 @@ pub fn devices(_: DevicesCmd, out: &mut Out) -> CliResult {
 
 /// Measures the GPU engine: Gibbs sweeps on 784×500 at batch 100, 1 000 and 10 000, and PCD-1
 /// training rows per second at batch 100, seconds for AIS (100 particles × 1 000 and 10 000 β)
-/// on 784×500, and seconds for the exact log Z of 784×20 and 784×25 models.
+/// on 784×500, alone and as a batch of 40 models (a paper-scale study's checkpoint), and
+/// seconds for the exact log Z of 784×20 and 784×25 models.
 pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     if a.device != "gpu" {
         return fail(format!(
@@ -121,6 +122,12 @@ pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     for &k in betas.iter().filter(|_| run("ais")) {
         let s = speed::ais(&dev, m, n, 100, k)?;
         out.line(&json!({"workload": format!("ais_784x500_100x{k}"), "value": s, "unit": "s", "arithmetic": "f32, log-weights in double-single", "device": label}))?;
+    }
+    // A study's checkpoint: sdcp-mnist at the paper's scale measures 4 lanes × 10 trials.
+    let (models, k) = if a.quick { (8, 1000) } else { (40, 10_000) };
+    if run("ais-batch") {
+        let s = speed::ais_batch(&dev, m, n, models, 100, k)?;
+        out.line(&json!({"workload": format!("ais_batch_{models}x784x500_100x{k}"), "value": s, "unit": "s", "per_model_s": s / models as f64, "arithmetic": "f32, log-weights in double-single", "device": label}))?;
     }
     let sizes: &[usize] = if a.quick { &[16, 20] } else { &[20, 25] };
     for &k in sizes.iter().filter(|_| run("exact")) {

@@ -127,3 +127,37 @@ pub fn ais(dev: &Arc<Device>, m: usize, n: usize, particles: usize, betas: usize
     crate::ais::log_z(dev, &model, &model.b, particles, betas, 1)?;
     Ok(t0.elapsed().as_secs_f64())
 }
+
+/// Seconds for AIS of `models` m×n models at once ([`crate::ais::Anneal::batch`], a study's
+/// checkpoint: W ~ N(0, 0.01²), each with its own seed), `particles` particles and `betas`
+/// inverse temperatures each, after a warm-up of 10 β.
+pub fn ais_batch(
+    dev: &Arc<Device>,
+    m: usize,
+    n: usize,
+    models: usize,
+    particles: usize,
+    betas: usize,
+) -> Result<f64> {
+    let rbms = (0..models)
+        .map(|i| Rbm::random(m, n, 0.01, 1 + i as u64))
+        .collect::<Result<Vec<_>>>()?;
+    let runs = |betas| {
+        rbms.iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let cfg = rbm_core::eval::ais::AisConfig {
+                    particles,
+                    betas,
+                    seed: i as u64,
+                    schedule: Default::default(),
+                };
+                (r, r.b.as_slice(), cfg)
+            })
+            .collect::<Vec<_>>()
+    };
+    crate::ais::log_z_batch(dev, &runs(10))?;
+    let t0 = Instant::now();
+    crate::ais::log_z_batch(dev, &runs(betas))?;
+    Ok(t0.elapsed().as_secs_f64())
+}
