@@ -11,7 +11,7 @@
 //! model's estimate in a batch is, bit for bit, what it would be alone (tested).
 
 use crate::{ais, Device};
-use rbm_core::error::Result;
+use rbm_core::error::{Error, Result};
 use rbm_core::eval::ais::{AisConfig, Plan, Schedule};
 use rbm_core::experiments::trials::LogZEngine;
 use rbm_core::model::Rbm;
@@ -104,7 +104,16 @@ impl GpuLogZ {
         q.batches.push(batch.len());
         drop(q);
         let (ids, plans): (Vec<u64>, Vec<Plan>) = batch.into_iter().unzip();
-        let answers: Vec<Result<f64>> = match ais::plans_log_weights(&self.dev, &plans) {
+        // A panic must not leave the queue `running` with the other trials waiting forever.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ais::plans_log_weights(&self.dev, &plans)
+        }))
+        .unwrap_or_else(|_| {
+            Err(Error::Invalid(
+                "the GPU's AIS batch failed (a panic in the GPU engine)".into(),
+            ))
+        });
+        let answers: Vec<Result<f64>> = match run {
             Ok(lw) => plans
                 .iter()
                 .zip(&lw)
