@@ -14,6 +14,7 @@ use rbm_core::error::Error;
 use rbm_core::schema::budget;
 use rbm_core::train::{Lane, Record};
 use rbm_gpu::ais::Anneal;
+use rbm_gpu::exact::ExactWalk;
 use rbm_gpu::lane::GpuLane;
 use rbm_gpu::{Device, Gpu, Snapshot};
 use std::cell::RefCell;
@@ -145,6 +146,47 @@ impl GpuAis {
 
     fn anneal_device_failure(&self) -> Option<String> {
         self.anneal.device().failure()
+    }
+}
+
+/// A checkpoint's exact log Z on a GPU trial's GPU ([`crate::measure::ExactMeasure`]):
+/// `rbm_gpu::exact::ExactWalk` a few dispatches per call, the blocks' sums copied back without
+/// waiting — the bits of `rbm_gpu::exact::log_z`.
+pub struct GpuExact {
+    walk: ExactWalk,
+    dev: Arc<Device>,
+    copy: Option<Snapshot>,
+}
+
+impl GpuExact {
+    /// The enumeration of `model`'s smaller layer on `dev` (refused as `exact::log_z` refuses).
+    pub fn new(dev: &Arc<Device>, model: &rbm_core::model::Rbm) -> Result<GpuExact, Error> {
+        Ok(GpuExact {
+            walk: ExactWalk::new(dev, model)?,
+            dev: dev.clone(),
+            copy: None,
+        })
+    }
+
+    /// Steps in all: the dispatches and the copy back.
+    pub fn steps(&self) -> usize {
+        self.walk.progress().1 + 1
+    }
+
+    /// Records up to `max_dispatches` more dispatches: log Z once the blocks' sums are on the
+    /// host, the steps done and the steps in all. A lost device is an error.
+    pub fn advance(&mut self, max_dispatches: usize) -> Result<(Option<f64>, usize, usize), Error> {
+        let total = self.steps();
+        if self.copy.is_none() && self.walk.advance(max_dispatches.max(1)) {
+            self.copy = Some(self.walk.finish());
+        }
+        if let Some(why) = self.dev.failure() {
+            return Err(Error::Invalid(why));
+        }
+        match self.copy.as_ref().and_then(Snapshot::take) {
+            Some(parts) => Ok((Some(ExactWalk::log_z(&parts?)?), total, total)),
+            None => Ok((None, self.walk.progress().0, total)),
+        }
     }
 }
 
