@@ -140,8 +140,8 @@ export class Controls {
       'trials',
       'Trials per lane',
       trials,
-      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets, and on MNIST for a preset measured by AIS (each trial measures its checkpoints, as the CLI does)",
-      // No trials on MNIST but for a preset measured by AIS (refused there): the field shows one live run.
+      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets, and on MNIST for its paper presets (each trial measures its checkpoints on the test digits, by AIS or exactly, as the CLI does)",
+      // No trials on MNIST but for its paper presets (refused there): the field shows one live run.
       () => formatValue(app.trialsRefused() ? null : app.trials),
       (t) => app.setTrials(t),
     );
