@@ -150,11 +150,16 @@ impl GpuAis {
 }
 
 /// A checkpoint's exact log Z on a GPU trial's GPU ([`crate::measure::ExactMeasure`]):
-/// `rbm_gpu::exact::ExactWalk` a few dispatches per call, the blocks' sums copied back without
-/// waiting — the bits of `rbm_gpu::exact::log_z`.
+/// `rbm_gpu::exact::ExactWalk`, the blocks' sums copied back without waiting — the bits of
+/// `rbm_gpu::exact::log_z`. One dispatch (4M states) at a time: a tiny copy after each (the
+/// fence, as a GPU lane's slice has) says when the GPU has done it, and the next is recorded
+/// only then, so the GPU's queue stays one dispatch long and the trial's Pause and Stop are
+/// not kept waiting behind the whole enumeration.
 pub struct GpuExact {
     walk: ExactWalk,
     dev: Arc<Device>,
+    fence_buf: rbm_gpu::device::Buf,
+    fence: Option<Snapshot>,
     copy: Option<Snapshot>,
 }
 
@@ -164,6 +169,8 @@ impl GpuExact {
         Ok(GpuExact {
             walk: ExactWalk::new(dev, model)?,
             dev: dev.clone(),
+            fence_buf: dev.zeros(1),
+            fence: None,
             copy: None,
         })
     }
@@ -173,15 +180,29 @@ impl GpuExact {
         self.walk.progress().1 + 1
     }
 
-    /// Records up to `max_dispatches` more dispatches: log Z once the blocks' sums are on the
-    /// host, the steps done and the steps in all. A lost device is an error.
-    pub fn advance(&mut self, max_dispatches: usize) -> Result<(Option<f64>, usize, usize), Error> {
+    /// Records the next dispatch once the GPU has done the previous one (at most one per call,
+    /// whatever `_max_dispatches`: the fence paces them): log Z once the blocks' sums are on
+    /// the host, the steps done and the steps in all. A lost device is an error.
+    pub fn advance(&mut self, _max_dispatches: usize) -> Result<(Option<f64>, usize, usize), Error> {
         let total = self.steps();
-        if self.copy.is_none() && self.walk.advance(max_dispatches.max(1)) {
-            self.copy = Some(self.walk.finish());
-        }
         if let Some(why) = self.dev.failure() {
             return Err(Error::Invalid(why));
+        }
+        let idle = match self.fence.as_ref().map(Snapshot::take) {
+            None => true,
+            Some(None) => false,
+            Some(Some(done)) => {
+                done?;
+                self.fence = None;
+                true
+            }
+        };
+        if idle && self.copy.is_none() {
+            if self.walk.advance(1) {
+                self.copy = Some(self.walk.finish());
+            } else {
+                self.fence = Some(self.dev.snapshot(&self.fence_buf, 0, 1));
+            }
         }
         match self.copy.as_ref().and_then(Snapshot::take) {
             Some(parts) => Ok((Some(ExactWalk::log_z(&parts?)?), total, total)),
