@@ -202,6 +202,8 @@ describe("the paper's scale (issue 30)", () => {
     expect(extentText(pcd25, 'paper')).toBe(
       `${pp.trials} trials per lane of ${pp.iters.toLocaleString('en')} updates, the exact log-likelihood of the ${pcd25.eval_data} digits (2^${pcd25.hidden} states enumerated) at each of its ${cps} checkpoints (${pp.trials * pcd25.lanes.length * cps} measurements in all)`,
     );
-    expect(scaleNote(pcd25, 'paper', 'Adapter A')).toMatch(/^The paper's scale: 10 trials per lane .* as `rbm reproduce pcd-mnist-25 --scale paper` runs it\. On the GPU \(WebGPU, f32\): Adapter A;/);
+    expect(scaleNote(pcd25, 'paper', 'Adapter A')).toMatch(
+      /^The paper's scale: 10 trials per lane .* as `rbm reproduce pcd-mnist-25 --scale paper` runs it\. On the GPU \(WebGPU, f32\): Adapter A;/,
+    );
   });
 });

@@ -368,7 +368,13 @@ describe('TrialRunner', () => {
     expect(gpuLost).toBe('the GPU device was lost');
     expect(posted.filter((m) => m.type === 'trialDevice')).toEqual([
       { type: 'trialDevice', id: 1, gpu: 'Fake GPU', notice: null, restart: false },
-      { type: 'trialDevice', id: 1, gpu: null, notice: 'The GPU stopped (the GPU device was lost): the trial runs again on the CPU from update 0.', restart: true },
+      {
+        type: 'trialDevice',
+        id: 1,
+        gpu: null,
+        notice: 'The GPU stopped (the GPU device was lost): the trial runs again on the CPU from update 0.',
+        restart: true,
+      },
     ]);
     expect(lanes[1].gpu).toBeNull();
     expect(lanes[1].exacts.map((e) => e.iter)).toEqual([0, 10, 20]);
