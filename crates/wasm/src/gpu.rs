@@ -86,7 +86,7 @@ impl GpuState {
 
 /// A lane (as `new WasmLane`) whose dense work runs on the browser's GPU, opened before by
 /// [`gpu_adapter`]. Throws `{kind, key, message}`: no GPU open, an algorithm the page runs on
-/// the CPU only (UCD, FPCD, PT), or what `new WasmLane` refuses.
+/// the CPU only (UCD, PT), or what `new WasmLane` refuses.
 #[wasm_bindgen(js_name = newGpuLane)]
 pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsValue> {
     let mut cfg = lane_config(config).map_err(js_err)?;
@@ -94,7 +94,7 @@ pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsV
         return Err(js_err(Error::option(
             "algo",
             format!(
-                "{} runs on the CPU in the page (UCD's chains stop one by one; FPCD reads its fast weights back after every update; PT tempers its replicas on the host)",
+                "{} runs on the CPU in the page (UCD's chains stop one by one; PT tempers its replicas on the host)",
                 cfg.algo
             ),
         )));
