@@ -139,16 +139,22 @@ test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets t
   assert.deepEqual(errors, []);
 });
 
-test('FPCD asked for the GPU runs on the CPU and says why; so does every lane where the browser has no WebGPU', { timeout: 180_000 }, async () => {
-  const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=fpcd&lane=cd`);
-  let [fpcd, cd] = await lanes(page);
-  assert.equal(fpcd.gpu, null);
-  assert.match(fpcd.notice ?? '', /^Runs on the CPU: fpcd runs on the CPU in the page/);
+test('UCD asked for the GPU runs on the CPU and says why, FPCD on the GPU with its ‖W_F‖; every lane runs on the CPU where the browser has no WebGPU', { timeout: 180_000 }, async () => {
+  const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=ucd&lane=fpcd&lane=cd`);
+  let [ucd, fpcd, cd] = await lanes(page);
+  assert.equal(ucd.gpu, null);
+  assert.match(ucd.notice ?? '', /^Runs on the CPU: ucd runs on the CPU in the page \(UCD's chains stop one by one/);
+  // FPCD's ‖W_F‖ of every update stays on the GPU until its record's copy (no read per update).
+  assert.ok(fpcd.gpu, `FPCD runs on the GPU: ${fpcd.notice}`);
   assert.ok(cd.gpu, 'CD runs on the GPU');
   await press(page, '#run');
   await waitForUpdates(page, 200);
-  [fpcd, cd] = await lanes(page);
-  assert.ok(fpcd.atll.length > 1 && cd.atll.length > 1);
+  await page.waitForFunction(() => window.__rbm.lanes()[1].atll.length > 1, null, { timeout: 60_000 });
+  [ucd, fpcd, cd] = await lanes(page);
+  assert.ok(ucd.atll.length > 1 && fpcd.atll.length > 1 && cd.atll.length > 1);
+  assert.ok(fpcd.gpu, 'FPCD stayed on the GPU');
+  const norm = fpcd.stats.fast_w_norm;
+  assert.ok(Number.isFinite(norm) && norm > 0, `‖W_F‖ ${norm}`);
   assert.deepEqual(errors, []);
 
   // Automatic (the default): MNIST-sized models on the GPU, the small sets on the CPU.

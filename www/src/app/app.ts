@@ -853,8 +853,8 @@ export class App {
     return trialsRefusal(this.dataset(), measuredByStudy(this.currentPreset()));
   }
 
-  /** Where a study's trials train: the lanes' place under Compute (UCD and FPCD go to the CPU
-   * in their workers, saying so). */
+  /** Where a study's trials train: the lanes' place under Compute (UCD goes to the CPU in its
+   * workers, saying so). */
   studyOn(): 'cpu' | 'gpu' {
     return this.computeOn();
   }

@@ -172,7 +172,7 @@ export class Controls {
     this.compute = el('select', {
       id: 'compute',
       title:
-        "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, FPCD, PT, slow motion) says so and runs on the CPU",
+        "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, PT, slow motion) says so and runs on the CPU",
     });
     this.compute.setAttribute('aria-label', 'compute');
     this.compute.append(new Option('automatic (GPU for MNIST)', 'auto'), new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
