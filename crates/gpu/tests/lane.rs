@@ -183,11 +183,13 @@ fn fpcd_on_a_lane_that_never_waits_makes_the_records_of_lane_run() {
             };
             assert_eq!(strip(g), strip(w), "the record at update {}", w.iter);
         }
-        assert!(!want[0].stats.contains_key("fast_w_norm"), "no update before the first record");
+        assert!(
+            !want[0].stats.contains_key("fast_w_norm"),
+            "no update before the first record"
+        );
         for r in &want[1..] {
             let x = r.stats["fast_w_norm"];
             assert!(x.is_finite() && x > 0.0, "‖W_F‖ at {}: {x}", r.iter);
         }
     }
 }
-

@@ -183,7 +183,10 @@ impl GpuExact {
     /// Records the next dispatch once the GPU has done the previous one (at most one per call,
     /// whatever `_max_dispatches`: the fence paces them): log Z once the blocks' sums are on
     /// the host, the steps done and the steps in all. A lost device is an error.
-    pub fn advance(&mut self, _max_dispatches: usize) -> Result<(Option<f64>, usize, usize), Error> {
+    pub fn advance(
+        &mut self,
+        _max_dispatches: usize,
+    ) -> Result<(Option<f64>, usize, usize), Error> {
         let total = self.steps();
         if let Some(why) = self.dev.failure() {
             return Err(Error::Invalid(why));

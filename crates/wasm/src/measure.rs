@@ -29,7 +29,7 @@ enum Walk {
     },
     /// A GPU trial's GPU.
     #[cfg(feature = "gpu")]
-    Gpu(crate::gpu::GpuExact),
+    Gpu(Box<crate::gpu::GpuExact>),
 }
 
 /// The exact ATLL of evaluation rows under a copy of a model, its log Z enumerated step by step
@@ -92,7 +92,7 @@ impl ExactMeasure {
         data: &Arc<Dataset>,
         iter: u64,
     ) -> Result<ExactMeasure, Error> {
-        let walk = Walk::Gpu(crate::gpu::GpuExact::new(dev, model)?);
+        let walk = Walk::Gpu(Box::new(crate::gpu::GpuExact::new(dev, model)?));
         ExactMeasure::with(model, data, walk, iter)
     }
 
