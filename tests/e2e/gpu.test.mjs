@@ -139,7 +139,9 @@ test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets t
   assert.deepEqual(errors, []);
 });
 
-test('UCD asked for the GPU runs on the CPU and says why, FPCD on the GPU with its ‖W_F‖; every lane runs on the CPU where the browser has no WebGPU', { timeout: 180_000 }, async () => {
+test('UCD asked for the GPU runs on the CPU and says why, FPCD on the GPU with its ‖W_F‖; every lane runs on the CPU where the browser has no WebGPU', {
+  timeout: 180_000,
+}, async () => {
   const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=ucd&lane=fpcd&lane=cd`);
   let [ucd, fpcd, cd] = await lanes(page);
   assert.equal(ucd.gpu, null);
