@@ -322,6 +322,7 @@ test("a study of pcd-mnist-25 takes each checkpoint's exact log Z on the trial's
 
   const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_EXACT}`);
   assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane on the GPU/);
+  assert.match(await page.textContent('#chart-note'), /Each trial measures its checkpoints itself.*over 2\^12 states in the trial's worker/);
   const onGpu = await runExactStudy(page);
   for (const t of onGpu.lanes[0].trials) assert.ok(t.gpu, `trial ${t.index} ran on the GPU: ${t.message}`);
   assert.match(await page.textContent('#study-device'), /^Device: GPU \(WebGPU, f32\): /);

@@ -56,6 +56,12 @@ export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2
   );
 }
 
+/** The chart's note for a study measured exactly on `dataset` (pcd-mnist-25): where its points come from. */
+export function studyExactNote(dataset: string, hidden: unknown): string {
+  const states = typeof hidden === 'number' ? `2^${hidden}` : 'all the hidden';
+  return `Each trial measures its checkpoints itself, as \`rbm reproduce\` does: the exact log-likelihood of the ${dataset} digits (thresholded at 0.5), its log Z summed over ${states} states in the trial's worker — on its GPU where the trial runs there, else on the CPU — a few steps per slice, the trial training on once its point is in.`;
+}
+
 interface SettingField {
   key: string;
   input: HTMLInputElement | HTMLSelectElement;
@@ -416,7 +422,14 @@ export class Controls {
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
     const every = app.lanes.find((l) => l.aisEvery !== null)?.aisEvery ?? null;
-    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers, every) : '';
+    // A study measured exactly (pcd-mnist-25) takes its points in its trial workers, not the pool.
+    const measure = app.studyMode() ? app.studyMeasure() : null;
+    const exact =
+      measure && 'exact' in measure
+        ? studyExactNote(measure.dataset, app.shared.hidden)
+        : ds
+          ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers, every)
+          : '';
     // The explanation under the chart: exact curves, or AIS points where every lane has a schedule.
     const aisOnly = app.lanes.length > 0 && app.lanes.every((l) => l.aisEvery !== null && l.curve.iter.length === 0);
     $('#explain-exact').hidden = aisOnly;
