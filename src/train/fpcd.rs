@@ -7,6 +7,9 @@ use crate::engine::{Cpu, Engine};
 use crate::error::Result;
 use crate::schema::{Aggregate, StatSpec};
 
+/// The statistic of each update: ‖W_F‖, the Frobenius norm of the fast weights after it.
+pub const FAST_W_NORM: &str = "fast_w_norm";
+
 /// Registration.
 pub const INFO: AlgoInfo = AlgoInfo {
     name: "fpcd",
@@ -19,7 +22,7 @@ pub const INFO: AlgoInfo = AlgoInfo {
         &config::FAST_DECAY,
     ],
     stats: &[StatSpec {
-        key: "fast_w_norm",
+        key: FAST_W_NORM,
         label: "‖W_F‖ of the fast weights",
         unit: "",
         help: "Frobenius norm of the fast weights after the update",
@@ -82,7 +85,7 @@ impl<E: Engine> Algorithm<E> for Fpcd<E> {
         Ok(Report {
             sweeps: self.k as f64,
             vh_steps: self.k as f64,
-            stats: vec![("fast_w_norm", fast_norm)],
+            stats: vec![(FAST_W_NORM, fast_norm)],
         })
     }
 
@@ -92,5 +95,9 @@ impl<E: Engine> Algorithm<E> for Fpcd<E> {
 
     fn chains(&self) -> Option<&E::Chains> {
         Some(&self.chains)
+    }
+
+    fn fast_params(&self) -> Option<&E::Params> {
+        Some(&self.fast_params)
     }
 }

@@ -82,6 +82,19 @@ impl PendingRecord {
     pub fn iter(&self) -> u64 {
         self.iter
     }
+
+    /// Sets statistic `key` of the window, where its updates reported it, to `value`: the
+    /// value of an engine that took the statistic on its device and hands it back with the
+    /// record (FPCD's ‖W_F‖ on a GPU that cannot wait). False where no update reported it.
+    pub fn set_stat(&mut self, key: &str, value: f64) -> bool {
+        match self.stats.get_mut(key) {
+            Some(v) => {
+                *v = value;
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// How many training rows a view reconstructs.
@@ -572,6 +585,11 @@ impl<E: Engine> Lane<E> {
     /// The engine's own chains, if the algorithm keeps chains.
     pub fn engine_chains(&self) -> Option<&E::Chains> {
         self.algo.chains()
+    }
+
+    /// The engine's own fast parameters θ_F, if the algorithm keeps any (FPCD).
+    pub fn engine_fast_params(&self) -> Option<&E::Params> {
+        self.algo.fast_params()
     }
 
     /// Runs `updates` updates, returning the initial record (first call only) and a record at

@@ -105,6 +105,12 @@ pub trait Algorithm<E: Engine = Cpu>: Send {
         None
     }
 
+    /// The fast parameters θ_F, if the algorithm keeps any (FPCD: Tieleman & Hinton 2009), for
+    /// a shell whose engine takes their statistic ‖W_F‖ without waiting (a GPU in a browser).
+    fn fast_params(&self) -> Option<&E::Params> {
+        None
+    }
+
     /// The lane's base learning rate η changed while it runs ([`Lane::set_live`]): an
     /// algorithm that derives a rate of its own from η (FPCD's default η_F) follows it.
     fn base_lr_changed(&mut self, _lr: f64) {}

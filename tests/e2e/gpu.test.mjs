@@ -139,16 +139,24 @@ test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets t
   assert.deepEqual(errors, []);
 });
 
-test('FPCD asked for the GPU runs on the CPU and says why; so does every lane where the browser has no WebGPU', { timeout: 180_000 }, async () => {
-  const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=fpcd&lane=cd`);
-  let [fpcd, cd] = await lanes(page);
-  assert.equal(fpcd.gpu, null);
-  assert.match(fpcd.notice ?? '', /^Runs on the CPU: fpcd runs on the CPU in the page/);
+test('UCD asked for the GPU runs on the CPU and says why, FPCD on the GPU with its ‖W_F‖; every lane runs on the CPU where the browser has no WebGPU', {
+  timeout: 180_000,
+}, async () => {
+  const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=ucd&lane=fpcd&lane=cd`);
+  let [ucd, fpcd, cd] = await lanes(page);
+  assert.equal(ucd.gpu, null);
+  assert.match(ucd.notice ?? '', /^Runs on the CPU: ucd runs on the CPU in the page \(UCD's chains stop one by one/);
+  // FPCD's ‖W_F‖ of every update stays on the GPU until its record's copy (no read per update).
+  assert.ok(fpcd.gpu, `FPCD runs on the GPU: ${fpcd.notice}`);
   assert.ok(cd.gpu, 'CD runs on the GPU');
   await press(page, '#run');
   await waitForUpdates(page, 200);
-  [fpcd, cd] = await lanes(page);
-  assert.ok(fpcd.atll.length > 1 && cd.atll.length > 1);
+  await page.waitForFunction(() => window.__rbm.lanes()[1].atll.length > 1, null, { timeout: 60_000 });
+  [ucd, fpcd, cd] = await lanes(page);
+  assert.ok(ucd.atll.length > 1 && fpcd.atll.length > 1 && cd.atll.length > 1);
+  assert.ok(fpcd.gpu, 'FPCD stayed on the GPU');
+  const norm = fpcd.stats.fast_w_norm;
+  assert.ok(Number.isFinite(norm) && norm > 0, `‖W_F‖ ${norm}`);
   assert.deepEqual(errors, []);
 
   // Automatic (the default): MNIST-sized models on the GPU, the small sets on the CPU.
@@ -262,4 +270,73 @@ test("without WebGPU the paper's scale is not offered and the same study runs on
   assert.equal(await page.isHidden('#study-device'), true);
   assert.equal(await page.isHidden('#preset-scale-field'), true);
   assert.deepEqual(errors, []);
+});
+
+// A study of pcd-mnist-25 (measured exactly at every checkpoint, as `rbm reproduce` measures
+// it: the test digits' ATLL, log Z enumerated in the trial's worker), tiny for SwiftShader: one
+// PCD lane of 12 hidden units (2^12 states; the preset's 25 are 2^25), 2 trials of 2 updates.
+const TINY_EXACT = 'data=mnist&preset=pcd-mnist-25&rate=0&hidden=12&seed=1&every=2&stop=2&trials=2&lane=pcd:k=1,batch=100,lr=0.1';
+
+/** Runs the page's exact-measured study to its end and returns it. */
+async function runExactStudy(page) {
+  await press(page, '#run');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  await page.waitForFunction(() => window.__rbm.drawn());
+  const study = await page.evaluate(() => window.__rbm.study());
+  for (const t of study.lanes[0].trials) {
+    assert.equal(t.state, 'done', `trial ${t.index}: ${t.message}`);
+    assert.deepEqual(t.iters, [0, 2]);
+    assert.ok(
+      t.atll.every((a) => Number.isFinite(a) && a < 0),
+      `exact ATLL ${t.atll}`,
+    );
+  }
+  assert.ok(study.lanes[0].bands.every((b) => b && b.trials === 2 && Number.isFinite(b.median)));
+  return study;
+}
+
+test("a study of pcd-mnist-25 takes each checkpoint's exact log Z on the trial's GPU (the CPU's f64 value within 1e-6); its paper scale is offered", {
+  timeout: 420_000,
+}, async () => {
+  // The paper's scale in the picker where WebGPU is: the catalog's 10 runs, measured exactly.
+  const { page: pick, errors: pickErrors } = await newPage(gpu.browser);
+  await pick.goto(`${gpu.server.url}#preset=pcd-mnist-25&compute=cpu`);
+  await pick.waitForFunction(() => window.__rbm?.ready, null, { timeout: 30_000 });
+  await pick.waitForFunction(() => !document.querySelector('#preset-scale-field')?.hidden, null, { timeout: 30_000 });
+  await pick.selectOption('#preset-scale', 'paper');
+  await pick.waitForFunction(() => window.__rbm.state().scale === 'paper');
+  const paper = await pick.evaluate(() => window.__rbm.catalog().presets.find((p) => p.name === 'pcd-mnist-25').paper_scale);
+  assert.equal(paper.ais, null);
+  assert.equal(await pick.inputValue('#trials'), String(paper.trials));
+  assert.match(pick.url(), /scale=paper/);
+  const note = await pick.textContent('#preset-scale-note');
+  assert.ok(
+    note.includes(
+      `${paper.trials} trials per lane of ${paper.iters.toLocaleString('en')} updates, the exact log-likelihood of the mnist-test digits (2^25 states enumerated)`,
+    ),
+    note,
+  );
+  assert.ok(note.includes('`rbm reproduce pcd-mnist-25 --scale paper`'), note);
+  await pick.close();
+  assert.deepEqual(pickErrors, []);
+
+  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_EXACT}`);
+  assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane on the GPU/);
+  assert.match(await page.textContent('#chart-note'), /Each trial measures its checkpoints itself.*over 2\^12 states in the trial's worker/);
+  const onGpu = await runExactStudy(page);
+  for (const t of onGpu.lanes[0].trials) assert.ok(t.gpu, `trial ${t.index} ran on the GPU: ${t.message}`);
+  assert.match(await page.textContent('#study-device'), /^Device: GPU \(WebGPU, f32\): /);
+  assert.deepEqual(errors, []);
+
+  // The same study on the CPU: the trials start from the same models, so the points at update 0
+  // are the GPU's enumeration against the CPU's f64 one (later points follow other training).
+  const { page: cpu, errors: cpuErrors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_EXACT}&compute=cpu`);
+  const onCpu = await runExactStudy(cpu);
+  for (const t of onCpu.lanes[0].trials) assert.equal(t.gpu, null);
+  for (const [i, t] of onGpu.lanes[0].trials.entries()) {
+    const want = onCpu.lanes[0].trials[i].atll[0];
+    const got = t.atll[0];
+    assert.ok(Math.abs((got - want) / want) < 1e-6, `trial ${i} at update 0: GPU ${got}, CPU ${want}`);
+  }
+  assert.deepEqual(cpuErrors, []);
 });

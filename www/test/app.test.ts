@@ -673,7 +673,12 @@ describe('App: claims judged on AIS brackets (issue 27: sdcp-mnist)', () => {
 
 describe('App: trials on MNIST (issue 27)', () => {
   it('refuses the field there with the reason at the input, and keeps the link clean', () => {
+    // MNIST under no preset of its own (its presets' trials measure their checkpoints, issue 30).
     app.applyPreset('pcd-mnist-25');
+    expect(app.setTrials('2')).toBe(true);
+    expect(app.trials).toBe(2);
+    app.setTrials('');
+    app.setData('mnist-test');
     app.setTrials('2');
     expect(app.trials).toBeNull();
     expect(app.settingErrors.trials).toMatch(/^trials run on the small data sets only .*one live run per lane here/);

@@ -133,6 +133,10 @@ describe('preset texts', () => {
     );
     expect(sdcp).not.toMatch(/exact (average )?log-likelihood/);
     expect(presetDescription(ucd, true)).not.toMatch(/digits/);
+    // A study of pcd-mnist-25 measures the test digits exactly, as `rbm reproduce` does.
+    expect(presetDescription(preset('pcd-mnist-25'), true)).toMatch(
+      /A study's trials are measured as `rbm reproduce` measures them: the exact log-likelihood of the mnist-test digits .* 2\^25 states in the trial's worker/,
+    );
   });
 });
 
@@ -159,19 +163,23 @@ describe("the paper's scale (issue 30)", () => {
     });
   });
 
-  it('measures the trials of a preset measured by AIS with its AIS at the scale, on its evaluation set; none for the others', () => {
+  it('measures the trials of an MNIST preset on its evaluation set: by its AIS at the scale, or exactly; none for the others', () => {
     expect(studyMeasure(sdcp, 'paper')).toEqual({ dataset: sdcp.eval_data, particles: sdcp.paper_scale!.ais!.particles, betas: sdcp.paper_scale!.ais!.betas });
     expect(studyMeasure(sdcp, 'page')).toEqual({ dataset: sdcp.eval_data, particles: sdcp.ais!.particles, betas: sdcp.ais!.betas });
-    expect(studyMeasure(sdcp, 'paper')!.betas).toBeGreaterThan(studyMeasure(sdcp, 'page')!.betas);
-    expect(studyMeasure(pcd25, 'paper')).toBeNull();
+    const betas = (scale: 'page' | 'paper') => (studyMeasure(sdcp, scale) as { betas: number }).betas;
+    expect(betas('paper')).toBeGreaterThan(betas('page'));
+    // Measured exactly (784×25: log Z enumerated in the trial's worker, on its GPU where it has one).
+    expect(studyMeasure(pcd25, 'paper')).toEqual({ dataset: pcd25.eval_data, exact: true });
+    expect(studyMeasure(pcd25, 'page')).toEqual({ dataset: pcd25.eval_data, exact: true });
     expect(studyMeasure(ucd, 'page')).toBeNull();
   });
 
   it('is offered where a WebGPU adapter is, for a preset with a paper scale whose study the page measures', () => {
     expect(paperScaleOffered(sdcp, true)).toBe(true);
     expect(paperScaleOffered(sdcp, false)).toBe(false);
-    // Measured exactly on MNIST (784×25): its trials need an exact log Z per checkpoint, not run in a trial worker.
-    expect(paperScaleOffered(pcd25, true)).toBe(false);
+    // Measured exactly on MNIST (784×25): each checkpoint's log Z enumerated in the trial's worker.
+    expect(paperScaleOffered(pcd25, true)).toBe(true);
+    expect(paperScaleOffered(pcd25, false)).toBe(false);
     expect(paperScaleOffered(ucd, true)).toBe(false);
     expect(paperScaleOffered(undefined, true)).toBe(false);
   });
@@ -188,5 +196,14 @@ describe("the paper's scale (issue 30)", () => {
       /^The paper's scale: .* as `rbm reproduce sdcp-mnist --scale paper` runs it\. On the GPU \(WebGPU, f32\): Adapter A;/,
     );
     expect(scaleNote(sdcp, 'page', null)).toMatch(/^The page's scale: 1 trial per lane .* as `rbm reproduce sdcp-mnist` runs it\. On the CPU \(wasm\)\.$/);
+    // pcd-mnist-25: the exact test log-likelihood at every checkpoint (rbm reproduce's measure).
+    const pp = pcd25.paper_scale!;
+    const cps = Math.floor(pp.iters / pp.every) + 1 + (pp.iters % pp.every === 0 ? 0 : 1);
+    expect(extentText(pcd25, 'paper')).toBe(
+      `${pp.trials} trials per lane of ${pp.iters.toLocaleString('en')} updates, the exact log-likelihood of the ${pcd25.eval_data} digits (2^${pcd25.hidden} states enumerated) at each of its ${cps} checkpoints (${pp.trials * pcd25.lanes.length * cps} measurements in all)`,
+    );
+    expect(scaleNote(pcd25, 'paper', 'Adapter A')).toMatch(
+      /^The paper's scale: 10 trials per lane .* as `rbm reproduce pcd-mnist-25 --scale paper` runs it\. On the GPU \(WebGPU, f32\): Adapter A;/,
+    );
   });
 });

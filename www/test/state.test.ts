@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appendPoints, emptyCurve, MAX_POINTS, sweepsPerUpdate } from '../src/app/curve';
 import { formatPerSecond } from '../src/app/progress';
 import { DATA_DEFAULTS, dataFamily, firstScreen, IMAGES_BATCH, laneConfig, newLaneState } from '../src/app/state';
-import { dataOptionText, exactNote } from '../src/views/controls';
+import { dataOptionText, exactNote, studyExactNote } from '../src/views/controls';
 import { formatStatWithUnit } from '../src/views/format';
 import { catalog } from './fixture';
 
@@ -137,6 +137,9 @@ describe('per-data-set defaults', () => {
       /^No exact log-likelihood for more than 20 hidden units on 784 visible units .*"Estimate log-likelihood \(AIS\)" button of each lane gives an AIS \/ RAISE bracket/,
     );
     expect(exactNote(784, 20, 20)).toBe('');
+    // A study measured exactly (pcd-mnist-25): its trial workers enumerate, not the evaluation pool.
+    expect(studyExactNote('mnist-test', 25)).toMatch(/^Each trial measures its checkpoints itself.*mnist-test digits.*over 2\^25 states in the trial's worker/);
+    expect(studyExactNote('mnist-test', 25)).not.toMatch(/evaluation worker/);
     expect(exactNote(784, 500, 20, 2, 40)).toMatch(
       /draw no exact curve: each brackets its test log-likelihood by AIS \/ RAISE every 40 updates \(the points on the chart/,
     );

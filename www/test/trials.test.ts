@@ -9,7 +9,7 @@ import type { AisEstimate, CoreRecord, Verdict } from '../src/generated/core';
 import type { FromWorker, ToWorker, TrialTaus } from '../src/protocol/messages';
 import type { CoreEstimate, Slice } from '../src/workers/runner';
 import { TrialPool, trialWorkers } from '../src/workers/trialPool';
-import { type TrialCore, type TrialLane, TrialRunner } from '../src/workers/trialRunner';
+import { type CoreMeasure, type TrialCore, type TrialLane, TrialRunner } from '../src/workers/trialRunner';
 import { FakeWorker } from './fakeWorker';
 import { catalog } from './fixture';
 
@@ -148,6 +148,29 @@ class FakeLane implements TrialLane {
       free: () => undefined,
     };
   }
+  /** Every exact measure asked for, with the update of the model it enumerates. */
+  readonly exacts: { dataset: string; iter: number; steps: number }[] = [];
+  /** A fake exact measure: done after 4 steps (the GPU's dispatches and its copy back, or the
+   * CPU's blocks), its ATLL −30 + (its model's update)/1000; throws at its first step after
+   * `loseGpuForTest` (the device was lost). */
+  exactMeasure(dataset: string): CoreMeasure {
+    const iter = this.modelIter;
+    const e = { dataset, iter, steps: 0 };
+    this.exacts.push(e);
+    return {
+      step: (max: number) => {
+        if (this.lost) throw { kind: 'invalid', key: null, message: 'the GPU device was lost' };
+        e.steps = Math.min(4, e.steps + Math.max(1, max));
+        return { done: e.steps >= 4, doneSteps: e.steps, totalSteps: 4 };
+      },
+      result: () => {
+        if (e.steps < 4) throw { kind: 'invalid', key: null, message: 'the exact enumeration has not finished' };
+        return { atll: -30 + iter / 1000, logZ: 0 };
+      },
+      free: () => undefined,
+    };
+  }
+  protected lost = false;
   readonly gpu: string | null = null;
   /** UCD's stopping times of the latest update: counts by τ (τ = 1 + iter mod 3 for all 4 chains). */
   get taus(): Uint32Array | null {
@@ -190,9 +213,10 @@ class FakeGpuLane extends FakeLane {
   override record(): CoreRecord {
     throw new Error('a GPU lane has no record on demand');
   }
-  /** Test hook: the GPU fails at the next update. */
+  /** Test hook: the GPU fails at the next update (or the next step of a measure). */
   loseGpuForTest(): void {
     this.lose = this.iter + 1;
+    this.lost = true;
   }
 }
 
@@ -310,6 +334,52 @@ describe('TrialRunner', () => {
     expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
     // A CPU trial asked nothing of a GPU: no device message.
     expect(posted.some((m) => m.type === 'trialDevice')).toBe(false);
+  });
+
+  const exact = { dataset: 'mnist-test', exact: true as const };
+
+  it("measures every checkpoint exactly on the measure's data, on the checkpoint's model, a few steps per slice, never before its record is in", () => {
+    for (const compute of [undefined, 'gpu' as const]) {
+      posted = [];
+      lanes = [];
+      runner.handle({ ...trial(1, 30), measure: exact, ...(compute ? { compute } : {}) } as ToWorker);
+      run();
+      const lane = lanes[0];
+      expect(lane.gpu).toBe(compute ? 'Fake GPU' : null);
+      // One enumeration per checkpoint, on the model of that update (a GPU lane's: its record's,
+      // once in), each run to its end; no AIS.
+      expect(lane.exacts).toEqual([0, 10, 20, 30].map((iter) => ({ dataset: 'mnist-test', iter, steps: 4 })));
+      expect(lane.estimates).toEqual([]);
+      expect(iters()).toEqual([0, 10, 20, 30]);
+      expect(atlls()).toEqual([0, 10, 20, 30].map((i) => -30 + i / 1000));
+      const pts = posted.flatMap((m) => (m.type === 'trialPoints' ? m.points : []));
+      expect(pts.every((p) => p.wallMs! > p.ms)).toBe(true);
+      expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
+    }
+  });
+
+  it("reruns a GPU trial whose GPU fails during a checkpoint's enumeration on the CPU from update 0, measured there", () => {
+    runner.handle({ ...trial(1, 20), compute: 'gpu', measure: exact } as ToWorker);
+    // Run until the first enumeration has started on the GPU, then lose the device.
+    for (let i = 0; i < 1000 && queue.length && !(lanes[0].exacts[0]?.steps > 0); i++) queue.shift()?.();
+    expect(lanes[0].exacts[0].steps).toBeGreaterThan(0);
+    (lanes[0] as FakeGpuLane).loseGpuForTest();
+    run();
+    expect(gpuLost).toBe('the GPU device was lost');
+    expect(posted.filter((m) => m.type === 'trialDevice')).toEqual([
+      { type: 'trialDevice', id: 1, gpu: 'Fake GPU', notice: null, restart: false },
+      {
+        type: 'trialDevice',
+        id: 1,
+        gpu: null,
+        notice: 'The GPU stopped (the GPU device was lost): the trial runs again on the CPU from update 0.',
+        restart: true,
+      },
+    ]);
+    expect(lanes[1].gpu).toBeNull();
+    expect(lanes[1].exacts.map((e) => e.iter)).toEqual([0, 10, 20]);
+    expect(iters()).toEqual([0, 10, 20]);
+    expect(posted.at(-1)).toMatchObject({ type: 'trialDone', id: 1, error: null });
   });
 
   it('runs a trial asked for the GPU as a GPU lane: says so, waits for its records without blocking, measures each on the GPU lane', () => {
@@ -510,11 +580,29 @@ describe('App studies of MNIST (issue 30)', () => {
     expect(app.state()).toMatchObject({ scale: 'paper', trials: ps.trials });
   });
 
-  it('refuses trials on MNIST for a preset measured exactly (no measure in a trial worker), and a GPU study off the interval', () => {
+  it("runs trials of a preset measured exactly on MNIST, each measuring the test digits' exact ATLL at its checkpoints; the paper's scale on the GPU", () => {
     app.load(presetPlan(pcd25, catalog, 0, 1).state);
-    app.setTrials('2');
-    expect(app.settingError('trials')).toMatch(/trials run on the small data sets only/);
-    expect(app.studyMode()).toBe(false);
+    expect([app.trials, app.studyMode()]).toEqual([null, false]); // live lanes, as before
+    expect(app.setTrials('2')).toBe(true);
+    expect(app.settingError('trials')).toBe('');
+    expect(app.studyMode()).toBe(true);
+    // The AIS test hook does not apply to an exact measure.
+    app.studyAisForTest = { particles: 4, betas: 10 };
+    app.start();
+    const msg = trialMsg()!;
+    expect(msg).toMatchObject({ dataset: 'mnist', until: pcd25.iters, measure: { dataset: pcd25.eval_data, exact: true } });
+    expect(msg.measure).toEqual({ dataset: pcd25.eval_data, exact: true });
+    expect(msg.config.exact_bits).toBe(0);
+    expect(msg.compute).toBeUndefined();
+    app.gpuFound('Test GPU');
+    app.load(presetPlan(pcd25, catalog, 0, 1, 'paper').state);
+    const ps = pcd25.paper_scale!;
+    expect([app.trials, app.scale, app.studyMode(), app.studyOn()]).toEqual([ps.trials, 'paper', true, 'gpu']);
+    app.start();
+    expect(trialMsg()).toMatchObject({ until: ps.iters, compute: 'gpu', measure: { dataset: pcd25.eval_data, exact: true }, config: { every: ps.every } });
+  });
+
+  it('refuses a GPU study off the interval', () => {
     app.gpuFound('Test GPU');
     app.load(presetPlan(sdcp, catalog, 0, 1).state);
     app.setTrials('2');

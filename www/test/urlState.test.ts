@@ -374,10 +374,15 @@ describe("the paper's scale in links (issue 30)", () => {
     ]);
   });
 
-  it('keeps trials on MNIST for a preset measured by AIS, and refuses them for one measured exactly', () => {
+  it("keeps trials on MNIST for its presets (measured by AIS or exactly), and refuses them on MNIST without one; pcd-mnist-25's paper scale", () => {
     expect(decodeState(catalog, '#preset=sdcp-mnist&trials=3').state.trials).toBe(3);
     const exact = decodeState(catalog, '#preset=pcd-mnist-25&trials=3');
-    expect(exact.state.trials).toBeNull();
-    expect(exact.notices[0]).toMatch(/^The link's trials=3 was ignored: trials run on the small data sets only/);
+    expect([exact.state.trials, exact.notices]).toEqual([3, []]);
+    const paper = decodeState(catalog, '#preset=pcd-mnist-25&scale=paper&trials=10');
+    expect([paper.state.scale, paper.state.trials]).toEqual(['paper', 10]);
+    expect(encodeState(catalog, paper.state)).toMatch(/scale=paper/);
+    const bare = decodeState(catalog, '#data=mnist&trials=3');
+    expect(bare.state.trials).toBeNull();
+    expect(bare.notices[0]).toMatch(/^The link's trials=3 was ignored: trials run on the small data sets only/);
   });
 });

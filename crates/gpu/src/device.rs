@@ -39,6 +39,8 @@ pub enum Kernel {
     Add,
     /// x = α·x + η·g.
     DecayAdd,
+    /// Σ x² by one workgroup (FPCD's ‖W_F‖²).
+    SumSq,
     /// Column sums (bias statistics).
     Colsum,
     /// Chains restarted at batch rows.
@@ -77,11 +79,12 @@ const CENTERED: [(Kernel, &str); 5] = [
     (Kernel::ToPlain, "to_plain"),
 ];
 
-const KERNELS: [(Kernel, &str); 7] = [
+const KERNELS: [(Kernel, &str); 8] = [
     (Kernel::SplitSum, "split_sum"),
     (Kernel::Step, "step"),
     (Kernel::Add, "add"),
     (Kernel::DecayAdd, "decay_add"),
+    (Kernel::SumSq, "sumsq"),
     (Kernel::Colsum, "colsum"),
     (Kernel::Restart, "restart"),
     (Kernel::Uniforms, "uniforms"),
@@ -811,8 +814,8 @@ impl Device {
     }
 
     /// Never in a browser: its GPU answers only once the worker's event loop turns, so a lane
-    /// there copies back with [`Device::snapshot`] (the GPU lane of `lane.rs`); an algorithm
-    /// that reads within an update (FPCD's ‖W_F‖) is not run on a GPU there (`Gpu::runs`).
+    /// there copies back with [`Device::snapshot`] (the GPU lane of `lane.rs`, which keeps even
+    /// FPCD's ‖W_F‖ of every update on the GPU for its records' copies).
     #[cfg(target_arch = "wasm32")]
     pub fn read(&self, _buf: &Buf, _offset: usize, _len: usize) -> Vec<f32> {
         panic!("the GPU engine cannot wait for its GPU in a browser (a synchronous read)")

@@ -19,7 +19,7 @@ use rbm_core::model::Rbm;
 use rbm_core::rng::philox;
 use rbm_core::train::{AlgoInfo, Algorithm, Setup};
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The GPU engine (issue 30): WGSL compute shaders through wgpu.
 #[derive(Clone, Copy, Debug, Default)]
@@ -39,6 +39,21 @@ pub struct GpuParams {
     x: Buf,
     m: usize,
     n: usize,
+    /// ‖W‖² of each [`Engine::w_norm`], taken on the GPU (FPCD's ‖W_F‖).
+    norms: Mutex<Norms>,
+}
+
+/// The ‖W‖² values [`Engine::w_norm`] takes on the GPU (the `sumsq` kernel), one float each:
+/// read back at once (waiting: `Lane::run`), or, once [`GpuParams::defer_norms`] is called (a
+/// `GpuLane`, which never waits), kept on the GPU in order until a record's copy takes them
+/// ([`GpuParams::take_norms`]). The host takes the root in f64 either way, so both give the
+/// same bits.
+#[derive(Default)]
+struct Norms {
+    /// The values (capacity: the buffer's length), or the one value of a read.
+    buf: Option<Buf>,
+    len: usize,
+    deferred: bool,
 }
 
 /// Gibbs chains on the GPU: visible states, hidden states, E[h|v]; a host copy of the
@@ -170,9 +185,62 @@ impl GpuModel {
 }
 
 impl GpuParams {
+    /// A parameter set of `model`'s shape holding `x`.
+    fn new(model: &GpuModel, x: Buf) -> GpuParams {
+        GpuParams {
+            dev: model.dev.clone(),
+            x,
+            m: model.m,
+            n: model.n,
+            norms: Mutex::new(Norms::default()),
+        }
+    }
+
     /// The parameters on the host as [W | b | c] (waits for the GPU).
     pub fn download(&self) -> Vec<f32> {
         self.dev.read(&self.x, 0, len(self.m, self.n))
+    }
+
+    fn norms(&self) -> std::sync::MutexGuard<'_, Norms> {
+        self.norms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// From now on, [`Engine::w_norm`] reads nothing back: it records ‖W‖² into a list on the
+    /// GPU and returns NaN, and [`GpuParams::take_norms`] copies the list with a record (a
+    /// browser's worker cannot wait for its GPU within an update).
+    pub fn defer_norms(&self) {
+        self.norms().deferred = true;
+    }
+
+    /// A copy of the ‖W‖² values recorded since the last call, in order, on its way to the host
+    /// (None: none were); the list starts again. The values' roots in f64 are those
+    /// [`Engine::w_norm`] returns where it reads back.
+    pub fn take_norms(&self) -> Option<crate::Snapshot> {
+        let mut norms = self.norms();
+        if norms.len == 0 {
+            return None;
+        }
+        let buf = norms.buf.as_ref().expect("values were recorded");
+        let copy = self.dev.snapshot(buf, 0, norms.len);
+        norms.len = 0;
+        Some(copy)
+    }
+
+    /// Records ‖W‖² into slot `at` of `out`.
+    fn sumsq(&self, out: &Buf, at: usize) {
+        let count = self.m * self.n;
+        let p = Params {
+            count: count as u32,
+            c_off: at as u32,
+            ..Default::default()
+        };
+        self.dev.dispatch(
+            Kernel::SumSq,
+            &p,
+            [Some(&self.x), None, None],
+            [Some(out), None],
+            (1, 1, 1),
+        );
     }
 }
 
@@ -181,12 +249,10 @@ impl GpuOptimizer {
     pub fn new(model: &GpuModel, weight_decay: f32, momentum: f32) -> GpuOptimizer {
         let l = len(model.m, model.n);
         GpuOptimizer {
-            grad: GpuParams {
-                dev: model.dev.clone(),
-                x: model.dev.zeros(if momentum != 0.0 { 2 * l } else { l }),
-                m: model.m,
-                n: model.n,
-            },
+            grad: GpuParams::new(
+                model,
+                model.dev.zeros(if momentum != 0.0 { 2 * l } else { l }),
+            ),
             weight_decay,
             momentum,
         }
@@ -365,10 +431,10 @@ impl Engine for Gpu {
     }
 
     fn runs(algo: &str) -> bool {
-        // UCD's coupled chains stop one by one; PT rescales its replicas' models on the host;
-        // FPCD reads ‖W_F‖ back after every update, which a browser's GPU cannot do within the
-        // update.
-        algo != "ucd" && algo != "pt" && (cfg!(not(target_arch = "wasm32")) || algo != "fpcd")
+        // UCD's coupled chains stop one by one; PT rescales its replicas' models on the host.
+        // (FPCD's ‖W_F‖ of every update is kept on the GPU for the next record's copy where it
+        // cannot be waited for: `GpuParams::defer_norms`.)
+        algo != "ucd" && algo != "pt"
     }
 
     fn exact_log_z(model: &GpuModel, host: &Rbm) -> Option<Result<f64>> {
@@ -521,12 +587,7 @@ impl Engine for Gpu {
     }
 
     fn zeros(model: &GpuModel) -> GpuParams {
-        GpuParams {
-            dev: model.dev.clone(),
-            x: model.dev.zeros(len(model.m, model.n)),
-            m: model.m,
-            n: model.n,
-        }
+        GpuParams::new(model, model.dev.zeros(len(model.m, model.n)))
     }
 
     fn set_sum(sum: &mut GpuModel, model: &GpuModel, extra: &GpuParams) {
@@ -561,12 +622,26 @@ impl Engine for Gpu {
     }
 
     fn w_norm(x: &GpuParams) -> f64 {
-        x.dev
-            .read(&x.x, 0, x.m * x.n)
-            .iter()
-            .map(|&w| f64::from(w).powi(2))
-            .sum::<f64>()
-            .sqrt()
+        // ‖W‖² by the `sumsq` kernel (one float), its root in f64: read back at once, or kept
+        // on the GPU for a record's copy (`GpuParams::defer_norms`; NaN until then).
+        let mut norms = x.norms();
+        if norms.deferred {
+            let at = norms.len;
+            let cap = norms.buf.as_ref().map_or(0, |b| b.len);
+            if at >= cap {
+                let bigger = x.dev.zeros((2 * cap).max(64));
+                if let Some(old) = &norms.buf {
+                    x.dev.copy(old, 0, &bigger, 0, at);
+                }
+                norms.buf = Some(bigger);
+            }
+            x.sumsq(norms.buf.as_ref().expect("made above"), at);
+            norms.len += 1;
+            return f64::NAN;
+        }
+        let out = norms.buf.get_or_insert_with(|| x.dev.zeros(1));
+        x.sumsq(out, 0);
+        f64::from(x.dev.read(out, 0, 1)[0]).sqrt()
     }
 
     fn copy(model: &GpuModel) -> GpuModel {

@@ -7,9 +7,16 @@
 //! `Lane::run` on the same seed and GPU, one or more slices later. A small copy at the end of
 //! every slice (the fence) says when the GPU has caught up, so the work queued on it stays
 //! about one slice long (Pause is answered within a slice) and the rate is the GPU's.
+//!
+//! FPCD's statistic ‖W_F‖ of every update is taken on the GPU too (`Engine::w_norm`'s
+//! ‖W_F‖², kept in order on the GPU, `GpuParams::defer_norms`) and copied with the next record,
+//! whose window mean of the roots the host forms in f64 as `Lane::run` does from the values it
+//! reads back one by one: the same records, without a read after every update.
 
 use crate::{Gpu, Snapshot};
 use rbm_core::error::{Error, Result};
+use rbm_core::schema::stats::Accumulator;
+use rbm_core::train::fpcd::FAST_W_NORM;
 use rbm_core::train::{Lane, PendingRecord, Record, View};
 use std::collections::VecDeque;
 
@@ -27,6 +34,19 @@ struct Fence {
     started_ms: f64,
 }
 
+/// A record begun at its update: the copies of θ and (FPCD) of the window's ‖W_F‖² values.
+struct PendingCopy {
+    record: PendingRecord,
+    theta: Snapshot,
+    norms: Option<Snapshot>,
+}
+
+impl PendingCopy {
+    fn ready(&self) -> bool {
+        self.theta.ready() && self.norms.as_ref().is_none_or(Snapshot::ready)
+    }
+}
+
 /// What [`GpuLane::poll`] found on the host.
 #[derive(Default)]
 pub struct Polled {
@@ -41,7 +61,7 @@ pub struct Polled {
 /// A [`Lane`] on the GPU that never waits for it (module docs).
 pub struct GpuLane {
     lane: Lane<Gpu>,
-    records: VecDeque<(PendingRecord, Snapshot)>,
+    records: VecDeque<PendingCopy>,
     view: Option<PendingView>,
     fence: Option<Fence>,
     /// Updates per slice: doubled while the GPU does a slice well within the time asked for,
@@ -56,6 +76,9 @@ pub struct GpuLane {
 impl GpuLane {
     /// `lane`, driven without waiting for its GPU.
     pub fn new(lane: Lane<Gpu>) -> GpuLane {
+        if let Some(fast) = lane.engine_fast_params() {
+            fast.defer_norms();
+        }
         GpuLane {
             lane,
             records: VecDeque::new(),
@@ -126,9 +149,14 @@ impl GpuLane {
     }
 
     fn begin_record(&mut self) {
-        let p = self.lane.begin_record();
-        let copy = self.lane.engine_model().snapshot();
-        self.records.push_back((p, copy));
+        let record = self.lane.begin_record();
+        let norms = self.lane.engine_fast_params().and_then(|f| f.take_norms());
+        let theta = self.lane.engine_model().snapshot();
+        self.records.push_back(PendingCopy {
+            record,
+            theta,
+            norms,
+        });
     }
 
     /// Whether a view asked for is on its way.
@@ -161,13 +189,9 @@ impl GpuLane {
             out.error = Some(Error::Invalid(why));
             return out;
         }
-        while let Some((_, copy)) = self.records.front() {
-            let Some(taken) = copy.take() else { break };
-            let (p, _) = self.records.pop_front().expect("looked at above");
-            let done = taken.and_then(|t| {
-                let params = self.lane.engine_model().params_of(&t);
-                self.lane.finish_record(p, params)
-            });
+        while self.records.front().is_some_and(PendingCopy::ready) {
+            let c = self.records.pop_front().expect("looked at above");
+            let done = self.complete_record(c);
             match done {
                 Ok(r) => out.records.push(r),
                 Err(e) => {
@@ -205,6 +229,29 @@ impl GpuLane {
             }
         }
         out
+    }
+
+    /// The record of `c`, whose copies are on the host: FPCD's ‖W_F‖ is the window's mean of
+    /// the roots of its ‖W_F‖² values, in f64 and in order, as `Lane::step` accumulates the
+    /// values `Engine::w_norm` reads back.
+    fn complete_record(&mut self, c: PendingCopy) -> Result<Record> {
+        let mut record = c.record;
+        if let Some(norms) = c.norms {
+            let values = norms.take().expect("ready")?;
+            let how = rbm_core::train::fpcd::INFO
+                .stats
+                .iter()
+                .find(|s| s.key == FAST_W_NORM)
+                .map_or(rbm_core::schema::Aggregate::Mean, |s| s.over_updates);
+            let mut acc = Accumulator::new(how);
+            for v in values {
+                acc.add(f64::from(v).sqrt());
+            }
+            record.set_stat(FAST_W_NORM, acc.value());
+        }
+        let theta = c.theta.take().expect("ready")?;
+        let params = self.lane.engine_model().params_of(&theta);
+        self.lane.finish_record(record, params)
     }
 
     fn complete_view(&self, v: PendingView, max_chains: usize) -> Result<View> {

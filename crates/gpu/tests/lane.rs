@@ -159,3 +159,37 @@ fn a_lost_device_is_an_error_of_the_lane_not_a_crash() {
         "{e}"
     );
 }
+
+/// FPCD's ‖W_F‖ of every update stays on the GPU in the never-waiting lane (copied with the
+/// next record) and the records are `Lane::run`'s, whose `w_norm` reads each value back at once:
+/// the same window means bit for bit, over windows of 7 updates and of 100 (past the GPU list's
+/// first 64 places), the first record's none.
+#[test]
+fn fpcd_on_a_lane_that_never_waits_makes_the_records_of_lane_run() {
+    for (fast_lr, every, updates) in [(None, 7, 60), (Some(0.05), 7, 60), (None, 100, 250)] {
+        let cfg = LaneConfig {
+            fast_lr,
+            every,
+            ..config("fpcd", 0.1)
+        };
+        let want = lane(&cfg).run(updates).expect("run");
+        let (got, _) = streamed(&cfg, updates);
+        assert_eq!(got.len(), want.len(), "records");
+        for (g, w) in got.iter().zip(&want) {
+            let strip = |r: &Record| Record {
+                atll: None,
+                log_z: None,
+                ..r.clone()
+            };
+            assert_eq!(strip(g), strip(w), "the record at update {}", w.iter);
+        }
+        assert!(
+            !want[0].stats.contains_key("fast_w_norm"),
+            "no update before the first record"
+        );
+        for r in &want[1..] {
+            let x = r.stats["fast_w_norm"];
+            assert!(x.is_finite() && x > 0.0, "‖W_F‖ at {}: {x}", r.iter);
+        }
+    }
+}

@@ -14,6 +14,7 @@ use rbm_core::error::Error;
 use rbm_core::schema::budget;
 use rbm_core::train::{Lane, Record};
 use rbm_gpu::ais::Anneal;
+use rbm_gpu::exact::ExactWalk;
 use rbm_gpu::lane::GpuLane;
 use rbm_gpu::{Device, Gpu, Snapshot};
 use std::cell::RefCell;
@@ -85,7 +86,7 @@ impl GpuState {
 
 /// A lane (as `new WasmLane`) whose dense work runs on the browser's GPU, opened before by
 /// [`gpu_adapter`]. Throws `{kind, key, message}`: no GPU open, an algorithm the page runs on
-/// the CPU only (UCD, FPCD, PT), or what `new WasmLane` refuses.
+/// the CPU only (UCD, PT), or what `new WasmLane` refuses.
 #[wasm_bindgen(js_name = newGpuLane)]
 pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsValue> {
     let mut cfg = lane_config(config).map_err(js_err)?;
@@ -93,7 +94,7 @@ pub fn new_gpu_lane(config: JsValue, dataset_name: &str) -> Result<WasmLane, JsV
         return Err(js_err(Error::option(
             "algo",
             format!(
-                "{} runs on the CPU in the page (UCD's chains stop one by one; FPCD reads its fast weights back after every update; PT tempers its replicas on the host)",
+                "{} runs on the CPU in the page (UCD's chains stop one by one; PT tempers its replicas on the host)",
                 cfg.algo
             ),
         )));
@@ -145,6 +146,71 @@ impl GpuAis {
 
     fn anneal_device_failure(&self) -> Option<String> {
         self.anneal.device().failure()
+    }
+}
+
+/// A checkpoint's exact log Z on a GPU trial's GPU ([`crate::measure::ExactMeasure`]):
+/// `rbm_gpu::exact::ExactWalk`, the blocks' sums copied back without waiting — the bits of
+/// `rbm_gpu::exact::log_z`. One dispatch (4M states) at a time: a tiny copy after each (the
+/// fence, as a GPU lane's slice has) says when the GPU has done it, and the next is recorded
+/// only then, so the GPU's queue stays one dispatch long and the trial's Pause and Stop are
+/// not kept waiting behind the whole enumeration.
+pub struct GpuExact {
+    walk: ExactWalk,
+    dev: Arc<Device>,
+    fence_buf: rbm_gpu::device::Buf,
+    fence: Option<Snapshot>,
+    copy: Option<Snapshot>,
+}
+
+impl GpuExact {
+    /// The enumeration of `model`'s smaller layer on `dev` (refused as `exact::log_z` refuses).
+    pub fn new(dev: &Arc<Device>, model: &rbm_core::model::Rbm) -> Result<GpuExact, Error> {
+        Ok(GpuExact {
+            walk: ExactWalk::new(dev, model)?,
+            dev: dev.clone(),
+            fence_buf: dev.zeros(1),
+            fence: None,
+            copy: None,
+        })
+    }
+
+    /// Steps in all: the dispatches and the copy back.
+    pub fn steps(&self) -> usize {
+        self.walk.progress().1 + 1
+    }
+
+    /// Records the next dispatch once the GPU has done the previous one (at most one per call,
+    /// whatever `_max_dispatches`: the fence paces them): log Z once the blocks' sums are on
+    /// the host, the steps done and the steps in all. A lost device is an error.
+    pub fn advance(
+        &mut self,
+        _max_dispatches: usize,
+    ) -> Result<(Option<f64>, usize, usize), Error> {
+        let total = self.steps();
+        if let Some(why) = self.dev.failure() {
+            return Err(Error::Invalid(why));
+        }
+        let idle = match self.fence.as_ref().map(Snapshot::take) {
+            None => true,
+            Some(None) => false,
+            Some(Some(done)) => {
+                done?;
+                self.fence = None;
+                true
+            }
+        };
+        if idle && self.copy.is_none() {
+            if self.walk.advance(1) {
+                self.copy = Some(self.walk.finish());
+            } else {
+                self.fence = Some(self.dev.snapshot(&self.fence_buf, 0, 1));
+            }
+        }
+        match self.copy.as_ref().and_then(Snapshot::take) {
+            Some(parts) => Ok((Some(ExactWalk::log_z(&parts?)?), total, total)),
+            None => Ok((None, self.walk.progress().0, total)),
+        }
     }
 }
 

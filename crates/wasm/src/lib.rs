@@ -36,6 +36,7 @@ pub mod explore;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod lanes;
+pub mod measure;
 
 use lanes::{on_lane, AnyLane};
 
@@ -750,6 +751,28 @@ impl WasmLane {
             on_lane!(&self.lane, l => l.iter()),
         )
         .map_err(js_err)
+    }
+
+    /// A study's exact measure of `dataset` (grey levels thresholded at 0.5) under a copy of
+    /// the lane's current model (a GPU lane: its latest record's), to run step by step
+    /// ([`measure::WasmExact::step`]): log Z enumerated on the lane's GPU for a GPU lane, else
+    /// on the CPU in blocks, as `rbm reproduce` measures `pcd-mnist-25`'s checkpoints. Throws
+    /// `{kind, key, message}` (a layer too large to enumerate, rows that do not fit).
+    #[wasm_bindgen(js_name = exactMeasure)]
+    pub fn exact_measure(&self, dataset: &str) -> Result<measure::WasmExact, JsValue> {
+        let data = self::dataset(dataset).map_err(js_err)?;
+        let model = self.lane.model();
+        let iter = self.lane.model_iter();
+        #[cfg(feature = "gpu")]
+        if let AnyLane::Gpu(g) = &self.lane {
+            let dev = g.lane.lane().engine_model().device();
+            return measure::ExactMeasure::gpu(dev, model, &data, iter)
+                .map(|run| measure::WasmExact { run })
+                .map_err(js_err);
+        }
+        measure::ExactMeasure::cpu(model, &data, iter)
+            .map(|run| measure::WasmExact { run })
+            .map_err(js_err)
     }
 
     /// The exact average log-likelihood of `dataset` (grey levels thresholded at 0.5, like the

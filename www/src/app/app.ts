@@ -827,8 +827,8 @@ export class App {
   // ---- studies -----------------------------------------------------------------------------
 
   /** Whether Start runs a study: trials per lane are set and the data is a small set (each
-   * trial computes its own exact curve), or MNIST under a preset measured by AIS (each trial
-   * measures its checkpoints, as `rbm reproduce` does). */
+   * trial computes its own exact curve), or MNIST under a preset measured on its evaluation set
+   * (each trial measures its checkpoints by AIS or exactly, as `rbm reproduce` does). */
   studyMode(): boolean {
     const ds = this.dataset();
     return this.trials !== null && ds !== undefined && (dataFamily(ds) === 'small' || this.studyMeasure() !== null);
@@ -840,12 +840,12 @@ export class App {
     return p && p.data === this.data ? p : undefined;
   }
 
-  /** The study's own measure at each checkpoint: AIS of the preset's evaluation set, for a
-   * preset measured by AIS on its own data (null: the lanes' exact curves). */
+  /** The study's own measure at each checkpoint: AIS or the exact ATLL of the preset's
+   * evaluation set, for an MNIST preset on its own data (null: the lanes' exact curves). */
   studyMeasure() {
     const p = this.currentPreset();
     const m = p && measuredByStudy(p) ? studyMeasure(p, this.scale) : null;
-    return m && this.studyAisForTest ? { ...m, ...this.studyAisForTest } : m;
+    return m && !('exact' in m) && this.studyAisForTest ? { ...m, ...this.studyAisForTest } : m;
   }
 
   /** Why the page runs no trials on its data (trialsRefusal), null where it does. */
@@ -853,8 +853,8 @@ export class App {
     return trialsRefusal(this.dataset(), measuredByStudy(this.currentPreset()));
   }
 
-  /** Where a study's trials train: the lanes' place under Compute (UCD and FPCD go to the CPU
-   * in their workers, saying so). */
+  /** Where a study's trials train: the lanes' place under Compute (UCD goes to the CPU in its
+   * workers, saying so). */
   studyOn(): 'cpu' | 'gpu' {
     return this.computeOn();
   }

@@ -30,22 +30,24 @@ export function presetExtent(p: PresetEntry, scale: Scale): Extent {
 }
 
 /** Whether the page's trials of preset `p` are measured by the study itself at every
- * checkpoint (AIS of its evaluation set, as `rbm reproduce` measures them): a preset measured
- * by AIS. */
+ * checkpoint, on its evaluation set, as `rbm reproduce` measures them: by AIS (sdcp-mnist) or
+ * by the exact ATLL, log Z enumerated in the trial's worker (pcd-mnist-25). */
 export function measuredByStudy(p: PresetEntry | undefined): boolean {
-  return p?.ais != null;
+  return p?.eval_data != null;
 }
 
 /** The study's measure at each checkpoint of preset `p`'s trials at `scale` (null: the lanes'
  * own exact curves). */
 export function studyMeasure(p: PresetEntry, scale: Scale): TrialMeasure | null {
+  if (!measuredByStudy(p)) return null;
+  const dataset = p.eval_data ?? p.data;
   const a: AisSpec | null = presetExtent(p, scale).ais;
-  return a ? { dataset: p.eval_data ?? p.data, particles: a.particles, betas: a.betas } : null;
+  return a ? { dataset, particles: a.particles, betas: a.betas } : { dataset, exact: true };
 }
 
 /** Whether the picker offers preset `p` at the paper's scale: it has one, the page runs its
- * study on MNIST (measured by AIS at every checkpoint), and the browser has a WebGPU adapter
- * (the paper's scale is hours of one CPU worker). */
+ * study on MNIST (measured at every checkpoint by AIS or the exact ATLL), and the browser has a
+ * WebGPU adapter (the paper's scale is an hour or more of the CPU's workers). */
 export function paperScaleOffered(p: PresetEntry | undefined, adapter: boolean): boolean {
   return adapter && p?.paper_scale != null && measuredByStudy(p);
 }
@@ -58,7 +60,9 @@ export function extentText(p: PresetEntry, scale: Scale): string {
   const n = (x: number) => x.toLocaleString('en');
   const ais = e.ais
     ? `, AIS of ${n(e.ais.particles)} particles × ${n(e.ais.betas)} β at each of its ${n(checkpoints)} checkpoints`
-    : `, measured at ${n(checkpoints)} checkpoints`;
+    : p.eval_data
+      ? `, the exact log-likelihood of the ${p.eval_data} digits (2^${p.hidden} states enumerated) at each of its ${n(checkpoints)} checkpoints`
+      : `, measured at ${n(checkpoints)} checkpoints`;
   return `${n(e.trials)} trial${e.trials === 1 ? '' : 's'} per lane of ${n(e.iters)} updates${ais} (${n(e.trials * p.lanes.length * checkpoints)} measurements in all)`;
 }
 
@@ -124,7 +128,7 @@ export function rateLabel(p: PresetEntry, i: number): string {
 }
 
 /** What the page's curve is, against what the paper (and `rbm reproduce`) measures. */
-function measureNote(p: PresetEntry): string {
+function measureNote(p: PresetEntry, studies: boolean): string {
   if (!p.eval_data) return '';
   if (p.ais) {
     return (
@@ -132,6 +136,11 @@ function measureNote(p: PresetEntry): string {
       `(points, with bars from RAISE's lower to AIS's upper end; ${p.ais.particles} particles × ${p.ais.betas.toLocaleString('en')} β, as \`rbm reproduce\` runs at every checkpoint), and the claims are checked on them.`
     );
   }
+  if (studies)
+    return (
+      ` A study's trials are measured as \`rbm reproduce\` measures them: the exact log-likelihood of the ${p.eval_data} digits (thresholded at 0.5) at each checkpoint, ` +
+      `its log Z summed over 2^${p.hidden} states in the trial's worker (on its GPU where the trials run there, f32 with compensated sums; else on the CPU in f64) and the digits' free energies in f64.`
+    );
   return (
     ` The curves are the exact log-likelihood of the training digits (thresholded at 0.5), each point summed over 2^${p.hidden} states by the page's evaluation workers; ` +
     `the paper, and \`rbm reproduce\`, report the ${p.eval_data} digits'.`
@@ -168,7 +177,7 @@ export function presetDescription(p: PresetEntry, studies: boolean): string {
     ? `each lane runs the trials set below (the paper's ${trials} by default), seeded as \`rbm reproduce ${p.name}\` seeds them`
     : `\`rbm reproduce ${p.name}\` runs ${trials}; this is one, with the page's seed`;
   const expect = p.claims.length ? '' : ` ${p.expect}`;
-  return `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates (${how}).${expect}${measureNote(p)}`;
+  return `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates (${how}).${expect}${measureNote(p, studies)}`;
 }
 
 /** The note for lanes the loaded core cannot run. */

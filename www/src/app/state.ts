@@ -94,13 +94,14 @@ export function dataFamily(ds: DataSetEntry): DataFamily {
 }
 
 /** Why the page runs no trials on data set `ds` (null: it does, on the small sets, and on
- * MNIST for a preset measured by AIS: `measured`). A trial runs in a trial worker that computes
- * its own exact curve; on MNIST that curve needs the evaluation workers' 2^hidden-state sums at
- * every point, which the trial workers do not have, so the field is refused there rather than
- * accepted and ignored (issue 27) — except where the study measures each checkpoint by AIS in
- * the trial's worker, as `rbm reproduce` does (issue 30). */
+ * MNIST for a preset measured on its evaluation set: `measured`). A trial runs in a trial
+ * worker that computes its own exact curve; on MNIST that curve needs the evaluation workers'
+ * 2^hidden-state sums at every point, which the trial workers do not have, so the field is
+ * refused there rather than accepted and ignored (issue 27) — except where the study measures
+ * each checkpoint in the trial's worker (AIS, or an exact log Z enumerated step by step), as
+ * `rbm reproduce` does (issue 30). */
 export function trialsRefusal(ds: DataSetEntry | undefined, measured = false): string | null {
-  // A preset measured by AIS (sdcp-mnist): the trial measures each checkpoint itself.
+  // An MNIST preset (sdcp-mnist, pcd-mnist-25): the trial measures each checkpoint itself.
   if (!ds || dataFamily(ds) === 'small' || measured) return null;
   return `trials run on the small data sets only (each trial computes its own exact curve, which ${ds.name} is too large for in a trial worker): the page runs one live run per lane here; \`rbm reproduce\` runs a paper's trials on MNIST`;
 }

@@ -252,13 +252,23 @@ export interface TrialTaus {
   counts: number[];
 }
 
-/** A study's measure at each checkpoint, as `rbm reproduce` takes it: AIS (forward) of the
- * evaluation set `dataset` with `particles` chains and `betas` inverse temperatures, seeded by
- * the core's ais_seed(trial seed, checkpoint index). */
-export interface TrialMeasure {
+/** A study's measure at each checkpoint, as `rbm reproduce` takes it: AIS or the exact ATLL
+ * of the evaluation set. */
+export type TrialMeasure = AisMeasure | ExactMeasure;
+
+/** AIS (forward) of the evaluation set `dataset` with `particles` chains and `betas` inverse
+ * temperatures, seeded by the core's ais_seed(trial seed, checkpoint index) (sdcp-mnist). */
+export interface AisMeasure {
   dataset: string;
   particles: number;
   betas: number;
+}
+
+/** The exact ATLL of the evaluation set `dataset`: log Z enumerated over the smaller layer
+ * (on the trial's GPU for a GPU trial), the rows' free energies in f64 (pcd-mnist-25). */
+export interface ExactMeasure {
+  dataset: string;
+  exact: true;
 }
 
 /** One record of a trial, as a trial worker sends it. */

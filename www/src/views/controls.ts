@@ -56,6 +56,12 @@ export function exactNote(m: number, hidden: unknown, bits: unknown, workers = 2
   );
 }
 
+/** The chart's note for a study measured exactly on `dataset` (pcd-mnist-25): where its points come from. */
+export function studyExactNote(dataset: string, hidden: unknown): string {
+  const states = typeof hidden === 'number' ? `2^${hidden}` : 'all the hidden';
+  return `Each trial measures its checkpoints itself, as \`rbm reproduce\` does: the exact log-likelihood of the ${dataset} digits (thresholded at 0.5), its log Z summed over ${states} states in the trial's worker — on its GPU where the trial runs there, else on the CPU — a few steps per slice, the trial training on once its point is in.`;
+}
+
 interface SettingField {
   key: string;
   input: HTMLInputElement | HTMLSelectElement;
@@ -140,8 +146,8 @@ export class Controls {
       'trials',
       'Trials per lane',
       trials,
-      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets, and on MNIST for a preset measured by AIS (each trial measures its checkpoints, as the CLI does)",
-      // No trials on MNIST but for a preset measured by AIS (refused there): the field shows one live run.
+      "each lane runs this many independent trials, seeded as `rbm reproduce` seeds them (trial i here is the CLI's trial i); the chart draws their median and bands. Empty: one live run per lane. On the small data sets, and on MNIST for its paper presets (each trial measures its checkpoints on the test digits, by AIS or exactly, as the CLI does)",
+      // No trials on MNIST but for its paper presets (refused there): the field shows one live run.
       () => formatValue(app.trialsRefused() ? null : app.trials),
       (t) => app.setTrials(t),
     );
@@ -172,7 +178,7 @@ export class Controls {
     this.compute = el('select', {
       id: 'compute',
       title:
-        "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, FPCD, PT, slow motion) says so and runs on the CPU",
+        "where live lanes compute: the CPU (the wasm core, in one worker per lane) or the browser's GPU (WebGPU); a lane the GPU cannot run (UCD, PT, slow motion) says so and runs on the CPU",
     });
     this.compute.setAttribute('aria-label', 'compute');
     this.compute.append(new Option('automatic (GPU for MNIST)', 'auto'), new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
@@ -416,7 +422,14 @@ export class Controls {
     setText(this.dataNote, this.dataStatus());
     const ds = app.dataset();
     const every = app.lanes.find((l) => l.aisEvery !== null)?.aisEvery ?? null;
-    const exact = ds ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers, every) : '';
+    // A study measured exactly (pcd-mnist-25) takes its points in its trial workers, not the pool.
+    const measure = app.studyMode() ? app.studyMeasure() : null;
+    const exact =
+      measure && 'exact' in measure
+        ? studyExactNote(measure.dataset, app.shared.hidden)
+        : ds
+          ? exactNote(ds.m, app.shared.hidden, app.shared.exact_bits, app.evalWorkers, every)
+          : '';
     // The explanation under the chart: exact curves, or AIS points where every lane has a schedule.
     const aisOnly = app.lanes.length > 0 && app.lanes.every((l) => l.aisEvery !== null && l.curve.iter.length === 0);
     $('#explain-exact').hidden = aisOnly;

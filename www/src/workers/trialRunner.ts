@@ -10,12 +10,14 @@
 // GPU core (`rbm_gpu::lane::GpuLane`, loaded by the worker first, as a live lane's): its
 // records arrive a slice or more after their update, so the trial is stepped (never waiting)
 // until they are in. A trial with the study's own measure (`measure`: AIS at every checkpoint,
-// as `rbm reproduce` measures sdcp-mnist) trains up to each checkpoint, then anneals the
-// checkpoint's model — on the lane's GPU for a GPU lane — a few β steps per slice, and sends
-// the point once its estimate is in; its training time leaves the estimates out, as the CLI's.
+// as `rbm reproduce` measures sdcp-mnist, or the exact ATLL of the evaluation set, as it
+// measures pcd-mnist-25) trains up to each checkpoint, then measures the checkpoint's model —
+// on the lane's GPU for a GPU lane — a few β steps (or enumeration steps: the GPU's dispatches
+// of `ExactWalk`, the CPU's blocks of 2^16 states) per slice, never waiting, and sends the
+// point once its measure is in; its training time leaves the measures out, as the CLI's.
 // A GPU that fails (device lost, a refused limit) makes the trial run again on the CPU from
 // update 0, saying so (`trialDevice` with `restart`); the worker's later trials run on the CPU.
-import type { CoreRecord, ErrorInfo } from '../generated/core';
+import type { AisProgress, CoreRecord, ErrorInfo } from '../generated/core';
 import {
   type DataSource,
   type FromWorker,
@@ -48,6 +50,18 @@ export interface TrialLane {
   /** AIS of `dataset` under the model of the lane's latest record (a CPU lane: its current
    * model), on the lane's GPU for a GPU lane. Throws ErrorInfo. */
   ais(dataset: string, particles: number, betas: number, seed: number, reverse: boolean): CoreEstimate;
+  /** The exact ATLL of `dataset` under the same model, its log Z enumerated step by step (on
+   * the lane's GPU for a GPU lane, never waiting; else on the CPU). Throws ErrorInfo. */
+  exactMeasure(dataset: string): CoreMeasure;
+  free(): void;
+}
+
+/** A checkpoint's measure under way: an AIS run (`CoreEstimate`) or an exact enumeration. */
+export interface CoreMeasure {
+  /** Up to `maxSteps` more steps (at least one). Throws the core's ErrorInfo. */
+  step(maxSteps: number): AisProgress;
+  /** The measure, once `step` said done. */
+  result(): { atll: number };
   free(): void;
 }
 
@@ -62,14 +76,16 @@ export interface TrialCore extends Pick<Core, 'lastPanic' | 'hasData' | 'loadDat
   aisSeed(trialSeed: number, k: number): number;
 }
 
-/** Annealing steps of a slice of a checkpoint's estimate, at first (then sized for the slice). */
+/** Steps of a slice of a checkpoint's measure, at first (then sized for the slice): annealing
+ * steps, or an exact enumeration's dispatches (GPU) or blocks (CPU). */
 const FIRST_AIS_STEPS = 8;
+const FIRST_EXACT_STEPS = 1;
 
 /** A checkpoint waiting for (or under) its estimate. */
 interface Checkpoint {
   record: CoreRecord;
-  run: CoreEstimate | null;
-  /** Annealing steps per slice. */
+  run: CoreMeasure | null;
+  /** Steps per slice. */
   chunk: number;
 }
 
@@ -328,9 +344,9 @@ export class TrialRunner {
     const failed = error !== null && error.kind !== 'diverged';
     this.post({ type: 'trialDone', id: job.id, ms: job.ms, error: failed ? error.message : null, fatal: false });
   }
-  /** One slice of a trial measured by the study (AIS at every checkpoint, as `rbm reproduce`
-   * measures it): training up to the next checkpoint, then that checkpoint's estimate, a few
-   * β steps per slice, on the model of the checkpoint's record. */
+  /** One slice of a trial measured by the study (AIS or the exact ATLL at every checkpoint, as
+   * `rbm reproduce` measures it): training up to the next checkpoint, then that checkpoint's
+   * measure, a few steps per slice, on the model of the checkpoint's record. */
   private measuredSlice(job: Job, measure: TrialMeasure, start: number): void {
     const cp = job.pending;
     if (cp && !(job.lane.busy === true)) {
@@ -345,7 +361,8 @@ export class TrialRunner {
     if (n > 0 || job.lane.busy === true) job.ms += this.trained(job, t0, elapsed);
     if (this.gpuFailed(job, r)) return;
     if (n > 0 && (n === job.chunk || elapsed > 0)) job.chunk = nextChunk(Math.max(1, n), elapsed, TRIAL_SLICE_MS);
-    for (const rec of r.records) if (rec.iter === target && !job.pending) job.pending = { record: rec, run: null, chunk: FIRST_AIS_STEPS };
+    const first = 'exact' in measure ? FIRST_EXACT_STEPS : FIRST_AIS_STEPS;
+    for (const rec of r.records) if (rec.iter === target && !job.pending) job.pending = { record: rec, run: null, chunk: first };
     if (r.error !== null) {
       // A divergence ends the trial with the points measured so far; another error fails it.
       this.end(job, r.error.kind === 'diverged' ? null : r.error.message);
@@ -353,7 +370,7 @@ export class TrialRunner {
     }
     if (!job.pending && !job.lane.gpu && job.lane.iter >= target) {
       // The last checkpoint of a run whose length is not a multiple of the interval.
-      job.pending = { record: job.lane.record(), run: null, chunk: FIRST_AIS_STEPS };
+      job.pending = { record: job.lane.record(), run: null, chunk: first };
     }
     if (job.pending) job.since = null; // the estimate's time is not training time
     this.clock(job, start);
@@ -367,9 +384,13 @@ export class TrialRunner {
     job.tickEnd = end;
   }
 
-  /** One slice of checkpoint `cp`'s estimate; its point once the estimate is in. */
+  /** One slice of checkpoint `cp`'s measure; its point once the measure is in. */
   private estimateSlice(job: Job, measure: TrialMeasure, cp: Checkpoint, start: number): void {
-    if (!cp.run) cp.run = job.lane.ais(measure.dataset, measure.particles, measure.betas, this.core.aisSeed(job.seed, job.k), false);
+    if (!cp.run)
+      cp.run =
+        'exact' in measure
+          ? job.lane.exactMeasure(measure.dataset)
+          : job.lane.ais(measure.dataset, measure.particles, measure.betas, this.core.aisSeed(job.seed, job.k), false);
     const t0 = this.host.now();
     const p = cp.run.step(cp.chunk);
     const elapsed = Math.max(0, this.host.now() - t0);

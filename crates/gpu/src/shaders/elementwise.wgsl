@@ -82,3 +82,27 @@ fn split_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     for (var z = 0u; z < p.count; z++) { x = x + in0[z * size + e]; }
     finish(p.c_off + e, e / p.cols, e % p.cols, x);
 }
+
+// Σ in0[e]² over e < count into out0[c_off], by one workgroup (FPCD's ‖W_F‖², docs/gpu.md):
+// each thread sums a stride of the elements with Kahan's compensation, then the 256 partial
+// sums are added as a tree in workgroup memory, the same order at every call.
+var<workgroup> sq_part: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn sumsq(@builtin(local_invocation_index) t: u32) {
+    var s = 0.0;
+    var comp = 0.0;
+    for (var e = t; e < p.count; e += 256u) {
+        let y = in0[e] * in0[e] - comp;
+        let u = s + y;
+        comp = (u - s) - y;
+        s = u;
+    }
+    sq_part[t] = s;
+    workgroupBarrier();
+    for (var half = 128u; half > 0u; half = half >> 1u) {
+        if (t < half) { sq_part[t] = sq_part[t] + sq_part[t + half]; }
+        workgroupBarrier();
+    }
+    if (t == 0u) { out0[p.c_off] = sq_part[0]; }
+}
