@@ -1732,6 +1732,115 @@ fn the_gpu_engine_from_the_command_line() {
     );
 }
 
+/// `rbm sample --device gpu`: every sampler runs on the GPU (lavapipe in CI) and its line names
+/// the adapter (the CPU's line has no `device`); the samples are 0/1 patterns, the same for a
+/// seed twice; rates-herding, deterministic, gives the CPU's samples; the fast samplers'
+/// ‖W_F‖ is of the CPU's size; `reproduce rates-fpcd-mnist --device gpu` and a missing GPU
+/// driver are one error line each.
+#[test]
+fn samplers_on_the_gpu_from_the_command_line() {
+    let model = Temp::new("gpu-sampler-model.json", "");
+    json_lines(&[
+        "train",
+        "--data",
+        "bas3",
+        "--algo",
+        "pcd",
+        "--hidden",
+        "12",
+        "--iters",
+        "2000",
+        "--every",
+        "2000",
+        "--seed",
+        "1",
+        "--save-model",
+        model.path(),
+    ]);
+    for sampler in ["gibbs", "rates-fpcd", "rates-herding", "sp"] {
+        let run = |device: &str, file: &str| {
+            let out = Temp::new(&format!("gpu-{sampler}-{device}-{file}.txt"), "");
+            let line = json_lines(&[
+                "sample",
+                "--model",
+                model.path(),
+                "--rates-data",
+                "bas3",
+                "--sampler",
+                sampler,
+                "--samples",
+                "300",
+                "--seed",
+                "3",
+                "--out",
+                out.path(),
+                "--device",
+                device,
+            ]);
+            (
+                line[0].clone(),
+                std::fs::read_to_string(out.path()).unwrap(),
+            )
+        };
+        let (gpu, samples) = run("gpu", "a");
+        assert!(
+            gpu["device"].as_str().unwrap().starts_with("gpu: "),
+            "{gpu}"
+        );
+        assert_eq!(gpu["samples"], 300);
+        assert_eq!(samples.lines().count(), 300, "{sampler}");
+        assert!(samples
+            .lines()
+            .all(|l| l.len() == 9 && l.bytes().all(|b| b == b'0' || b == b'1')));
+        let (again, same) = run("gpu", "b");
+        assert_eq!(
+            same, samples,
+            "{sampler}: a seed gives the same samples twice"
+        );
+        assert_eq!(again["fast_w_norm"], gpu["fast_w_norm"]);
+        let (cpu, cpu_samples) = run("cpu", "c");
+        assert!(cpu.get("device").is_none(), "{cpu}");
+        if sampler == "rates-herding" {
+            assert_eq!(samples, cpu_samples, "herding is deterministic");
+        }
+        let (g, c) = (f(&gpu, "fast_w_norm"), f(&cpu, "fast_w_norm"));
+        if sampler == "gibbs" {
+            assert_eq!((g, c), (0.0, 0.0));
+        } else {
+            assert!(
+                g > 0.0 && (g - c).abs() < 0.5 * c,
+                "{sampler}: ‖W_F‖ GPU {g}, CPU {c}"
+            );
+        }
+    }
+    assert_one_line_error(&["reproduce", "rates-fpcd-mnist", "--device", "gpu"]);
+    if cfg!(target_os = "linux") {
+        // No Metal on Linux: as a machine without a GPU driver.
+        let out = Command::new(env!("CARGO_BIN_EXE_rbm"))
+            .args([
+                "sample",
+                "--model",
+                model.path(),
+                "--rates-data",
+                "bas3",
+                "--samples",
+                "10",
+                "--device",
+                "gpu",
+            ])
+            .env("WGPU_BACKEND", "metal")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("--device cpu"),
+            "{err}"
+        );
+    }
+}
+
 /// `rbm isl --device gpu`: the distance histograms counted on the GPU (lavapipe in CI), each
 /// line the CPU's (the same n, ISL and β, bit for bit) with the GPU named in `device`.
 #[test]
