@@ -10,6 +10,7 @@
 //!   their samples and their mean flips per sample agree with the CPU's within the spread over
 //!   seeds;
 //! - a seed gives the same samples twice.
+#![allow(clippy::needless_range_loop)] // index loops mirror the formulas
 
 use rbm_core::data::{Binarize, Dataset};
 use rbm_core::eval::exact;
@@ -122,7 +123,7 @@ fn reference_step(
     eps: f64,
 ) {
     let (m, n) = (model.m(), model.n());
-    let (w, b, c) = (model.w(), &model.b, &model.c);
+    let (w, c) = (model.w(), &model.c);
     let hp: Vec<f64> = (0..n)
         .map(|j| {
             let mut a = f64::from(c[j]) + f[m * n + m + j];
@@ -132,7 +133,6 @@ fn reference_step(
             1.0 / (1.0 + (-a).exp())
         })
         .collect();
-    let _ = b;
     let r = |k: usize| -> f64 {
         rates.map_or(0.0, |r| {
             let (mn, m) = (r.w.len(), r.b.len());
