@@ -1,8 +1,9 @@
 //! The rates-FPCD paper's samplers (Breuleux, Bengio & Vincent 2011; docs/algorithms.md §5) on
 //! an engine ([`crate::engine::Engine`]): one definition of Gibbs, rates-FPCD, rates-herding and
 //! sample penalisation in the engine's words — "sweep the chain k times under θ⁻ = θ + θ_F, add
-//! s(x⁻) with E[h|x⁻], move θ_F" — that runs wherever the engine computes (the GPU engine of
-//! `crates/gpu`, `rbm sample --device gpu`).
+//! s(x⁻) with E[h|x⁻], move θ_F" — that runs wherever the engine computes: the GPU engine of
+//! `crates/gpu` (`rbm sample --device gpu`), and the CPU engine (below), where Gibbs gives the
+//! CPU samplers' samples bit for bit and herding their samples (tested).
 //!
 //! The engine's training operations do most of it ([`Engine::sweeps`], [`Engine::chain_stats`],
 //! [`Engine::set_sum`], [`Engine::w_norm`]); [`SamplerEngine`] adds the few a sampler needs
@@ -250,5 +251,179 @@ impl<E: SamplerEngine> EngineSampler<E> {
     /// The chains it runs.
     pub fn chains(&self) -> usize {
         self.count
+    }
+}
+
+/// The CPU engine's scratch of a sampler: the emitted rows.
+pub struct CpuWork {
+    store: Vec<f32>,
+    capacity: usize,
+}
+
+/// The samplers on the CPU engine: the same definition on the host, a check of it without a
+/// GPU (`rbm sample` on the CPU keeps the sparse samplers of [`super::gibbs`] and
+/// [`super::fast`]). Gibbs gives their samples bit for bit (the same sweeps and stream).
+impl SamplerEngine for crate::engine::Cpu {
+    type Work = CpuWork;
+
+    fn work(_: &Rbm, _chains: usize, capacity: usize) -> CpuWork {
+        CpuWork {
+            store: Vec::new(),
+            capacity,
+        }
+    }
+
+    fn params_of(_: &Rbm, p: &Params<f32>) -> Params<f32> {
+        p.clone()
+    }
+
+    fn fast_update(
+        fast: &mut Params<f32>,
+        rates: Option<&Params<f32>>,
+        s: &crate::model::Stats,
+        alpha: f32,
+        eps_f: f32,
+    ) {
+        let k = 1.0 / s.count.max(1.0);
+        let blocks = [
+            (&mut fast.w, &s.sum.w, rates.map(|r| &r.w)),
+            (&mut fast.b, &s.sum.b, rates.map(|r| &r.b)),
+            (&mut fast.c, &s.sum.c, rates.map(|r| &r.c)),
+        ];
+        for (f, s, r) in blocks {
+            for (e, (x, &sx)) in f.iter_mut().zip(s.iter()).enumerate() {
+                let r = r.map_or(0.0, |r| r[e]);
+                *x = alpha * *x + eps_f * (r - sx * k);
+            }
+        }
+    }
+
+    fn herd(
+        model: &Rbm,
+        chains: &mut crate::engine::cpu::ChainSet,
+        _work: &mut CpuWork,
+        cap: usize,
+    ) {
+        let (m, n) = (model.m(), model.n());
+        let mut v = chains.chains().v().to_vec();
+        let (mut h, mut x) = (vec![0.0; n], vec![0.0; m]);
+        for row in v.chunks_exact_mut(m) {
+            for _ in 0..cap {
+                model.hidden_pre(row, &mut h);
+                h.iter_mut().for_each(|a| *a = f32::from(*a > 0.0));
+                model.visible_pre(&h, &mut x);
+                x.iter_mut().for_each(|a| *a = f32::from(*a > 0.0));
+                let fixed = x == row;
+                row.copy_from_slice(&x);
+                if fixed {
+                    break;
+                }
+            }
+        }
+        let c = chains.chains_mut();
+        c.restart(&v, m);
+        c.finish(model);
+    }
+
+    fn emit(chains: &crate::engine::cpu::ChainSet, work: &mut CpuWork) {
+        work.store.extend_from_slice(chains.chains().v());
+    }
+
+    fn take(work: &mut CpuWork) -> Vec<f32> {
+        std::mem::take(&mut work.store)
+    }
+
+    fn capacity(work: &CpuWork) -> usize {
+        work.capacity
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Cpu;
+    use crate::rng::{stream, uniform, Purpose};
+
+    fn cfg(name: &str, k: usize, eps_f: Option<f64>, alpha: Option<f64>) -> SamplerConfig {
+        SamplerConfig {
+            sampler: name.into(),
+            k,
+            eps_f,
+            alpha,
+            ..SamplerConfig::default()
+        }
+    }
+
+    /// The CPU's sparse sampler of `c`: `count` samples from `start` on stream (seed, 0).
+    fn cpu_samples(
+        model: &Rbm,
+        c: &SamplerConfig,
+        rates: Option<&Params<f32>>,
+        start: &[f32],
+        seed: u64,
+        count: usize,
+    ) -> (Vec<f32>, f64) {
+        let mut s = c.build(model, rates, start).unwrap();
+        let mut r = stream(seed, 0, Purpose::Sampling);
+        let out = (0..count)
+            .flat_map(|_| {
+                s.next(&mut r);
+                s.visible().to_vec()
+            })
+            .collect();
+        (out, s.fast_norm())
+    }
+
+    fn rates(m: usize, n: usize) -> Params<f32> {
+        let mut rng = stream(8, 0, Purpose::Aux);
+        let mut r = Params::zeros(m, n);
+        for blk in r.blocks_mut() {
+            blk.iter_mut().for_each(|x| *x = uniform(&mut rng));
+        }
+        r
+    }
+
+    /// On the CPU engine the one definition gives the CPU samplers' samples: Gibbs bit for bit
+    /// (the same sweeps on the same stream), and rates-FPCD and SP with ε_F = 0 too (θ_F stays 0,
+    /// so θ⁻ = θ); on a 12×7 model (rows) and a 6×4 one (the engine's patterns).
+    #[test]
+    fn the_engine_samplers_on_the_cpu_engine_are_the_cpu_samplers() {
+        for (m, n) in [(12, 7), (6, 4)] {
+            let model = Rbm::random(m, n, 0.8, 5).unwrap();
+            let r = rates(m, n);
+            let start: Vec<f32> = (0..m).map(|i| f32::from(i % 3 == 0)).collect();
+            for c in [
+                cfg("gibbs", 3, None, None),
+                cfg("rates-fpcd", 2, Some(0.0), None),
+                cfg("sp", 1, Some(0.0), Some(0.5)),
+            ] {
+                let (want, _) =
+                    cpu_samples(&model, &cfg("gibbs", c.k, None, None), None, &start, 9, 50);
+                let mut s =
+                    EngineSampler::<Cpu>::new(&(), &model, &c, Some(&r), &start, 9, 0).unwrap();
+                assert_eq!(s.samples(50), want, "{} on {m}×{n}", c.sampler);
+            }
+        }
+    }
+
+    /// Herding is deterministic: on the CPU engine the definition gives the sparse sampler's
+    /// samples and ‖W_F‖ (θ⁻ formed densely rather than lazily, equal unless a pre-activation
+    /// falls within rounding of 0).
+    #[test]
+    fn herding_on_the_cpu_engine_is_the_cpu_sampler() {
+        let (m, n) = (12, 7);
+        let model = Rbm::random(m, n, 0.8, 5).unwrap();
+        let r = rates(m, n);
+        let start: Vec<f32> = (0..m).map(|i| f32::from(i % 3 == 0)).collect();
+        for (eps, cap) in [(0.0, 1000), (0.05, 10), (0.2, 2)] {
+            let c = SamplerConfig {
+                cap,
+                ..cfg("rates-herding", 1, Some(eps), None)
+            };
+            let (want, norm) = cpu_samples(&model, &c, Some(&r), &start, 1, 60);
+            let mut s = EngineSampler::<Cpu>::new(&(), &model, &c, Some(&r), &start, 1, 0).unwrap();
+            assert_eq!(s.samples(60), want, "ε_F {eps}, cap {cap}");
+            assert!((s.fast_norm() - norm).abs() < 1e-4 * (1.0 + norm));
+        }
     }
 }
