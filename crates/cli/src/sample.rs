@@ -1,6 +1,6 @@
 //! `rbm sample`, `rbm isl` and `rbm drift`: the rates-FPCD paper's samplers of a trained model,
 //! its indirect sampling likelihood, and the no-drift self-test (docs/algorithms.md §5, §7).
-//! `sample` and `isl` run on the GPU engine with `--device gpu` (docs/gpu.md).
+//! `sample`, `isl` and `drift` (Gibbs) run on the GPU engine with `--device gpu` (docs/gpu.md).
 //! The sampler flags are built from the core's sampler options (`rbm_core::sampler::OPTIONS`).
 
 use super::common::{
@@ -410,6 +410,8 @@ pub struct DriftCmd {
     /// Seed (default: drawn from the system; printed)
     #[arg(long)]
     seed: Option<u64>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
 }
 
 #[derive(Serialize)]
@@ -419,6 +421,9 @@ struct DriftLine<'a> {
     chains: usize,
     #[serde(flatten)]
     point: drift::DriftPoint,
+    /// "gpu: <adapter>" when the chains ran on the GPU (the CPU's lines are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// Runs `rbm drift`.
@@ -434,7 +439,29 @@ pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
             cfg.sampler
         ));
     }
+    if a.device.is_gpu() && cfg.sampler != "gibbs" {
+        return fail(format!(
+            "rbm drift --device gpu batches Gibbs chains; --sampler {} runs each chain with its \
+             own fast parameters on the CPU only (use --device cpu)",
+            cfg.sampler
+        ));
+    }
     let estimate = cost::check_drift(&model, data.as_ref(), &cfg, &a.steps, a.chains, &CLI)?;
+    if let Some(dev) = a.device.open()? {
+        let seed = a.seed.unwrap_or_else(entropy_seed);
+        let points = drift::drift_on::<rbm_gpu::Gpu>(&dev, &model, &cfg, &a.steps, a.chains, seed)?;
+        let device = Some(super::gpu::label(Some(&dev)));
+        for point in points {
+            out.line(&DriftLine {
+                sampler: &cfg.sampler,
+                seed,
+                chains: a.chains,
+                point,
+                device: device.clone(),
+            })?;
+        }
+        return Ok(());
+    }
     let rates = match &data {
         Some(data) => {
             let mut rng = rbm_core::rng::stream(0, 0, rbm_core::rng::Purpose::Data);
@@ -461,6 +488,7 @@ pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
             seed,
             chains: a.chains,
             point,
+            device: None,
         })?;
     }
     Ok(())

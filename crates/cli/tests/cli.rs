@@ -1735,8 +1735,9 @@ fn the_gpu_engine_from_the_command_line() {
 /// `rbm sample --device gpu`: every sampler runs on the GPU (lavapipe in CI) and its line names
 /// the adapter (the CPU's line has no `device`); the samples are 0/1 patterns, the same for a
 /// seed twice; rates-herding, deterministic, gives the CPU's samples; the fast samplers'
-/// ‖W_F‖ is of the CPU's size; `reproduce rates-fpcd-mnist --device gpu` and a missing GPU
-/// driver are one error line each.
+/// ‖W_F‖ is of the CPU's size; `drift --device gpu` runs Gibbs chains as one batch, at the
+/// Monte-Carlo floor, and refuses the fast samplers; `reproduce rates-fpcd-mnist --device gpu`
+/// and a missing GPU driver are one error line each.
 #[test]
 fn samplers_on_the_gpu_from_the_command_line() {
     let model = Temp::new("gpu-sampler-model.json", "");
@@ -1814,6 +1815,36 @@ fn samplers_on_the_gpu_from_the_command_line() {
         }
     }
     assert_one_line_error(&["reproduce", "rates-fpcd-mnist", "--device", "gpu"]);
+    // rbm drift: Gibbs chains as one GPU batch, at the floor; the fast samplers on the CPU only.
+    let drift = |sampler: &'static str| {
+        vec![
+            "drift",
+            "--model",
+            model.path(),
+            "--data",
+            "bas3",
+            "--sampler",
+            sampler,
+            "--chains",
+            "20000",
+            "--steps",
+            "1,8",
+            "--seed",
+            "2",
+            "--device",
+            "gpu",
+        ]
+    };
+    let lines = json_lines(&drift("gibbs"));
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert!(l["device"].as_str().unwrap().starts_with("gpu: "), "{l}");
+        assert!(
+            f(l, "tv") < f(l, "noise_floor") + 4.0 * f(l, "noise_sd"),
+            "Gibbs on the GPU drifted: {l}"
+        );
+    }
+    assert_one_line_error(&drift("rates-fpcd"));
     if cfg!(target_os = "linux") {
         // No Metal on Linux: as a machine without a GPU driver.
         let out = Command::new(env!("CARGO_BIN_EXE_rbm"))

@@ -2,7 +2,8 @@
 //! docs/algorithms.md §5): the core's one definition (`rbm_core::sampler::engine`) on the GPU
 //! engine, on whatever adapter wgpu finds (lavapipe in CI).
 //!
-//! - law: Gibbs chains started from a small model's exact p(v) stay there (χ² over patterns);
+//! - law: Gibbs chains started from a small model's exact p(v) stay there (χ² over patterns,
+//!   and `rbm drift`'s self-test: total variation at the Monte-Carlo floor);
 //! - the fast parameters follow the paper's update θ_F ← α·θ_F + ε_F·(R − s(x⁻)) of the
 //!   samples the GPU emitted (rates-FPCD with and without decay, SP);
 //! - herding's deterministic steps give the CPU's samples;
@@ -110,6 +111,40 @@ fn gibbs_on_the_gpu_started_from_the_exact_distribution_does_not_drift() {
     // The chains moved: the last sample is not the start.
     assert_ne!(&out[2 * count * m..], &rows[..]);
     assert_eq!(s.states(), &out[2 * count * m..]);
+}
+
+/// `rbm drift --device gpu`'s self-test: Gibbs chains batched on the GPU from exact draws of a
+/// peaked 9×6 model stay at the Monte-Carlo floor (within 4 standard deviations) after 1, 4
+/// and 16 samples; the fast-parameter samplers are refused there.
+#[test]
+fn the_drift_self_test_of_gibbs_runs_on_the_gpu() {
+    let model = Rbm::random(9, 6, 1.5, 11).unwrap();
+    for seed in 1..=2 {
+        let pts = rbm_core::sampler::drift::drift_on::<Gpu>(
+            &device(),
+            &model,
+            &cfg("gibbs", 1, None, None),
+            &[1, 4, 16],
+            20_000,
+            seed,
+        )
+        .unwrap();
+        for p in &pts {
+            assert!(
+                p.tv < p.noise_floor + 4.0 * p.noise_sd,
+                "seed {seed}: {p:?} drifted"
+            );
+        }
+    }
+    assert!(rbm_core::sampler::drift::drift_on::<Gpu>(
+        &device(),
+        &model,
+        &cfg("rates-fpcd", 1, None, None),
+        &[1],
+        10,
+        1
+    )
+    .is_err());
 }
 
 /// The paper's update, written out in f64: f ← α·f + ε·(R − s(x)), s(x) = (x·hpᵀ, x, hp) with
