@@ -1734,7 +1734,7 @@ fn the_gpu_engine_from_the_command_line() {
 
 /// `rbm sample --device gpu`: every sampler runs on the GPU (lavapipe in CI) and its line names
 /// the adapter (the CPU's line has no `device`); the samples are 0/1 patterns, the same for a
-/// seed twice; rates-herding, deterministic, gives the CPU's samples; the fast samplers'
+/// seed twice, a shorter run their beginning; rates-herding, deterministic, gives the CPU's samples; the fast samplers'
 /// ‖W_F‖ is of the CPU's size; `drift --device gpu` runs Gibbs chains as one batch, at the
 /// Monte-Carlo floor, and refuses the fast samplers; `reproduce rates-fpcd-mnist --device gpu`
 /// and a missing GPU driver are one error line each.
@@ -1759,7 +1759,7 @@ fn samplers_on_the_gpu_from_the_command_line() {
         model.path(),
     ]);
     for sampler in ["gibbs", "rates-fpcd", "rates-herding", "sp"] {
-        let run = |device: &str, file: &str| {
+        let run_n = |device: &str, file: &str, samples: &str| {
             let out = Temp::new(&format!("gpu-{sampler}-{device}-{file}.txt"), "");
             let line = json_lines(&[
                 "sample",
@@ -1770,7 +1770,7 @@ fn samplers_on_the_gpu_from_the_command_line() {
                 "--sampler",
                 sampler,
                 "--samples",
-                "300",
+                samples,
                 "--seed",
                 "3",
                 "--out",
@@ -1783,6 +1783,7 @@ fn samplers_on_the_gpu_from_the_command_line() {
                 std::fs::read_to_string(out.path()).unwrap(),
             )
         };
+        let run = |device: &str, file: &str| run_n(device, file, "300");
         let (gpu, samples) = run("gpu", "a");
         assert!(
             gpu["device"].as_str().unwrap().starts_with("gpu: "),
@@ -1793,6 +1794,17 @@ fn samplers_on_the_gpu_from_the_command_line() {
         assert!(samples
             .lines()
             .all(|l| l.len() == 9 && l.bytes().all(|b| b == b'0' || b == b'1')));
+        // Blocks of 256 read back do not change the stream: a shorter run is its beginning.
+        let (_, first) = run_n("gpu", "short", "100");
+        assert_eq!(
+            first,
+            samples
+                .lines()
+                .take(100)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+            "{sampler}"
+        );
         let (again, same) = run("gpu", "b");
         assert_eq!(
             same, samples,
