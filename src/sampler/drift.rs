@@ -153,6 +153,19 @@ pub fn drift_observed(
         }
         on_chain(chain + 1);
     }
+    Ok(points(&p, &exact, &steps, &counts, chains, seed))
+}
+
+/// The distances of the end states' `counts` after each of `steps` from p, beside the floor of
+/// `chains` fresh exact draws ([`FLOOR_REPS`] sets from the seed's own stream).
+fn points(
+    p: &[f64],
+    exact: &ExactDraws,
+    steps: &[usize],
+    counts: &[Vec<u32>],
+    chains: usize,
+    seed: u64,
+) -> Vec<DriftPoint> {
     let mut floor_rng = stream(seed, 2, Purpose::Aux);
     let floors: Vec<f64> = (0..FLOOR_REPS)
         .map(|_| {
@@ -160,22 +173,67 @@ pub fn drift_observed(
             for _ in 0..chains {
                 c[exact.draw(&mut floor_rng) as usize] += 1;
             }
-            tv(&c, chains, &p)
+            tv(&c, chains, p)
         })
         .collect();
     let mean = floors.iter().sum::<f64>() / FLOOR_REPS as f64;
     let sd =
         (floors.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (FLOOR_REPS - 1) as f64).sqrt();
-    Ok(steps
+    steps
         .iter()
-        .zip(&counts)
+        .zip(counts)
         .map(|(&steps, c)| DriftPoint {
             steps,
-            tv: tv(c, chains, &p),
+            tv: tv(c, chains, p),
             noise_floor: mean,
             noise_sd: sd,
         })
-        .collect())
+        .collect()
+}
+
+/// [`drift`] of Gibbs on engine `E` ([`super::engine`]): the chains start at the same exact
+/// draws as [`drift`]'s and sweep as one batch of the engine (a GPU job), with the engine's
+/// draws (stream (`seed`, 1) of `E`), so the distances are the engine's own. The fast-parameter
+/// samplers are one chain each (their θ_F is the chain's own): an error here.
+pub fn drift_on<E: super::engine::SamplerEngine>(
+    dev: &E::Device,
+    model: &Rbm,
+    cfg: &SamplerConfig,
+    steps: &[usize],
+    chains: usize,
+    seed: u64,
+) -> Result<Vec<DriftPoint>> {
+    let steps = check_request(model, cfg, steps, chains)?;
+    if cfg.sampler != "gibbs" {
+        return Err(Error::InvalidOption {
+            key: "sampler".into(),
+            message: format!(
+                "on this engine the self-test batches Gibbs chains; {} runs one chain with its \
+                 own fast parameters (test it on the CPU)",
+                cfg.sampler
+            ),
+        });
+    }
+    let p = model_distribution(model)?;
+    let exact = ExactDraws::new(&p);
+    let m = model.m();
+    let mut starts = stream(seed, 0, Purpose::Aux);
+    let rows: Vec<f32> = (0..chains)
+        .flat_map(|_| decode(exact.draw(&mut starts), m))
+        .collect();
+    let mut s = super::engine::EngineSampler::<E>::new(dev, model, cfg, None, &rows, seed, 1)?;
+    let mut counts = vec![vec![0u32; p.len()]; steps.len()];
+    let mut done = 0;
+    for (t, &target) in steps.iter().enumerate() {
+        while done < target {
+            s.next();
+            done += 1;
+        }
+        for row in s.states().chunks_exact(m) {
+            counts[t][encode(row) as usize] += 1;
+        }
+    }
+    Ok(points(&p, &exact, &steps, &counts, chains, seed))
 }
 
 /// The self-test's default model: Bars & Stripes 4×4 with 16 hidden units after 1 000 PCD-1
@@ -261,6 +319,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Gibbs chains batched on an engine (here the CPU engine) stay at the floor too; the
+    /// fast-parameter samplers are refused there.
+    #[test]
+    fn gibbs_chains_on_an_engine_stay_at_the_noise_floor() {
+        let model = trained_like();
+        for seed in 1..=3 {
+            let pts = drift_on::<crate::engine::Cpu>(
+                &(),
+                &model,
+                &cfg("gibbs", None),
+                &[1, 4, 16],
+                4000,
+                seed,
+            )
+            .unwrap();
+            for p in &pts {
+                assert!(
+                    p.tv < p.noise_floor + 4.0 * p.noise_sd,
+                    "seed {seed}: {p:?} drifted"
+                );
+            }
+        }
+        let e = drift_on::<crate::engine::Cpu>(&(), &model, &cfg("sp", None), &[1], 10, 1);
+        assert!(matches!(e, Err(Error::InvalidOption { ref key, .. }) if key == "sampler"));
     }
 
     /// The floor is what C exact draws give, and a sampler that is wrong by construction

@@ -7,12 +7,15 @@
 //!   [`rates_herding`] and [`sp`] (sample penalisation). The three fast-parameter samplers share
 //!   [`fast`]. Each produces a stream of samples from one persistent chain, `k` steps between
 //!   emitted samples.
+//! - [`engine`]: the same samplers on an engine ([`crate::engine::Engine`] and the few
+//!   operations of [`engine::SamplerEngine`]): `rbm sample --device gpu`;
 //! - [`drift`]: the no-drift self-test of a sampler on a model small enough to enumerate;
 //! - [`study`]: the paper's comparison on MNIST with its claims checked (`rbm reproduce
 //!   rates-fpcd-mnist`).
 
 pub mod coupling;
 pub mod drift;
+pub mod engine;
 pub mod fast;
 pub mod gibbs;
 pub mod rates_fpcd;
@@ -355,25 +358,7 @@ impl SampleStream {
         cfg: &SamplerConfig,
         seed: u64,
     ) -> Result<SampleStream> {
-        cfg.validate()?;
-        crate::eval::exact::check_fit(model, train)?;
-        if train.rows() == 0 {
-            return Err(Error::Invalid("the training set has no rows".into()));
-        }
-        let info = find(&cfg.sampler)?;
-        let rates = if info.needs_rates {
-            let mut rng = crate::rng::stream(seed, 0, crate::rng::Purpose::Data);
-            Some(rates(model, train, binarize, &mut rng)?)
-        } else {
-            None
-        };
-        let mut aux = crate::rng::stream(seed, 0, crate::rng::Purpose::Aux);
-        let mut start = train
-            .row(crate::rng::index(&mut aux, train.rows()))
-            .to_vec();
-        if !train.is_binary() {
-            binarize.apply(&mut start, &mut aux);
-        }
+        let (rates, start) = prepare(model, train, binarize, cfg, seed)?;
         Ok(SampleStream {
             sampler: cfg.build(model, rates.as_ref(), &start)?,
             rng: crate::rng::stream(seed, 0, crate::rng::Purpose::Sampling),
@@ -407,6 +392,39 @@ impl SampleStream {
     pub fn fast_norm(&self) -> f64 {
         self.sampler.fast_norm()
     }
+}
+
+/// What a stream of `cfg` on `model` starts from, for `seed`: the rates R from `train` (`Data`
+/// stream; None for a sampler that does not use them) and the chain's first state, a training
+/// row binarised (`Aux` stream). [`SampleStream::new`] and the engines' samplers
+/// ([`engine::EngineSampler`]) start from the same.
+pub fn prepare(
+    model: &Rbm,
+    train: &Dataset,
+    binarize: crate::data::Binarize,
+    cfg: &SamplerConfig,
+    seed: u64,
+) -> Result<(Option<Params<f32>>, Vec<f32>)> {
+    cfg.validate()?;
+    crate::eval::exact::check_fit(model, train)?;
+    if train.rows() == 0 {
+        return Err(Error::Invalid("the training set has no rows".into()));
+    }
+    let info = find(&cfg.sampler)?;
+    let rates = if info.needs_rates {
+        let mut rng = crate::rng::stream(seed, 0, crate::rng::Purpose::Data);
+        Some(rates(model, train, binarize, &mut rng)?)
+    } else {
+        None
+    };
+    let mut aux = crate::rng::stream(seed, 0, crate::rng::Purpose::Aux);
+    let mut start = train
+        .row(crate::rng::index(&mut aux, train.rows()))
+        .to_vec();
+    if !train.is_binary() {
+        binarize.apply(&mut start, &mut aux);
+    }
+    Ok((rates, start))
 }
 
 /// Rows per block when computing the rates.

@@ -10,7 +10,7 @@ use serde_json::json;
 #[derive(Args, Debug)]
 pub struct DeviceArgs {
     /// Where the dense work runs: cpu (the CPU engine, exact and seeded bit for bit) or gpu
-    /// (the GPU engine through wgpu: f32, reproducible per seed on one GPU; UCD, CG and CS-DCP
+    /// (the GPU engine through wgpu: f32, reproducible per seed on one GPU; UCD and PT
     /// run on the CPU only)
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
     device: String,
@@ -20,6 +20,11 @@ pub struct DeviceArgs {
 }
 
 impl DeviceArgs {
+    /// Whether `--device gpu` was given (without opening the GPU).
+    pub fn is_gpu(&self) -> bool {
+        self.device == "gpu"
+    }
+
     /// The GPU when `--device gpu` (a clear error where none is found), else None.
     pub fn open(&self) -> CliResult<Option<std::sync::Arc<Device>>> {
         match self.device.as_str() {

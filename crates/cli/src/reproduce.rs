@@ -192,6 +192,13 @@ struct Ranked<'a> {
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     let scale = Scale::parse(&a.scale)?;
     if a.preset == rbm_core::sampler::study::NAME {
+        if a.device.is_gpu() {
+            return fail(format!(
+                "{} runs its sampler study on the CPU only; `rbm sample --device gpu` runs each \
+                 sampler on the GPU",
+                a.preset
+            ));
+        }
         if a.dry_run {
             return fail(format!(
                 "--dry-run plans the presets of `rbm presets`; {} samples one trained model",

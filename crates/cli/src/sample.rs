@@ -1,5 +1,6 @@
 //! `rbm sample`, `rbm isl` and `rbm drift`: the rates-FPCD paper's samplers of a trained model,
 //! its indirect sampling likelihood, and the no-drift self-test (docs/algorithms.md §5, §7).
+//! `sample`, `isl` and `drift` (Gibbs) run on the GPU engine with `--device gpu` (docs/gpu.md).
 //! The sampler flags are built from the core's sampler options (`rbm_core::sampler::OPTIONS`).
 
 use super::common::{
@@ -11,6 +12,7 @@ use rbm_core::cost;
 use rbm_core::data::Binarize;
 use rbm_core::eval::isl::{Isl, IslPoint};
 use rbm_core::eval::mixing::{MixingCounter, Nearest};
+use rbm_core::sampler::engine::EngineSampler;
 use rbm_core::sampler::{
     self, drift, study, SampleStream, SamplerConfig, DEFAULT_SAMPLES, OPTIONS, SAMPLERS,
 };
@@ -109,6 +111,8 @@ pub struct SampleCmd {
     /// Write the samples here, one 0/1 pattern per line (the data-file format)
     #[arg(long)]
     out: Option<String>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
 }
 
 /// Most samples one `rbm sample` emits.
@@ -137,7 +141,53 @@ struct SampleSummary {
     fast_w_norm: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     mixing: Option<rbm_core::eval::mixing::Mixing>,
+    /// "gpu: <adapter>" when the chain ran on the GPU engine (the CPU's line is unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
+
+/// Where `rbm sample`'s chain runs: the CPU's sampler, or the core's engine sampler on the GPU
+/// (`rbm_core::sampler::engine`), whose samples come back in blocks.
+enum Chain {
+    Cpu(SampleStream),
+    Gpu {
+        sampler: Box<EngineSampler<rbm_gpu::Gpu>>,
+        block: Vec<f32>,
+        next: usize,
+    },
+}
+
+impl Chain {
+    /// The next sample (0/1) of `m` values; the GPU's next block holds at most `left` samples
+    /// (those still wanted), so the chain ends where the output does.
+    fn next_sample(&mut self, m: usize, left: u64) -> &[f32] {
+        match self {
+            Chain::Cpu(s) => s.next_sample(),
+            Chain::Gpu {
+                sampler,
+                block,
+                next,
+            } => {
+                if *next * m >= block.len() {
+                    *block = sampler.samples(GPU_BLOCK.min(left.max(1) as usize));
+                    *next = 0;
+                }
+                *next += 1;
+                &block[(*next - 1) * m..*next * m]
+            }
+        }
+    }
+
+    fn fast_norm(&self) -> f64 {
+        match self {
+            Chain::Cpu(s) => s.fast_norm(),
+            Chain::Gpu { sampler, .. } => sampler.fast_norm(),
+        }
+    }
+}
+
+/// Samples the GPU emits per block read back (an interrupt is answered between blocks).
+const GPU_BLOCK: usize = 256;
 
 /// Runs `rbm sample`.
 pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
@@ -156,7 +206,34 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
         None => None,
     };
     let seed = a.seed.unwrap_or_else(entropy_seed);
-    let mut stream = SampleStream::new(&model, &train, binarize(&a.binarize)?, &cfg, seed)?;
+    let gpu = a.device.open()?;
+    let mut stream = match &gpu {
+        None => Chain::Cpu(SampleStream::new(
+            &model,
+            &train,
+            binarize(&a.binarize)?,
+            &cfg,
+            seed,
+        )?),
+        Some(dev) => {
+            // The CPU's rates and start for the seed; the chain's draws are the GPU's own stream.
+            let (rates, start) =
+                sampler::prepare(&model, &train, binarize(&a.binarize)?, &cfg, seed)?;
+            Chain::Gpu {
+                sampler: Box::new(EngineSampler::new(
+                    dev,
+                    &model,
+                    &cfg,
+                    rates.as_ref(),
+                    &start,
+                    seed,
+                    0,
+                )?),
+                block: Vec::new(),
+                next: 0,
+            }
+        }
+    };
     let mut classes = match classes {
         true => Some((
             Nearest::new(&train.thresholded())?,
@@ -171,7 +248,7 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
     let mut line = Vec::with_capacity(model.m() + 1);
     let mut emitted = 0;
     while emitted < a.samples && !interrupted.load(Ordering::SeqCst) {
-        let x = stream.next_sample();
+        let x = stream.next_sample(m, a.samples - emitted);
         if let Some(f) = &mut file {
             line.clear();
             line.extend(x.iter().map(|&b| if b != 0.0 { b'1' } else { b'0' }));
@@ -198,6 +275,7 @@ pub fn run_sample(a: SampleCmd, out: &mut Out) -> CliResult {
         samples_per_s: emitted as f64 / seconds.max(1e-9),
         fast_w_norm: stream.fast_norm(),
         mixing: classes.map(|(_, c)| c.summary()),
+        device: gpu.as_deref().map(|d| super::gpu::label(Some(d))),
     })?;
     match (&a.out, emitted < a.samples) {
         (Some(path), true) => fail(format!(
@@ -332,6 +410,8 @@ pub struct DriftCmd {
     /// Seed (default: drawn from the system; printed)
     #[arg(long)]
     seed: Option<u64>,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
 }
 
 #[derive(Serialize)]
@@ -341,6 +421,9 @@ struct DriftLine<'a> {
     chains: usize,
     #[serde(flatten)]
     point: drift::DriftPoint,
+    /// "gpu: <adapter>" when the chains ran on the GPU (the CPU's lines are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// Runs `rbm drift`.
@@ -356,7 +439,29 @@ pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
             cfg.sampler
         ));
     }
+    if a.device.is_gpu() && cfg.sampler != "gibbs" {
+        return fail(format!(
+            "rbm drift --device gpu batches Gibbs chains; --sampler {} runs each chain with its \
+             own fast parameters on the CPU only (use --device cpu)",
+            cfg.sampler
+        ));
+    }
     let estimate = cost::check_drift(&model, data.as_ref(), &cfg, &a.steps, a.chains, &CLI)?;
+    if let Some(dev) = a.device.open()? {
+        let seed = a.seed.unwrap_or_else(entropy_seed);
+        let points = drift::drift_on::<rbm_gpu::Gpu>(&dev, &model, &cfg, &a.steps, a.chains, seed)?;
+        let device = Some(super::gpu::label(Some(&dev)));
+        for point in points {
+            out.line(&DriftLine {
+                sampler: &cfg.sampler,
+                seed,
+                chains: a.chains,
+                point,
+                device: device.clone(),
+            })?;
+        }
+        return Ok(());
+    }
     let rates = match &data {
         Some(data) => {
             let mut rng = rbm_core::rng::stream(0, 0, rbm_core::rng::Purpose::Data);
@@ -383,6 +488,7 @@ pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
             seed,
             chains: a.chains,
             point,
+            device: None,
         })?;
     }
     Ok(())

@@ -1732,6 +1732,158 @@ fn the_gpu_engine_from_the_command_line() {
     );
 }
 
+/// `rbm sample --device gpu`: every sampler runs on the GPU (lavapipe in CI) and its line names
+/// the adapter (the CPU's line has no `device`); the samples are 0/1 patterns, the same for a
+/// seed twice, a shorter run their beginning; rates-herding, deterministic, gives the CPU's samples; the fast samplers'
+/// ‖W_F‖ is of the CPU's size; `drift --device gpu` runs Gibbs chains as one batch, at the
+/// Monte-Carlo floor, and refuses the fast samplers; `reproduce rates-fpcd-mnist --device gpu`
+/// and a missing GPU driver are one error line each.
+#[test]
+fn samplers_on_the_gpu_from_the_command_line() {
+    let model = Temp::new("gpu-sampler-model.json", "");
+    json_lines(&[
+        "train",
+        "--data",
+        "bas3",
+        "--algo",
+        "pcd",
+        "--hidden",
+        "12",
+        "--iters",
+        "2000",
+        "--every",
+        "2000",
+        "--seed",
+        "1",
+        "--save-model",
+        model.path(),
+    ]);
+    for sampler in ["gibbs", "rates-fpcd", "rates-herding", "sp"] {
+        let run_n = |device: &str, file: &str, samples: &str| {
+            let out = Temp::new(&format!("gpu-{sampler}-{device}-{file}.txt"), "");
+            let line = json_lines(&[
+                "sample",
+                "--model",
+                model.path(),
+                "--rates-data",
+                "bas3",
+                "--sampler",
+                sampler,
+                "--samples",
+                samples,
+                "--seed",
+                "3",
+                "--out",
+                out.path(),
+                "--device",
+                device,
+            ]);
+            (
+                line[0].clone(),
+                std::fs::read_to_string(out.path()).unwrap(),
+            )
+        };
+        let run = |device: &str, file: &str| run_n(device, file, "300");
+        let (gpu, samples) = run("gpu", "a");
+        assert!(
+            gpu["device"].as_str().unwrap().starts_with("gpu: "),
+            "{gpu}"
+        );
+        assert_eq!(gpu["samples"], 300);
+        assert_eq!(samples.lines().count(), 300, "{sampler}");
+        assert!(samples
+            .lines()
+            .all(|l| l.len() == 9 && l.bytes().all(|b| b == b'0' || b == b'1')));
+        // Blocks of 256 read back do not change the stream: a shorter run is its beginning.
+        let (_, first) = run_n("gpu", "short", "100");
+        assert_eq!(
+            first,
+            samples
+                .lines()
+                .take(100)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+            "{sampler}"
+        );
+        let (again, same) = run("gpu", "b");
+        assert_eq!(
+            same, samples,
+            "{sampler}: a seed gives the same samples twice"
+        );
+        assert_eq!(again["fast_w_norm"], gpu["fast_w_norm"]);
+        let (cpu, cpu_samples) = run("cpu", "c");
+        assert!(cpu.get("device").is_none(), "{cpu}");
+        if sampler == "rates-herding" {
+            assert_eq!(samples, cpu_samples, "herding is deterministic");
+        }
+        let (g, c) = (f(&gpu, "fast_w_norm"), f(&cpu, "fast_w_norm"));
+        if sampler == "gibbs" {
+            assert_eq!((g, c), (0.0, 0.0));
+        } else {
+            assert!(
+                g > 0.0 && (g - c).abs() < 0.5 * c,
+                "{sampler}: ‖W_F‖ GPU {g}, CPU {c}"
+            );
+        }
+    }
+    assert_one_line_error(&["reproduce", "rates-fpcd-mnist", "--device", "gpu"]);
+    // rbm drift: Gibbs chains as one GPU batch, at the floor; the fast samplers on the CPU only.
+    let drift = |sampler: &'static str| {
+        vec![
+            "drift",
+            "--model",
+            model.path(),
+            "--data",
+            "bas3",
+            "--sampler",
+            sampler,
+            "--chains",
+            "20000",
+            "--steps",
+            "1,8",
+            "--seed",
+            "2",
+            "--device",
+            "gpu",
+        ]
+    };
+    let lines = json_lines(&drift("gibbs"));
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert!(l["device"].as_str().unwrap().starts_with("gpu: "), "{l}");
+        assert!(
+            f(l, "tv") < f(l, "noise_floor") + 4.0 * f(l, "noise_sd"),
+            "Gibbs on the GPU drifted: {l}"
+        );
+    }
+    assert_one_line_error(&drift("rates-fpcd"));
+    if cfg!(target_os = "linux") {
+        // No Metal on Linux: as a machine without a GPU driver.
+        let out = Command::new(env!("CARGO_BIN_EXE_rbm"))
+            .args([
+                "sample",
+                "--model",
+                model.path(),
+                "--rates-data",
+                "bas3",
+                "--samples",
+                "10",
+                "--device",
+                "gpu",
+            ])
+            .env("WGPU_BACKEND", "metal")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("--device cpu"),
+            "{err}"
+        );
+    }
+}
+
 /// `rbm isl --device gpu`: the distance histograms counted on the GPU (lavapipe in CI), each
 /// line the CPU's (the same n, ISL and β, bit for bit) with the GPU named in `device`.
 #[test]

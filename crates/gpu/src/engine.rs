@@ -27,18 +27,18 @@ pub struct Gpu;
 
 /// An m×n model on the GPU: θ = [W | b | c].
 pub struct GpuModel {
-    dev: Arc<Device>,
-    theta: Buf,
-    m: usize,
-    n: usize,
+    pub(crate) dev: Arc<Device>,
+    pub(crate) theta: Buf,
+    pub(crate) m: usize,
+    pub(crate) n: usize,
 }
 
 /// A parameter-shaped buffer [W | b | c] (a gradient, FPCD's fast weights).
 pub struct GpuParams {
-    dev: Arc<Device>,
-    x: Buf,
-    m: usize,
-    n: usize,
+    pub(crate) dev: Arc<Device>,
+    pub(crate) x: Buf,
+    pub(crate) m: usize,
+    pub(crate) n: usize,
     /// ‖W‖² of each [`Engine::w_norm`], taken on the GPU (FPCD's ‖W_F‖).
     norms: Mutex<Norms>,
 }
@@ -59,23 +59,23 @@ struct Norms {
 /// Gibbs chains on the GPU: visible states, hidden states, E[h|v]; a host copy of the
 /// visible states is made when a view asks.
 pub struct GpuChains {
-    dev: Arc<Device>,
-    v: Buf,
-    h: Buf,
-    hp: Buf,
+    pub(crate) dev: Arc<Device>,
+    pub(crate) v: Buf,
+    pub(crate) h: Buf,
+    pub(crate) hp: Buf,
     /// The batch rows chains restart at, when their number differs from the chains'.
     batch: Option<Buf>,
-    count: usize,
-    m: usize,
-    n: usize,
-    host: OnceLock<Vec<f32>>,
+    pub(crate) count: usize,
+    pub(crate) m: usize,
+    pub(crate) n: usize,
+    pub(crate) host: OnceLock<Vec<f32>>,
 }
 
 /// Statistics sums [Σ v hᵀ | Σ v | Σ h] and their count, with the scratch their phases need.
 pub struct GpuStats {
-    dev: Arc<Device>,
-    sums: Buf,
-    count: f32,
+    pub(crate) dev: Arc<Device>,
+    pub(crate) sums: Buf,
+    pub(crate) count: f32,
     m: usize,
     n: usize,
     scratch: Option<Scratch>,
@@ -186,7 +186,7 @@ impl GpuModel {
 
 impl GpuParams {
     /// A parameter set of `model`'s shape holding `x`.
-    fn new(model: &GpuModel, x: Buf) -> GpuParams {
+    pub(crate) fn new(model: &GpuModel, x: Buf) -> GpuParams {
         GpuParams {
             dev: model.dev.clone(),
             x,
@@ -289,7 +289,7 @@ impl GpuChains {
 }
 
 /// Hidden layer of `rows` visible rows `v`: c + vᵀW, with the epilogue `epi`.
-fn hidden(model: &GpuModel, v: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
+pub(crate) fn hidden(model: &GpuModel, v: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
     let (m, n) = (model.m, model.n);
     let g = Product {
         rows,
@@ -303,7 +303,7 @@ fn hidden(model: &GpuModel, v: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
 }
 
 /// Visible layer of `rows` hidden rows `h`: b + W h, with the epilogue `epi`.
-fn visible(model: &GpuModel, h: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
+pub(crate) fn visible(model: &GpuModel, h: &Buf, rows: usize, epi: Epilogue, target: &Buf) {
     let (m, n) = (model.m, model.n);
     let g = Product {
         rows,
