@@ -17,13 +17,10 @@ use rbm_core::train::{cd::Cd, cg::Cg, csdcp::Csdcp, fpcd::Fpcd, mfcd::MfCd, pcd:
 use rbm_core::train::{Algorithm, Ctx, LaneConfig, Optimizer, Setup};
 use rbm_gpu::device::{Kernel, Params};
 use rbm_gpu::{Device, Gpu, GpuModel, GpuOptimizer, GpuRng};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-fn device() -> Arc<Device> {
-    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
-    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
-        .clone()
-}
+mod common;
+use common::device;
 
 fn random_rows(rows: usize, m: usize, density: f32, seed: u64) -> Vec<f32> {
     let mut r = stream(seed, 0, Purpose::Aux);

@@ -6,13 +6,10 @@ use rbm_core::data::Dataset;
 use rbm_core::train::{Lane, LaneConfig, Record};
 use rbm_gpu::lane::GpuLane;
 use rbm_gpu::{Device, Gpu};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-fn device() -> Arc<Device> {
-    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
-    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
-        .clone()
-}
+mod common;
+use common::device;
 
 fn config(algo: &str, lr: f64) -> LaneConfig {
     let mut cfg = LaneConfig {

@@ -20,14 +20,11 @@ use rbm_core::rng::{stream, uniform, uniform_f64, Purpose};
 use rbm_core::sampler::engine::EngineSampler;
 use rbm_core::sampler::{self, SamplerConfig};
 use rbm_core::train::{Lane, LaneConfig};
-use rbm_gpu::{Device, Gpu};
-use std::sync::{Arc, OnceLock};
+use rbm_gpu::Gpu;
+use std::sync::Arc;
 
-fn device() -> Arc<Device> {
-    static DEV: OnceLock<Arc<Device>> = OnceLock::new();
-    DEV.get_or_init(|| Device::open(None).expect("a GPU adapter (lavapipe in CI)"))
-        .clone()
-}
+mod common;
+use common::device;
 
 fn cfg(name: &str, k: usize, eps_f: Option<f64>, alpha: Option<f64>) -> SamplerConfig {
     SamplerConfig {

@@ -15,6 +15,7 @@ pub fn device() -> Arc<Device> {
 /// The numbers of `copy` once on the host. The tests share one device: another thread's poll
 /// may be the one that runs the copy's callback, a moment after this thread's wait returns (as
 /// `Device::read` allows for), so this polls until it is in.
+#[allow(dead_code)] // not every test binary waits for a copy
 pub fn on_host(dev: &Device, copy: &Snapshot) -> Result<Vec<f32>> {
     (0..10_000)
         .find_map(|_| {
