@@ -48,18 +48,10 @@ impl Epilogue {
     }
 }
 
-/// Records the product into `out[c_off..]` (row-major, `cols` wide).
-pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: usize) {
+/// The parameters every product shares: its shape, strides and epilogue (mode, β, key, draw).
+fn params(g: &Product, epi: Epilogue) -> Params {
     let (mode, beta, key, draw) = epi.mode();
-    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
-    let tiles = g.rows.div_ceil(tm as usize) * g.cols.div_ceil(tn as usize);
-    let splits = (TARGET_GROUPS / tiles.max(1))
-        .min(g.depth / MIN_CHUNK)
-        .min(dev.max_splits(g.rows * g.cols))
-        .max(1);
-    let chunk = g.depth.div_ceil(splits).next_multiple_of(32);
-    let splits = g.depth.div_ceil(chunk.max(1)).max(1);
-    let mut p = Params {
+    Params {
         rows: g.rows as u32,
         cols: g.cols as u32,
         depth: g.depth as u32,
@@ -70,13 +62,28 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
         b_k: g.b.2 as u32,
         b_col: g.b.3 as u32,
         bias_off: g.bias.map_or(0, |b| b.1) as u32,
-        c_off: c_off as u32,
         key,
         draw,
-        extra: chunk.max(1) as u32,
         f: [beta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-        splits: splits as u32,
         ..Default::default()
+    }
+}
+
+/// Records the product into `out[c_off..]` (row-major, `cols` wide).
+pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: usize) {
+    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
+    let tiles = g.rows.div_ceil(tm as usize) * g.cols.div_ceil(tn as usize);
+    let splits = (TARGET_GROUPS / tiles.max(1))
+        .min(g.depth / MIN_CHUNK)
+        .min(dev.max_splits(g.rows * g.cols))
+        .max(1);
+    let chunk = g.depth.div_ceil(splits).next_multiple_of(32);
+    let splits = g.depth.div_ceil(chunk.max(1)).max(1);
+    let mut p = Params {
+        c_off: c_off as u32,
+        extra: chunk.max(1) as u32,
+        splits: splits as u32,
+        ..params(g, epi)
     };
     let groups = (
         (g.cols as u32).div_ceil(tn),
@@ -131,30 +138,17 @@ pub(crate) struct Batch {
 /// sums in the same order, the same uniforms under its own key), whatever the batch: its tile
 /// is chosen by one product's size, never by the batch's.
 pub(crate) fn run_batch(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, batch: Batch) {
-    let (mode, beta, _, draw) = epi.mode();
     let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
     let p = Params {
-        rows: g.rows as u32,
-        cols: g.cols as u32,
-        depth: g.depth as u32,
-        mode,
-        a_row: g.a.1 as u32,
-        a_k: g.a.2 as u32,
-        b_off: g.b.1 as u32,
-        b_k: g.b.2 as u32,
-        b_col: g.b.3 as u32,
-        bias_off: g.bias.map_or(0, |b| b.1) as u32,
-        draw,
         extra: g.depth.max(1) as u32,
         flags: if batch.keys.is_some() { 4 } else { 0 },
-        f: [beta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         splits: 1,
         key_off: batch.keys.unwrap_or(0) as u32,
         a_batch: batch.a as u32,
         b_batch: batch.b as u32,
         bias_batch: batch.bias as u32,
         c_batch: batch.c as u32,
-        ..Default::default()
+        ..params(g, epi)
     };
     let groups = (
         (g.cols as u32).div_ceil(tn),
