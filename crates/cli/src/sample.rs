@@ -447,48 +447,39 @@ pub fn run_drift(a: DriftCmd, out: &mut Out) -> CliResult {
         ));
     }
     let estimate = cost::check_drift(&model, data.as_ref(), &cfg, &a.steps, a.chains, &CLI)?;
-    if let Some(dev) = a.device.open()? {
-        let seed = a.seed.unwrap_or_else(entropy_seed);
-        let points = drift::drift_on::<rbm_gpu::Gpu>(&dev, &model, &cfg, &a.steps, a.chains, seed)?;
-        let device = Some(super::gpu::label(Some(&dev)));
-        for point in points {
-            out.line(&DriftLine {
-                sampler: &cfg.sampler,
-                seed,
-                chains: a.chains,
-                point,
-                device: device.clone(),
-            })?;
-        }
-        return Ok(());
-    }
-    let rates = match &data {
-        Some(data) => {
-            let mut rng = rbm_core::rng::stream(0, 0, rbm_core::rng::Purpose::Data);
-            Some(sampler::rates(&model, data, Binarize::Sample, &mut rng)?)
-        }
-        None => None,
-    };
     let seed = a.seed.unwrap_or_else(entropy_seed);
-    let chains = a.chains as u64;
-    let mut progress = Progress::start("drift", chains, "chains", estimate);
-    let mut tick = |done: usize| progress.tick(done as u64);
-    let points = drift::drift_observed(
-        &model,
-        rates.as_ref(),
-        &cfg,
-        &a.steps,
-        a.chains,
-        seed,
-        &mut tick,
-    )?;
+    let (points, device) = if let Some(dev) = a.device.open()? {
+        let points = drift::drift_on::<rbm_gpu::Gpu>(&dev, &model, &cfg, &a.steps, a.chains, seed)?;
+        (points, Some(super::gpu::label(Some(&dev))))
+    } else {
+        let rates = match &data {
+            Some(data) => {
+                let mut rng = rbm_core::rng::stream(0, 0, rbm_core::rng::Purpose::Data);
+                Some(sampler::rates(&model, data, Binarize::Sample, &mut rng)?)
+            }
+            None => None,
+        };
+        let chains = a.chains as u64;
+        let mut progress = Progress::start("drift", chains, "chains", estimate);
+        let mut tick = |done: usize| progress.tick(done as u64);
+        let points = drift::drift_observed(
+            &model,
+            rates.as_ref(),
+            &cfg,
+            &a.steps,
+            a.chains,
+            seed,
+            &mut tick,
+        )?;
+        (points, None)
+    };
     for point in points {
         out.line(&DriftLine {
             sampler: &cfg.sampler,
             seed,
             chains: a.chains,
             point,
-            device: None,
+            device: device.clone(),
         })?;
     }
     Ok(())
