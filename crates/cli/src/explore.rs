@@ -23,7 +23,7 @@ use rbm_core::experiments::explore::{
     cell_study, grid_estimate, is_preset_point, judge, own_init_sigma, CellVerdict, Grid,
     GridRequest, Settings,
 };
-use rbm_core::experiments::trials::{summarize, Study, StudyRequest, Summary, TrialRun};
+use rbm_core::experiments::trials::{summarize, Study, Summary, TrialRun};
 use rbm_core::experiments::{find_preset, AisSpec, Preset, Scale};
 use serde::Serialize;
 use serde_json::Value;
@@ -36,12 +36,8 @@ use std::time::Instant;
 pub struct ExploreCmd {
     /// Preset (`rbm presets` lists them): its lanes, data, length and claims
     preset: String,
-    /// Settings the length and trials default to: reduced or paper (as `rbm reproduce --scale`)
-    #[arg(long, default_value = "reduced", value_parser = Scale::NAMES)]
-    scale: String,
-    /// Print the header and the grid's estimated duration (one `estimate` line), and stop
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    study: super::study_args::StudyArgs,
     /// Trials per cell and lane, seeded as `rbm reproduce` seeds trials 0..N [default: the
     /// preset's at --scale]
     #[arg(long)]
@@ -51,30 +47,6 @@ pub struct ExploreCmd {
     /// summarize` merges the parts
     #[arg(long, value_name = "FIRST..LAST")]
     cells: Option<String>,
-    /// Epochs per trial [default: the preset's at --scale]
-    #[arg(long, conflicts_with = "iters")]
-    epochs: Option<u64>,
-    /// Updates per trial [default: the preset's at --scale]
-    #[arg(long)]
-    iters: Option<u64>,
-    /// Evaluate every this many updates [default: the preset's at --scale]
-    #[arg(long)]
-    every: Option<u64>,
-    /// AIS particles per evaluation (presets measured by AIS)
-    #[arg(long)]
-    particles: Option<usize>,
-    /// AIS inverse temperatures per evaluation (presets measured by AIS)
-    #[arg(long)]
-    betas: Option<usize>,
-    /// Threads [default: available cores]; the output does not depend on it
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Seed [default: drawn from the system and printed in the header]
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Run only these of the preset's algorithms (comma-separated)
-    #[arg(long, value_delimiter = ',')]
-    algos: Option<Vec<String>>,
     /// Learning rates (comma-separated) [default: the preset's]
     #[arg(long, allow_hyphen_values = true)]
     lrs: Option<String>,
@@ -268,9 +240,9 @@ fn describe(s: &Settings) -> String {
 /// Runs `rbm explore`.
 pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
     let wall = Instant::now();
-    let scale = Scale::parse(&a.scale)?;
+    let scale = a.study.scale()?;
     let p = find_preset(&a.preset)?;
-    let threads = threads(a.threads)?;
+    let threads = threads(a.study.threads)?;
     let grid = Grid::new(
         p,
         &GridRequest {
@@ -288,18 +260,8 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
         Some(t) => parse_cells(t, grid.len())?,
         None => (0, grid.len() - 1),
     };
-    let seed = a.seed.unwrap_or_else(entropy_seed);
-    let base = StudyRequest {
-        scale,
-        algos: a.algos.clone(),
-        runs: a.trials_per_cell,
-        epochs: a.epochs,
-        iters: a.iters,
-        every: a.every,
-        particles: a.particles,
-        betas: a.betas,
-        ..StudyRequest::default()
-    };
+    let seed = a.study.seed.unwrap_or_else(entropy_seed);
+    let base = a.study.request(a.trials_per_cell, None, None)?;
     let data = Arc::new(load_data(p.data)?);
     let eval: Option<Arc<Dataset>> = p.eval_data.map(load_data).transpose()?.map(Arc::new);
     let mut studies: Vec<(Settings, bool, Study)> = Vec::with_capacity(last - first + 1);
@@ -364,7 +326,7 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
         duration(train),
         duration(evals),
     );
-    if a.dry_run {
+    if a.study.dry_run {
         return out.line(&Estimate {
             kind: "estimate",
             cells: studies.len(),

@@ -35,6 +35,7 @@ mod loglik;
 mod mixing;
 mod reproduce;
 mod sample;
+mod study_args;
 mod summarize;
 mod train;
 

@@ -22,7 +22,7 @@ use rbm_core::cost::{duration, CLI};
 use rbm_core::engine::Engine;
 use rbm_core::experiments::claims::{self, BandPoint, LaneBand, Verdict};
 use rbm_core::experiments::trials::{
-    summarize, trial_seed, Checkpoint, Study, StudyCost, StudyRequest, Summary, TrialRun,
+    summarize, trial_seed, Checkpoint, Study, StudyCost, Summary, TrialRun,
 };
 use rbm_core::experiments::{find_preset, AisSpec, Preset, Scale};
 use rbm_core::train::Record;
@@ -36,15 +36,8 @@ pub struct ReproduceCmd {
     /// lists them with their settings), or rates-fpcd-mnist (the samplers of the rates-FPCD
     /// paper on one trained model)
     preset: String,
-    /// Settings the other flags default to: reduced (the preset's defaults, shortened where
-    /// its `scale` says so) or paper (the paper's trials, length and AIS, `paper_scale` in
-    /// `rbm presets`; a preset already at its paper's scale is unchanged)
-    #[arg(long, default_value = "reduced", value_parser = Scale::NAMES)]
-    scale: String,
-    /// Print the study's header and its estimated duration (one `estimate` line), and stop
-    /// before training
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    study: super::study_args::StudyArgs,
     /// Independent trials per (algorithm, learning rate) [default: the preset's at --scale]
     #[arg(long, conflicts_with = "trials")]
     runs: Option<usize>,
@@ -56,32 +49,6 @@ pub struct ReproduceCmd {
     /// `trial-end` line) instead of the statistics; `rbm summarize` merges such files
     #[arg(long)]
     per_trial: bool,
-    /// Epochs per trial (converted to updates with the preset's batch size) [default: the
-    /// preset's at --scale]
-    #[arg(long, conflicts_with = "iters")]
-    epochs: Option<u64>,
-    /// Updates per trial [default: the preset's at --scale]
-    #[arg(long)]
-    iters: Option<u64>,
-    /// Evaluate (the preset's ATLL) every this many updates [default: the preset's at --scale]
-    #[arg(long)]
-    every: Option<u64>,
-    /// AIS particles per evaluation (presets measured by AIS) [default: the preset's at --scale]
-    #[arg(long)]
-    particles: Option<usize>,
-    /// AIS inverse temperatures per evaluation (presets measured by AIS; the S-DCP paper: 10000)
-    /// [default: the preset's at --scale]
-    #[arg(long)]
-    betas: Option<usize>,
-    /// Threads [default: available cores]; the output does not depend on it
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Seed [default: drawn from the system and printed in the first line]
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Run only these of the preset's algorithms (comma-separated names, e.g. cd,pcd)
-    #[arg(long, value_delimiter = ',')]
-    algos: Option<Vec<String>>,
     /// Learning rates instead of the preset's (comma-separated)
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     lrs: Option<Vec<f64>>,
@@ -190,7 +157,7 @@ struct Ranked<'a> {
 
 /// Runs `rbm reproduce`.
 pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
-    let scale = Scale::parse(&a.scale)?;
+    let scale = a.study.scale()?;
     if a.preset == rbm_core::sampler::study::NAME {
         if a.device.is_gpu() {
             return fail(format!(
@@ -199,7 +166,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
                 a.preset
             ));
         }
-        if a.dry_run {
+        if a.study.dry_run {
             return fail(format!(
                 "--dry-run plans the presets of `rbm presets`; {} samples one trained model",
                 a.preset
@@ -211,13 +178,13 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
                 a.preset
             );
         }
-        let seed = a.seed.unwrap_or_else(entropy_seed);
-        return super::sample::run_study(a.model, a.samples, seed, threads(a.threads)?, out);
+        let seed = a.study.seed.unwrap_or_else(entropy_seed);
+        return super::sample::run_study(a.model, a.samples, seed, threads(a.study.threads)?, out);
     }
     let wall = Instant::now();
     let p = find_preset(&a.preset)?;
-    let threads = threads(a.threads)?;
-    let seed = a.seed.unwrap_or_else(entropy_seed);
+    let threads = threads(a.study.threads)?;
+    let seed = a.study.seed.unwrap_or_else(entropy_seed);
     let (first, runs) = match &a.trials {
         Some(t) => {
             let (first, last) = parse_trials(t)?;
@@ -225,19 +192,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         }
         None => (None, a.runs),
     };
-    let req = StudyRequest {
-        scale,
-        algos: a.algos.clone(),
-        rates: a.lrs.clone(),
-        runs,
-        first,
-        epochs: a.epochs,
-        iters: a.iters,
-        every: a.every,
-        particles: a.particles,
-        betas: a.betas,
-        overrides: Default::default(),
-    };
+    let req = a.study.request(runs, first, a.lrs.clone())?;
     let eval = p.eval_data.map(load_data).transpose()?;
     // The rates' flag here is --lrs, where the lane's option is --lr.
     let study =
@@ -269,7 +224,7 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         gpu.as_deref().map(|d| super::gpu::label(Some(d))),
     );
     report.header(out)?;
-    if a.dry_run {
+    if a.study.dry_run {
         return out.line(&Estimate {
             kind: "estimate",
             trials: study.groups.len() * study.runs,
