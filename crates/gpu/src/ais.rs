@@ -319,11 +319,6 @@ impl Anneal {
         blocks(log_weights)
     }
 
-    /// Models annealed together (1 unless a batch).
-    pub fn models(&self) -> usize {
-        self.r.models
-    }
-
     /// A batch's log-weights ([`Anneal::log_weights`]) cut per model, in the plans' order.
     pub fn per_model(&self, log_weights: &[f64]) -> Vec<Vec<f64>> {
         log_weights.chunks(self.r.p).map(<[f64]>::to_vec).collect()
