@@ -95,7 +95,12 @@ describe('preset texts', () => {
     expect(d).toContain('Qiu, Zhang & Wang 2020');
     expect(d).toContain('1,000 chains');
     expect(d).toContain('10,000 updates');
-    expect(d).toContain(`the paper's ${ucd.trials} trials by default), seeded as \`rbm reproduce ucd-bas4\` seeds them`);
+    // ucd-bas4 runs fewer trials than the paper (its paper scale has them): the text says whose they are.
+    expect(d).toContain(
+      `the preset's ${ucd.trials} trials by default, the paper's ${ucd.paper_scale?.trials} at its scale), seeded as \`rbm reproduce ucd-bas4\` seeds them`,
+    );
+    expect(ucd.paper_scale?.trials).not.toBe(ucd.trials);
+    expect(presetDescription(shiftingBar, true)).toContain(`the paper's ${shiftingBar.trials} trials by default)`);
     expect(d).not.toContain(ucd.expect);
     expect(d).not.toContain('\n');
     expect(presetDescription(ucd, false)).toContain(`\`rbm reproduce ucd-bas4\` runs ${ucd.trials} trials; this is one`);

@@ -173,8 +173,10 @@ export function presetDescription(p: PresetEntry, studies: boolean): string {
   const batch = p.batch === null ? 'full batch' : `batch ${p.batch}`;
   const decay = p.decay ? ', η decaying linearly to 0' : '';
   const trials = `${p.trials} trial${p.trials === 1 ? '' : 's'}`;
+  // The preset's trials are the paper's only where it has no paper's scale of its own.
+  const byDefault = p.paper_scale ? `the preset's ${trials} by default, the paper's ${p.paper_scale.trials} at its scale` : `the paper's ${trials} by default`;
   const how = studies
-    ? `each lane runs the trials set below (the paper's ${trials} by default), seeded as \`rbm reproduce ${p.name}\` seeds them`
+    ? `each lane runs the trials set below (${byDefault}), seeded as \`rbm reproduce ${p.name}\` seeds them`
     : `\`rbm reproduce ${p.name}\` runs ${trials}; this is one, with the page's seed`;
   const expect = p.claims.length ? '' : ` ${p.expect}`;
   return `${p.paper}: ${p.hidden} hidden units, ${chains}, ${batch}${decay}, ${p.iters.toLocaleString('en')} updates (${how}).${expect}${measureNote(p, studies)}`;
