@@ -9,6 +9,8 @@
 //!
 //! - [`cpu`]: the CPU engine — the row kernels, the per-pattern caches of small models and the
 //!   SIMD folder, each fast path tested against its plain path, bit for bit;
+//! - [`tape`]: the tape engine — an algorithm file run on handles, leaving the program of
+//!   operations its updates perform, for engines that run many trials as one job;
 //! - [`reference`]: the reference engine — the formulas as straightforward loops, always
 //!   compiled; the test oracle every engine must equal (`tests/engines.rs`).
 //!
@@ -22,6 +24,7 @@
 
 pub mod cpu;
 pub mod reference;
+pub mod tape;
 
 pub use cpu::Cpu;
 pub use reference::Reference;
