@@ -12,6 +12,7 @@
 
 pub mod claims;
 pub mod explore;
+pub mod jobs;
 pub mod trials;
 
 use crate::data::Dataset;

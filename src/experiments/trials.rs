@@ -9,7 +9,7 @@
 //! ([`crate::eval::ais`]), computed by the trial between training segments, so the training
 //! time it reports leaves the evaluations out.
 
-use super::{AisSpec, Preset, Scale};
+use super::{jobs, AisSpec, Preset, Scale};
 use crate::cost::{self, Budget};
 use crate::data::Dataset;
 use crate::engine::{Cpu, Engine};
@@ -676,21 +676,160 @@ impl Study {
                 spent += c() - t0;
                 run.train_seconds.push(spent);
             }
-            let m = match (&self.eval, k) {
-                (None, _) => None,
-                (Some(eval), 0) => Some(
-                    self.initial[trial - self.first]
-                        .get_or_init(|| self.measure(eval, &lane.host_model(), seed, 0))
-                        .clone()?,
-                ),
-                (Some(eval), _) => Some(self.measure(eval, &lane.host_model(), seed, k as u64)?),
-            };
-            if let (Some(m), Some(r)) = (m, run.records.last_mut()) {
-                r.atll = Some(m.atll);
-                r.log_z = Some(m.log_z);
+            if self.eval.is_some() {
+                self.measure_into(&mut run, trial, seed, k, &lane.host_model())?;
             }
         }
         Ok(run)
+    }
+
+    /// The preset's measure (on its evaluation set) of `model`, the model of `run`'s last
+    /// record at checkpoint `k` of trial `trial` (seeded `seed`), put into that record; the
+    /// starting model's is computed once per trial.
+    fn measure_into(
+        &self,
+        run: &mut TrialRun,
+        trial: usize,
+        seed: u64,
+        k: usize,
+        model: &Rbm,
+    ) -> Result<()> {
+        let Some(eval) = &self.eval else {
+            return Ok(());
+        };
+        let m = match k {
+            0 => self.initial[trial - self.first]
+                .get_or_init(|| self.measure(eval, model, seed, 0))
+                .clone()?,
+            _ => self.measure(eval, model, seed, k as u64)?,
+        };
+        if let Some(r) = run.records.last_mut() {
+            r.atll = Some(m.atll);
+            r.log_z = Some(m.log_z);
+        }
+        Ok(())
+    }
+
+    /// The trials of group `group` as a job's plans ([`jobs::TrialPlan`]), or why the group's
+    /// lane cannot run as one: its algorithm is no program of engine operations a job runs
+    /// (its updates read numbers back), or its updates are not all alike (mini-batches drawn
+    /// by the lane, grey-level data binarised per batch, a decaying rate).
+    pub fn job_plans(&self, group: usize) -> Result<Vec<jobs::TrialPlan>> {
+        let mut plans = Vec::with_capacity(self.runs);
+        let mut program = None;
+        for trial in self.trials() {
+            let seed = trial_seed(self.seed, trial as u64);
+            let cfg = self.lane_config(group, seed)?;
+            let refuse = |why: String| {
+                Err(Error::Invalid(format!(
+                    "{} cannot run as one job with its other trials: {why}",
+                    cfg.algo
+                )))
+            };
+            if cfg.batch.is_some_and(|b| b != self.data.rows()) {
+                return refuse("its mini-batches are drawn by each trial".into());
+            }
+            if !self.data.is_binary() {
+                return refuse("its batches of grey levels are binarised by each trial".into());
+            }
+            if cfg.lr_decay_iters.is_some() {
+                return refuse("its learning rate decays".into());
+            }
+            let lane = Lane::on::<Cpu>(&(), cfg.clone(), self.data.clone())?;
+            let model = lane.model().clone();
+            let program = match &program {
+                Some(p) => std::sync::Arc::clone(p),
+                None => {
+                    let p = crate::engine::tape::record(&cfg, &self.data, &model)?;
+                    if let Some(why) = p.unsupported() {
+                        return refuse(why);
+                    }
+                    program.insert(std::sync::Arc::new(p)).clone()
+                }
+            };
+            plans.push(jobs::TrialPlan {
+                group,
+                trial,
+                seed,
+                cfg,
+                model,
+                program,
+            });
+        }
+        Ok(plans)
+    }
+
+    /// Runs the trials of `plans` ([`Study::job_plans`] of one or more groups) as one job on
+    /// `job`, recording each at every checkpoint of [`Study::schedule`] as [`Study::trial`]
+    /// does: the same counters, the exact ATLL of its model on the host in f64, the preset's
+    /// measurements. `clock` times the training between checkpoints (the job's, the same for
+    /// every trial); `progress` hears the updates done after each checkpoint. A diverged trial
+    /// ends at the checkpoint that finds it non-finite, with the records made before.
+    pub fn run_job(
+        &self,
+        job: &mut dyn jobs::ProgramJob,
+        plans: &[jobs::TrialPlan],
+        mut clock: Option<&mut dyn FnMut() -> f64>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Vec<TrialRun>> {
+        let mut lanes = plans
+            .iter()
+            .map(|p| Lane::on::<Cpu>(&(), p.cfg.clone(), self.data.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        let mut runs: Vec<TrialRun> = plans.iter().map(|_| TrialRun::default()).collect();
+        let mut counters = vec![(0.0f64, 0.0f64); plans.len()];
+        let mut alive = vec![true; plans.len()];
+        let (mut done, mut spent) = (0u64, 0.0);
+        job.start(&self.data, plans)?;
+        for (k, &at) in self.schedule().iter().enumerate() {
+            let t0 = clock.as_mut().map(|c| c());
+            let models = if at == 0 {
+                None
+            } else {
+                job.advance(at - done)?;
+                Some(job.models()?)
+            };
+            if let (Some(c), Some(t0)) = (clock.as_mut(), t0) {
+                spent += c() - t0;
+            }
+            for (i, p) in plans.iter().enumerate() {
+                if !alive[i] {
+                    continue;
+                }
+                // A lane adds its updates' counts one update at a time.
+                let rep = &p.program.report;
+                for _ in done..at {
+                    counters[i].0 += rep.sweeps;
+                    counters[i].1 += rep.vh_steps;
+                }
+                let (record, model) = match &models {
+                    None => (lanes[i].record()?, p.model.clone()),
+                    Some(ms) => {
+                        let pending =
+                            crate::train::PendingRecord::at(at, counters[i].0, counters[i].1);
+                        match lanes[i].finish_record(pending, ms[i].clone()) {
+                            Ok(r) => (
+                                r,
+                                Rbm::from_params(p.model.m(), p.model.n(), ms[i].clone())?,
+                            ),
+                            Err(Error::Diverged { .. }) => {
+                                alive[i] = false;
+                                continue;
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                };
+                runs[i].records.push(record);
+                if clock.is_some() {
+                    runs[i].train_seconds.push(spent);
+                }
+                self.measure_into(&mut runs[i], p.trial, p.seed, k, &model)?;
+            }
+            done = at;
+            progress(done);
+        }
+        Ok(runs)
     }
 
     /// The across-trial checkpoints of group `group` from its trials' runs.

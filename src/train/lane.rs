@@ -78,6 +78,17 @@ pub struct PendingRecord {
 }
 
 impl PendingRecord {
+    /// A record begun elsewhere (a job that advances many trials: `experiments::jobs`) at
+    /// update `iter` with these counters, after updates that reported no statistics.
+    pub(crate) fn at(iter: u64, sweeps: f64, vh_steps: f64) -> PendingRecord {
+        PendingRecord {
+            iter,
+            sweeps,
+            vh_steps,
+            stats: BTreeMap::new(),
+        }
+    }
+
     /// The update the record is of.
     pub fn iter(&self) -> u64 {
         self.iter
