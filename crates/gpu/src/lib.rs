@@ -9,11 +9,13 @@
 //! - `engine.rs`: the engine's objects and operations (CG's and CS-DCP's centered form too);
 //! - `lane.rs`: a training lane that never waits for its GPU (a browser's worker);
 //! - `sampler.rs`: the core's samplers (Gibbs, rates-FPCD, rates-herding, SP) on the engine;
+//! - `study.rs`: a study's trials of small models as one job, one workgroup per trial running
+//!   its lane's program of engine operations (rbm_core's tape engine);
 //! - `exact.rs`, `ais.rs`: the exact log Z and AIS (`measure.rs`: both for a study's
 //!   checkpoints); `speed.rs`: the workloads of `rbm speed`;
 //! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10, a product's epilogue),
 //!   `gemm.wgsl` (the tiled product), `elementwise.wgsl` (step, sums, restarts, split sums),
-//!   `centered.wgsl`, `exact.wgsl`, `ais.wgsl`, `sampler.wgsl`.
+//!   `centered.wgsl`, `exact.wgsl`, `ais.wgsl`, `sampler.wgsl`, `study.wgsl`.
 //!
 //! docs/gpu.md says what runs here, with what numbers, and how fast.
 
@@ -29,6 +31,8 @@ mod product;
 pub mod sampler;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod speed;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod study;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::adapters;
