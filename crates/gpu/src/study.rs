@@ -307,6 +307,33 @@ fn start_arena(p: &Program, lay: &Layout, plan: &TrialPlan, data: &Dataset) -> R
     Ok(a)
 }
 
+/// Whether a job runs `p`: a program without reads back, of a model of at most
+/// [`MAX_WEIGHTS`] weights, on full batches.
+fn check(p: &Program) -> Result<()> {
+    if let Some(why) = p.unsupported() {
+        return Err(Error::Invalid(why));
+    }
+    if p.m * p.n > MAX_WEIGHTS {
+        return Err(Error::Invalid(format!(
+            "a GPU job runs models of at most {MAX_WEIGHTS} weights, not {}×{}",
+            p.m, p.n
+        )));
+    }
+    if p.batch_rows != p.data_rows {
+        return Err(Error::Invalid(format!(
+            "{}: a GPU job trains on full batches of its data",
+            p.algo
+        )));
+    }
+    Ok(())
+}
+
+/// Whether a job runs the trials of `plans` (each program checked as [`StudyJob`]'s start
+/// checks it), so a shell can leave the others out before it starts.
+pub fn fits(plans: &[TrialPlan]) -> Result<()> {
+    plans.iter().try_for_each(|p| check(&p.program))
+}
+
 /// A study's trials on one GPU, advanced together ([`ProgramJob`]).
 pub struct StudyJob {
     dev: Arc<Device>,
@@ -345,19 +372,10 @@ impl ProgramJob for StudyJob {
         for plan in plans {
             if !groups.iter().any(|g| g.0 == plan.group) {
                 let p = &plan.program;
-                if let Some(why) = p.unsupported() {
-                    return Err(Error::Invalid(why));
-                }
-                if p.m * p.n > MAX_WEIGHTS {
+                check(p)?;
+                if p.data_rows != data.rows() || p.m != data.m {
                     return Err(Error::Invalid(format!(
-                        "a GPU job runs models of at most {MAX_WEIGHTS} weights; {}×{} runs its \
-                         trials one by one",
-                        p.m, p.n
-                    )));
-                }
-                if p.batch_rows != data.rows() || p.data_rows != data.rows() || p.m != data.m {
-                    return Err(Error::Invalid(format!(
-                        "{}: a GPU job trains on full batches of its data",
+                        "{}: its program is of other data than the job's",
                         p.algo
                     )));
                 }
