@@ -482,6 +482,65 @@ fn a_gpu_study_takes_its_measurements_on_the_gpu() {
         .contains("measurements on the GPU not counted"));
 }
 
+/// `rbm reproduce --device gpu` trains the trials of a small-data preset's lanes as one GPU job
+/// (stderr says so): every lane's checkpoints come out, the same starting measure as the CPU
+/// study's (f64 on the host, the seed's model), training that changes it, and `--per-trial`
+/// lines in index order.
+#[test]
+fn a_small_data_study_trains_as_one_gpu_job() {
+    let args = [
+        "reproduce",
+        "sdcp-bas3",
+        "--runs",
+        "3",
+        "--iters",
+        "200",
+        "--every",
+        "100",
+        "--seed",
+        "4",
+        "--lrs",
+        "0.3",
+    ];
+    let out = rbm(&[&args[..], &["--device", "gpu"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("15 trials of 5 lane(s) train together as one GPU job"),
+        "{err}"
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let cpu = json_lines(&args);
+    let checkpoints = |lines: &[Value], iter: u64| -> Vec<(String, f64)> {
+        lines
+            .iter()
+            .filter(|v| v["type"] == "checkpoint" && v["iter"] == iter)
+            .map(|v| (v["label"].as_str().unwrap().to_string(), f(v, "median")))
+            .collect()
+    };
+    assert_eq!(checkpoints(&lines, 0), checkpoints(&cpu, 0), "update 0");
+    let (start, end) = (checkpoints(&lines, 0), checkpoints(&lines, 200));
+    assert_eq!(end.len(), 5, "every lane's last checkpoint");
+    for ((label, a), (_, b)) in start.iter().zip(&end) {
+        assert_ne!(a, b, "{label} trained");
+    }
+    assert_eq!(lines.last().unwrap()["type"], "done");
+    let per = json_lines(&[&args[..], &["--device", "gpu", "--per-trial"]].concat());
+    let order: Vec<(u64, u64)> = per
+        .iter()
+        .filter(|v| v["type"] == "trial" && v["iter"] == 0)
+        .map(|v| (v["lane"].as_u64().unwrap(), v["trial"].as_u64().unwrap()))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(order.len(), 15);
+    assert_eq!(order, sorted, "trials in index order");
+}
+
 /// `sdcp-mnist` is measured by AIS with the request's particles and β; an exactly measured
 /// preset refuses AIS flags with one error line naming the flag.
 #[test]
