@@ -35,6 +35,29 @@ pub const BARRIERS_PER_DISPATCH: u64 = 512;
 /// lanes run one by one on the GPU engine, whose products use the whole GPU.
 pub const MAX_WEIGHTS: usize = 1 << 16;
 
+/// Floats of a trial's arena that the kernel keeps in workgroup memory (16 KiB, what every
+/// WebGPU adapter offers); a job whose trials need more keeps them in the buffer.
+pub const SHARED_FLOATS: usize = 4096;
+
+/// The kernel (shaders/study.wgsl) as written: every trial's arena in the buffer.
+const STUDY_WGSL: &str = include_str!("shaders/study.wgsl");
+
+/// The kernel with a trial's arena in workgroup memory: the same operations in the same order,
+/// so the same bits, with no trip to the GPU's memory between phases.
+fn shared_wgsl() -> &'static str {
+    static SOURCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SOURCE.get_or_init(|| {
+        let load = "for (var e = lid; e < p.depth; e += WG) { wg[e] = out0[base + e]; }\n    workgroupBarrier();";
+        let store = "workgroupBarrier();\n    for (var e = lid; e < p.depth; e += WG) { out0[base + e] = wg[e]; }";
+        let body = STUDY_WGSL
+            .replace("out0[base + ", "wg[")
+            .replace("fn study(", "fn study_shared(")
+            .replace("// @load", load)
+            .replace("// @store", store);
+        format!("var<workgroup> wg: array<f32, {SHARED_FLOATS}>;\n{body}")
+    })
+}
+
 /// Words per operation in the program buffer.
 const OP_WORDS: usize = 16;
 
@@ -338,6 +361,9 @@ pub fn fits(plans: &[TrialPlan]) -> Result<()> {
 pub struct StudyJob {
     dev: Arc<Device>,
     state: Option<State>,
+    /// Keep every arena in the buffer even where it fits workgroup memory (tests take both
+    /// arms).
+    in_buffer: bool,
 }
 
 struct State {
@@ -356,7 +382,26 @@ struct State {
 impl StudyJob {
     /// A job on `dev`.
     pub fn new(dev: Arc<Device>) -> StudyJob {
-        StudyJob { dev, state: None }
+        StudyJob {
+            dev,
+            state: None,
+            in_buffer: false,
+        }
+    }
+
+    /// Keeps every trial's arena in the buffer (`true`), as for trials too large for
+    /// workgroup memory, so tests compare the kernel's two arms.
+    pub fn force_buffer(&mut self, yes: bool) {
+        self.in_buffer = yes;
+    }
+
+    /// Whether the started job keeps its trials' arenas in workgroup memory.
+    pub fn shared(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| self.shares(s.stride))
+    }
+
+    fn shares(&self, stride: usize) -> bool {
+        !self.in_buffer && stride <= SHARED_FLOATS
     }
 
     /// Updates done by every trial.
@@ -455,15 +500,18 @@ impl ProgramJob for StudyJob {
     }
 
     fn advance(&mut self, updates: u64) -> Result<()> {
+        let shared = self.shared();
         let st = self.state.as_mut().expect("the job was started");
         let trials = st.models.len();
         if trials == 0 {
             st.done += updates;
             return Ok(());
         }
-        let pipeline = self
-            .dev
-            .compile(include_str!("shaders/study.wgsl"), "study");
+        let pipeline = if shared {
+            self.dev.compile(shared_wgsl(), "study_shared")
+        } else {
+            self.dev.compile(STUDY_WGSL, "study")
+        };
         let x = trials.min(65_535);
         let groups = (x as u32, trials.div_ceil(x) as u32, 1);
         let mut left = updates;

@@ -1,6 +1,7 @@
 //! A study's trials as one GPU job (`rbm_gpu::study`, issue 30), on lavapipe in CI:
 //! - each trial follows the GPU engine's lane of its seed — the same program replayed on the
-//!   engine, the same Philox draws — within f32 rounding, for every algorithm a job runs;
+//!   engine, the same Philox draws — within f32 rounding, for every algorithm a job runs, with
+//!   its objects in workgroup memory or in the buffer alike (bit for bit);
 //! - a trial's numbers do not depend on the other trials of its job;
 //! - a reduced `sdcp-shifting-bar` study as one job ends where the CPU study ends, within the
 //!   spread of their trials.
@@ -75,10 +76,20 @@ fn every_trial_follows_the_gpu_engines_lane_of_its_seed() {
         };
         for (cfg, data) in [(&base, &bar), (&other, &bas)] {
             let plans = plans(cfg, data, 0, 3);
-            let mut job = StudyJob::new(dev.clone());
-            job.start(data, &plans).unwrap();
-            job.advance(updates).unwrap();
-            let got = job.models().unwrap();
+            // The kernel's two arms: each trial's objects in workgroup memory, and in the
+            // buffer (a trial too large for workgroup memory) — the same bits.
+            let mut arms = [false, true].map(|in_buffer| {
+                let mut job = StudyJob::new(dev.clone());
+                job.force_buffer(in_buffer);
+                job.start(data, &plans).unwrap();
+                assert_eq!(job.shared(), !in_buffer);
+                job.advance(updates).unwrap();
+                job.models().unwrap()
+            });
+            let got = std::mem::take(&mut arms[0]);
+            for (a, b) in got.iter().zip(&arms[1]) {
+                assert_eq!(flat(a), flat(b), "{algo}: the kernel's arms differ");
+            }
             for (p, g) in plans.iter().zip(&got) {
                 let mut r =
                     Replay::<Gpu>::new(&dev, &p.program, &p.model, data, p.seed, p.cfg.lane)

@@ -12,7 +12,9 @@
 //      draws per update, scratch E[h|v], scratch v₁], then 16 words per operation;
 // in1: the training data (rows × m), every trial's full batch;
 // in2: 8 per trial [group, key as four 16-bit halves, η, 0, 0];
-// out0: the arena, p.depth floats per trial.
+// out0: the arena, p.depth floats per trial. study.rs also compiles this file with the trial's
+//      stretch in workgroup memory (`wg`) for trials that fit: every `out0[base + …]` reads
+//      `wg[…]`, loaded at @load and stored back at @store.
 // p.rows = trials, p.count = updates, p.extra = the first update's index.
 
 const WG: u32 = 64u;
@@ -176,6 +178,7 @@ fn study(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: v
     if (trial >= p.rows) { return; }
     lid = li;
     base = trial * p.depth;
+    // @load
     let t = trial * 8u;
     let group = u32(in2[t]);
     key = key_at(t + 1u);
@@ -319,4 +322,5 @@ fn study(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: v
             }
         }
     }
+    // @store
 }
