@@ -79,7 +79,9 @@ describe('where the samplers run (issue 30)', () => {
     expect(deviceLabel(null)).toBe('CPU (wasm)');
     expect(deviceLabel('SwiftShader Device')).toBe('GPU (WebGPU: SwiftShader Device)');
     expect(gpuFallbackMessage('the device was lost.', true)).toBe('The GPU stopped (the device was lost): the samplers start again on the CPU.');
-    expect(gpuFallbackMessage('this browser offers no WebGPU', false)).toBe('The GPU could not run the samplers (this browser offers no WebGPU): they run on the CPU.');
+    expect(gpuFallbackMessage('this browser offers no WebGPU', false)).toBe(
+      'The GPU could not run the samplers (this browser offers no WebGPU): they run on the CPU.',
+    );
     expect(gpuFallbackMessage('  ', false)).toMatch(/\(no reason given\)/);
   });
 });

@@ -96,7 +96,5 @@ export function deviceLabel(gpu: string | null): string {
  * from its first sample). */
 export function gpuFallbackMessage(why: string, started: boolean): string {
   const reason = why.trim().replace(/\.$/, '') || 'no reason given';
-  return started
-    ? `The GPU stopped (${reason}): the samplers start again on the CPU.`
-    : `The GPU could not run the samplers (${reason}): they run on the CPU.`;
+  return started ? `The GPU stopped (${reason}): the samplers start again on the CPU.` : `The GPU could not run the samplers (${reason}): they run on the CPU.`;
 }
