@@ -94,12 +94,8 @@ impl WasmGpuSamplers {
                     .map_err(js_err)?;
             let isl = match &test {
                 Some(t) => Some(
-                    Isl::new(
-                        &t.values,
-                        valid.as_ref().map(|v| &v.values[..]),
-                        model.m(),
-                    )
-                    .map_err(js_err)?,
+                    Isl::new(&t.values, valid.as_ref().map(|v| &v.values[..]), model.m())
+                        .map_err(js_err)?,
                 ),
                 None => None,
             };
