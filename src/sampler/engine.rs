@@ -232,6 +232,40 @@ impl<E: SamplerEngine> EngineSampler<E> {
         out
     }
 
+    /// Rows the engine's store has room for before it must be taken ([`Self::drain`]).
+    pub fn room(&self) -> usize {
+        E::capacity(&self.work) - self.stored
+    }
+
+    /// Advances every chain to its next emitted sample up to `samples` times, as
+    /// [`Self::samples`] does, and keeps the samples in the engine's store without reading them
+    /// back: at most [`Self::room`] of them; the number emitted. A shell that must not wait for
+    /// the engine (a browser's worker and its GPU) takes the store with [`Self::drain`] — a copy
+    /// on its way back — while the chains move on: the same samples as [`Self::samples`] for the
+    /// same seed.
+    pub fn emit(&mut self, samples: usize) -> usize {
+        let count = samples.min(self.room());
+        for _ in 0..count {
+            self.next();
+            E::emit(&self.chains, &mut self.work);
+            self.stored += 1;
+        }
+        count
+    }
+
+    /// Hands the engine's store to `f`, with what the chains move under now, to take the
+    /// emitted rows out its own way (the GPU's: a copy it does not wait for); the store counts
+    /// as empty after, and `f` must leave it so.
+    pub fn drain<T>(&mut self, f: impl FnOnce(SamplerParts<'_, E>) -> T) -> T {
+        self.stored = 0;
+        f(SamplerParts {
+            model: self.minus.as_ref().unwrap_or(&self.model),
+            chains: &self.chains,
+            fast: self.fast.as_ref(),
+            work: &mut self.work,
+        })
+    }
+
     /// The chains' current visible states (count × m; a copy back where the engine computes).
     pub fn states(&self) -> &[f32] {
         E::chain_states(&self.chains)
@@ -252,6 +286,21 @@ impl<E: SamplerEngine> EngineSampler<E> {
     pub fn chains(&self) -> usize {
         self.count
     }
+}
+
+/// What an [`EngineSampler`] lends [`EngineSampler::drain`]: the parameters its chains move
+/// under now (θ⁻ = θ + θ_F for the fast-parameter samplers, θ for Gibbs), the chains (their
+/// last visible state is the last sample; their hidden state the h it was drawn from), θ_F, and
+/// the store of emitted samples.
+pub struct SamplerParts<'a, E: SamplerEngine> {
+    /// θ⁻, or θ for Gibbs.
+    pub model: &'a E::Model,
+    /// The chains.
+    pub chains: &'a E::Chains,
+    /// θ_F (None for Gibbs).
+    pub fast: Option<&'a E::Params>,
+    /// The store of the samples emitted since the last drain.
+    pub work: &'a mut E::Work,
 }
 
 /// The CPU engine's scratch of a sampler: the emitted rows.

@@ -340,3 +340,68 @@ test("a study of pcd-mnist-25 takes each checkpoint's exact log Z on the trial's
   }
   assert.deepEqual(cpuErrors, []);
 });
+
+// The sampler view on the GPU: the shipped 784×500 model's four samplers, each block of samples
+// recorded on the GPU and copied back without the worker waiting, their classes and ISL counted
+// on the host. A lost GPU starts the samplers again on the CPU, saying why.
+test('the sampler view offers Compute with the adapter, samples on the GPU by default, labels it, and goes on on the CPU when the GPU is lost', {
+  timeout: 400_000,
+}, async () => {
+  const { page, errors, requests } = await openPage(gpu.browser, gpu.server.url);
+  await page.evaluate(() => document.querySelector('#samplers summary').click());
+  await page.waitForSelector('#samplers .sampler-row');
+  await page.waitForFunction(() => !document.querySelector('#samplers .sampler-compute-field')?.hidden, null, { timeout: 20_000 });
+  assert.match(await page.textContent('#sampler-compute option[value="gpu"]'), /^GPU \(WebGPU\): .+/);
+  assert.equal(await page.inputValue('#sampler-compute'), 'gpu', 'the GPU is the default where an adapter exists');
+  assert.ok(!requests.some((u) => /rbm_playground-[\w-]+\.js/.test(u)), 'the GPU core is not loaded before it is used');
+  await press(page, '#samplers .sampler-controls button');
+  const arrived = (device, n) =>
+    page.waitForFunction(
+      ([device, n]) =>
+        /stopped/.test(document.querySelector('#samplers .sampler-status')?.textContent ?? '') ||
+        [...document.querySelectorAll('#samplers .sampler-stats')].every(
+          (e) => e.dataset.device === device && Number(e.dataset.emitted ?? 0) >= n && e.dataset.isl,
+        ),
+      [device, n],
+      { timeout: 240_000, polling: 250 },
+    );
+  await arrived('gpu', 20);
+  assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
+  assert.match(await page.textContent('#samplers .sampler-device'), /^Samples drawn on the GPU \(WebGPU: .+\)\.$/);
+  assert.match(await page.textContent('#samplers .isl-device'), /samples drawn on the GPU \(WebGPU: /);
+  for (const s of await page.$$eval('#samplers .sampler-stats', (els) => els.map((e) => ({ text: e.textContent, isl: Number(e.dataset.isl) })))) {
+    assert.match(s.text, /^GPU · /);
+    assert.ok(s.isl < 0 && s.isl > -784, `ISL ${s.isl} is a log-density of 784 binary pixels`);
+  }
+  assert.ok(
+    requests.some((u) => /rbm_playground-[\w-]+\.js/.test(u)),
+    'the GPU core was loaded for the samplers',
+  );
+  const inked = await page.$$eval('#samplers .sampler-strip', (cs) =>
+    cs.map((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let dark = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 128) dark++;
+      return dark;
+    }),
+  );
+  assert.ok(
+    inked.every((d) => d > 20),
+    `strip ink ${inked}`,
+  );
+
+  // The GPU fails (a driver reset): the samplers start again on the CPU and say so.
+  await page.evaluate(() => window.__rbm.loseSamplerGpu());
+  await page.waitForFunction(() => document.querySelector('#samplers .sampler-device')?.dataset.fallback === 'true', null, { timeout: 60_000 });
+  assert.match(
+    await page.textContent('#samplers .sampler-device'),
+    /^The GPU stopped \(.+\): the samplers start again on the CPU\. Samples drawn on the CPU \(wasm\)\.$/,
+  );
+  await arrived('cpu', 20);
+  assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
+  for (const t of await page.$$eval('#samplers .sampler-stats', (els) => els.map((e) => e.textContent))) assert.doesNotMatch(t, /GPU/);
+  assert.equal(await page.textContent('#samplers .isl-device'), '');
+  await press(page, '#samplers .sampler-controls button');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

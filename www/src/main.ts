@@ -92,7 +92,7 @@ async function boot(): Promise<void> {
   samplers?.addEventListener('toggle', () => {
     if (samplers.open && !samplers.dataset.mounted) {
       samplers.dataset.mounted = '1';
-      mountSamplers(
+      const view = mountSamplers(
         samplerCatalog() as SamplerEntry[],
         (asset) => new URL(assetPath(asset), document.baseURI).href,
         () =>
@@ -103,6 +103,7 @@ async function boot(): Promise<void> {
             fetch: () => l.fetchModel(),
           })),
       );
+      hook.loseSamplerGpu = () => view.loseGpuForTest();
     }
   });
   if (app.view.tour) tourView.start(app.view.tour);

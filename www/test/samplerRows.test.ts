@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { addSlice, CLASS_HISTORY, emptyRow, islColumns, STRIP_LENGTH, samplerConfigs, samplesPerSecond } from '../src/views/samplerRows';
+import {
+  addSlice,
+  CLASS_HISTORY,
+  deviceLabel,
+  emptyRow,
+  gpuFallbackMessage,
+  islColumns,
+  STRIP_LENGTH,
+  samplerConfigs,
+  samplersOn,
+  samplesPerSecond,
+} from '../src/views/samplerRows';
 import { samplers } from './fixture';
 
 const mixing = { samples: 0, classes: 0, changes: 0, mean_run: 0 };
@@ -52,5 +63,25 @@ describe('sampler rows', () => {
     expect(read({ k: '2.5' }).refused.get('rates-fpcd.k')).toMatch(/whole number/);
     // The options the view has no input for (the herding cap) are the sampler's own.
     expect(read({}).configs).toEqual([{ sampler: 'rates-fpcd' }]);
+  });
+});
+
+describe('where the samplers run (issue 30)', () => {
+  it('the GPU by default where the browser has an adapter, the choice where one is made, never the GPU without one', () => {
+    expect(samplersOn(null, 'SwiftShader')).toBe('gpu');
+    expect(samplersOn('cpu', 'SwiftShader')).toBe('cpu');
+    expect(samplersOn('gpu', 'SwiftShader')).toBe('gpu');
+    expect(samplersOn(null, null)).toBe('cpu');
+    expect(samplersOn('gpu', null)).toBe('cpu');
+  });
+
+  it('label the samples with their device and say why a GPU run went to the CPU', () => {
+    expect(deviceLabel(null)).toBe('CPU (wasm)');
+    expect(deviceLabel('SwiftShader Device')).toBe('GPU (WebGPU: SwiftShader Device)');
+    expect(gpuFallbackMessage('the device was lost.', true)).toBe('The GPU stopped (the device was lost): the samplers start again on the CPU.');
+    expect(gpuFallbackMessage('this browser offers no WebGPU', false)).toBe(
+      'The GPU could not run the samplers (this browser offers no WebGPU): they run on the CPU.',
+    );
+    expect(gpuFallbackMessage('  ', false)).toMatch(/\(no reason given\)/);
   });
 });

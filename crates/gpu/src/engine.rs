@@ -227,7 +227,7 @@ impl GpuParams {
     }
 
     /// Records ‖W‖² into slot `at` of `out`.
-    fn sumsq(&self, out: &Buf, at: usize) {
+    pub(crate) fn sumsq(&self, out: &Buf, at: usize) {
         let count = self.m * self.n;
         let p = Params {
             count: count as u32,

@@ -9,6 +9,7 @@
 //! - `engine.rs`: the engine's objects and operations (CG's and CS-DCP's centered form too);
 //! - `lane.rs`: a training lane that never waits for its GPU (a browser's worker);
 //! - `sampler.rs`: the core's samplers (Gibbs, rates-FPCD, rates-herding, SP) on the engine;
+//!   `sampler_stream.rs`: their samples copied back without waiting (a browser's worker);
 //! - `study.rs`: a study's trials of small models as one job, one workgroup per trial running
 //!   its lane's program of engine operations (rbm_core's tape engine);
 //! - `exact.rs`, `ais.rs`: the exact log Z and AIS (`measure.rs`: both for a study's
@@ -29,6 +30,7 @@ pub mod lane;
 pub mod measure;
 mod product;
 pub mod sampler;
+pub mod sampler_stream;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod speed;
 #[cfg(not(target_arch = "wasm32"))]

@@ -39,6 +39,13 @@ impl GpuSamplerWork {
     fn pipeline(&self, entry: &'static str) -> Arc<Pipeline> {
         self.dev.compile(WGSL, entry)
     }
+
+    /// The stored rows on their way back without waiting ([`crate::sampler_stream`]); the store
+    /// is empty after (the GPU copies before it runs what is recorded later).
+    pub(crate) fn snapshot(&mut self) -> crate::Snapshot {
+        let rows = std::mem::take(&mut self.rows);
+        self.dev.snapshot(&self.store, 0, rows * self.width)
+    }
 }
 
 impl SamplerEngine for Gpu {

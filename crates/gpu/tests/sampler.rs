@@ -454,3 +454,65 @@ fn a_seed_gives_the_same_samples_twice_on_the_gpu() {
     )
     .is_err());
 }
+
+/// The never-waiting path (`GpuSamplerStream`, the page's): blocks recorded, their copies taken
+/// slices later, two in flight at once, and a block longer than the store (Gibbs's 100 chains
+/// of 784 units: 13 samples a store) — gives the samples and ‖W_F‖ of the waiting
+/// `EngineSampler::samples` for the same seed, bit for bit on the same device, with grey levels
+/// E[x|h] of every chain's last sample in [0, 1].
+#[test]
+fn the_never_waiting_sampler_gives_the_waiting_samplers_samples_bit_for_bit() {
+    use rbm_gpu::sampler_stream::GpuSamplerStream;
+    let dev = device();
+    let (m, n) = (784, 20);
+    let model = Rbm::random(m, n, 0.1, 3).unwrap();
+    let mut g = stream(2, 0, Purpose::Aux);
+    let r = Params {
+        w: (0..m * n).map(|_| uniform(&mut g) * 0.5).collect(),
+        b: (0..m).map(|_| uniform(&mut g)).collect(),
+        c: (0..n).map(|_| uniform(&mut g)).collect(),
+    };
+    let blocks = [1usize, 9, 40, 3, 30];
+    let total: usize = blocks.iter().sum();
+    for name in ["gibbs", "rates-fpcd", "rates-herding", "sp"] {
+        let chains = if name == "gibbs" { 100 } else { 1 };
+        let start: Vec<f32> = (0..chains * m).map(|i| f32::from(i % 5 == 0)).collect();
+        let c = cfg(name, 1, Some(0.05), None);
+        let mut waiting =
+            EngineSampler::<Gpu>::new(&dev, &model, &c, Some(&r), &start, 7, 0).unwrap();
+        let want = waiting.samples(total);
+        let mut s = GpuSamplerStream::new(
+            &dev,
+            EngineSampler::<Gpu>::new(&dev, &model, &c, Some(&r), &start, 7, 0).unwrap(),
+            m,
+        );
+        let mut got = Vec::new();
+        let mut last = None;
+        // Two blocks in flight before the first is asked for, then one at a time.
+        s.submit(blocks[0]);
+        s.submit(blocks[1]);
+        for (i, &b) in blocks.iter().enumerate() {
+            let block = (0..100_000)
+                .find_map(|_| {
+                    dev.finish();
+                    s.poll()
+                })
+                .expect("the block comes back")
+                .unwrap();
+            assert_eq!(block.samples.len(), b * chains * m, "{name}: block {i}");
+            assert_eq!(block.grey.len(), chains * m);
+            assert!(block.grey.iter().all(|x| (0.0..=1.0).contains(x)));
+            got.extend_from_slice(&block.samples);
+            last = Some(block);
+            if i + 2 < blocks.len() {
+                s.submit(blocks[i + 2]);
+            }
+        }
+        assert_eq!(s.in_flight(), 0);
+        assert_eq!(s.counts(), (total as u64, total as u64));
+        assert_eq!(got, want, "{name}: the same samples bit for bit");
+        let last = last.unwrap();
+        assert_eq!(last.fast_norm, waiting.fast_norm(), "{name}: ‖W_F‖");
+        assert_eq!(name == "gibbs", last.fast_norm == 0.0, "{name}");
+    }
+}

@@ -36,6 +36,11 @@ async fn device() -> Result<Arc<Device>, Error> {
     Ok(d)
 }
 
+/// The worker's GPU once [`gpu_adapter`] has opened it.
+pub(crate) fn opened() -> Option<Arc<Device>> {
+    DEVICE.with(|d| d.borrow().clone())
+}
+
 /// The name of the GPU adapter the browser offers (opening it). Throws `{kind, key, message}`
 /// where there is none.
 #[wasm_bindgen(js_name = gpuAdapter)]
@@ -46,7 +51,7 @@ pub async fn gpu_adapter() -> Result<String, JsValue> {
 
 /// The adapter's name, or what the browser says of it where it gives no name (it may not, to
 /// keep the machine from being fingerprinted).
-fn adapter_name(d: &Device) -> String {
+pub(crate) fn adapter_name(d: &Device) -> String {
     let i = &d.info;
     match (i.name.is_empty(), i.driver.is_empty(), i.kind.is_empty()) {
         (false, _, _) => i.name.clone(),

@@ -35,6 +35,8 @@ use wasm_bindgen::prelude::*;
 pub mod explore;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+#[cfg(feature = "gpu")]
+pub mod gpu_samplers;
 pub mod lanes;
 pub mod measure;
 

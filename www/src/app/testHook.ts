@@ -110,6 +110,8 @@ export interface TestHook {
   /** The GPU of the study's trial under way with the fewest records fails (as a driver reset
    * would): its lane id and index (null: no trial is under way). */
   loseTrialGpu(): { lane: number; index: number } | null;
+  /** Destroys the sampler view's GPU while its samplers run there (set once the view opens). */
+  loseSamplerGpu?: () => void;
   /** A study's AIS at each checkpoint with fewer particles and β than its preset's (a short
    * test on SwiftShader); null: the preset's. */
   setStudyAis(ais: { particles: number; betas: number } | null): void;

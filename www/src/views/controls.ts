@@ -454,7 +454,7 @@ function hasWebGpu(): boolean {
 
 /** The name of the browser's WebGPU adapter, or null where it offers none (asked once; no
  * computation: the lanes' workers open the device themselves). */
-async function gpuAdapterName(): Promise<string | null> {
+export async function gpuAdapterName(): Promise<string | null> {
   if (!hasWebGpu()) return null;
   try {
     const gpu = (

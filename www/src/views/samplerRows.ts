@@ -77,3 +77,24 @@ export function samplerConfigs(
   });
   return { configs, refused };
 }
+
+/** Where the sampler view's samplers run: the user's `choice`, or — none made — the GPU where
+ * the browser offers an adapter (`adapter`: its name), as lanes of MNIST-sized models do; the
+ * view's models are MNIST's 784 visible units. The GPU is never chosen without an adapter. */
+export function samplersOn(choice: 'cpu' | 'gpu' | null, adapter: string | null): 'cpu' | 'gpu' {
+  if (adapter === null) return 'cpu';
+  return choice ?? 'gpu';
+}
+
+/** What the view says of where its samples come from: `gpu` the adapter's name, null the CPU. */
+export function deviceLabel(gpu: string | null): string {
+  return gpu === null ? 'CPU (wasm)' : `GPU (WebGPU: ${gpu})`;
+}
+
+/** Why a run asked for the GPU runs on the CPU: the GPU refused (`started` false: it could not
+ * be opened, or a limit was refused) or stopped during the run (`started`: the run starts again
+ * from its first sample). */
+export function gpuFallbackMessage(why: string, started: boolean): string {
+  const reason = why.trim().replace(/\.$/, '') || 'no reason given';
+  return started ? `The GPU stopped (${reason}): the samplers start again on the CPU.` : `The GPU could not run the samplers (${reason}): they run on the CPU.`;
+}

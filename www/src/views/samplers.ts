@@ -1,21 +1,26 @@
 // The sampler view (the rates-FPCD paper, Breuleux, Bengio & Vincent 2011): Gibbs, rates-FPCD,
 // rates-herding and sample penalisation side by side on one trained MNIST model — sample
 // strips (its Figure 1), ISL against the number of samples (its Figure 2) and the digit class
-// of each sample as a coloured strip. Every computation runs in workers/samplerWorker.ts.
+// of each sample as a coloured strip. Every computation runs in workers/samplerWorker.ts: on
+// the CPU (the wasm core) or, where the browser offers a WebGPU adapter, on the user's GPU
+// (issue 30; the default there), every figure drawn from GPU samples labelled as such.
 import uPlot from 'uplot';
 import type { SamplerConfig, SamplerEntry, SelfTest } from '../generated/core';
 import type { FromSamplerWorker, ToSamplerWorker } from '../protocol/samplers';
+import { gpuAdapterName } from './controls';
 import { $, el, errorFor, optionInput, setText, showError } from './dom';
 import { hoverReadout, stripReadout } from './readouts';
 import {
   addSlice,
   CLASS_COLOURS,
   CLASS_HISTORY,
+  deviceLabel,
   emptyRow,
   islColumns,
   type SamplerRowState,
   STRIP_LENGTH,
   samplerConfigs,
+  samplersOn,
   samplesPerSecond,
 } from './samplerRows';
 
@@ -53,6 +58,16 @@ export class SamplerView {
   private readonly seed = el('input', { id: 'sampler-seed', type: 'text', value: '1', inputMode: 'numeric', size: 6 });
   private readonly every = el('input', { id: 'sampler-every', type: 'text', value: '10', inputMode: 'numeric', size: 4 });
   private readonly grey = el('input', { id: 'sampler-grey', type: 'checkbox', checked: true });
+  /** Where the samplers run: shown once the browser offers a WebGPU adapter. */
+  private readonly compute = el('select', { id: 'sampler-compute' });
+  private readonly computeField = el('span', { className: 'sampler-compute-field', hidden: true });
+  /** The adapter's name once found (null: none, or not yet), the user's choice (null: none). */
+  private adapter: string | null = null;
+  private choice: 'cpu' | 'gpu' | null = null;
+  /** Where the current run's samples come from: the adapter's name, or null for the CPU. */
+  private device: string | null = null;
+  private readonly deviceNote = el('p', { className: 'sampler-device', role: 'status' });
+  private readonly islDevice = el('span', { className: 'isl-device' });
   /** The samplers' option inputs by `sampler.key`, each with the element of its refusal. */
   private readonly inputs = new Map<string, { input: HTMLInputElement; error: HTMLElement }>();
   private readonly rowEls: { strip: HTMLCanvasElement; classes: HTMLCanvasElement; stats: HTMLElement }[] = [];
@@ -70,8 +85,27 @@ export class SamplerView {
     private readonly newWorker: () => WorkerLike,
     private readonly urls: { asset: (name: string) => string; page: (path: string) => string },
     private readonly lanes: () => LaneSource[] = () => [],
+    adapter: () => Promise<string | null> = async () => null,
   ) {
     this.build();
+    void adapter().then((name) => this.adapterFound(name));
+  }
+
+  /** The browser's WebGPU adapter `name` (null: none): the Compute choice appears, the GPU
+   * chosen unless the user chose. */
+  private adapterFound(name: string | null): void {
+    if (name === null) return;
+    this.adapter = name;
+    const gpu = this.compute.options[1];
+    if (gpu) gpu.text = `GPU (WebGPU): ${name}`;
+    this.compute.value = samplersOn(this.choice, name);
+    this.computeField.hidden = false;
+  }
+
+  /** Destroys the running samplers' GPU, as a driver reset would (the e2e test of the way back
+   * to the CPU). */
+  loseGpuForTest(): void {
+    this.worker?.postMessage({ type: 'loseGpu', gen: this.gen });
   }
 
   private build(): void {
@@ -90,6 +124,12 @@ export class SamplerView {
       if (!this.file.hidden) this.file.click();
     });
     this.startBtn.addEventListener('click', () => (this.worker ? this.stop('stopped') : this.start()));
+    this.compute.append(new Option('CPU (wasm)', 'cpu'), new Option('GPU (WebGPU)', 'gpu'));
+    this.compute.title = "where the samplers run: the CPU (the wasm core, in the view's worker) or the browser's GPU (WebGPU); Start runs them there";
+    this.compute.addEventListener('change', () => {
+      this.choice = this.compute.value === 'gpu' ? 'gpu' : 'cpu';
+    });
+    this.computeField.append(' ', el('label', { htmlFor: 'sampler-compute' }, 'Compute: '), this.compute);
     const options = el('div', { className: 'sampler-options' });
     for (const s of this.samplers) {
       const fields = el('span', { className: 'sampler-option' }, el('strong', {}, s.title));
@@ -153,12 +193,14 @@ export class SamplerView {
         this.every,
         ' samples ',
         el('label', {}, this.grey, ' grey E[x|h]'),
+        this.computeField,
       ),
       options,
       this.status,
+      this.deviceNote,
       table,
       legend,
-      el('h3', {}, 'ISL against the number of samples (higher is better; dashed: the training digits themselves)'),
+      el('h3', {}, 'ISL against the number of samples (higher is better; dashed: the training digits themselves)', this.islDevice),
       this.chartEl,
       el('h3', {}, 'Self-test: does a sampler leave the model’s distribution unchanged?'),
       el(
@@ -259,7 +301,9 @@ export class SamplerView {
     this.rows = this.samplers.map(() => emptyRow());
     this.reference = [];
     worker.onmessage = (e) => this.receive(e.data);
-    worker.postMessage({ type: 'start', gen: this.gen, modelUrl, assetUrl: this.urls.asset('mnist'), configs, seed, every, limit: LIMIT });
+    this.showDevice(null, '');
+    const compute = samplersOn(this.choice, this.adapter);
+    worker.postMessage({ type: 'start', gen: this.gen, compute, modelUrl, assetUrl: this.urls.asset('mnist'), configs, seed, every, limit: LIMIT });
     setText(this.startBtn, 'Stop');
     this.schedule();
   }
@@ -290,6 +334,16 @@ export class SamplerView {
       this.say(msg.message);
       return;
     }
+    if (msg.type === 'device') {
+      // The run starts (again) on this device: what came before is dropped.
+      this.rows = this.samplers.map(() => emptyRow());
+      this.plot?.destroy();
+      this.plot = null;
+      this.chartEl.replaceChildren();
+      this.showDevice(msg.gpu, msg.message);
+      this.schedule();
+      return;
+    }
     if (msg.type === 'reference') {
       this.reference = msg.points;
       this.schedule();
@@ -300,6 +354,16 @@ export class SamplerView {
     if (!row) return;
     addSlice(row, { image: this.grey.checked ? s.grey : s.binary, classes: s.classes, isl: s.isl, mixing: s.mixing, emitted: s.emitted, seconds: msg.seconds });
     this.schedule();
+  }
+
+  /** Labels the run's samples and figures with their device, and says why a run asked for the
+   * GPU is on the CPU. */
+  private showDevice(gpu: string | null, message: string): void {
+    this.device = gpu;
+    this.root.dataset.device = gpu === null ? 'cpu' : 'gpu';
+    setText(this.deviceNote, [message, `Samples drawn on the ${deviceLabel(gpu)}.`].filter(Boolean).join(' '));
+    this.deviceNote.dataset.fallback = String(message !== '');
+    setText(this.islDevice, gpu === null ? '' : ` — samples drawn on the ${deviceLabel(gpu)}`);
   }
 
   private schedule(): void {
@@ -316,11 +380,13 @@ export class SamplerView {
       const m = row.mixing;
       const last = row.isl.at(-1);
       els.stats.dataset.emitted = String(row.emitted);
+      els.stats.dataset.device = this.device === null ? 'cpu' : 'gpu';
       els.stats.dataset.classes = String(row.mixing?.classes ?? 0);
       if (last) els.stats.dataset.isl = String(last.isl);
       setText(
         els.stats,
         [
+          this.device === null ? '' : 'GPU',
           `${row.emitted.toLocaleString('en')} samples`,
           rate === null ? '' : `${Math.round(rate).toLocaleString('en')} samples/s`,
           m ? `${m.classes} classes visited, mean run ${m.mean_run.toFixed(1)} samples` : '',
@@ -420,5 +486,6 @@ export function mountSamplers(samplers: SamplerEntry[], asset: (name: string) =>
     () => new Worker(new URL('../workers/samplerWorker.ts', import.meta.url), { type: 'module', name: 'samplers' }) as unknown as WorkerLike,
     { asset, page: (path) => new URL(path, document.baseURI).href },
     lanes,
+    gpuAdapterName,
   );
 }
