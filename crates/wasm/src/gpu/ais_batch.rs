@@ -47,10 +47,15 @@ pub fn room(dev: &Device, m: usize, n: usize, particles: usize) -> usize {
 
 /// A batch of AIS runs ([`Anneal::batch`]) stepped without ever waiting: a bounded number of β
 /// steps recorded per call, then the log-weights copied back and polled for. The same
-/// dispatches in the same order as `rbm_gpu::ais::plans_log_weights`, so the same bits.
+/// dispatches in the same order as `rbm_gpu::ais::plans_log_weights`, so the same bits. A tiny
+/// copy after each call's steps (a fence, as `super::GpuExact` has) says when the GPU has done
+/// them, and the next steps are recorded only then: the GPU's queue stays one call long, so the
+/// progress is the GPU's and dropping the batch (a study's Stop) ends its work within a call.
 pub struct BatchAnneal {
     anneal: Anneal,
     copy: Option<Snapshot>,
+    fence_buf: rbm_gpu::device::Buf,
+    fence: Option<Snapshot>,
 }
 
 impl BatchAnneal {
@@ -59,6 +64,8 @@ impl BatchAnneal {
         Ok(BatchAnneal {
             anneal: Anneal::batch(dev, plans)?,
             copy: None,
+            fence_buf: dev.zeros(1),
+            fence: None,
         })
     }
 
@@ -67,16 +74,31 @@ impl BatchAnneal {
         self.anneal.progress().1 + 1
     }
 
-    /// Records up to `max_steps` more β steps (at least one while any are left); once all are,
-    /// asks for the log-weights. Returns each model's log-weights (in the plans' order) once they
-    /// are on the host, and the steps done. A lost device, or a copy the GPU could not hand
-    /// back, is an error.
+    /// Once the GPU has done the steps recorded before (else nothing), records up to
+    /// `max_steps` more β steps (at least one while any are left); once all are, asks for the
+    /// log-weights. Returns each model's log-weights (in the plans' order) once they are on the
+    /// host, and the steps recorded. A lost device, or a copy the GPU could not hand back, is an
+    /// error.
     pub fn advance(&mut self, max_steps: usize) -> Result<(Option<Vec<Vec<f64>>>, usize)> {
-        if let Some(why) = self.anneal.device().failure() {
+        let dev = self.anneal.device().clone();
+        if let Some(why) = dev.failure() {
             return Err(Error::Invalid(why));
         }
-        if self.copy.is_none() && self.anneal.advance(max_steps.max(1)) {
-            self.copy = Some(self.anneal.finish());
+        let idle = match self.fence.as_ref().map(Snapshot::take) {
+            None => true,
+            Some(None) => false,
+            Some(Some(done)) => {
+                done?;
+                self.fence = None;
+                true
+            }
+        };
+        if idle && self.copy.is_none() {
+            if self.anneal.advance(max_steps.max(1)) {
+                self.copy = Some(self.anneal.finish());
+            } else {
+                self.fence = Some(dev.snapshot(&self.fence_buf, 0, 1));
+            }
         }
         match self.copy.as_ref().and_then(Snapshot::take) {
             Some(pairs) => {
