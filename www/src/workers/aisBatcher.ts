@@ -79,7 +79,8 @@ export class AisBatcher {
   private running: Running | null = null;
   private failed: string | null = null;
   private paused = false;
-  private pending = false;
+  /** The slice scheduled next (null: none). */
+  private next: { at: number } | null = null;
   /** Models in each batch run so far, in order. */
   readonly batches: number[] = [];
 
@@ -118,6 +119,7 @@ export class AisBatcher {
 
   pause(paused: boolean): void {
     this.paused = paused;
+    if (paused) this.next = null;
     this.kick(0);
   }
 
@@ -147,11 +149,17 @@ export class AisBatcher {
     this.host.post({ type: 'aisResult', key, logWeights, error }, logWeights ? [logWeights.buffer] : []);
   }
 
+  /** Schedules the next slice in `ms` (replacing a later one already scheduled: a request that
+   * fills a gathering batch starts it at once). */
   private kick(ms: number): void {
-    if (this.pending || this.paused || (!this.running && !this.waiting.length)) return;
-    this.pending = true;
+    if (this.paused || (!this.running && !this.waiting.length)) return;
+    const at = this.host.now() + ms;
+    if (this.next !== null && this.next.at <= at) return;
+    const mine = { at };
+    this.next = mine;
     this.host.schedule(() => {
-      this.pending = false;
+      if (this.next !== mine) return; // replaced by an earlier one
+      this.next = null;
       this.tick();
     }, ms);
   }
