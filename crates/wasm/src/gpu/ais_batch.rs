@@ -175,9 +175,9 @@ pub fn new_ais_batch(particles: u32, betas: u32) -> std::result::Result<WasmAisB
 #[wasm_bindgen(js_name = aisBatchRoom)]
 pub fn ais_batch_room(m: u32, n: u32, particles: u32) -> u32 {
     DEVICE.with(|d| {
-        d.borrow()
-            .as_ref()
-            .map_or(1, |dev| room(dev, m as usize, n as usize, particles as usize) as u32)
+        d.borrow().as_ref().map_or(1, |dev| {
+            room(dev, m as usize, n as usize, particles as usize) as u32
+        })
     })
 }
 
