@@ -266,13 +266,23 @@ test("a study of an MNIST preset measured by AIS runs its trials on the GPU and 
 // alone (rbm_gpu's Anneal::batch), so the two studies' numbers are equal, not just close.
 const BATCH_STUDY = TINY_STUDY.replace('trials=2', 'trials=4');
 
-/** Runs BATCH_STUDY on a fresh page with the study's AIS worker on (`batch`) or off. */
-async function batchStudy(batch) {
+/** Runs BATCH_STUDY on a fresh page with the study's AIS worker on (`batch`) or off; `lose`:
+ * the AIS worker's GPU fails in its first batch (the test hook). */
+async function batchStudy(batch, lose = false) {
   const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${BATCH_STUDY}`);
   await page.evaluate((b) => window.__rbm.setStudyAisBatch(b), batch);
   let line = null;
   const study = await runStudy(page, async () => {
     if (!batch) return;
+    if (lose) {
+      assert.equal(await page.evaluate(() => window.__rbm.loseStudyAisGpu()), true);
+      await page.waitForFunction(() => /^AIS: the study's AIS worker failed/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
+        timeout: 120_000,
+        polling: 50,
+      });
+      line = await page.textContent('#study-ais');
+      return;
+    }
     // The study's line says what the AIS worker does while the study runs.
     await page.waitForFunction(() => /^AIS in batches \(the study's AIS worker\)/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
       timeout: 120_000,
@@ -287,7 +297,7 @@ async function batchStudy(batch) {
 
 test("a GPU study's checkpoints are annealed in batches by the study's AIS worker, with the numbers of each trial's own AIS", {
   timeout: 600_000,
-}, async () => {
+}, async (t) => {
   const own = await batchStudy(false);
   const batched = await batchStudy(true);
   for (const { study } of [own, batched]) {
@@ -315,12 +325,20 @@ test("a GPU study's checkpoints are annealed in batches by the study's AIS worke
     `batches ${ais.batches}`,
   );
   assert.ok(Math.max(...ais.batches) > 1, `a batch of more than one model: ${ais.batches}`);
+  t.diagnostic(`models per batch: ${ais.batches.join(', ')}`);
   assert.ok(batched.line, 'the study line showed the AIS worker');
   // The same numbers, bit for bit, trial by trial.
   const atll = (r) => r.study.lanes[0].trials.map((t) => t.atll);
   assert.deepEqual(atll(batched), atll(own));
   // The models differ between trials, so the numbers do: a mix-up of answers would show above.
   assert.notEqual(atll(own)[0][1], atll(own)[1][1]);
+
+  // The AIS worker's GPU fails in its first batch: every trial anneals its checkpoints itself,
+  // the study ends with the same numbers, and its line says why.
+  const failed = await batchStudy(true, true);
+  assert.match(failed.study.ais.failed, /^the study's AIS worker failed \(.+\)$/);
+  assert.match(failed.line, /each trial anneals its checkpoints on its own GPU/);
+  assert.deepEqual(atll(failed), atll(own));
 });
 
 test("without WebGPU the paper's scale is not offered and the same study runs on the CPU", { timeout: 240_000 }, async () => {

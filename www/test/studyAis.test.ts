@@ -178,6 +178,14 @@ describe('AisBatcher', () => {
     expect(batcher.status().failed).toBe(why);
   });
 
+  it("takes the test hook's lost GPU for the next batch when none is under way", () => {
+    batcher.loseGpuForTest();
+    batcher.add(1, request(1));
+    time.run();
+    expect(core.made.map((b) => b.models)).toEqual([[1]]);
+    expect(results().get(1)).toBe("the study's AIS worker failed (the GPU device was lost)");
+  });
+
   it('fails a request the core refuses alone; pause holds the batch', () => {
     const bad = { ...request(2), w: new Float32Array(3) };
     batcher.add(1, request(1));

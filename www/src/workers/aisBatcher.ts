@@ -79,6 +79,8 @@ export class AisBatcher {
   private running: Running | null = null;
   private failed: string | null = null;
   private paused = false;
+  /** Test hook: the next batch's GPU fails as it starts. */
+  private loseNext = false;
   /** The slice scheduled next (null: none). */
   private next: { at: number } | null = null;
   /** Models in each batch run so far, in order. */
@@ -123,9 +125,10 @@ export class AisBatcher {
     this.kick(0);
   }
 
-  /** Test hook: the GPU of the batch under way fails. */
+  /** Test hook: the GPU of the batch under way fails (none under way: the next batch's). */
   loseGpuForTest(): void {
-    this.running?.run.loseGpuForTest?.();
+    if (this.running) this.running.run.loseGpuForTest?.();
+    else this.loseNext = true;
   }
 
   /** Where it stands. */
@@ -210,6 +213,10 @@ export class AisBatcher {
       return false;
     }
     this.running = { run, members: kept, cancelled: new Set(), chunk: 8, done: 0, total: betas, since: this.host.now() };
+    if (this.loseNext) {
+      this.loseNext = false;
+      run.loseGpuForTest?.();
+    }
     this.report();
     return true;
   }

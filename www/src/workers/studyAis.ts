@@ -68,9 +68,10 @@ export class StudyAis {
     this.worker?.postMessage({ type: 'aisPause', paused });
   }
 
-  /** Test hook: the AIS worker's GPU fails (as a lost device). */
+  /** Test hook: the AIS worker's GPU fails (as a lost device): in the batch under way, or the
+   * next one (the worker made first if need be). */
   loseGpu(): void {
-    this.worker?.postMessage({ type: 'aisLoseGpu' });
+    if (this.lost === null && !this.disposed) this.spawn().postMessage({ type: 'aisLoseGpu' });
   }
 
   /** Ends the AIS worker and its batches (a study's Stop); no answer comes after. */
