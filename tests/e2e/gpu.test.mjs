@@ -260,6 +260,87 @@ test("a study of an MNIST preset measured by AIS runs its trials on the GPU and 
   assert.deepEqual(errors, []);
 });
 
+// The same tiny study with 4 trials of checkpoints at updates 0 and 2: its trials' AIS annealed
+// by the study's AIS worker in batches, or (the test hook) each trial's own — a batch of its model
+// alone on its own GPU. A model's log-weights in a batch are, bit for bit, those of a batch of it
+// alone (rbm_gpu's Anneal::batch), so the two studies' numbers are equal, not just close.
+const BATCH_STUDY = TINY_STUDY.replace('trials=2', 'trials=4');
+
+/** Runs BATCH_STUDY on a fresh page with the study's AIS worker on (`batch`) or off; `lose`:
+ * the AIS worker's GPU fails in its first batch (the test hook). */
+async function batchStudy(batch, lose = false) {
+  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${BATCH_STUDY}`);
+  await page.evaluate((b) => window.__rbm.setStudyAisBatch(b), batch);
+  let line = null;
+  const study = await runStudy(page, async () => {
+    if (!batch) return;
+    if (lose) {
+      assert.equal(await page.evaluate(() => window.__rbm.loseStudyAisGpu()), true);
+      await page.waitForFunction(() => /^AIS: the study's AIS worker failed/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
+        timeout: 120_000,
+        polling: 50,
+      });
+      line = await page.textContent('#study-ais');
+      return;
+    }
+    // The study's line says what the AIS worker does while the study runs.
+    await page.waitForFunction(() => /^AIS in batches \(the study's AIS worker\)/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
+      timeout: 120_000,
+      polling: 50,
+    });
+    line = await page.textContent('#study-ais');
+  });
+  assert.deepEqual(errors, []);
+  await page.close();
+  return { study, line };
+}
+
+test("a GPU study's checkpoints are annealed in batches by the study's AIS worker, with the numbers of each trial's own AIS", {
+  timeout: 600_000,
+}, async (t) => {
+  const own = await batchStudy(false);
+  const batched = await batchStudy(true);
+  for (const { study } of [own, batched]) {
+    const [lane] = study.lanes;
+    assert.equal(lane.trials.length, 4);
+    for (const t of lane.trials) {
+      assert.equal(t.state, 'done', `trial ${t.index}: ${t.message}`);
+      assert.ok(t.gpu, `trial ${t.index} ran on the GPU`);
+      assert.deepEqual(t.iters, [0, 2]);
+      assert.ok(
+        t.atll.every((a) => Number.isFinite(a) && a < 0),
+        `AIS ATLL ${t.atll}`,
+      );
+    }
+  }
+  assert.equal(own.study.ais, null, 'no AIS worker when each trial anneals its own');
+  const ais = batched.study.ais;
+  assert.ok(ais, 'the batched study has an AIS worker');
+  assert.equal(ais.failed, null);
+  assert.equal(ais.lost, null);
+  // Every checkpoint of every trial went through a batch, and batches formed.
+  assert.equal(
+    ais.batches.reduce((a, b) => a + b, 0),
+    8,
+    `batches ${ais.batches}`,
+  );
+  assert.ok(Math.max(...ais.batches) > 1, `a batch of more than one model: ${ais.batches}`);
+  t.diagnostic(`models per batch: ${ais.batches.join(', ')}`);
+  assert.ok(batched.line, 'the study line showed the AIS worker');
+  // The same numbers, bit for bit, trial by trial.
+  const atll = (r) => r.study.lanes[0].trials.map((t) => t.atll);
+  assert.deepEqual(atll(batched), atll(own));
+  // The models differ between trials, so the numbers do: a mix-up of answers would show above.
+  assert.notEqual(atll(own)[0][1], atll(own)[1][1]);
+
+  // The AIS worker's GPU fails in its first batch: every trial anneals its checkpoints itself,
+  // the study ends with the same numbers, and its line says why.
+  const failed = await batchStudy(true, true);
+  assert.match(failed.study.ais.failed, /^the study's AIS worker failed \(.+\)$/);
+  assert.match(failed.line, /each trial anneals its checkpoints on its own GPU/);
+  assert.deepEqual(atll(failed), atll(own));
+});
+
 test("without WebGPU the paper's scale is not offered and the same study runs on the CPU", { timeout: 240_000 }, async () => {
   const { page, errors } = await openMnist(plain.browser, `${plain.server.url}#${TINY_STUDY}`);
   assert.equal(await page.isHidden('#preset-scale-field'), true);

@@ -200,6 +200,10 @@ describe("the paper's scale (issue 30)", () => {
     expect(scaleNote(sdcp, 'paper', 'Adapter A')).toMatch(
       /^The paper's scale: .* as `rbm reproduce sdcp-mnist --scale paper` runs it\. On the GPU \(WebGPU, f32\): Adapter A;/,
     );
+    // Its AIS runs go to the study's AIS worker, batched across trials; pcd-mnist-25's exact
+    // measure (below) does not.
+    expect(scaleNote(sdcp, 'paper', 'Adapter A')).toContain('annealed together in batches by one study AIS worker on the GPU');
+    expect(scaleNote(pcd25, 'paper', 'Adapter A')).not.toContain('batches');
     expect(scaleNote(sdcp, 'page', null)).toMatch(/^The page's scale: 1 trial per lane .* as `rbm reproduce sdcp-mnist` runs it\. On the CPU \(wasm\)\.$/);
     // pcd-mnist-25: the exact test log-likelihood at every checkpoint (rbm reproduce's measure).
     const pp = pcd25.paper_scale!;

@@ -7,6 +7,8 @@
 //! the model the page exports, estimates and analyses is that of the latest record. A record's
 //! exact curve is the host's f64 enumeration, in the worker or (deferred) in the page's pool.
 
+pub mod ais_batch;
+
 use crate::lanes::AnyLane;
 use crate::{dataset, defer, js_err, lane_config, slice_to_js, SliceResult, WasmLane, VIEW_CHAINS};
 use rbm_core::engine::Engine;

@@ -133,6 +133,9 @@ export class App {
   scale: Scale = 'page';
   /** Test hook: a study's AIS with these particles and β instead of the preset's. */
   studyAisForTest: { particles: number; betas: number } | null = null;
+  /** Whether a GPU study measured by AIS anneals its checkpoints in batches on the study's AIS
+   * worker (studyAis.ts); false (a test hook): each trial anneals its own, with the same numbers. */
+  studyAisBatch = true;
   /** The study under way or finished (null: none yet). */
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
@@ -914,6 +917,8 @@ export class App {
         this.options.watchedWorkers ?? this.factory,
         this.options.trialWorkers,
         () => this.events.changed(),
+        undefined,
+        compute === 'gpu' && measure !== null && !('exact' in measure) && this.studyAisBatch,
       );
     }
     this.study.start();

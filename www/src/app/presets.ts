@@ -196,8 +196,11 @@ export function missingNote(missing: PresetPlan['missing']): string {
  * the study's time left shows from its trials' measured pace. */
 export function scaleNote(p: PresetEntry, scale: Scale, gpu: string | null): string {
   const what = extentText(p, scale);
+  const batched = presetExtent(p, scale).ais
+    ? " The trials' checkpoint models are annealed together in batches by one study AIS worker on the GPU (each model's numbers the same as if it ran alone)."
+    : '';
   const where = gpu
-    ? ` On the GPU (WebGPU, f32): ${gpu}; its numbers are its own (f32, the GPU's random streams), not the CPU's. Its duration is measured once its first checkpoints are in (time left beside the trials).`
+    ? ` On the GPU (WebGPU, f32): ${gpu}; its numbers are its own (f32, the GPU's random streams), not the CPU's.${batched} Its duration is measured once its first checkpoints are in (time left beside the trials).`
     : ' On the CPU (wasm).';
   return `${scale === 'paper' ? "The paper's scale" : "The page's scale"}: ${what}, as \`rbm reproduce ${p.name}${scale === 'paper' ? ' --scale paper' : ''}\` runs it.${where}`;
 }

@@ -3,6 +3,7 @@
 // time it has been running. DOM-free; the App makes one when the user starts a study and drops
 // it when anything it depends on changes.
 
+import { StudyAis } from '../workers/studyAis';
 import { type TrialJob, TrialPool } from '../workers/trialPool';
 import type { WorkerFactory } from './lane';
 import { Study, type StudyPlan, type Trial } from './study';
@@ -15,6 +16,9 @@ export class StudyRun {
   /** Grows with every change of the study's numbers (for caches of what is drawn). */
   version = 0;
   private readonly pool: TrialPool;
+  /** The study's AIS worker (a GPU study measured by AIS, `batchAis`): its trials' checkpoints
+   * annealed in batches on one GPU (studyAis.ts); null: each trial anneals its own. */
+  readonly ais: StudyAis | null;
   /** Milliseconds run before the current stretch, and when the current stretch began. */
   private ranMs = 0;
   private since: number | null = null;
@@ -26,13 +30,22 @@ export class StudyRun {
     readonly workers: number,
     private readonly changed: () => void,
     private readonly now: () => number = () => performance.now(),
+    batchAis = false,
   ) {
     this.study = new Study(plan);
+    const ais = batchAis ? new StudyAis(factory, () => this.bump()) : null;
+    this.ais = ais;
     this.pool = new TrialPool(factory, workers, {
       next: () => {
         const t = this.study.next();
-        return t ? { trial: t, ...job(t) } : null;
+        if (!t) return null;
+        const j = job(t);
+        // A GPU trial measured by AIS sends its checkpoints to the study's AIS worker.
+        const batched = ais !== null && j.compute === 'gpu' && j.measure !== undefined && !('exact' in j.measure);
+        return { trial: t, ...j, ...(batched ? { aisBatch: true } : {}) };
       },
+      ais: ais ? (id, request, reply) => ais.ask(id, request, reply) : undefined,
+      aisCancel: ais ? (id) => ais.cancel(id) : undefined,
       points: (trial, points, taus) => {
         const last = points[points.length - 1];
         this.study.add(trial, points, last?.ms ?? 0, last?.wallMs);
@@ -66,6 +79,7 @@ export class StudyRun {
     if (this.status === 'running' || this.status === 'done') return;
     this.status = 'running';
     this.since = this.now();
+    this.ais?.pause(false);
     this.pool.start();
     if (this.study.finished()) this.stopClock('done');
     this.bump();
@@ -74,6 +88,7 @@ export class StudyRun {
   pause(): void {
     if (this.status !== 'running') return;
     this.pool.pause();
+    this.ais?.pause(true);
     this.stopClock('paused');
     this.bump();
   }
@@ -81,6 +96,7 @@ export class StudyRun {
   /** Ends every worker (the study's numbers stay readable). */
   dispose(): void {
     for (const t of this.pool.dispose()) this.study.requeue(t);
+    this.ais?.dispose();
     if (this.status === 'running') this.stopClock('paused');
   }
 

@@ -87,6 +87,9 @@ export interface StudySnapshot {
   progress: { done: number; running: number; failed: number; total: number; fraction: number; etaMs: number | null };
   elapsedMs: number;
   verdicts: Verdict[] | null;
+  /** The study's AIS worker (a GPU study measured by AIS; null: none, or not asked yet): the
+   * models of each batch run so far, and why it failed. */
+  ais: { batches: number[]; failed: string | null; lost: string | null } | null;
 }
 
 export interface TestHook {
@@ -115,6 +118,11 @@ export interface TestHook {
   /** A study's AIS at each checkpoint with fewer particles and β than its preset's (a short
    * test on SwiftShader); null: the preset's. */
   setStudyAis(ais: { particles: number; betas: number } | null): void;
+  /** Whether a GPU study's checkpoints go to the study's AIS worker (true, the default) or each
+   * trial anneals its own (false), for the next study made. */
+  setStudyAisBatch(batch: boolean): void;
+  /** The study's AIS worker's GPU fails (as a lost device); false: there is none. */
+  loseStudyAisGpu(): boolean;
   /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
   exitWorker(id: number): void;
   /** The worker of the study's trial under way with the fewest records dies: its core panics (`crash`) or it ends
@@ -181,6 +189,7 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
         progress: s.progress(run.workers),
         elapsedMs: run.elapsedMs(),
         verdicts: app.verdicts(),
+        ais: run.ais ? { batches: run.ais.status?.batches ?? [], failed: run.ais.status?.failed ?? null, lost: run.ais.lost } : null,
       };
     },
     lanes: () =>
@@ -243,6 +252,14 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
     },
     setStudyAis: (ais) => {
       app.studyAisForTest = ais;
+    },
+    setStudyAisBatch: (batch) => {
+      app.studyAisBatch = batch;
+    },
+    loseStudyAisGpu: () => {
+      const ais = app.study?.ais;
+      ais?.loseGpu();
+      return ais !== null && ais !== undefined;
     },
     exitWorker: (id) => app.lanes.find((l) => l.id === id)?.exitWorker(),
     killTrialWorker: (how) => {

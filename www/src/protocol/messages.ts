@@ -131,7 +131,22 @@ export type ToWorker =
       /** The study's own measure at each checkpoint (a preset measured by AIS, e.g.
        * sdcp-mnist): absent, the lane's records carry their exact ATLL. */
       measure?: TrialMeasure;
+      /** A GPU trial measured by AIS: its checkpoints' models go to the study's AIS worker
+       * (`aisAsk`), which anneals them in batches with the other trials' (aisBatcher.ts). */
+      aisBatch?: boolean;
     }
+  /** Trial worker: the log-weights of checkpoint `k` of trial `id` from the study's AIS
+   * worker, or why it has none (`error`: the trial anneals the checkpoint itself). */
+  | { type: 'aisAnswer'; id: number; k: number; logWeights: Float64Array | null; error: string | null }
+  /** The study's AIS worker: anneal `request` (in a batch with the other waiting requests of its
+   * shape); the reply is `aisResult` with `key`. */
+  | { type: 'aisRequest'; key: number; request: AisRequest }
+  /** The study's AIS worker: request `key` is of no use any more (its trial stopped). */
+  | { type: 'aisCancel'; key: number }
+  /** The study's AIS worker: hold (or resume) the batch under way. */
+  | { type: 'aisPause'; paused: boolean }
+  /** The study's AIS worker, test hook: its GPU fails (a lost device). */
+  | { type: 'aisLoseGpu' }
   /** Trial worker: drop trial `id` (if it is the one under way). */
   | { type: 'trialStop'; id: number }
   /** Trial worker: hold (or resume) the trial under way. */
@@ -239,6 +254,13 @@ export type FromWorker =
    * is not where it was asked to be (`notice`); `restart`: its records so far are dropped (its
    * GPU failed and it runs again on the CPU from update 0). */
   | { type: 'trialDevice'; id: number; gpu: string | null; notice: string | null; restart: boolean }
+  /** Trial worker: checkpoint `k` of trial `id` asks the study's AIS worker for its model's
+   * log-weights (the reply is `aisAnswer`). */
+  | { type: 'aisAsk'; id: number; k: number; request: AisRequest }
+  /** The study's AIS worker: the log-weights of request `key`, or why there are none. */
+  | { type: 'aisResult'; key: number; logWeights: Float64Array | null; error: string | null }
+  /** The study's AIS worker: where it stands (aisBatcher.ts). */
+  | { type: 'aisStatus'; status: AisBatchStatus }
   /** The answer to `ping` (any worker, even before its core loads). */
   | { type: 'pong'; id: number }
   /** A lane that takes turns has work (training, an estimate, an analysis) and asks for a turn. */
@@ -262,6 +284,32 @@ export interface AisMeasure {
   dataset: string;
   particles: number;
   betas: number;
+}
+
+/** A GPU trial's checkpoint model for the study's AIS worker: forward AIS of `particles` chains
+ * over `betas` linear inverse temperatures from the base model with visible biases `base` (the
+ * test set's base rates), seeded `seed` (the core's ais_seed), on the m×n model (W row-major). */
+export interface AisRequest {
+  m: number;
+  n: number;
+  w: Float32Array;
+  b: Float32Array;
+  c: Float32Array;
+  base: Float32Array;
+  particles: number;
+  betas: number;
+  seed: number;
+}
+
+/** The study's AIS worker's state: the batch under way (models, β steps recorded of all), the
+ * models of every batch run so far, requests waiting, and why it failed (null: it did not). */
+export interface AisBatchStatus {
+  models: number;
+  done: number;
+  total: number;
+  batches: number[];
+  waiting: number;
+  failed: string | null;
 }
 
 /** The exact ATLL of the evaluation set `dataset`: log Z enumerated over the smaller layer

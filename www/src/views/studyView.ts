@@ -6,6 +6,7 @@ import { laneColour } from '../app/chartData';
 import { claimRows, claimsNote } from '../app/claims';
 import { deviceNote, lossText, progressText, studyTaus } from '../app/study';
 import type { StatSpec } from '../generated/core';
+import { studyAisText } from '../workers/studyAis';
 import { LikelihoodChart } from './chart';
 import { statModel } from './chartModel';
 import { $, el, setText } from './dom';
@@ -34,6 +35,8 @@ export class StudyView {
   private readonly progress = $('#study-progress');
   /** Where the study's trials run (study.ts deviceNote), made after the progress line. */
   private readonly device: HTMLElement;
+  /** A GPU study's AIS worker: its batch under way and its batches (studyAis.ts studyAisText). */
+  private readonly aisLine: HTMLElement;
   /** What failed trials cost the study and what it keeps (study.ts lossText). */
   private readonly lost = $('#study-lost');
   private readonly wide = $<HTMLInputElement>('#band-wide');
@@ -64,6 +67,9 @@ export class StudyView {
     this.device = el('p', { id: 'study-device', className: 'study-progress', hidden: true });
     this.device.setAttribute('role', 'status');
     this.progress.after(this.device);
+    this.aisLine = el('p', { id: 'study-ais', className: 'study-progress', hidden: true });
+    this.aisLine.setAttribute('role', 'status');
+    this.device.after(this.aisLine);
     this.wide.addEventListener('change', () => app.setWide(this.wide.checked));
     $('#export-csv').addEventListener('click', () => app.exportRun('csv', window.location.href));
     $('#export-json').addEventListener('click', () => app.exportRun('json', window.location.href));
@@ -132,6 +138,9 @@ export class StudyView {
     const device = study && run ? deviceNote(run.study.devices()) : null;
     setText(this.device, device ?? '');
     this.device.hidden = device === null;
+    const ais = study && run?.ais ? studyAisText(run.ais.status, run.ais.lost) : null;
+    setText(this.aisLine, ais ?? '');
+    this.aisLine.hidden = ais === null;
     const lost = study && run ? lossText(run.study) : null;
     setText(this.lost, lost ?? '');
     this.lost.hidden = lost === null;

@@ -6,7 +6,8 @@
 // trial reported failed. DOM-free: the unit tests drive it with fake workers.
 import type { WorkerFactory } from '../app/lane';
 import type { Trial } from '../app/study';
-import type { DataSource, FromWorker, LaneConfig, ToWorker, TrialMeasure, TrialRecord, TrialTaus } from '../protocol/messages';
+import type { AisRequest, DataSource, FromWorker, LaneConfig, ToWorker, TrialMeasure, TrialRecord, TrialTaus } from '../protocol/messages';
+import type { AisReply } from './studyAis';
 import { type WorkerSlot, WorkerSlots } from './workerSlots';
 
 /** One trial to run. */
@@ -22,6 +23,8 @@ export interface TrialJob {
   compute?: 'gpu';
   /** The study's measure at each checkpoint (absent: the records' exact ATLL). */
   measure?: TrialMeasure;
+  /** A GPU trial measured by AIS whose checkpoints go to the study's AIS worker (studyAis.ts). */
+  aisBatch?: boolean;
 }
 
 /** What the pool tells its study. */
@@ -34,6 +37,10 @@ export interface TrialPoolEvents {
   /** Where the trial runs (`gpu`: the adapter; null: the CPU), why not where asked
    * (`notice`), and whether its records so far are dropped (`restart`). */
   device?(trial: Trial, gpu: string | null, notice: string | null, restart: boolean): void;
+  /** Trial request `id` asks the study's AIS worker for a checkpoint's log-weights. */
+  ais?(id: number, request: AisRequest, reply: AisReply): void;
+  /** Trial request `id` ended: its questions to the AIS worker are of no use any more. */
+  aisCancel?(id: number): void;
 }
 
 /** Trial workers for a machine with `cores` logical cores: one per core (the page's own
@@ -64,6 +71,7 @@ export class TrialPool {
     this.workers = new WorkerSlots<Running>(factory, size, 'trials', 'a trial worker', {
       message: (slot, msg) => this.receive(slot, msg),
       broken: (slot, message) => {
+        if (slot.task) this.events.aisCancel?.(slot.task.id);
         if (slot.task) this.events.done(slot.task.trial, 0, message);
         this.pump();
       },
@@ -96,6 +104,7 @@ export class TrialPool {
   /** Ends every worker; returns the trials that were under way (to run again from the start). */
   dispose(): Trial[] {
     this.disposed = true;
+    for (const s of this.workers.slots) if (s.task) this.events.aisCancel?.(s.task.id);
     return this.workers.removeAll().flatMap((s) => (s.task ? [s.task.trial] : []));
   }
 
@@ -116,7 +125,7 @@ export class TrialPool {
       const slot = this.workers.take();
       this.seq += 1;
       slot.task = { id: this.seq, trial: job.trial };
-      const { config, dataset, source, seed, until, trial, compute, measure } = job;
+      const { config, dataset, source, seed, until, trial, compute, measure, aisBatch } = job;
       slot.worker.postMessage({
         type: 'trial',
         id: this.seq,
@@ -128,6 +137,7 @@ export class TrialPool {
         until,
         ...(compute ? { compute } : {}),
         ...(measure ? { measure } : {}),
+        ...(aisBatch ? { aisBatch } : {}),
       });
     }
   }
@@ -139,7 +149,15 @@ export class TrialPool {
       this.events.points(job.trial, msg.points, msg.taus);
     } else if (msg.type === 'trialDevice' && msg.id === job.id) {
       this.events.device?.(job.trial, msg.gpu, msg.notice, msg.restart);
+    } else if (msg.type === 'aisAsk' && msg.id === job.id) {
+      const { id, k } = msg;
+      const reply: AisReply = (logWeights, error) => {
+        if (slot.task?.id === id) slot.worker.postMessage({ type: 'aisAnswer', id, k, logWeights, error });
+      };
+      if (this.events.ais) this.events.ais(id, msg.request, reply);
+      else reply(null, 'the study has no AIS worker');
     } else if (msg.type === 'trialDone' && msg.id === job.id) {
+      this.events.aisCancel?.(job.id);
       slot.task = null;
       if (msg.fatal) this.workers.remove(slot);
       this.events.done(job.trial, msg.ms, msg.error);

@@ -17,6 +17,11 @@
 // point once its measure is in; its training time leaves the measures out, as the CLI's.
 // A GPU that fails (device lost, a refused limit) makes the trial run again on the CPU from
 // update 0, saying so (`trialDevice` with `restart`); the worker's later trials run on the CPU.
+// A GPU trial measured by AIS takes its checkpoint's AIS as a batch of its model alone
+// (`studyAis`), and with `aisBatch` sends the model to the study's AIS worker instead
+// (`aisAsk`, relayed by the page; aisBatcher.ts), which anneals it with the other trials' models
+// and answers with its log-weights (`aisAnswer`) — the same bits as the trial's own batch of one.
+// An answer without log-weights (the AIS worker failed) makes the trial anneal it itself.
 import type { AisProgress, CoreRecord, ErrorInfo } from '../generated/core';
 import {
   type DataSource,
@@ -53,7 +58,24 @@ export interface TrialLane {
   /** The exact ATLL of `dataset` under the same model, its log Z enumerated step by step (on
    * the lane's GPU for a GPU lane, never waiting; else on the CPU). Throws ErrorInfo. */
   exactMeasure(dataset: string): CoreMeasure;
+  /** A GPU lane (the GPU core's): a study's checkpoint AIS of `dataset` under the model of its
+   * latest record, to send to the study's AIS worker or to step here as a batch of this model
+   * alone (the same bits). Throws ErrorInfo. */
+  studyAis?(dataset: string, particles: number, betas: number, seed: number): StudyAisRun;
   free(): void;
+}
+
+/** A GPU trial's checkpoint AIS (the core's StudyAis): the model and base rates for the study's
+ * AIS worker, and its log-weights back from it (`accept`), or stepped here. */
+export interface StudyAisRun extends CoreEstimate {
+  readonly m: number;
+  readonly n: number;
+  weights(): Float32Array;
+  visibleBiases(): Float32Array;
+  hiddenBiases(): Float32Array;
+  baseBiases(): Float32Array;
+  /** The log-weights from the study's AIS worker: `step` then says done. Throws ErrorInfo. */
+  accept(logWeights: Float64Array): void;
 }
 
 /** A checkpoint's measure under way: an AIS run (`CoreEstimate`) or an exact enumeration. */
@@ -87,6 +109,8 @@ interface Checkpoint {
   run: CoreMeasure | null;
   /** Steps per slice. */
   chunk: number;
+  /** Its model is with the study's AIS worker: the trial waits for `aisAnswer`. */
+  asked?: boolean;
 }
 
 interface Job {
@@ -157,6 +181,9 @@ export class TrialRunner {
       case 'trialStop':
         if (this.job?.id === msg.id || this.loadingId === msg.id) this.drop();
         return true;
+      case 'aisAnswer':
+        this.answer(msg.id, msg.k, msg.logWeights, msg.error);
+        return true;
       case 'loseGpu':
         // Test hook: the GPU of the trial under way fails (a lane's worker: its lane's, below).
         if (!this.job?.lane.gpu) return false;
@@ -176,8 +203,8 @@ export class TrialRunner {
     }
   }
 
-  private post(msg: FromWorker): void {
-    this.host.post(msg);
+  private post(msg: FromWorker, transfer: Transferable[] = []): void {
+    this.host.post(msg, transfer);
   }
 
   private drop(): void {
@@ -384,13 +411,55 @@ export class TrialRunner {
     job.tickEnd = end;
   }
 
+  /** The study's AIS worker's answer for checkpoint `k` of trial `id`: its log-weights, or
+   * (`error`) none, and the trial anneals the checkpoint itself. */
+  private answer(id: number, k: number, logWeights: Float64Array | null, error: string | null): void {
+    const job = this.job;
+    const cp = job?.pending;
+    if (!job || job.id !== id || job.k !== k || !cp?.asked || !cp.run) return;
+    cp.asked = false;
+    if (logWeights && error === null) {
+      try {
+        (cp.run as StudyAisRun).accept(logWeights);
+      } catch (e) {
+        this.fail(job.id, e);
+        return;
+      }
+    } else {
+      // Its own AIS from here on: the same numbers, only later.
+      job.msg = { ...job.msg, aisBatch: false };
+    }
+    this.kick();
+  }
+
   /** One slice of checkpoint `cp`'s measure; its point once the measure is in. */
   private estimateSlice(job: Job, measure: TrialMeasure, cp: Checkpoint, start: number): void {
-    if (!cp.run)
-      cp.run =
-        'exact' in measure
-          ? job.lane.exactMeasure(measure.dataset)
-          : job.lane.ais(measure.dataset, measure.particles, measure.betas, this.core.aisSeed(job.seed, job.k), false);
+    if (cp.asked) return; // with the study's AIS worker: `answer` resumes it
+    if (!cp.run) {
+      const seed = this.core.aisSeed(job.seed, job.k);
+      if ('exact' in measure) cp.run = job.lane.exactMeasure(measure.dataset);
+      else if (job.lane.gpu && job.lane.studyAis) {
+        const run = job.lane.studyAis(measure.dataset, measure.particles, measure.betas, seed);
+        cp.run = run;
+        if (job.msg.aisBatch) {
+          const request = {
+            m: run.m,
+            n: run.n,
+            w: run.weights(),
+            b: run.visibleBiases(),
+            c: run.hiddenBiases(),
+            base: run.baseBiases(),
+            particles: measure.particles,
+            betas: measure.betas,
+            seed,
+          };
+          cp.asked = true;
+          this.clock(job, start);
+          this.post({ type: 'aisAsk', id: job.id, k: job.k, request }, [request.w.buffer, request.b.buffer, request.c.buffer, request.base.buffer]);
+          return;
+        }
+      } else cp.run = job.lane.ais(measure.dataset, measure.particles, measure.betas, seed, false);
+    }
     const t0 = this.host.now();
     const p = cp.run.step(cp.chunk);
     const elapsed = Math.max(0, this.host.now() - t0);

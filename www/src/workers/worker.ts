@@ -9,13 +9,16 @@
 // data into that module too, and builds the lane there. Where that fails (no WebGPU adapter,
 // a refused device, an algorithm the page runs on the CPU only) the lane runs on the CPU and
 // its card says why. A study's trial asked for the GPU (`trial` with `compute: 'gpu'`) is
-// prepared the same way and built by the same `newLane`.
+// prepared the same way and built by the same `newLane`. A GPU study's AIS worker is this
+// script too, sent `aisRequest`s (aisBatcher.ts): it loads the GPU core and opens the GPU on the
+// first.
 import * as cpuCore from '../../pkg/rbm_playground.js';
 import init, { aisSeed, lastPanic, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
 import type * as GpuCore from '../../pkg-gpu/rbm_playground.js';
 import type { LoadedSet } from '../generated/core';
 import type { DataSource } from '../protocol/messages';
 import { epochNow, type FromWorker, type ToWorker } from '../protocol/messages';
+import { AisBatcher, type AisBatchRun } from './aisBatcher';
 import { type DataCore, loadSource } from './dataLoad';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
 import { type TrialCore, type TrialLane, TrialRunner } from './trialRunner';
@@ -126,10 +129,42 @@ const trialCore: TrialCore = {
   aisSeed: (seed, k) => aisSeed(seed, k),
 };
 
+/** The study's AIS batches (this worker as a GPU study's AIS worker), or why it has no GPU. */
+let aisService: Promise<AisBatcher | string> | null = null;
+const aisSchedule = zeroDelayScheduler();
+
+/** Handles a message to the study's AIS worker; false for any other. */
+function aisMessage(msg: ToWorker): boolean {
+  if (msg.type !== 'aisRequest' && msg.type !== 'aisCancel' && msg.type !== 'aisPause' && msg.type !== 'aisLoseGpu') return false;
+  aisService ??= prepareGpu(undefined).then(
+    () => {
+      const g = gpuCore as typeof GpuCore;
+      return new AisBatcher(
+        { room: (m, n, p) => g.aisBatchRoom(m, n, p), newBatch: (p, b) => g.newAisBatch(p, b) as unknown as AisBatchRun },
+        { post: host.post, now: host.now, schedule: (fn, ms) => (ms > 0 ? setTimeout(fn, ms) : aisSchedule(fn)) },
+      );
+    },
+    (e: unknown) => `the study's AIS worker has no GPU (${errorMessage(e)})`,
+  );
+  // In order: each message's handler runs after the earlier ones'.
+  void aisService.then((b) => {
+    if (typeof b === 'string') {
+      if (msg.type === 'aisRequest') host.post({ type: 'aisResult', key: msg.key, logWeights: null, error: b });
+      return;
+    }
+    if (msg.type === 'aisRequest') b.add(msg.key, msg.request);
+    else if (msg.type === 'aisCancel') b.cancel(msg.key);
+    else if (msg.type === 'aisPause') b.pause(msg.paused);
+    else b.loseGpuForTest();
+  });
+  return true;
+}
+
 let runner: LaneRunner | null = null;
 let trials: TrialRunner | null = null;
 const early: ToWorker[] = [];
 const handle = (msg: ToWorker) => {
+  if (aisMessage(msg)) return;
   if (!trials?.handle(msg)) runner?.handle(msg);
 };
 /** Messages held while the GPU is prepared for a configuration (handled in order after). */
