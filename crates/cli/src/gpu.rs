@@ -70,11 +70,12 @@ pub struct SpeedCmd {
     /// Seconds each workload runs for (after a warm-up)
     #[arg(long, default_value_t = 1.0)]
     min_seconds: f64,
-    /// Only batch 100 and 1 000 (no batch 10 000), AIS at 1 000 β, exact 784×16 and 784×20
+    /// Only batch 100 and 1 000 (no batch 10 000), AIS at 1 000 β, the study job at 2 000
+    /// updates, exact 784×16 and 784×20
     #[arg(long)]
     quick: bool,
-    /// Only these workloads (comma-separated: gibbs, pcd, ais, ais-batch, exact)
-    #[arg(long, value_delimiter = ',', value_parser = ["gibbs", "pcd", "ais", "ais-batch", "exact"])]
+    /// Only these workloads (comma-separated: gibbs, pcd, ais, ais-batch, study, exact)
+    #[arg(long, value_delimiter = ',', value_parser = ["gibbs", "pcd", "ais", "ais-batch", "study", "exact"])]
     only: Vec<String>,
 }
 
@@ -93,8 +94,9 @@ pub fn devices(_: DevicesCmd, out: &mut Out) -> CliResult {
 
 /// Measures the GPU engine: Gibbs sweeps on 784×500 at batch 100, 1 000 and 10 000, and PCD-1
 /// training rows per second at batch 100, seconds for AIS (100 particles × 1 000 and 10 000 β)
-/// on 784×500, alone and as a batch of 40 models (a paper-scale study's checkpoint), and
-/// seconds for the exact log Z of 784×20 and 784×25 models.
+/// on 784×500, alone and as a batch of 40 models (a paper-scale study's checkpoint), seconds
+/// for the whole `sdcp-shifting-bar` study as one GPU job, and seconds for the exact log Z of
+/// 784×20 and 784×25 models.
 pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     if a.device != "gpu" {
         return fail(format!(
@@ -133,6 +135,12 @@ pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     if run("ais-batch") {
         let s = speed::ais_batch(&dev, m, n, models, 100, k)?;
         out.line(&json!({"workload": format!("ais_batch_{models}x784x500_100x{k}"), "value": s, "unit": "s", "per_model_s": s / models as f64, "arithmetic": "f32, log-weights in double-single", "device": label}))?;
+    }
+    // A small-data study's 250 trials as one job (the preset's 50 000 updates; --quick 2 000).
+    let iters = if a.quick { 2_000 } else { 50_000 };
+    if run("study") {
+        let s = speed::study_job(&dev, iters)?;
+        out.line(&json!({"workload": format!("study_sdcp_shifting_bar_250x{iters}"), "value": s, "unit": "s", "updates_per_s": 250.0 * iters as f64 / s, "arithmetic": "f32, exact ATLL in f64 on the host", "device": label}))?;
     }
     let sizes: &[usize] = if a.quick { &[16, 20] } else { &[20, 25] };
     for &k in sizes.iter().filter(|_| run("exact")) {

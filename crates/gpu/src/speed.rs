@@ -161,3 +161,29 @@ pub fn ais_batch(
     crate::ais::log_z_batch(dev, &runs(betas))?;
     Ok(t0.elapsed().as_secs_f64())
 }
+
+/// Seconds for the whole `sdcp-shifting-bar` study (its 10 lanes × 25 trials, `iters` updates
+/// each, checkpoints every 100) as one GPU job ([`crate::study::StudyJob`]), the records made
+/// on the host as `rbm reproduce` makes them, after a warm-up job of 100 updates (compiling the
+/// kernel). The goal: 50 000 updates in ≤ 5 s on an H100.
+pub fn study_job(dev: &Arc<Device>, iters: u64) -> Result<f64> {
+    use rbm_core::experiments::{find_preset, trials::Study, trials::StudyRequest};
+    let run = |iters: u64| -> Result<f64> {
+        let req = StudyRequest {
+            iters: Some(iters),
+            every: Some(100),
+            ..Default::default()
+        };
+        let study = Study::new(find_preset("sdcp-shifting-bar")?, &req, 1)?;
+        let mut plans = Vec::new();
+        for g in 0..study.groups.len() {
+            plans.extend(study.job_plans(g)?);
+        }
+        let t0 = Instant::now();
+        let mut job = crate::study::StudyJob::new(dev.clone());
+        study.run_job(&mut job, &plans, None, &mut |_| {})?;
+        Ok(t0.elapsed().as_secs_f64())
+    };
+    run(100)?;
+    run(iters)
+}
