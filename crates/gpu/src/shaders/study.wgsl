@@ -95,21 +95,22 @@ fn sweeps(th: u32, v: u32, h: u32, hp: u32, count: u32, k: u32, upd: u32, per: u
     return j;
 }
 
-// Statistics sums at st: [Σ_r v_r hp_rᵀ | Σ v | Σ hp] over `rows` rows, and the count.
-fn sums(st: u32, data: bool, v: u32, hp: u32, rows: u32) {
+// Statistics sums at st: [Σ_r v_r hw_rᵀ | Σ v | Σ hs] over `rows` rows, and the count (hw = hs
+// = E[h|v]; the centered sums' weights take hw = h − λ).
+fn sums(st: u32, data: bool, v: u32, hw: u32, hs: u32, rows: u32) {
     let mn = m * n;
     for (var e = lid; e < mn + m + n; e += WG) {
         var s = 0.0;
         if (e < mn) {
             let i = e / n;
             let jj = e % n;
-            for (var r = 0u; r < rows; r++) { s = s + src(data, v + r * m + i) * out0[base + hp + r * n + jj]; }
+            for (var r = 0u; r < rows; r++) { s = s + src(data, v + r * m + i) * out0[base + hw + r * n + jj]; }
         } else if (e < mn + m) {
             let i = e - mn;
             for (var r = 0u; r < rows; r++) { s = s + src(data, v + r * m + i); }
         } else {
             let jj = e - mn - m;
-            for (var r = 0u; r < rows; r++) { s = s + out0[base + hp + r * n + jj]; }
+            for (var r = 0u; r < rows; r++) { s = s + out0[base + hs + r * n + jj]; }
         }
         out0[base + st + e] = s;
     }
@@ -144,30 +145,14 @@ fn centered_sums(st: u32, off: u32, data: bool, v: u32, hp: u32, rows: u32, hc: 
         out0[base + hc + e] = out0[base + hp + e] - out0[base + off + m + e % n];
     }
     sync();
+    sums(st, data, v, hc, hp, rows);
     let mn = m * n;
-    for (var e = lid; e < mn + m + n; e += WG) {
-        var s = 0.0;
-        if (e < mn) {
-            let i = e / n;
-            let jj = e % n;
-            for (var r = 0u; r < rows; r++) { s = s + src(data, v + r * m + i) * out0[base + hc + r * n + jj]; }
-        } else if (e < mn + m) {
-            let i = e - mn;
-            for (var r = 0u; r < rows; r++) { s = s + src(data, v + r * m + i); }
-        } else {
-            let jj = e - mn - m;
-            for (var r = 0u; r < rows; r++) { s = s + out0[base + hp + r * n + jj]; }
-        }
-        out0[base + st + e] = s;
-    }
-    sync();
     for (var e = lid; e < mn; e += WG) {
         let i = e / n;
         let jj = e % n;
         let sh = out0[base + st + mn + m + jj];
         out0[base + st + e] = out0[base + st + e] - out0[base + off + i] * (sh - f32(rows) * out0[base + off + m + jj]);
     }
-    if (lid == 0u) { out0[base + st + mn + m + n] = f32(rows); }
     sync();
 }
 
@@ -211,12 +196,12 @@ fn study(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: v
                 }
                 case 2u: { j = sweeps(a1, a2, a3, a4, a5, a6, upd, per, j); }
                 // Chain statistics: v, hp, count, stats.
-                case 3u: { sums(a4, false, a1, a2, a3); }
+                case 3u: { sums(a4, false, a1, a2, a2, a3); }
                 // Positive phase: θ, stats.
                 case 4u: {
                     layer(true, 0u, rows, a1, true, 1u, s_hp, vec2<u32>(0u));
                     sync();
-                    sums(a2, true, 0u, s_hp, rows);
+                    sums(a2, true, 0u, s_hp, s_hp, rows);
                 }
                 // Mean-field statistics: θ, stats.
                 case 5u: {
@@ -226,7 +211,7 @@ fn study(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: v
                     sync();
                     layer(false, s_v1, rows, a1, true, 1u, s_hp, vec2<u32>(0u));
                     sync();
-                    sums(a2, false, s_v1, s_hp, rows);
+                    sums(a2, false, s_v1, s_hp, s_hp, rows);
                 }
                 // Step: θ, pos, neg, grad, vel, λ, μ, fixed rate?, rate.
                 case 6u: {
