@@ -15,6 +15,7 @@
 use super::common::{
     entropy_seed, fail, load_data, parallel, threads, CliResult, Failure, Out, Progress,
 };
+use super::jobs::{self, Work};
 use super::reproduce::band;
 use clap::Args;
 use rbm_core::cost::{duration, CLI};
@@ -38,6 +39,8 @@ pub struct ExploreCmd {
     preset: String,
     #[command(flatten)]
     study: super::study_args::StudyArgs,
+    #[command(flatten)]
+    device: super::gpu::DeviceArgs,
     /// Trials per cell and lane, seeded as `rbm reproduce` seeds trials 0..N [default: the
     /// preset's at --scale]
     #[arg(long)]
@@ -146,6 +149,10 @@ struct Header<'a> {
     own_init_sigma: f64,
     /// Cells in the whole grid.
     cells: usize,
+    /// With `--device gpu`: "gpu: " and the adapter (the lanes a GPU job takes train there,
+    /// their draws the GPU's own: a grid's numbers are its device's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// The second line: the cells that follow.
@@ -277,6 +284,7 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
         let own = is_preset_point(p, &s)?;
         studies.push((s, own, study));
     }
+    let gpu = a.device.open()?;
     let s0 = &studies[0].2;
     let lanes: Vec<&'static str> = s0.groups.iter().map(|&(li, _)| p.lanes[li].label).collect();
     out.line(&Header {
@@ -303,6 +311,7 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
         },
         own_init_sigma: own_init_sigma(p.init),
         cells: grid.len(),
+        device: gpu.as_deref().map(|d| super::gpu::label(Some(d))),
     })?;
     out.line(&Range {
         kind: "range",
@@ -345,40 +354,59 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
     let mut slots: Vec<Option<TrialRun>> = (0..items).map(|_| None).collect();
     let (mut next, mut done) = (0usize, 0u64);
     let mut failure_: Option<Failure> = None;
-    let runs = s0.runs;
+    // Each cell's work (with a GPU, one job of the lanes a job takes), cell after cell.
+    let works: Vec<(usize, Work)> = studies
+        .iter()
+        .enumerate()
+        .flat_map(|(c, (_, _, st))| {
+            jobs::works(st, gpu.as_ref(), c == 0)
+                .into_iter()
+                .map(move |w| (c, w))
+        })
+        .collect();
     parallel(
-        items,
+        works.len(),
         threads,
-        |idx| {
-            let (c, rest) = (idx / per_cell, idx % per_cell);
-            let (g, r) = (rest / runs, rest % runs);
-            let st = &studies[c].2;
-            st.trial(g, st.first + r, None)
+        |w| {
+            let (c, work) = &works[w];
+            let st = &studies[*c].2;
+            let ran = match work {
+                Work::Job(dev, plans) => jobs::job(st, dev, plans, false),
+                Work::One(idx) => vec![(*idx, jobs::one(st, gpu.as_ref(), *idx, false))],
+            };
+            ran.into_iter()
+                .map(|(idx, r)| (c * per_cell + idx, r.map(|t| t.run)))
+                .collect::<Vec<_>>()
         },
-        |idx, res| {
-            match res {
-                Ok(run) => {
-                    slots[idx] = Some(run);
-                    done += 1;
-                    progress.tick(done);
-                    while next < studies.len()
-                        && slots[next * per_cell..(next + 1) * per_cell]
-                            .iter()
-                            .all(Option::is_some)
-                    {
-                        let trials: Vec<TrialRun> = slots[next * per_cell..(next + 1) * per_cell]
-                            .iter_mut()
-                            .map(|t| t.take().expect("checked"))
-                            .collect();
-                        let (s, own, st) = &studies[next];
-                        if let Err(e) = print_cell(out, first + next, s, *own, st, trials) {
-                            failure_ = Some(e);
-                            return false;
-                        }
-                        next += 1;
+        |_, results| {
+            for (idx, res) in results {
+                match res {
+                    Ok(run) => {
+                        slots[idx] = Some(run);
+                        done += 1;
+                    }
+                    Err(e) => {
+                        failure_ = Some(e.into());
+                        return false;
                     }
                 }
-                Err(e) => failure_ = Some(e.into()),
+            }
+            progress.tick(done);
+            while next < studies.len()
+                && slots[next * per_cell..(next + 1) * per_cell]
+                    .iter()
+                    .all(Option::is_some)
+            {
+                let trials: Vec<TrialRun> = slots[next * per_cell..(next + 1) * per_cell]
+                    .iter_mut()
+                    .map(|t| t.take().expect("checked"))
+                    .collect();
+                let (s, own, st) = &studies[next];
+                if let Err(e) = print_cell(out, first + next, s, *own, st, trials) {
+                    failure_ = Some(e);
+                    return false;
+                }
+                next += 1;
             }
             failure_.is_none()
         },
@@ -497,7 +525,7 @@ pub fn merge(files: &[(String, String)], out: &mut Out) -> CliResult {
                         }
                         Some((h, f0)) if h != line => {
                             return fail(format!(
-                                "{file} and {f0} are of different grids (preset, seed, length, lanes or axes differ)"
+                                "{file} and {f0} are of different grids (preset, seed, length, lanes, axes or device differ)"
                             ))
                         }
                         _ => {}

@@ -31,6 +31,7 @@ mod estimators;
 mod explore;
 mod gpu;
 mod grad;
+mod jobs;
 mod loglik;
 mod mixing;
 mod reproduce;

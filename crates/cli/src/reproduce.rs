@@ -17,18 +17,17 @@
 //! the crate keeps no native-only dependency beyond clap.
 
 use super::common::{entropy_seed, fail, load_data, parallel, threads, CliResult, Failure, Out};
+use super::jobs::{self, Work};
 use clap::Args;
 use rbm_core::cost::{duration, CLI};
 use rbm_core::engine::Engine;
 use rbm_core::experiments::claims::{self, BandPoint, LaneBand, Verdict};
-use rbm_core::experiments::jobs::TrialPlan;
 use rbm_core::experiments::trials::{
     summarize, trial_seed, Checkpoint, Study, StudyCost, Summary, TrialRun,
 };
 use rbm_core::experiments::{find_preset, AisSpec, Preset, Scale};
 use rbm_core::train::Record;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Options of `rbm reproduce`.
@@ -248,31 +247,13 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     let mut slots: Vec<Option<Trial>> = (0..groups * runs).map(|_| None).collect();
     let mut next = 0;
     let mut failure: Option<Failure> = None;
-    let works = works(&study, gpu.as_ref());
+    let works = jobs::works(&study, gpu.as_ref(), true);
     parallel(
         works.len(),
         threads,
         |w| match &works[w] {
-            Work::Job(dev, plans) => job(&study, dev, plans),
-            Work::One(idx) => {
-                let (g, r) = (idx / runs, first + idx % runs);
-                let t = Instant::now();
-                let mut clock = || t.elapsed().as_secs_f64();
-                let algo = study.preset.lanes[study.groups[g].0].algo;
-                let run = match &gpu {
-                    Some(dev) if <rbm_gpu::Gpu as Engine>::runs(algo) => {
-                        study.trial_on::<rbm_gpu::Gpu>(dev, g, r, Some(&mut clock))
-                    }
-                    _ => study.trial(g, r, Some(&mut clock)),
-                };
-                vec![(
-                    *idx,
-                    run.map(|run| Trial {
-                        run,
-                        seconds: t.elapsed().as_secs_f64(),
-                    }),
-                )]
-            }
+            Work::Job(dev, plans) => jobs::job(&study, dev, plans, true),
+            Work::One(idx) => vec![(*idx, jobs::one(&study, gpu.as_ref(), *idx, true))],
         },
         |_, results| {
             for (idx, res) in results {
@@ -322,93 +303,6 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
         return Ok(());
     }
     report.finish(out, wall.elapsed().as_secs_f64(), threads)
-}
-
-/// What `rbm reproduce` runs: with a GPU, one job of every trial of the lanes it can take
-/// together (small models on full batches: `rbm_gpu::study`), and every other trial alone.
-enum Work {
-    Job(Arc<rbm_gpu::Device>, Vec<TrialPlan>),
-    One(usize),
-}
-
-/// The study's work: the GPU's job first (it runs beside the CPU's trials), then the trials
-/// (index group·runs + trial) it does not take. A lane left out of the job says why on stderr.
-fn works(study: &Study, gpu: Option<&Arc<rbm_gpu::Device>>) -> Vec<Work> {
-    let (groups, runs) = (study.groups.len(), study.runs);
-    let mut plans = Vec::new();
-    let mut in_job = vec![false; groups];
-    if gpu.is_some() {
-        for (g, taken) in in_job.iter_mut().enumerate() {
-            let lane = &study.preset.lanes[study.groups[g].0];
-            if !<rbm_gpu::Gpu as Engine>::runs(lane.algo) {
-                continue;
-            }
-            match study
-                .job_plans(g)
-                .and_then(|p| rbm_gpu::study::fits(&p).map(|()| p))
-            {
-                Ok(p) => {
-                    plans.extend(p);
-                    *taken = true;
-                }
-                Err(e) if g == 0 || study.groups[g].0 != study.groups[g - 1].0 => {
-                    eprintln!(
-                        "note: {} trains its trials one by one on the GPU: {e}",
-                        lane.label
-                    )
-                }
-                Err(_) => {}
-            }
-        }
-        if !plans.is_empty() {
-            let lanes = in_job.iter().filter(|&&t| t).count();
-            eprintln!(
-                "note: {} trials of {lanes} lane(s) train together as one GPU job",
-                plans.len()
-            );
-        }
-    }
-    let mut works = Vec::new();
-    if let (Some(dev), false) = (gpu, plans.is_empty()) {
-        works.push(Work::Job(dev.clone(), plans));
-    }
-    works.extend(
-        (0..groups * runs)
-            .filter(|idx| !in_job[idx / runs])
-            .map(Work::One),
-    );
-    works
-}
-
-/// The trials of `plans` as one GPU job: each trial's records, timed by the job (its training
-/// time to each checkpoint; its `seconds`, the job's wall time shared equally by its trials).
-fn job(
-    study: &Study,
-    dev: &Arc<rbm_gpu::Device>,
-    plans: &[TrialPlan],
-) -> Vec<(usize, Result<Trial, rbm_core::Error>)> {
-    let t = Instant::now();
-    let mut clock = || t.elapsed().as_secs_f64();
-    let mut job = rbm_gpu::study::StudyJob::new(dev.clone());
-    let runs = study.run_job(&mut job, plans, Some(&mut clock), &mut |_| {});
-    let share = t.elapsed().as_secs_f64() / plans.len().max(1) as f64;
-    let index = |p: &TrialPlan| p.group * study.runs + p.trial - study.first;
-    match runs {
-        Ok(runs) => plans
-            .iter()
-            .zip(runs)
-            .map(|(p, run)| {
-                (
-                    index(p),
-                    Ok(Trial {
-                        run,
-                        seconds: share,
-                    }),
-                )
-            })
-            .collect(),
-        Err(e) => plans.iter().map(|p| (index(p), Err(e.clone()))).collect(),
-    }
 }
 
 /// A study estimated longer than this (seconds) is announced on stderr, with its estimate,

@@ -321,3 +321,45 @@ fn a_grid_run_with_gnu_parallel_summarizes_to_the_whole_run() {
     let merged = parse(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(without_timing(merged), without_timing(parse(&stdout(GRID))));
 }
+
+/// `rbm explore --device gpu` trains each cell's lanes as one GPU job (stderr says so once):
+/// every cell and claim comes out, the header names the GPU, the job's own numbers differ from
+/// the CPU's, and a GPU part does not merge with a CPU part.
+#[test]
+fn a_grid_on_the_gpu_trains_each_cell_as_one_job() {
+    let out = rbm(&[GRID, &["--device", "gpu", "--threads", "2"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("train together as one GPU job").count(),
+        1,
+        "{err}"
+    );
+    let gpu = parse(&String::from_utf8(out.stdout).unwrap());
+    assert!(gpu[0]["device"].as_str().unwrap().starts_with("gpu: "));
+    let cpu = parse(&stdout(GRID));
+    let kinds = |v: &[Value]| v.iter().map(|l| l["type"].clone()).collect::<Vec<_>>();
+    assert_eq!(kinds(&gpu), kinds(&cpu), "the same lines, cell by cell");
+    let finals = |v: &[Value]| {
+        v.iter()
+            .filter(|l| l["type"] == "lane")
+            .map(|l| l["final"]["median"].as_f64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_ne!(finals(&gpu), finals(&cpu), "the GPU's own draws");
+    let a = Temp::new(
+        "gpu-part.jsonl",
+        &stdout(&[GRID, &["--device", "gpu", "--cells", "0..3"]].concat()),
+    );
+    let b = Temp::new(
+        "cpu-part.jsonl",
+        &stdout(&[GRID, &["--cells", "4..7"]].concat()),
+    );
+    let merged = rbm(&["summarize", a.path(), b.path()]);
+    assert!(!merged.status.success());
+    let err = String::from_utf8_lossy(&merged.stderr);
+    assert!(
+        err.contains("different grids") && err.contains("device"),
+        "{err}"
+    );
+}
