@@ -181,11 +181,11 @@ pub const POS: Slot = 3;
 pub struct Program {
     /// The algorithm's name.
     pub algo: &'static str,
-    /// Visible and hidden units.
+    /// Visible units.
     pub m: usize,
     /// Hidden units.
     pub n: usize,
-    /// Rows of the training data and of a mini-batch.
+    /// Rows of the training data.
     pub data_rows: usize,
     /// Rows of a mini-batch.
     pub batch_rows: usize,
