@@ -446,7 +446,7 @@ test('the sampler view offers Compute with the adapter, samples on the GPU by de
       [device, n],
       { timeout: 240_000, polling: 250 },
     );
-  await arrived('gpu', 20);
+  await arrived('gpu', 10);
   assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
   assert.match(await page.textContent('#samplers .sampler-device'), /^Samples drawn on the GPU \(WebGPU: .+\)\.$/);
   assert.match(await page.textContent('#samplers .isl-device'), /samples drawn on the GPU \(WebGPU: /);
@@ -478,7 +478,7 @@ test('the sampler view offers Compute with the adapter, samples on the GPU by de
     await page.textContent('#samplers .sampler-device'),
     /^The GPU stopped \(.+\): the samplers start again on the CPU\. Samples drawn on the CPU \(wasm\)\.$/,
   );
-  await arrived('cpu', 20);
+  await arrived('cpu', 10);
   assert.doesNotMatch(await page.textContent('#samplers .sampler-status'), /stopped/);
   for (const t of await page.$$eval('#samplers .sampler-stats', (els) => els.map((e) => e.textContent))) assert.doesNotMatch(t, /GPU/);
   assert.equal(await page.textContent('#samplers .isl-device'), '');

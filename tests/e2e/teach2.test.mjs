@@ -143,7 +143,9 @@ test("a live learning-rate edit keeps the running lane's curve and changes its Î
   let lane = (await lanes(page))[1];
   assert.deepEqual([lane.gen, lane.options.k], [after.gen, 1]);
   assert.equal(await page.inputValue('#lane-1-k'), '1', 'the input shows the value in use again');
-  // `r` asks too.
+  // `r` asks too, naming every lane past 10 s of training (both: they started together, but a
+  // loaded machine may hold one back a moment).
+  await page.waitForFunction(() => window.__rbm.lanes().every((l) => l.elapsed >= 10_000), null, { timeout: 60_000 });
   await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press('r');
   await page.waitForTimeout(200);
