@@ -486,3 +486,61 @@ test('the sampler view offers Compute with the adapter, samples on the GPU by de
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// A small-data study with the GPU chosen (issue 30: "a study's trials run as one batched GPU
+// job"): the trials of every lane of sdcp-bas3 train together as one job in one worker. Tiny for
+// SwiftShader: 2 trials of 200 updates, checkpoints every 100. Its bands are drawn, its trials
+// say GPU, its line says how many trials of how many lanes trained as one GPU job — and its
+// update-0 checkpoint is the CPU study's (the seed's starting model, measured on the host in f64).
+const JOB_STUDY = 'preset=sdcp-bas3&trials=2&stop=200&every=100&seed=3';
+
+/** Runs JOB_STUDY on `env`'s browser under `compute` to its end: the study snapshot, the job
+ * line and the device line. */
+async function jobStudy(env, compute) {
+  // The preset's live lanes are built on SwiftShader first: room for them on a busy machine.
+  const { page, errors } = await openMnist(env.browser, `${env.server.url}#${JOB_STUDY}&compute=${compute}`);
+  await press(page, '#run');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  await page.waitForFunction(() => window.__rbm.drawn());
+  const study = await page.evaluate(() => window.__rbm.study());
+  const line = (await page.isHidden('#study-ais')) ? null : await page.textContent('#study-ais');
+  const device = (await page.isHidden('#study-device')) ? null : await page.textContent('#study-device');
+  assert.deepEqual(errors, []);
+  await page.close();
+  return { study, line, device };
+}
+
+test("a small-data study on the GPU trains its lanes' trials as one GPU job, says so, and starts from the CPU study's checkpoint", {
+  timeout: 600_000,
+}, async () => {
+  const gpuRun = await jobStudy(gpu, 'gpu');
+  const lanesRun = gpuRun.study.lanes;
+  const trials = lanesRun.reduce((a, l) => a + l.trials.length, 0);
+  assert.match(gpuRun.line ?? '', new RegExp(`^${trials} trials of ${lanesRun.length} lanes train together as one GPU job on .+, update 200 of 200\\.$`));
+  assert.match(gpuRun.device ?? '', /^Device: GPU \(WebGPU, f32\): /);
+  for (const l of lanesRun) {
+    for (const t of l.trials) {
+      assert.equal(t.state, 'done', `${l.label} trial ${t.index}: ${t.message}`);
+      assert.ok(t.gpu, `${l.label} trial ${t.index} ran on the GPU`);
+      assert.deepEqual(t.iters, [0, 100, 200]);
+      assert.ok(
+        t.atll.every((a) => Number.isFinite(a) && a < 0),
+        `${l.label} ATLL ${t.atll}`,
+      );
+    }
+    assert.ok(
+      l.bands.every((b) => b && b.trials === 2 && Number.isFinite(b.median)),
+      `${l.label} bands: ${JSON.stringify(l.bands)}`,
+    );
+  }
+  const cpuRun = await jobStudy(gpu, 'cpu');
+  assert.equal(cpuRun.line, null, 'a CPU study has no job');
+  for (const [i, l] of lanesRun.entries()) {
+    const cpu = cpuRun.study.lanes[i];
+    for (const t of l.trials) {
+      const c = cpu.trials[t.index];
+      assert.equal(t.atll[0], c.atll[0], `${l.label} trial ${t.index}: update 0's ATLL is the CPU study's`);
+      assert.deepEqual(t.stats[0], c.stats[0], `${l.label} trial ${t.index}: update 0's statistics`);
+    }
+  }
+});

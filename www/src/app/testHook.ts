@@ -128,8 +128,6 @@ export interface TestHook {
   setStudyJobs(on: boolean): void;
   /** The study's GPU job's device fails (a lost device); false when there is no job. */
   loseStudyJobGpu(): boolean;
-  /** The study's trials' records: per lane, per trial, its points' (iter, atll), and its device. */
-  studyTrials(): { lane: number; index: number; state: string; gpu: string | null; points: { iter: number; atll: number }[] }[][];
   /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
   exitWorker(id: number): void;
   /** The worker of the study's trial under way with the fewest records dies: its core panics (`crash`) or it ends
@@ -267,10 +265,6 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
       app.studyJobs = on;
     },
     loseStudyJobGpu: () => app.study?.loseJobGpu() ?? false,
-    studyTrials: () =>
-      app.study?.study.trials.map((ts) =>
-        ts.map((t) => ({ lane: t.lane, index: t.index, state: t.state, gpu: t.gpu ?? null, points: t.points.map((p) => ({ iter: p.iter, atll: p.atll })) })),
-      ) ?? [],
     loseStudyAisGpu: () => {
       const ais = app.study?.ais;
       ais?.loseGpu();
