@@ -544,3 +544,27 @@ test("a small-data study on the GPU trains its lanes' trials as one GPU job, say
     }
   }
 });
+
+test("a study's GPU job that loses its GPU gives its trials back to the CPU from update 0, saying why, and the study ends", {
+  timeout: 300_000,
+}, async () => {
+  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#preset=sdcp-bas3&trials=2&stop=3000&every=1000&seed=3&compute=gpu`);
+  await press(page, '#run');
+  // Once the job has started (its line is up), its GPU fails (a driver reset).
+  await page.waitForFunction(() => /train together as one GPU job/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
+    timeout: 120_000,
+    polling: 50,
+  });
+  assert.equal(await page.evaluate(() => window.__rbm.loseStudyJobGpu()), true);
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  const study = await page.evaluate(() => window.__rbm.study());
+  for (const l of study.lanes)
+    for (const t of l.trials) {
+      assert.equal(t.state, 'done', `${l.label} trial ${t.index}: ${t.message}`);
+      assert.equal(t.gpu, null, `${l.label} trial ${t.index} ran again on the CPU`);
+      assert.deepEqual(t.iters, [0, 1000, 2000, 3000]);
+    }
+  assert.match(await page.textContent('#study-ais'), /^GPU job: .+; its trials run again on the CPU, trial by trial\.$/);
+  assert.match(await page.textContent('#study-device'), /The GPU job stopped \(.+\): its trials run again on the CPU from update 0\./);
+  assert.deepEqual(errors, []);
+});
