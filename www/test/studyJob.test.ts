@@ -94,6 +94,28 @@ describe('a study offering its lanes to one GPU job', () => {
     expect(run.study.trials.flat().every((t) => t.notice === 'On the CPU: the trials could not run as one GPU job (boom).')).toBe(true);
   });
 
+  it('gives every lane back, on the GPU trial by trial, when the job takes none', () => {
+    const { run, job, trialsPosted } = makeRun(1);
+    run.start();
+    job().reply({
+      type: 'studyJobStarted',
+      id: 1,
+      gpu: 'G',
+      lanes: [],
+      trials: 0,
+      refused: [
+        { lane: 0, why: 'a' },
+        { lane: 1, why: 'b' },
+      ],
+    });
+    job().reply({ type: 'studyJobDone', id: 1, ms: 0, error: null });
+    const posted = trialsPosted() as Extract<ToWorker, { type: 'trial' }>[];
+    expect(posted).toHaveLength(2);
+    expect(posted.every((m) => m.compute === 'gpu')).toBe(true);
+    expect(run.study.trials.flat().every((t) => t.state === 'running' && !t.notice)).toBe(true);
+    expect(run.jobText()).toBe('No lane runs as one GPU job; every trial trains on its own: CD-1 (a); UCD (b).');
+  });
+
   it('pauses and resumes the job, and Stop ends its worker and requeues its trials', () => {
     const { run, job } = makeRun(1);
     run.start();

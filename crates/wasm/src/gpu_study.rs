@@ -143,8 +143,9 @@ fn lane_plans(
 #[wasm_bindgen]
 impl WasmStudyJob {
     /// A job of the request's lanes that one can run (`{dataset, seed, until, every, lanes:
-    /// [{lane, config, trials}]}`); the others are in `refused`. Throws `{kind, key, message}`:
-    /// no GPU open, a malformed request, no lane a job runs, or what the GPU refuses.
+    /// [{lane, config, trials}]}`); the others are in `refused` (none taken: a job of no
+    /// trials, done at its first step). Throws `{kind, key, message}`: no GPU open, a
+    /// malformed request, or what the GPU refuses.
     #[wasm_bindgen(constructor)]
     pub fn new(request: JsValue) -> Result<WasmStudyJob, JsValue> {
         let req: JobRequest = serde_wasm_bindgen::from_value(request)
@@ -184,17 +185,17 @@ impl WasmStudyJob {
                 }),
             }
         }
-        if plans.is_empty() {
-            let why: Vec<String> = refused.iter().map(|r| r.why.clone()).collect();
-            return Err(Error::Invalid(format!(
-                "no lane runs as one GPU job: {}",
-                why.join("; ")
-            )));
-        }
-        let schedule = schedule(req.until, req.every);
+        // No lane a job runs: a job of no trials, done at its first step (the lanes refused).
+        let schedule = if plans.is_empty() {
+            vec![0]
+        } else {
+            schedule(req.until, req.every)
+        };
         let run = JobRun::new(&data, schedule.clone(), &plans)?;
         let mut job = StudyJob::new(dev.clone());
-        job.start(&data, &plans)?;
+        if !plans.is_empty() {
+            job.start(&data, &plans)?;
+        }
         Ok(WasmStudyJob {
             job,
             run,

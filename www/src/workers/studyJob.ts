@@ -39,11 +39,13 @@ export function studyJobText(
 ): string | null {
   if (failed !== null) return `GPU job: ${failed}; its trials run again on the CPU, trial by trial.`;
   if (!job) return null;
+  const reasons = job.refused.map((r) => `${r.label} (${r.why})`).join('; ');
+  if (job.trials === 0) return `No lane runs as one GPU job; every trial trains on its own: ${reasons}.`;
   const trials = `${job.trials} trial${job.trials === 1 ? '' : 's'}`;
   const lanes = `${job.lanes} lane${job.lanes === 1 ? '' : 's'}`;
   const where = `${trials} of ${lanes} train together as one GPU job on ${job.gpu}`;
   const at = `, update ${job.updates.toLocaleString('en')} of ${job.until.toLocaleString('en')}`;
-  const others = job.refused.length ? ` Trial by trial instead: ${job.refused.map((r) => `${r.label} (${r.why})`).join('; ')}.` : '';
+  const others = job.refused.length ? ` Trial by trial instead: ${reasons}.` : '';
   return `${where}${at}.${others}`;
 }
 
