@@ -568,3 +568,31 @@ test("a study's GPU job that loses its GPU gives its trials back to the CPU from
   assert.match(await page.textContent('#study-device'), /The GPU job stopped \(.+\): its trials run again on the CPU from update 0\./);
   assert.deepEqual(errors, []);
 });
+
+test("a ucd-bas4 study on the GPU trains the lanes a job takes as one job and UCD's trial by trial, saying why", { timeout: 300_000 }, async () => {
+  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#preset=ucd-bas4&trials=1&stop=100&every=100&seed=2&compute=gpu`);
+  await press(page, '#run');
+  await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  const study = await page.evaluate(() => window.__rbm.study());
+  const line = await page.textContent('#study-ais');
+  const ucd = study.lanes.filter((l) => /UCD/.test(l.label));
+  const others = study.lanes.filter((l) => !/UCD/.test(l.label));
+  assert.ok(ucd.length > 0 && others.length > 0, study.lanes.map((l) => l.label).join(', '));
+  assert.match(line, new RegExp(`^${others.length} trials? of ${others.length} lanes? train together as one GPU job on .+\\. Trial by trial instead: .*UCD`));
+  for (const l of study.lanes)
+    for (const t of l.trials) {
+      assert.equal(t.state, 'done', `${l.label}: ${t.message}`);
+      assert.deepEqual(t.iters, [0, 100]);
+    }
+  for (const l of others)
+    assert.ok(
+      l.trials.every((t) => t.gpu),
+      `${l.label} on the GPU job`,
+    );
+  for (const l of ucd)
+    assert.ok(
+      l.trials.every((t) => t.gpu === null),
+      `${l.label} on the CPU`,
+    );
+  assert.deepEqual(errors, []);
+});
