@@ -494,11 +494,21 @@ test('the sampler view offers Compute with the adapter, samples on the GPU by de
 // update-0 checkpoint is the CPU study's (the seed's starting model, measured on the host in f64).
 const JOB_STUDY = 'preset=sdcp-bas3&trials=2&stop=200&every=100&seed=3';
 
+/** Opens `hash` with the lanes on the CPU (they settle at once; built on SwiftShader they take
+ * minutes on a busy machine) and picks `compute` in Compute, as a user would before Start. */
+async function openSmall(env, hash, compute) {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#${hash}&compute=cpu`);
+  if (compute !== 'cpu') {
+    await page.selectOption('#compute', compute);
+    await page.waitForFunction((c) => window.__rbm.state().compute === c, compute);
+  }
+  return { page, errors };
+}
+
 /** Runs JOB_STUDY on `env`'s browser under `compute` to its end: the study snapshot, the job
  * line and the device line. */
 async function jobStudy(env, compute) {
-  // The preset's live lanes are built on SwiftShader first: room for them on a busy machine.
-  const { page, errors } = await openMnist(env.browser, `${env.server.url}#${JOB_STUDY}&compute=${compute}`);
+  const { page, errors } = await openSmall(env, JOB_STUDY, compute);
   await press(page, '#run');
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
   await page.waitForFunction(() => window.__rbm.drawn());
@@ -548,9 +558,10 @@ test("a small-data study on the GPU trains its lanes' trials as one GPU job, say
 test("a study's GPU job that loses its GPU gives its trials back to the CPU from update 0, saying why, and the study ends", {
   timeout: 300_000,
 }, async () => {
-  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#preset=sdcp-bas3&trials=2&stop=3000&every=1000&seed=3&compute=gpu`);
+  const { page, errors } = await openSmall(gpu, 'preset=sdcp-bas3&trials=2&stop=20000&every=10000&seed=3', 'gpu');
   await press(page, '#run');
-  // Once the job has started (its line is up), its GPU fails (a driver reset).
+  // Once the job has started (its line is up), its GPU fails (a driver reset) — long before its
+  // 20 000 updates are done on SwiftShader.
   await page.waitForFunction(() => /train together as one GPU job/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
     timeout: 120_000,
     polling: 50,
@@ -562,17 +573,20 @@ test("a study's GPU job that loses its GPU gives its trials back to the CPU from
     for (const t of l.trials) {
       assert.equal(t.state, 'done', `${l.label} trial ${t.index}: ${t.message}`);
       assert.equal(t.gpu, null, `${l.label} trial ${t.index} ran again on the CPU`);
-      assert.deepEqual(t.iters, [0, 1000, 2000, 3000]);
+      assert.deepEqual(t.iters, [0, 10000, 20000]);
     }
+  // The lines are drawn in the next frame.
+  await page.waitForFunction(() => /^GPU job: /.test(document.querySelector('#study-ais')?.textContent ?? ''), null, { timeout: 30_000 });
   assert.match(await page.textContent('#study-ais'), /^GPU job: .+; its trials run again on the CPU, trial by trial\.$/);
   assert.match(await page.textContent('#study-device'), /The GPU job stopped \(.+\): its trials run again on the CPU from update 0\./);
   assert.deepEqual(errors, []);
 });
 
 test("a ucd-bas4 study on the GPU trains the lanes a job takes as one job and UCD's trial by trial, saying why", { timeout: 300_000 }, async () => {
-  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#preset=ucd-bas4&trials=1&stop=100&every=100&seed=2&compute=gpu`);
+  const { page, errors } = await openSmall(gpu, 'preset=ucd-bas4&trials=1&stop=100&every=100&seed=2', 'gpu');
   await press(page, '#run');
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
+  await page.waitForFunction(() => window.__rbm.drawn());
   const study = await page.evaluate(() => window.__rbm.study());
   const line = await page.textContent('#study-ais');
   const ucd = study.lanes.filter((l) => /UCD/.test(l.label));
