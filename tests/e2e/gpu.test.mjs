@@ -512,6 +512,9 @@ async function jobStudy(env, compute) {
   await press(page, '#run');
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
   await page.waitForFunction(() => window.__rbm.drawn());
+  // The job's line is drawn in a frame after its last points.
+  if (compute === 'gpu')
+    await page.waitForFunction(() => /update 200 of 200\./.test(document.querySelector('#study-ais')?.textContent ?? ''), null, { timeout: 30_000 });
   const study = await page.evaluate(() => window.__rbm.study());
   const line = (await page.isHidden('#study-ais')) ? null : await page.textContent('#study-ais');
   const device = (await page.isHidden('#study-device')) ? null : await page.textContent('#study-device');
