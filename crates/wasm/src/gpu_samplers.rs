@@ -12,16 +12,14 @@
 //! draws are the GPU engine's own stream (Philox), so the samples are not the CPU's.
 
 use crate::gpu::{adapter_name, opened};
-use crate::{dataset, internal, js_err, next_isl_at, sampler_config, to_js, SamplerSlice};
-use rbm_core::data::{Binarize, Dataset};
+use crate::{internal, js_err, next_isl_at, sampler_config, to_js, SamplerSlice};
+use rbm_core::data::Binarize;
 use rbm_core::error::Error;
 use rbm_core::eval::isl::Isl;
 use rbm_core::eval::mixing::{MixingCounter, Nearest};
-use rbm_core::model::Rbm;
 use rbm_core::sampler::engine::EngineSampler;
 use rbm_gpu::sampler_stream::GpuSamplerStream;
 use rbm_gpu::Gpu;
-use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 /// Blocks a sampler keeps on their way back at once: the next is computed while the last is
@@ -64,25 +62,14 @@ impl WasmGpuSamplers {
                 "the GPU is not open (gpuAdapter first)".into(),
             ))
         })?;
-        let model = Rbm::from_file_bytes(model)
-            .map_err(|e| js_err(Error::option("model", e.to_string())))?;
-        let configs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(configs)
-            .map_err(|e| internal(format!("sampler configurations: {e}")))?;
-        let train = dataset(train).map_err(js_err)?;
-        let held_out = |name: &str| -> Result<Option<Arc<Dataset>>, JsValue> {
-            if name.is_empty() {
-                return Ok(None);
-            }
-            let d = dataset(name).map_err(js_err)?;
-            rbm_core::eval::exact::check_fit(&model, &d).map_err(js_err)?;
-            Ok(Some(d))
-        };
-        let (test, valid) = (held_out(test)?, held_out(valid)?);
-        let seed = rbm_core::train::config::SEED
-            .parse(&format!("{seed}"))
-            .map_err(js_err)?
-            .as_u64()
-            .unwrap_or(1);
+        let crate::SamplerInputs {
+            model,
+            configs,
+            train,
+            test,
+            valid,
+            seed,
+        } = crate::SamplerInputs::read(model, configs, train, test, valid, seed)?;
         let mut rows = Vec::new();
         for c in configs {
             let cfg = sampler_config(&c).map_err(js_err)?;

@@ -1419,20 +1419,28 @@ fn next_isl_at(n: u64) -> u64 {
     }
 }
 
-#[wasm_bindgen]
-impl WasmSamplers {
-    /// The samplers `configs` (an array of sampler configurations) on the model file `model`
-    /// (JSON or binary bytes, gzip already removed), with rates and starts from `train`, ISL on
-    /// `test` with β chosen on `valid` (empty names: no ISL), all from `seed`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
+/// What the sampler view's cores (`WasmSamplers`, and `WasmGpuSamplers` on the GPU) are given,
+/// read and checked once: the model file, the sampler configurations, the rates' data (which
+/// the model must fit), the ISL sets (empty names: none) and the seed.
+pub(crate) struct SamplerInputs {
+    pub model: Rbm,
+    pub configs: Vec<serde_json::Value>,
+    pub train: Arc<Dataset>,
+    pub test: Option<Arc<Dataset>>,
+    pub valid: Option<Arc<Dataset>>,
+    pub seed: u64,
+}
+
+impl SamplerInputs {
+    /// Reads the constructor's arguments; throws `{kind, key, message}` for a bad one.
+    pub(crate) fn read(
         model: &[u8],
         configs: JsValue,
         train: &str,
         test: &str,
         valid: &str,
         seed: f64,
-    ) -> Result<WasmSamplers, JsValue> {
+    ) -> Result<SamplerInputs, JsValue> {
         let model = Rbm::from_file_bytes(model)
             .map_err(|e| js_err(Error::option("model", e.to_string())))?;
         let configs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(configs)
@@ -1453,6 +1461,39 @@ impl WasmSamplers {
             .map_err(js_err)?
             .as_u64()
             .unwrap_or(1);
+        Ok(SamplerInputs {
+            model,
+            configs,
+            train,
+            test,
+            valid,
+            seed,
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl WasmSamplers {
+    /// The samplers `configs` (an array of sampler configurations) on the model file `model`
+    /// (JSON or binary bytes, gzip already removed), with rates and starts from `train`, ISL on
+    /// `test` with β chosen on `valid` (empty names: no ISL), all from `seed`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        model: &[u8],
+        configs: JsValue,
+        train: &str,
+        test: &str,
+        valid: &str,
+        seed: f64,
+    ) -> Result<WasmSamplers, JsValue> {
+        let SamplerInputs {
+            model,
+            configs,
+            train,
+            test,
+            valid,
+            seed,
+        } = SamplerInputs::read(model, configs, train, test, valid, seed)?;
         let mut rows = Vec::new();
         for c in configs {
             let cfg = sampler_config(&c).map_err(js_err)?;
