@@ -715,46 +715,13 @@ impl Study {
     /// (its updates read numbers back), or its updates are not all alike (mini-batches drawn
     /// by the lane, grey-level data binarised per batch, a decaying rate).
     pub fn job_plans(&self, group: usize) -> Result<Vec<jobs::TrialPlan>> {
-        let mut plans = Vec::with_capacity(self.runs);
-        let mut program = None;
+        let mut plans: Vec<jobs::TrialPlan> = Vec::with_capacity(self.runs);
         for trial in self.trials() {
             let seed = trial_seed(self.seed, trial as u64);
             let cfg = self.lane_config(group, seed)?;
-            let refuse = |why: String| {
-                Err(Error::Invalid(format!(
-                    "{} cannot run as one job with its other trials: {why}",
-                    cfg.algo
-                )))
-            };
-            if cfg.batch.is_some_and(|b| b != self.data.rows()) {
-                return refuse("its mini-batches are drawn by each trial".into());
-            }
-            if !self.data.is_binary() {
-                return refuse("its batches of grey levels are binarised by each trial".into());
-            }
-            if cfg.lr_decay_iters.is_some() {
-                return refuse("its learning rate decays".into());
-            }
-            let lane = Lane::on::<Cpu>(&(), cfg.clone(), self.data.clone())?;
-            let model = lane.model().clone();
-            let program = match &program {
-                Some(p) => std::sync::Arc::clone(p),
-                None => {
-                    let p = crate::engine::tape::record(&cfg, &self.data, &model)?;
-                    if let Some(why) = p.unsupported() {
-                        return refuse(why);
-                    }
-                    program.insert(std::sync::Arc::new(p)).clone()
-                }
-            };
-            plans.push(jobs::TrialPlan {
-                group,
-                trial,
-                seed,
-                cfg,
-                model,
-                program,
-            });
+            let program = plans.first().map(|p| &p.program);
+            let plan = jobs::TrialPlan::new(group, trial, seed, cfg, &self.data, program)?;
+            plans.push(plan);
         }
         Ok(plans)
     }
@@ -772,64 +739,27 @@ impl Study {
         mut clock: Option<&mut dyn FnMut() -> f64>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Vec<TrialRun>> {
-        let mut lanes = plans
-            .iter()
-            .map(|p| Lane::on::<Cpu>(&(), p.cfg.clone(), self.data.clone()))
-            .collect::<Result<Vec<_>>>()?;
-        let mut runs: Vec<TrialRun> = plans.iter().map(|_| TrialRun::default()).collect();
-        let mut counters = vec![(0.0f64, 0.0f64); plans.len()];
-        let mut alive = vec![true; plans.len()];
-        let (mut done, mut spent) = (0u64, 0.0);
+        let mut run = jobs::JobRun::new(&self.data, self.schedule(), plans)?;
+        let mut spent = 0.0;
         job.start(&self.data, plans)?;
-        for (k, &at) in self.schedule().iter().enumerate() {
+        while let Some(at) = run.next() {
             let t0 = clock.as_mut().map(|c| c());
             let models = if at == 0 {
                 None
             } else {
-                job.advance(at - done)?;
+                job.advance(at - run.done())?;
                 Some(job.models()?)
             };
             if let (Some(c), Some(t0)) = (clock.as_mut(), t0) {
                 spent += c() - t0;
             }
-            for (i, p) in plans.iter().enumerate() {
-                if !alive[i] {
-                    continue;
-                }
-                // A lane adds its updates' counts one update at a time.
-                let rep = &p.program.report;
-                for _ in done..at {
-                    counters[i].0 += rep.sweeps;
-                    counters[i].1 += rep.vh_steps;
-                }
-                let (record, model) = match &models {
-                    None => (lanes[i].record()?, p.model.clone()),
-                    Some(ms) => {
-                        let pending =
-                            crate::train::PendingRecord::at(at, counters[i].0, counters[i].1);
-                        match lanes[i].finish_record(pending, ms[i].clone()) {
-                            Ok(r) => (
-                                r,
-                                Rbm::from_params(p.model.m(), p.model.n(), ms[i].clone())?,
-                            ),
-                            Err(Error::Diverged { .. }) => {
-                                alive[i] = false;
-                                continue;
-                            }
-                            Err(e) => return Err(e),
-                        }
-                    }
-                };
-                runs[i].records.push(record);
-                if clock.is_some() {
-                    runs[i].train_seconds.push(spent);
-                }
-                self.measure_into(&mut runs[i], p.trial, p.seed, k, &model)?;
-            }
-            done = at;
-            progress(done);
+            let seconds = clock.is_some().then_some(spent);
+            run.checkpoint(models.as_deref(), seconds, &mut |r, p, k, model| {
+                self.measure_into(r, p.trial, p.seed, k, model)
+            })?;
+            progress(at);
         }
-        Ok(runs)
+        Ok(run.into_runs())
     }
 
     /// The across-trial checkpoints of group `group` from its trials' runs.

@@ -11,7 +11,8 @@
 //! - `sampler.rs`: the core's samplers (Gibbs, rates-FPCD, rates-herding, SP) on the engine;
 //!   `sampler_stream.rs`: their samples copied back without waiting (a browser's worker);
 //! - `study.rs`: a study's trials of small models as one job, one workgroup per trial running
-//!   its lane's program of engine operations (rbm_core's tape engine);
+//!   its lane's program of engine operations (rbm_core's tape engine), its models copied back
+//!   without waiting where a browser's worker drives it;
 //! - `exact.rs`, `ais.rs`: the exact log Z and AIS (`measure.rs`: both for a study's
 //!   checkpoints); `speed.rs`: the workloads of `rbm speed`;
 //! - `shaders/`: `common.wgsl` (dispatch parameters, Philox4x32-10, a product's epilogue),
@@ -33,7 +34,6 @@ pub mod sampler;
 pub mod sampler_stream;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod speed;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod study;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -13,7 +13,7 @@
 //! programs' setups (chains at the data rows, zeroed statistics, the centered start) are made on
 //! the host, as the GPU engine makes them.
 
-use crate::device::{Buf, Device, Params};
+use crate::device::{Buf, Device, Params, Snapshot};
 use crate::product::key_halves;
 use rbm_core::data::Dataset;
 use rbm_core::engine::cpu::Centered;
@@ -540,23 +540,71 @@ impl ProgramJob for StudyJob {
         Ok(())
     }
 
+    /// Waits for the GPU (natively; a browser's worker takes [`StudyJob::copy_models`]).
     fn models(&mut self) -> Result<Vec<ModelParams<f32>>> {
         let st = self.state.as_ref().expect("the job was started");
         let all = self.dev.read(&st.arena, 0, st.stride * st.models.len());
         if let Some(why) = self.dev.failure() {
             return Err(Error::Invalid(why));
         }
-        Ok(st
-            .models
-            .iter()
-            .map(|&(at, m, n)| {
-                let (mn, l) = (m * n, m * n + m + n);
-                ModelParams {
-                    w: all[at..at + mn].to_vec(),
-                    b: all[at + mn..at + mn + m].to_vec(),
-                    c: all[at + mn + m..at + l].to_vec(),
-                }
-            })
-            .collect())
+        Ok(split_models(&st.models, &all))
+    }
+}
+
+/// Each trial's model from a copy of the arena's first trials (`models`: each one's offset
+/// and sizes).
+fn split_models(models: &[(usize, usize, usize)], all: &[f32]) -> Vec<ModelParams<f32>> {
+    models
+        .iter()
+        .map(|&(at, m, n)| {
+            let (mn, l) = (m * n, m * n + m + n);
+            ModelParams {
+                w: all[at..at + mn].to_vec(),
+                b: all[at + mn..at + mn + m].to_vec(),
+                c: all[at + mn + m..at + l].to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// The trials' models on their way to the host ([`StudyJob::copy_models`]), never waited for.
+pub struct ModelsCopy {
+    copy: Snapshot,
+    models: Vec<(usize, usize, usize)>,
+    /// The updates every trial had done when the copy was taken.
+    pub updates: u64,
+}
+
+impl ModelsCopy {
+    /// Every trial's model, in plan order, once the copy is on the host (None: not yet; an
+    /// error: the GPU could not hand it over, e.g. its device was lost).
+    pub fn take(&self) -> Option<Result<Vec<ModelParams<f32>>>> {
+        Some(
+            self.copy
+                .take()?
+                .map(|all| split_models(&self.models, &all)),
+        )
+    }
+}
+
+impl StudyJob {
+    /// A copy of every trial's model after the updates submitted so far, coming to the host
+    /// without waiting ([`Device::snapshot`]): the same numbers [`ProgramJob::models`] reads.
+    /// A browser's worker takes it on a later slice; natively [`Device::progress`] moves it.
+    pub fn copy_models(&self) -> Result<ModelsCopy> {
+        let st = self.state.as_ref().expect("the job was started");
+        if let Some(why) = self.dev.failure() {
+            return Err(Error::Invalid(why));
+        }
+        Ok(ModelsCopy {
+            copy: self.dev.snapshot(&st.arena, 0, st.stride * st.models.len()),
+            models: st.models.clone(),
+            updates: st.done,
+        })
+    }
+
+    /// The job's GPU.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.dev
     }
 }

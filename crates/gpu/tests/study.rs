@@ -197,3 +197,62 @@ fn a_study_as_one_job_ends_where_the_cpu_study_ends() {
         assert_eq!(plans[g * 25].seed, trial_seed(3, 0));
     }
 }
+
+/// The page's way (a worker that never waits): the trials' models copied back without waiting
+/// (`StudyJob::copy_models`, polled), the checkpoints made one at a time (`JobRun`) — the
+/// records of the waiting `run_job` on the same GPU, bit for bit, and a copy's update count.
+#[test]
+fn the_never_waiting_path_gives_the_waiting_ones_bits() {
+    use rbm_core::experiments::jobs::JobRun;
+    let dev = device();
+    let req = StudyRequest {
+        runs: Some(2),
+        iters: Some(70),
+        every: Some(30),
+        ..Default::default()
+    };
+    let study = Study::new(find_preset("sdcp-bas3").unwrap(), &req, 3).unwrap();
+    let mut plans = Vec::new();
+    for g in 0..study.groups.len() {
+        plans.extend(study.job_plans(g).unwrap());
+    }
+    let waited = study
+        .run_job(&mut StudyJob::new(dev.clone()), &plans, None, &mut |_| {})
+        .unwrap();
+    let data = Arc::new(Dataset::builtin("bas3").unwrap());
+    let mut job = StudyJob::new(dev.clone());
+    job.start(&data, &plans).unwrap();
+    let mut run = JobRun::new(&data, study.schedule(), &plans).unwrap();
+    let mut polls = 0;
+    while let Some(at) = run.next() {
+        let models = if at == 0 {
+            None
+        } else {
+            job.advance(at - run.done()).unwrap();
+            let copy = job.copy_models().unwrap();
+            assert_eq!(copy.updates, at);
+            let models = loop {
+                polls += 1;
+                job.device().progress();
+                if let Some(m) = copy.take() {
+                    break m.unwrap();
+                }
+                assert!(polls < 1_000_000, "the copy never came");
+                std::thread::yield_now();
+            };
+            Some(models)
+        };
+        run.checkpoint(models.as_deref(), None, &mut |_, _, _, _| Ok(()))
+            .unwrap();
+    }
+    let runs = run.into_runs();
+    assert_eq!(runs.len(), waited.len());
+    for (p, (got, want)) in plans.iter().zip(runs.iter().zip(&waited)) {
+        assert_eq!(got.records.len(), 4, "checkpoints 0, 30, 60, 70");
+        assert_eq!(
+            got.records, want.records,
+            "group {} trial {}: the never-waiting path differs",
+            p.group, p.trial
+        );
+    }
+}

@@ -37,6 +37,8 @@ pub mod explore;
 pub mod gpu;
 #[cfg(feature = "gpu")]
 pub mod gpu_samplers;
+#[cfg(feature = "gpu")]
+pub mod gpu_study;
 pub mod lanes;
 pub mod measure;
 

@@ -136,6 +136,9 @@ export class App {
   /** Whether a GPU study measured by AIS anneals its checkpoints in batches on the study's AIS
    * worker (studyAis.ts); false (a test hook): each trial anneals its own, with the same numbers. */
   studyAisBatch = true;
+  /** Whether a GPU study of small data runs the trials of the lanes one GPU job takes together
+   * (studyJob.ts); false (a test hook): each trial on its own GPU lane, as before. */
+  studyJobs = true;
   /** The study under way or finished (null: none yet). */
   study: StudyRun | null = null;
   /** Why the study cannot start, when Start was pressed (null: nothing to say). */
@@ -919,6 +922,8 @@ export class App {
         () => this.events.changed(),
         undefined,
         compute === 'gpu' && measure !== null && !('exact' in measure) && this.studyAisBatch,
+        // A GPU study of small data: the lanes one GPU job runs train together (issue 30).
+        compute === 'gpu' && measure === null && this.studyJobs ? { dataset: data, source, seed, until, every, configs } : null,
       );
     }
     this.study.start();

@@ -260,6 +260,8 @@ export class Study {
    * back when a lane's measured cost changes the weights (issue 27: the percentage went
    * backwards). Reset when a trial is requeued (its work is undone). */
   private shownFraction = 0;
+  /** Lanes whose trials `next` does not hand out (a GPU job runs or may run them). */
+  readonly held = new Set<number>();
 
   constructor(readonly plan: StudyPlan) {
     this.trials = plan.lanes.map((_, lane) =>
@@ -280,6 +282,7 @@ export class Study {
       let best: Trial | null = null;
       for (const ts of this.trials) {
         const t = ts[index];
+        if (this.held.has(t.lane)) continue;
         if (t.state === 'queued' && (best === null || cost[t.lane] > cost[best.lane])) best = t;
       }
       if (best) {
@@ -288,6 +291,13 @@ export class Study {
       }
     }
     return null;
+  }
+
+  /** The queued trials of `lane`, marked running (a GPU job runs them all at once). */
+  take(lane: number): Trial[] {
+    const out = this.trials[lane].filter((t) => t.state === 'queued');
+    for (const t of out) t.state = 'running';
+    return out;
   }
 
   /** A running trial goes back to the queue (its worker was stopped): it starts again. */

@@ -123,6 +123,11 @@ export interface TestHook {
   setStudyAisBatch(batch: boolean): void;
   /** The study's AIS worker's GPU fails (as a lost device); false: there is none. */
   loseStudyAisGpu(): boolean;
+  /** A GPU study of small data runs its lanes' trials as one GPU job (default) or each on its
+   * own GPU lane. */
+  setStudyJobs(on: boolean): void;
+  /** The study's GPU job's device fails (a lost device); false when there is no job. */
+  loseStudyJobGpu(): boolean;
   /** Ends lane `id`'s worker silently (no error event), as the browser killing it would. */
   exitWorker(id: number): void;
   /** The worker of the study's trial under way with the fewest records dies: its core panics (`crash`) or it ends
@@ -256,6 +261,10 @@ export function installTestHook(app: App, drawn: () => boolean): TestHook {
     setStudyAisBatch: (batch) => {
       app.studyAisBatch = batch;
     },
+    setStudyJobs: (on) => {
+      app.studyJobs = on;
+    },
+    loseStudyJobGpu: () => app.study?.loseJobGpu() ?? false,
     loseStudyAisGpu: () => {
       const ais = app.study?.ais;
       ais?.loseGpu();

@@ -147,6 +147,23 @@ export type ToWorker =
   | { type: 'aisPause'; paused: boolean }
   /** The study's AIS worker, test hook: its GPU fails (a lost device). */
   | { type: 'aisLoseGpu' }
+  /** Study job worker (issue 30): run the trials of `lanes` as one GPU job (studyJobRunner.ts),
+   * each lane's trials seeded as a trial worker seeds them; the replies are `studyJobStarted`
+   * (which lanes it took), `studyJobPoints` (any number), then `studyJobDone`, all with `id`. */
+  | {
+      type: 'studyJob';
+      id: number;
+      dataset: string;
+      source?: DataSource;
+      seed: number;
+      until: number;
+      every: number;
+      lanes: StudyJobLane[];
+    }
+  /** Study job worker: hold (or resume) the job. */
+  | { type: 'studyJobPause'; paused: boolean }
+  /** Study job worker, test hook: the job's GPU fails (a lost device). */
+  | { type: 'studyJobLoseGpu' }
   /** Trial worker: drop trial `id` (if it is the one under way). */
   | { type: 'trialStop'; id: number }
   /** Trial worker: hold (or resume) the trial under way. */
@@ -250,6 +267,15 @@ export type FromWorker =
   /** Trial worker: trial `id` ended (at its last update, or earlier because its model
    * diverged); `error` says why it failed instead, and `fatal` that the worker's core broke. */
   | { type: 'trialDone'; id: number; ms: number; error: string | null; fatal: boolean }
+  /** Study job worker: the job of request `id` runs the trials of `lanes` (`trials` in all) on
+   * GPU adapter `gpu`; the request's other lanes it leaves to the CPU (`refused`: why). */
+  | { type: 'studyJobStarted'; id: number; gpu: string; lanes: number[]; trials: number; refused: { lane: number; why: string }[] }
+  /** Study job worker: new records of the job's trials (`ms`: each trial's share of the job's
+   * training milliseconds); `updates`: every trial's updates so far. */
+  | { type: 'studyJobPoints'; id: number; trials: { lane: number; trial: number; points: TrialRecord[] }[]; updates: number }
+  /** Study job worker: the job ended — every trial at its last checkpoint (or diverged) — or
+   * failed (`error`: its trials run again on the CPU; before `studyJobStarted`, none ran). */
+  | { type: 'studyJobDone'; id: number; ms: number; error: string | null }
   /** Trial worker: where trial `id` runs — `gpu` the adapter's name, null the CPU — and why it
    * is not where it was asked to be (`notice`); `restart`: its records so far are dropped (its
    * GPU failed and it runs again on the CPU from update 0). */
@@ -320,6 +346,14 @@ export interface ExactMeasure {
 }
 
 /** One record of a trial, as a trial worker sends it. */
+/** One lane of a study job: the page's lane index, its configuration (each trial's seed
+ * replaces its seed) and the indices of its trials. */
+export interface StudyJobLane {
+  lane: number;
+  config: LaneConfig;
+  trials: number[];
+}
+
 export interface TrialRecord {
   iter: number;
   sweeps: number;

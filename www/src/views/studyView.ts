@@ -138,7 +138,8 @@ export class StudyView {
     const device = study && run ? deviceNote(run.study.devices()) : null;
     setText(this.device, device ?? '');
     this.device.hidden = device === null;
-    const ais = study && run?.ais ? studyAisText(run.ais.status, run.ais.lost) : null;
+    // The study's GPU job (studyJob.ts), or its AIS worker (studyAis.ts): one line.
+    const ais = study && run ? (run.jobText() ?? (run.ais ? studyAisText(run.ais.status, run.ais.lost) : null)) : null;
     setText(this.aisLine, ais ?? '');
     this.aisLine.hidden = ais === null;
     const lost = study && run ? lossText(run.study) : null;

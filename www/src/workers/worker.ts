@@ -11,7 +11,8 @@
 // its card says why. A study's trial asked for the GPU (`trial` with `compute: 'gpu'`) is
 // prepared the same way and built by the same `newLane`. A GPU study's AIS worker is this
 // script too, sent `aisRequest`s (aisBatcher.ts): it loads the GPU core and opens the GPU on the
-// first.
+// first. A study's job worker is this script too, sent `studyJob` (studyJobRunner.ts): it loads
+// the GPU core, opens the GPU and runs the trials of the study's lanes that one GPU job runs.
 import * as cpuCore from '../../pkg/rbm_playground.js';
 import init, { aisSeed, lastPanic, logZBlocks, panicForTest, trialSeed, WasmLane } from '../../pkg/rbm_playground.js';
 import type * as GpuCore from '../../pkg-gpu/rbm_playground.js';
@@ -21,6 +22,7 @@ import { epochNow, type FromWorker, type ToWorker } from '../protocol/messages';
 import { AisBatcher, type AisBatchRun } from './aisBatcher';
 import { type DataCore, loadSource } from './dataLoad';
 import { type Core, type CoreLane, errorMessage, type Host, LaneRunner } from './runner';
+import { type CoreStudyJob, StudyJobRunner } from './studyJobRunner';
 import { type TrialCore, type TrialLane, TrialRunner } from './trialRunner';
 import { zeroDelayScheduler } from './yieldNow';
 
@@ -162,9 +164,19 @@ function aisMessage(msg: ToWorker): boolean {
 
 let runner: LaneRunner | null = null;
 let trials: TrialRunner | null = null;
+/** The study's trials as one GPU job (this worker as a study's job worker). */
+const studyJobs = new StudyJobRunner(
+  {
+    prepare: (source) => prepareGpu(source),
+    newJob: (request) => new (gpuCore as typeof GpuCore).WasmStudyJob(request) as unknown as CoreStudyJob,
+    lastPanic: () => gpuCore?.lastPanic() ?? null,
+  },
+  { ...host, schedule: zeroDelayScheduler() },
+);
 const early: ToWorker[] = [];
 const handle = (msg: ToWorker) => {
   if (aisMessage(msg)) return;
+  if (studyJobs.handle(msg)) return;
   if (!trials?.handle(msg)) runner?.handle(msg);
 };
 /** Messages held while the GPU is prepared for a configuration (handled in order after). */
