@@ -497,7 +497,12 @@ const JOB_STUDY = 'preset=sdcp-bas3&trials=2&stop=200&every=100&seed=3';
 /** Opens `hash` with the lanes on the CPU (they settle at once; built on SwiftShader they take
  * minutes on a busy machine) and picks `compute` in Compute, as a user would before Start. */
 async function openSmall(env, hash, compute) {
-  const { page, errors } = await openPage(env.browser, `${env.server.url}#${hash}&compute=cpu`);
+  // The preset's ten live lanes settle their first exact points on the CPU, taking turns: longer
+  // than openPage's 20 s on a loaded two-core machine.
+  const { page, errors } = await newPage(env.browser);
+  await page.goto(`${env.server.url}#${hash}&compute=cpu`);
+  await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 60_000 });
+  await page.waitForFunction(SETTLED, null, { timeout: 120_000, polling: 250 });
   if (compute !== 'cpu') {
     await page.selectOption('#compute', compute);
     await page.waitForFunction((c) => window.__rbm.state().compute === c, compute);
