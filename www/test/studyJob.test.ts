@@ -14,6 +14,7 @@ const lane = (id: number, label: string) => ({ id, label, claimLabel: null, stat
 /** A study of two lanes × `runs` trials to update 20, recorded every 10, offered to a GPU job. */
 function makeRun(runs = 3) {
   const workers: FakeWorker[] = [];
+  const redraws = { count: 0 };
   const factory = (name: string) => {
     const w = new FakeWorker(name);
     workers.push(w);
@@ -26,14 +27,16 @@ function makeRun(runs = 3) {
     (t) => ({ config: configs[t.lane], dataset: 'bas3', source: null, seed: 7, until: 20, compute: 'gpu' }),
     factory,
     2,
-    () => undefined,
+    () => {
+      redraws.count += 1;
+    },
     () => 0,
     false,
     { dataset: 'bas3', source: null, seed: 7, until: 20, every: 10, configs },
   );
   const job = () => workers.find((w) => w.name === 'study GPU job') as FakeWorker;
   const trialsPosted = () => workers.filter((w) => w.name !== 'study GPU job').flatMap((w) => w.posted.filter((m) => m.type === 'trial'));
-  return { run, workers, job, trialsPosted };
+  return { run, workers, job, trialsPosted, redraws };
 }
 
 const rec = (iter: number, atll: number) => ({ iter, sweeps: iter, atll, stats: {}, ms: 1 });
@@ -67,6 +70,22 @@ describe('a study offering its lanes to one GPU job', () => {
     job().reply({ type: 'studyJobDone', id: 1, ms: 30, error: null });
     expect(run.study.trials[0].every((t) => t.state === 'done' && !t.diverged && t.points.length === 3)).toBe(true);
     expect(job().terminated).toBe(true);
+  });
+
+  it('redraws when the job only moves on, and says it reached its end once done', () => {
+    const { run, job, redraws } = makeRun(1);
+    run.start();
+    job().reply({ type: 'studyJobStarted', id: 1, gpu: 'G', lanes: [0, 1], trials: 2, refused: [] });
+    // Progress without new points (the updates run before their checkpoint's copy is back).
+    const before = redraws.count;
+    job().reply({ type: 'studyJobPoints', id: 1, trials: [], updates: 15 });
+    expect(redraws.count).toBeGreaterThan(before);
+    expect(run.jobText()).toContain('update 15 of 20');
+    // Its last records came with an earlier count: the end still reads as the end.
+    for (const lane of [0, 1])
+      job().reply({ type: 'studyJobPoints', id: 1, trials: [{ lane, trial: 0, points: [rec(0, -5), rec(10, -4), rec(20, -3)] }], updates: 15 });
+    job().reply({ type: 'studyJobDone', id: 1, ms: 9, error: null });
+    expect(run.jobText()).toContain('update 20 of 20.');
   });
 
   it('gives its trials back to the CPU from update 0 when its GPU fails, saying why', () => {

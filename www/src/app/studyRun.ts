@@ -175,11 +175,15 @@ export class StudyRun {
           this.bump();
         },
         progress: (updates) => {
-          if (this.jobState) this.jobState.updates = updates;
+          if (!this.jobState || this.jobState.updates === updates) return;
+          this.jobState.updates = updates;
+          this.bump();
         },
         done: (ms, error) => {
           this.job = null;
           if (error === null) {
+            // The job ran to its end: its line says so whatever its last progress message said.
+            if (this.jobState) this.jobState.updates = this.jobState.until;
             const share = ms / Math.max(1, this.jobTrials.length);
             for (const t of this.jobTrials) this.study.finish(t, share);
             this.jobTrials = [];
