@@ -919,6 +919,48 @@ impl Snapshot {
     }
 }
 
+/// A one-float copy recorded behind a stretch of work: once it is on the host, the GPU has done
+/// that work. Work that never waits for its GPU (a browser's worker) records its next stretch
+/// only then, so the GPU's queue stays one stretch long and a Pause or a Stop is not kept
+/// waiting behind it (the page's exact walk, study AIS batches and study jobs).
+pub struct Fence {
+    buf: Buf,
+    pending: Option<Snapshot>,
+}
+
+impl Fence {
+    /// A fence on `dev`, passed (nothing marked yet).
+    pub fn new(dev: &Device) -> Fence {
+        Fence {
+            buf: dev.zeros(1),
+            pending: None,
+        }
+    }
+
+    /// Whether the GPU has done the work recorded before the last [`Fence::mark`] (true when
+    /// none is marked). A copy the GPU could not hand back (a lost device) is an error.
+    pub fn passed(&mut self) -> Result<bool> {
+        match self.pending.as_ref().map(Snapshot::take) {
+            None => Ok(true),
+            Some(None) => Ok(false),
+            Some(Some(done)) => {
+                self.pending = None;
+                done.map(|_| true)
+            }
+        }
+    }
+
+    /// Marks the work recorded on `dev` so far.
+    pub fn mark(&mut self, dev: &Device) {
+        self.pending = Some(dev.snapshot(&self.buf, 0, 1));
+    }
+
+    /// Whether a mark is still on its way.
+    pub fn pending(&self) -> bool {
+        self.pending.is_some()
+    }
+}
+
 fn pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,

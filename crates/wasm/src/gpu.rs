@@ -16,6 +16,7 @@ use rbm_core::error::Error;
 use rbm_core::schema::budget;
 use rbm_core::train::{Lane, Record};
 use rbm_gpu::ais::Anneal;
+use rbm_gpu::device::Fence;
 use rbm_gpu::exact::ExactWalk;
 use rbm_gpu::lane::GpuLane;
 use rbm_gpu::{Device, Gpu, Snapshot};
@@ -165,8 +166,7 @@ impl GpuAis {
 pub struct GpuExact {
     walk: ExactWalk,
     dev: Arc<Device>,
-    fence_buf: rbm_gpu::device::Buf,
-    fence: Option<Snapshot>,
+    fence: Fence,
     copy: Option<Snapshot>,
 }
 
@@ -176,8 +176,7 @@ impl GpuExact {
         Ok(GpuExact {
             walk: ExactWalk::new(dev, model)?,
             dev: dev.clone(),
-            fence_buf: dev.zeros(1),
-            fence: None,
+            fence: Fence::new(dev),
             copy: None,
         })
     }
@@ -198,20 +197,11 @@ impl GpuExact {
         if let Some(why) = self.dev.failure() {
             return Err(Error::Invalid(why));
         }
-        let idle = match self.fence.as_ref().map(Snapshot::take) {
-            None => true,
-            Some(None) => false,
-            Some(Some(done)) => {
-                done?;
-                self.fence = None;
-                true
-            }
-        };
-        if idle && self.copy.is_none() {
+        if self.fence.passed()? && self.copy.is_none() {
             if self.walk.advance(1) {
                 self.copy = Some(self.walk.finish());
             } else {
-                self.fence = Some(self.dev.snapshot(&self.fence_buf, 0, 1));
+                self.fence.mark(&self.dev);
             }
         }
         match self.copy.as_ref().and_then(Snapshot::take) {

@@ -19,9 +19,9 @@ use rbm_core::error::{Error, ErrorInfo};
 use rbm_core::experiments::jobs::{JobRun, ProgramJob, TrialPlan};
 use rbm_core::experiments::trials::{schedule, trial_seed};
 use rbm_core::train::{LaneConfig, Record};
-use rbm_gpu::device::Buf;
+use rbm_gpu::device::Fence;
 use rbm_gpu::study::{fits, ModelsCopy, StudyJob};
-use rbm_gpu::{Device, Snapshot};
+use rbm_gpu::Device;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -97,8 +97,7 @@ pub struct WasmStudyJob {
     /// Copies of the models at the checkpoints reached, oldest first.
     copies: VecDeque<ModelsCopy>,
     /// A one-float copy behind the latest updates recorded: none are added until it is in.
-    fence: Option<Snapshot>,
-    fence_buf: Buf,
+    fence: Fence,
     dev: Arc<Device>,
     adapter: String,
     /// (page lane, trial index) of each plan.
@@ -201,8 +200,7 @@ impl WasmStudyJob {
             run,
             schedule,
             copies: VecDeque::new(),
-            fence: None,
-            fence_buf: dev.zeros(1),
+            fence: Fence::new(&dev),
             adapter: adapter_name(&dev),
             dev,
             who,
@@ -238,7 +236,7 @@ impl WasmStudyJob {
     /// Whether the job waits for the GPU (its copies or the fence are not in yet).
     #[wasm_bindgen(getter)]
     pub fn busy(&self) -> bool {
-        !self.copies.is_empty() || self.fence.is_some()
+        !self.copies.is_empty() || self.fence.pending()
     }
 
     /// Updates every trial has been given so far.
@@ -311,13 +309,8 @@ impl WasmStudyJob {
             self.collect(&got, out);
         }
         // More updates, once the GPU has done the last slice's.
-        match self.fence.as_ref().map(Snapshot::take) {
-            Some(None) => return Ok(()),
-            Some(Some(done)) => {
-                done?;
-                self.fence = None;
-            }
-            None => {}
+        if !self.fence.passed()? {
+            return Ok(());
         }
         let now = self.job.updates();
         let Some(&target) = self.schedule.iter().find(|&&at| at > now) else {
@@ -331,7 +324,7 @@ impl WasmStudyJob {
         if self.job.updates() == target {
             self.copies.push_back(self.job.copy_models()?);
         } else {
-            self.fence = Some(self.dev.snapshot(&self.fence_buf, 0, 1));
+            self.fence.mark(&self.dev);
         }
         Ok(())
     }

@@ -28,6 +28,7 @@ use rbm_core::error::{Error, Result};
 use rbm_core::eval::ais::{AisConfig, Plan, Schedule};
 use rbm_core::model::{Params, Rbm};
 use rbm_gpu::ais::Anneal;
+use rbm_gpu::device::Fence;
 use rbm_gpu::{Device, Snapshot};
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -54,8 +55,7 @@ pub fn room(dev: &Device, m: usize, n: usize, particles: usize) -> usize {
 pub struct BatchAnneal {
     anneal: Anneal,
     copy: Option<Snapshot>,
-    fence_buf: rbm_gpu::device::Buf,
-    fence: Option<Snapshot>,
+    fence: Fence,
 }
 
 impl BatchAnneal {
@@ -64,8 +64,7 @@ impl BatchAnneal {
         Ok(BatchAnneal {
             anneal: Anneal::batch(dev, plans)?,
             copy: None,
-            fence_buf: dev.zeros(1),
-            fence: None,
+            fence: Fence::new(dev),
         })
     }
 
@@ -84,20 +83,11 @@ impl BatchAnneal {
         if let Some(why) = dev.failure() {
             return Err(Error::Invalid(why));
         }
-        let idle = match self.fence.as_ref().map(Snapshot::take) {
-            None => true,
-            Some(None) => false,
-            Some(Some(done)) => {
-                done?;
-                self.fence = None;
-                true
-            }
-        };
-        if idle && self.copy.is_none() {
+        if self.fence.passed()? && self.copy.is_none() {
             if self.anneal.advance(max_steps.max(1)) {
                 self.copy = Some(self.anneal.finish());
             } else {
-                self.fence = Some(dev.snapshot(&self.fence_buf, 0, 1));
+                self.fence.mark(&dev);
             }
         }
         match self.copy.as_ref().and_then(Snapshot::take) {
