@@ -45,6 +45,24 @@ async function openSmall(env, hash, compute) {
   return { page, errors };
 }
 
+/** Waits up to `ms` for the study's job line to match `re`; on time out, fails with what the
+ * line, the device line and the trials said instead. */
+async function waitForLine(page, re, ms) {
+  try {
+    await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('#study-ais')?.textContent ?? ''), re.source, {
+      timeout: ms,
+      polling: 50,
+    });
+  } catch (e) {
+    const seen = await page.evaluate(() => ({
+      line: document.querySelector('#study-ais')?.textContent,
+      device: document.querySelector('#study-device')?.textContent,
+      trials: window.__rbm.study()?.lanes.map((l) => l.trials.map((t) => `${l.label}#${t.index} ${t.state} ${t.gpu ?? 'cpu'} [${t.iters}] ${t.message ?? ''}`)),
+    }));
+    assert.fail(`the job line did not match ${re} within ${ms} ms (${e.message}): ${JSON.stringify(seen)}`);
+  }
+}
+
 /** Runs JOB_STUDY on `env`'s browser under `compute` to its end: the study snapshot, the job
  * line and the device line. */
 async function jobStudy(env, compute) {
@@ -53,8 +71,7 @@ async function jobStudy(env, compute) {
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
   await page.waitForFunction(() => window.__rbm.drawn());
   // The job's line is drawn in a frame after its last points.
-  if (compute === 'gpu')
-    await page.waitForFunction(() => /update 200 of 200\./.test(document.querySelector('#study-ais')?.textContent ?? ''), null, { timeout: 30_000 });
+  if (compute === 'gpu') await waitForLine(page, /update 200 of 200\./, 30_000);
   const study = await page.evaluate(() => window.__rbm.study());
   const line = (await page.isHidden('#study-ais')) ? null : await page.textContent('#study-ais');
   const device = (await page.isHidden('#study-device')) ? null : await page.textContent('#study-device');
@@ -105,10 +122,7 @@ test("a study's GPU job that loses its GPU gives its trials back to the CPU from
   await press(page, '#run');
   // Once the job has started (its line is up), its GPU fails (a driver reset) — long before its
   // 20 000 updates are done on SwiftShader.
-  await page.waitForFunction(() => /train together as one GPU job/.test(document.querySelector('#study-ais')?.textContent ?? ''), null, {
-    timeout: 120_000,
-    polling: 50,
-  });
+  await waitForLine(page, /train together as one GPU job/, 120_000);
   assert.equal(await page.evaluate(() => window.__rbm.loseStudyJobGpu()), true);
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 240_000, polling: 250 });
   const study = await page.evaluate(() => window.__rbm.study());
@@ -119,7 +133,7 @@ test("a study's GPU job that loses its GPU gives its trials back to the CPU from
       assert.deepEqual(t.iters, [0, 10000, 20000]);
     }
   // The lines are drawn in the next frame.
-  await page.waitForFunction(() => /^GPU job: /.test(document.querySelector('#study-ais')?.textContent ?? ''), null, { timeout: 30_000 });
+  await waitForLine(page, /^GPU job: /, 30_000);
   assert.match(await page.textContent('#study-ais'), /^GPU job: .+; its trials run again on the CPU, trial by trial\.$/);
   assert.match(await page.textContent('#study-device'), /The GPU job stopped \(.+\): its trials run again on the CPU from update 0\./);
   assert.deepEqual(errors, []);
