@@ -2,7 +2,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
+
+/** Every page a test opened in a browser of `launch`, open until that test ends. */
+const opened = new Set();
+
+// A page a test leaves open would compute on (an MNIST lane trains to its stop, a GPU lane keeps
+// SwiftShader busy) and slow every later test of the file: each test's pages close when it ends.
+afterEach(async () => {
+  const pages = [...opened];
+  opened.clear();
+  await Promise.all(pages.map((p) => p.close().catch(() => {})));
+});
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -24,6 +36,10 @@ export async function launch({ webgpu = false } = {}) {
       '--disable-sync',
       '--no-first-run',
     ],
+  });
+  context.on('page', (page) => {
+    opened.add(page);
+    page.on('close', () => opened.delete(page));
   });
   return {
     context,

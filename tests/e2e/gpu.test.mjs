@@ -28,9 +28,10 @@ const MNIST = 'data=mnist-test&hidden=16&every=30&stop=100000';
  * compositor, so a pointer click (which waits for a stable frame) can wait long on a busy one. */
 const press = (page, selector) => page.evaluate((sel) => document.querySelector(sel).click(), selector);
 
-/** `openPage` with room for MNIST's load and first exact point on a busy machine (SwiftShader's
- * GPU shares the CPU with the evaluation workers). */
-async function openMnist(browser, url) {
+/** `openPage` with room for MNIST's load, a GPU lane's start (the GPU core's download, its
+ * device and kernels compiled on SwiftShader) and the first exact points on a busy machine
+ * (SwiftShader's GPU shares the CPU with the evaluation workers). */
+async function openPatiently(browser, url) {
   const { page, errors, requests } = await newPage(browser);
   await page.goto(url);
   await page.waitForFunction(() => window.__rbm?.ready, null, { timeout: 30_000 });
@@ -48,7 +49,7 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
   assert.match(await first.textContent('#compute option[value="gpu"]'), /^GPU \(WebGPU\)/);
   await first.close();
 
-  const { page, errors, requests } = await openMnist(
+  const { page, errors, requests } = await openPatiently(
     gpu.browser,
     `${gpu.server.url}#${MNIST}&compute=gpu&lane=pcd:batch=100,chains=100,lr=0.05&lane=cd:batch=100,lr=0.05`,
   );
@@ -114,7 +115,7 @@ test('a lane on the GPU (WebGPU) trains MNIST with its exact curve, says so, pau
 // keep this run short (about a minute here); on a model 30 updates from its start AIS lands within
 // a nat and RAISE within a few.
 test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets the exact value", { timeout: 300_000 }, async () => {
-  const { page, errors } = await openMnist(
+  const { page, errors } = await openPatiently(
     gpu.browser,
     `${gpu.server.url}#data=mnist-test&hidden=16&seed=1&every=10&stop=30&compute=gpu&lane=pcd:lr=0.05,k=1,batch=100`,
   );
@@ -142,7 +143,7 @@ test("a GPU lane's AIS / RAISE estimate runs on its GPU, says so, and brackets t
 test('UCD asked for the GPU runs on the CPU and says why, FPCD on the GPU with its ‖W_F‖; every lane runs on the CPU where the browser has no WebGPU', {
   timeout: 180_000,
 }, async () => {
-  const { page, errors } = await openPage(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=ucd&lane=fpcd&lane=cd`);
+  const { page, errors } = await openPatiently(gpu.browser, `${gpu.server.url}#data=bas3&hidden=4&compute=gpu&lane=ucd&lane=fpcd&lane=cd`);
   let [ucd, fpcd, cd] = await lanes(page);
   assert.equal(ucd.gpu, null);
   assert.match(ucd.notice ?? '', /^Runs on the CPU: ucd runs on the CPU in the page \(UCD's chains stop one by one/);
@@ -160,7 +161,7 @@ test('UCD asked for the GPU runs on the CPU and says why, FPCD on the GPU with i
   assert.deepEqual(errors, []);
 
   // Automatic (the default): MNIST-sized models on the GPU, the small sets on the CPU.
-  const { page: auto, errors: e3 } = await openMnist(gpu.browser, `${gpu.server.url}#${MNIST}&lane=cd:batch=100,lr=0.05`);
+  const { page: auto, errors: e3 } = await openPatiently(gpu.browser, `${gpu.server.url}#${MNIST}&lane=cd:batch=100,lr=0.05`);
   assert.equal(await auto.inputValue('#compute'), 'auto');
   await auto.waitForFunction(() => window.__rbm.lanes().every((l) => l.gpu && l.status === 'ready'), null, { timeout: 60_000 });
   assert.doesNotMatch(auto.url(), /compute=/, 'automatic is the default: the link does not say it');
@@ -240,7 +241,7 @@ test("a study of an MNIST preset measured by AIS runs its trials on the GPU and 
   await pick.close();
   assert.deepEqual(pickErrors, []);
 
-  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_STUDY}`);
+  const { page, errors } = await openPatiently(gpu.browser, `${gpu.server.url}#${TINY_STUDY}`);
   assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane on the GPU/);
   // Once the first point is in, one trial's GPU fails (a driver reset): that trial runs again on
   // the CPU from update 0, saying so; the other goes on, on the GPU.
@@ -269,7 +270,7 @@ const BATCH_STUDY = TINY_STUDY.replace('trials=2', 'trials=4');
 /** Runs BATCH_STUDY on a fresh page with the study's AIS worker on (`batch`) or off; `lose`:
  * the AIS worker's GPU fails in its first batch (the test hook). */
 async function batchStudy(batch, lose = false) {
-  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${BATCH_STUDY}`);
+  const { page, errors } = await openPatiently(gpu.browser, `${gpu.server.url}#${BATCH_STUDY}`);
   await page.evaluate((b) => window.__rbm.setStudyAisBatch(b), batch);
   let line = null;
   const study = await runStudy(page, async () => {
@@ -342,7 +343,7 @@ test("a GPU study's checkpoints are annealed in batches by the study's AIS worke
 });
 
 test("without WebGPU the paper's scale is not offered and the same study runs on the CPU", { timeout: 240_000 }, async () => {
-  const { page, errors } = await openMnist(plain.browser, `${plain.server.url}#${TINY_STUDY}`);
+  const { page, errors } = await openPatiently(plain.browser, `${plain.server.url}#${TINY_STUDY}`);
   assert.equal(await page.isHidden('#preset-scale-field'), true);
   assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane\.$/);
   const study = await runStudy(page);
@@ -401,7 +402,7 @@ test("a study of pcd-mnist-25 takes each checkpoint's exact log Z on the trial's
   await pick.close();
   assert.deepEqual(pickErrors, []);
 
-  const { page, errors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_EXACT}`);
+  const { page, errors } = await openPatiently(gpu.browser, `${gpu.server.url}#${TINY_EXACT}`);
   assert.match(await page.textContent('#study-progress'), /^Start runs 2 trials per lane on the GPU/);
   assert.match(await page.textContent('#chart-note'), /Each trial measures its checkpoints itself.*over 2\^12 states in the trial's worker/);
   const onGpu = await runExactStudy(page);
@@ -411,7 +412,7 @@ test("a study of pcd-mnist-25 takes each checkpoint's exact log Z on the trial's
 
   // The same study on the CPU: the trials start from the same models, so the points at update 0
   // are the GPU's enumeration against the CPU's f64 one (later points follow other training).
-  const { page: cpu, errors: cpuErrors } = await openMnist(gpu.browser, `${gpu.server.url}#${TINY_EXACT}&compute=cpu`);
+  const { page: cpu, errors: cpuErrors } = await openPatiently(gpu.browser, `${gpu.server.url}#${TINY_EXACT}&compute=cpu`);
   const onCpu = await runExactStudy(cpu);
   for (const t of onCpu.lanes[0].trials) assert.equal(t.gpu, null);
   for (const [i, t] of onGpu.lanes[0].trials.entries()) {
