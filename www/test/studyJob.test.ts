@@ -6,7 +6,7 @@ import { StudyRun } from '../src/app/studyRun';
 import type { CoreRecord } from '../src/generated/core';
 import type { FromWorker, ToWorker } from '../src/protocol/messages';
 import { studyJobText } from '../src/workers/studyJob';
-import { type CoreStudyJob, type JobSliceResult, type StudyJobCore, StudyJobRunner } from '../src/workers/studyJobRunner';
+import { type CoreStudyJob, JOB_WAIT_MS, type JobSliceResult, type StudyJobCore, StudyJobRunner } from '../src/workers/studyJobRunner';
 import { FakeWorker } from './fakeWorker';
 
 const lane = (id: number, label: string) => ({ id, label, claimLabel: null, stats: [] });
@@ -213,7 +213,12 @@ describe('the job worker', () => {
     const posted: FromWorker[] = [];
     const queue: (() => void)[] = [];
     let now = 0;
-    const runner = new StudyJobRunner(core, { post: (m) => posted.push(m), now: () => (now += 5), schedule: (fn) => queue.push(fn) });
+    const runner = new StudyJobRunner(core, {
+      post: (m) => posted.push(m),
+      now: () => (now += 5),
+      schedule: (fn) => queue.push(fn),
+      later: (fn) => queue.push(fn),
+    });
     runner.handle({ type: 'studyJob', id: 3, dataset: 'bas3', seed: 1, until: 20, every: 10, lanes: [{ lane: 2, config: { algo: 'cd' }, trials: [0, 1] }] });
     await Promise.resolve();
     await Promise.resolve();
@@ -241,11 +246,77 @@ describe('the job worker', () => {
     expect(posted.at(-1)).toEqual({ type: 'studyJobDone', id: 3, ms: expect.any(Number), error: 'lost' });
   });
 
+  it('waits for a GPU that has not caught up on a timer, and sizes its slices by the time the GPU took', async () => {
+    // A GPU that does an update in 0.1 ms: busy until the last slice's updates are done.
+    let now = 0;
+    let doneAt = 0;
+    let updates = 0;
+    const given: number[] = [];
+    const job: CoreStudyJob = {
+      adapter: 'Fake GPU',
+      lanes: [0],
+      trials: 1,
+      refused: () => [],
+      get busy() {
+        return now < doneAt;
+      },
+      step: (max): JobSliceResult => {
+        if (now >= doneAt && updates < 1_000_000) {
+          given.push(max);
+          updates += max;
+          doneAt = now + max * 0.1;
+        }
+        return { trials: [], updates, done: false, error: null };
+      },
+      loseGpuForTest: () => undefined,
+      free: () => undefined,
+    };
+    const core: StudyJobCore = { prepare: async () => 'Fake GPU', newJob: () => job, lastPanic: () => null };
+    const soon: (() => void)[] = [];
+    const timers: { fn: () => void; ms: number }[] = [];
+    const runner = new StudyJobRunner(core, {
+      post: () => undefined,
+      now: () => now,
+      schedule: (fn) => soon.push(fn),
+      later: (fn, ms) => timers.push({ fn, ms }),
+    });
+    runner.handle({
+      type: 'studyJob',
+      id: 1,
+      dataset: 'bas3',
+      seed: 1,
+      until: 1_000_000,
+      every: 1_000_000,
+      lanes: [{ lane: 0, config: { algo: 'cd' }, trials: [0] }],
+    });
+    await Promise.resolve();
+    await Promise.resolve();
+    let waits = 0;
+    for (let i = 0; i < 5000; i++) {
+      const fn = soon.shift();
+      if (fn) {
+        fn();
+        continue;
+      }
+      const t = timers.shift();
+      if (!t) break;
+      expect(t.ms).toBe(JOB_WAIT_MS);
+      waits += 1;
+      now += t.ms;
+      t.fn();
+    }
+    expect(waits).toBeGreaterThan(0);
+    // Slices grow from 1 update to about JOB_SLICE_MS of the GPU's time (1 000 updates).
+    expect(given[0]).toBe(1);
+    expect(Math.max(...given)).toBeGreaterThanOrEqual(500);
+    expect(Math.max(...given)).toBeLessThanOrEqual(2000);
+  });
+
   it('holds the job while paused', async () => {
     const { core } = fakeCore();
     const posted: FromWorker[] = [];
     const queue: (() => void)[] = [];
-    const runner = new StudyJobRunner(core, { post: (m) => posted.push(m), now: () => 0, schedule: (fn) => queue.push(fn) });
+    const runner = new StudyJobRunner(core, { post: (m) => posted.push(m), now: () => 0, schedule: (fn) => queue.push(fn), later: (fn) => queue.push(fn) });
     runner.handle({ type: 'studyJob', id: 1, dataset: 'bas3', seed: 1, until: 20, every: 10, lanes: [{ lane: 0, config: { algo: 'cd' }, trials: [0] }] });
     await Promise.resolve();
     await Promise.resolve();
@@ -268,7 +339,7 @@ describe('the job worker', () => {
       },
       lastPanic: () => null,
     };
-    const runner = new StudyJobRunner(core, { post: (m) => posted.push(m), now: () => 0, schedule: () => undefined });
+    const runner = new StudyJobRunner(core, { post: (m) => posted.push(m), now: () => 0, schedule: () => undefined, later: () => undefined });
     runner.handle({ type: 'studyJob', id: 4, dataset: 'bas3', seed: 1, until: 20, every: 10, lanes: [] });
     await new Promise((r) => setTimeout(r, 0));
     expect(posted).toEqual([{ type: 'studyJobDone', id: 4, ms: 0, error: 'this browser offers no WebGPU' }]);

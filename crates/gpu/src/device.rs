@@ -955,9 +955,9 @@ impl Fence {
         self.pending = Some(dev.snapshot(&self.buf, 0, 1));
     }
 
-    /// Whether a mark is still on its way.
+    /// Whether a mark is still on its way (not yet on the host).
     pub fn pending(&self) -> bool {
-        self.pending.is_some()
+        self.pending.as_ref().is_some_and(|s| !s.ready())
     }
 }
 

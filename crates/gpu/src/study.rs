@@ -585,6 +585,11 @@ impl ModelsCopy {
                 .map(|all| split_models(&self.models, &all)),
         )
     }
+
+    /// Whether [`ModelsCopy::take`] would give the models (or an error) now.
+    pub fn ready(&self) -> bool {
+        self.copy.ready()
+    }
 }
 
 impl StudyJob {

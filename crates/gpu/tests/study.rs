@@ -204,6 +204,7 @@ fn a_study_as_one_job_ends_where_the_cpu_study_ends() {
 #[test]
 fn the_never_waiting_path_gives_the_waiting_ones_bits() {
     use rbm_core::experiments::jobs::JobRun;
+    use rbm_gpu::device::Fence;
     let dev = device();
     let req = StudyRequest {
         runs: Some(2),
@@ -229,14 +230,29 @@ fn the_never_waiting_path_gives_the_waiting_ones_bits() {
             None
         } else {
             job.advance(at - run.done()).unwrap();
+            // A fence behind the updates says when they are done without being taken (the
+            // page's job sizes its next slice by it).
+            let mut fence = Fence::new(job.device());
+            fence.mark(job.device());
+            while fence.pending() {
+                polls += 1;
+                job.device().progress();
+                assert!(polls < 1_000_000, "the fence never came");
+                std::thread::yield_now();
+            }
+            assert!(fence.passed().unwrap());
+            assert!(!fence.pending());
             let copy = job.copy_models().unwrap();
             assert_eq!(copy.updates, at);
             let models = loop {
                 polls += 1;
                 job.device().progress();
+                let ready = copy.ready();
                 if let Some(m) = copy.take() {
+                    assert!(ready || copy.ready(), "a copy taken is ready");
                     break m.unwrap();
                 }
+                assert!(!ready, "a ready copy is taken");
                 assert!(polls < 1_000_000, "the copy never came");
                 std::thread::yield_now();
             };

@@ -236,7 +236,7 @@ impl WasmStudyJob {
     /// Whether the job waits for the GPU (its copies or the fence are not in yet).
     #[wasm_bindgen(getter)]
     pub fn busy(&self) -> bool {
-        !self.copies.is_empty() || self.fence.pending()
+        self.copies.iter().any(|c| !c.ready()) || self.fence.pending()
     }
 
     /// Updates every trial has been given so far.

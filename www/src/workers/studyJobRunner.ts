@@ -14,6 +14,16 @@ import { errorMessage, type Host } from './runner';
 /** Target wall time of the updates a slice gives the GPU. */
 export const JOB_SLICE_MS = 100;
 
+/** How long the job waits before it looks again at a GPU that has not caught up (ms): a
+ * zero-delay loop would keep a CPU core busy that a software GPU needs. */
+export const JOB_WAIT_MS = 4;
+
+/** The worker's host, with a timer for the waits. */
+export interface JobHost extends Host {
+  /** Runs `fn` in `ms` milliseconds. */
+  later(fn: () => void, ms: number): void;
+}
+
 /** One `step` of the core's job (its JobSlice). */
 export interface JobSliceResult {
   trials: { lane: number; trial: number; records: CoreRecord[] }[];
@@ -73,7 +83,7 @@ export class StudyJobRunner {
 
   constructor(
     private readonly core: StudyJobCore,
-    private readonly host: Host,
+    private readonly host: JobHost,
   ) {}
 
   /** Handles a study job message; false for any other message. */
@@ -147,7 +157,8 @@ export class StudyJobRunner {
   private kick(): void {
     if (this.run && !this.paused && !this.pending) {
       this.pending = true;
-      this.host.schedule(() => this.tick());
+      if (this.run.job.busy) this.host.later(() => this.tick(), JOB_WAIT_MS);
+      else this.host.schedule(() => this.tick());
     }
   }
 

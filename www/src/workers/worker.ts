@@ -171,7 +171,7 @@ const studyJobs = new StudyJobRunner(
     newJob: (request) => new (gpuCore as typeof GpuCore).WasmStudyJob(request) as unknown as CoreStudyJob,
     lastPanic: () => gpuCore?.lastPanic() ?? null,
   },
-  { ...host, schedule: zeroDelayScheduler() },
+  { ...host, schedule: zeroDelayScheduler(), later: (fn, ms) => setTimeout(fn, ms) },
 );
 const early: ToWorker[] = [];
 const handle = (msg: ToWorker) => {
