@@ -3,7 +3,7 @@
 # our figures and PyTorch's on the same workloads in the same call, then the whole studies, then
 # the GPU tests that need a real GPU (docs/gpu.md, "Speed on an H100"). Most wanted first, each
 # step under its own time limit, every result written under $OUT as it comes: a call that runs
-# out of time still brings back what it measured. The whole script stays under 9 minutes (the limits add up to 550 s), so
+# out of time still brings back what it measured. The whole script stays under 9 minutes (the limits add up to 560 s), so
 # one call fits a session's 15 minutes of device time with the machine's start.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,10 +32,12 @@ step ours.jsonl 100 $B speed
 step peer.jsonl 100 python3 .bench/gpu_peer.py
 # The product's kernels one by one on the large batches (RBM_GPU_TILE forces one).
 for tile in 64 128; do
-  step "ours_tile$tile.jsonl" 35 env RBM_GPU_TILE=$tile $B speed --only gibbs,pcd
+  step "ours_tile$tile.jsonl" 30 env RBM_GPU_TILE=$tile $B speed --only gibbs,pcd
 done
+# Where the GPU's time goes: every pass timed, by kernel (shares, not rates).
+step profile.jsonl 30 $B speed --profile
 # Whole studies: the small-data study as one job, and a paper-scale MNIST epoch.
-step shifting_bar_gpu.jsonl 60 $B reproduce sdcp-shifting-bar --seed 1 --device gpu
+step shifting_bar_gpu.jsonl 50 $B reproduce sdcp-shifting-bar --seed 1 --device gpu
 step sdcp_mnist_1epoch_gpu.jsonl 60 $B reproduce sdcp-mnist --scale paper --epochs 1 --threads 40 --seed 1 --device gpu
 # Correctness on the real GPU (lavapipe runs these in CI; the #[ignore]d ones need a GPU).
 for t in engine ais exact study; do

@@ -77,6 +77,11 @@ pub struct SpeedCmd {
     /// Only these workloads (comma-separated: gibbs, pcd, ais, ais-batch, study, exact)
     #[arg(long, value_delimiter = ',', value_parser = ["gibbs", "pcd", "ais", "ais-batch", "study", "exact"])]
     only: Vec<String>,
+    /// Where the GPU's time goes instead of rates: Gibbs, PCD-1 and AIS with every pass timed
+    /// (one JSON line per kernel, then one for the workload: the GPU's busy time and span per
+    /// unit). Slower than a plain run: its times say what is spent where, not how fast
+    #[arg(long)]
+    profile: bool,
 }
 
 /// Lists the adapters wgpu finds, one JSON line each (none: no line, and a note on stderr).
@@ -111,6 +116,9 @@ pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     let dev = Device::open(a.adapter)?;
     let label = format!("{} ({}, GPU engine)", dev.info.name, dev.info.backend);
     let (m, n) = (784, 500);
+    if a.profile {
+        return profile(&dev, &label, &a, out);
+    }
     let run = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
     let batches: &[usize] = if a.quick {
         &[100, 1000]
@@ -146,6 +154,71 @@ pub fn speed(a: SpeedCmd, out: &mut Out) -> CliResult {
     for &k in sizes.iter().filter(|_| run("exact")) {
         let s = speed::exact_log_z(&dev, m, k)?;
         out.line(&json!({"workload": format!("exact_log_z_784x{k}"), "value": s, "unit": "s", "arithmetic": "f32 with compensated sums", "device": label}))?;
+    }
+    Ok(())
+}
+
+/// `rbm speed --profile`: each workload's passes timed on the GPU ([`rbm_gpu::profile`]), one
+/// line per kernel (passes, microseconds and share of the busy time per unit; the products'
+/// GFLOP/s) and one per workload (busy time and span per unit, and the time between passes).
+fn profile(dev: &std::sync::Arc<Device>, label: &str, a: &SpeedCmd, out: &mut Out) -> CliResult {
+    let (m, n) = (784, 500);
+    let run = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
+    for w in ["ais-batch", "study", "exact"] {
+        if a.only.iter().any(|o| o == w) {
+            eprintln!("rbm speed --profile times gibbs, pcd and ais; '{w}' is left out");
+        }
+    }
+    let mut report = |name: String,
+                      unit: &str,
+                      units: f64,
+                      s: rbm_gpu::profile::Summary|
+     -> CliResult {
+        for k in &s.kernels {
+            let gflops = (k.flops > 0.0).then(|| k.flops / k.ns);
+            out.line(&json!({"profile": name, "kernel": &*k.kernel, "passes_per_unit": k.passes as f64 / units, "us_per_unit": k.ns / units / 1e3, "share": k.ns / s.busy_ns.max(1.0), "gflops": gflops, "unit": unit}))?;
+        }
+        out.line(&json!({"profile": name, "unit": unit, "units": units, "busy_us_per_unit": s.busy_ns / units / 1e3, "span_us_per_unit": s.span_ns / units / 1e3, "between_passes_us_per_unit": (s.span_ns - s.busy_ns).max(0.0) / units / 1e3, "device": label, "note": "every pass timed: each submission waits for its timestamps, so these are shares, not rates"}))
+    };
+    let batches: &[usize] = if a.quick {
+        &[100, 1000]
+    } else {
+        &[100, 1000, 10_000]
+    };
+    for &b in batches.iter().filter(|_| run("gibbs")) {
+        let calls = (4_000 / b).clamp(2, 40);
+        let mut work = speed::gibbs_work(dev, m, n, b)?;
+        let s = speed::profile(dev, 2, calls, || {
+            work();
+            Ok(())
+        })?;
+        report(
+            format!("gibbs_784x500_b{b}"),
+            "sweep",
+            (calls * speed::GIBBS_SWEEPS_PER_UNIT) as f64,
+            s,
+        )?;
+    }
+    if run("pcd") {
+        let mut work = speed::pcd1_work(dev, m, n, 100)?;
+        let s = speed::profile(dev, 10, 200, || {
+            work();
+            Ok(())
+        })?;
+        report("pcd1_784x500_b100".into(), "update", 200.0, s)?;
+    }
+    if run("ais") {
+        let model = rbm_core::model::Rbm::random(m, n, 0.01, 1)?;
+        let betas = 1000;
+        let s = speed::profile(dev, 1, 1, || {
+            rbm_gpu::ais::log_z(dev, &model, &model.b, 100, betas, 1).map(|_| ())
+        })?;
+        report(
+            format!("ais_784x500_100x{betas}"),
+            "beta step",
+            betas as f64,
+            s,
+        )?;
     }
     Ok(())
 }

@@ -182,6 +182,12 @@ impl Params {
 pub struct Pipeline {
     id: u64,
     pipeline: wgpu::ComputePipeline,
+    /// What a profile calls it (`crate::profile`), and whether it is a product (whose
+    /// arithmetic a profile counts).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    name: Arc<str>,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    product: bool,
 }
 
 /// One dispatch of [`Device::dispatch_all`].
@@ -259,6 +265,9 @@ struct State {
     ring: Vec<u8>,
     bind_groups: HashMap<(u64, [u64; 5]), wgpu::BindGroup>,
     submissions: u64,
+    /// Every pass timed (`Device::start_profile`; benchmarks only).
+    #[cfg(not(target_arch = "wasm32"))]
+    profile: Option<crate::profile::Recorder>,
 }
 
 /// A GPU with the engine's kernels compiled for it.
@@ -334,7 +343,12 @@ impl Device {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("rbm"),
-                required_features: wgpu::Features::empty(),
+                // Timestamps, natively where the adapter has them: only a profile writes any.
+                required_features: if cfg!(target_arch = "wasm32") {
+                    wgpu::Features::empty()
+                } else {
+                    adapter.features() & wgpu::Features::TIMESTAMP_QUERY
+                },
                 required_limits: limits,
                 ..Default::default()
             })
@@ -396,7 +410,10 @@ impl Device {
         });
         let mut pipelines: HashMap<Kernel, Pipeline> = KERNELS
             .iter()
-            .map(|&(k, entry)| (k, pipeline(&device, &pipeline_layout, &module, entry)))
+            .map(|&(k, entry)| {
+                let p = pipeline(&device, &pipeline_layout, &module, entry);
+                (k, p)
+            })
             .collect();
         let centered = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("centered"),
@@ -405,7 +422,8 @@ impl Device {
             ),
         });
         for (k, entry) in CENTERED {
-            pipelines.insert(k, pipeline(&device, &pipeline_layout, &centered, entry));
+            let p = pipeline(&device, &pipeline_layout, &centered, entry);
+            pipelines.insert(k, p);
         }
         let gemm = include_str!("shaders/gemm.wgsl");
         // Depth tiles of 32 where both (padded) tiles fit the device's workgroup memory (half
@@ -439,7 +457,12 @@ impl Device {
                 label: Some("gemm"),
                 source: wgpu::ShaderSource::Wgsl(format!("{common}\n{tiled}").into()),
             });
-            pipelines.insert(k, pipeline(&device, &pipeline_layout, &module, "gemm"));
+            let product = Pipeline {
+                name: format!("{k:?}").into(),
+                product: true,
+                ..pipeline(&device, &pipeline_layout, &module, "gemm")
+            };
+            pipelines.insert(k, product);
         }
         let ring = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ring"),
@@ -472,6 +495,8 @@ impl Device {
                 ring: Vec::with_capacity(RING),
                 bind_groups: HashMap::new(),
                 submissions: 0,
+                #[cfg(not(target_arch = "wasm32"))]
+                profile: None,
             }),
             split: OnceLock::new(),
             compiled: Mutex::new(HashMap::new()),
@@ -655,7 +680,15 @@ impl Device {
         outputs: [Option<&Buf>; 2],
         groups: (u32, u32, u32),
     ) {
-        self.run(&self.pipelines[&kernel], params, inputs, outputs, groups);
+        let mut st = self.state();
+        self.record(
+            &mut st,
+            &self.pipelines[&kernel],
+            params,
+            inputs,
+            outputs,
+            groups,
+        );
     }
 
     /// Records one dispatch of a [`Device::compile`]d pipeline (as [`Device::dispatch`]).
@@ -691,6 +724,10 @@ impl Device {
         outputs: [Option<&Buf>; 2],
         groups: (u32, u32, u32),
     ) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if st.profile.as_ref().is_some_and(|p| p.full()) {
+            self.submit(st);
+        }
         let at = self.reserve(st, SLOT);
         st.ring[at..at + PARAMS_BYTES].copy_from_slice(&params.bytes());
         let bufs = [
@@ -729,10 +766,20 @@ impl Device {
                 })
             })
             .clone();
-        let enc = self.encoder(st);
+        self.encoder(st);
+        let enc = st.encoder.as_mut().expect("made above");
+        #[cfg(not(target_arch = "wasm32"))]
+        let timestamp_writes = st.profile.as_mut().map(|p| {
+            p.pass(
+                pipeline.name.clone(),
+                product_flops(pipeline, params, groups),
+            )
+        });
+        #[cfg(target_arch = "wasm32")]
+        let timestamp_writes = None;
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
-            timestamp_writes: None,
+            timestamp_writes,
         });
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &group, &[at as u32]);
@@ -775,11 +822,21 @@ impl Device {
     }
 
     fn submit(&self, st: &mut State) {
-        if let Some(enc) = st.encoder.take() {
+        if let Some(mut enc) = st.encoder.take() {
             if !st.ring.is_empty() {
                 self.queue.write_buffer(&self.ring, 0, &st.ring);
             }
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(p) = &st.profile {
+                p.resolve(&mut enc);
+            }
+            #[cfg(target_arch = "wasm32")]
+            let _ = &mut enc;
             self.queue.submit([enc.finish()]);
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(p) = &mut st.profile {
+                p.collect(&self.device, f64::from(self.queue.get_timestamp_period()));
+            }
             st.ring.clear();
             st.submissions += 1;
             if st.submissions.is_multiple_of(64) {
@@ -868,6 +925,40 @@ impl Device {
     /// later copy fails and [`Device::failure`] says why (for tests of the way back to the CPU).
     pub fn lose_for_test(&self) {
         self.device.destroy();
+    }
+
+    /// Times every pass from now on (`crate::profile`; benchmarks only: each submission then
+    /// waits for its timestamps). An error where the adapter has no timestamp queries.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn start_profile(&self) -> Result<()> {
+        if !self
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            return Err(Error::Invalid(format!(
+                "the GPU {} cannot time its passes (no timestamp queries)",
+                self.info.name
+            )));
+        }
+        let mut st = self.state();
+        self.submit(&mut st);
+        st.profile = Some(crate::profile::Recorder::new(&self.device));
+        Ok(())
+    }
+
+    /// Ends the profile ([`Device::start_profile`]) once what is recorded has run: every pass
+    /// it timed, in order (none without a profile). An error if the GPU reported one meanwhile
+    /// (its timestamps would then be zeros).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn take_profile(&self) -> Result<Vec<crate::profile::PassTime>> {
+        let mut st = self.state();
+        self.submit(&mut st);
+        let passes = st.profile.take().map(|p| p.done).unwrap_or_default();
+        match self.failure() {
+            Some(why) => Err(Error::Invalid(why)),
+            None => Ok(passes),
+        }
     }
 
     /// Lets finished work's callbacks run (natively; a browser runs them itself).
@@ -961,6 +1052,17 @@ impl Fence {
     }
 }
 
+/// The arithmetic of a product's dispatch (2 · rows · cols · depth for each product of a
+/// batch; its split workgroups share one product's), 0 for any other kernel: for a profile.
+#[cfg(not(target_arch = "wasm32"))]
+fn product_flops(pipeline: &Pipeline, p: &Params, groups: (u32, u32, u32)) -> f64 {
+    if !pipeline.product {
+        return 0.0;
+    }
+    let products = f64::from(groups.2 / p.splits.max(1));
+    2.0 * f64::from(p.rows) * f64::from(p.cols) * f64::from(p.depth) * products
+}
+
 fn pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
@@ -969,6 +1071,8 @@ fn pipeline(
 ) -> Pipeline {
     Pipeline {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        name: entry.into(),
+        product: false,
         pipeline: device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
             layout: Some(layout),

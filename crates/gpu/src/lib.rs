@@ -30,6 +30,8 @@ pub mod lane;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod measure;
 mod product;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod profile;
 pub mod sampler;
 pub mod sampler_stream;
 #[cfg(not(target_arch = "wasm32"))]

@@ -43,24 +43,33 @@ fn random_rows(rows: usize, m: usize, density: f32, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-/// Gibbs sweeps per second of `chains` chains on an m×n model (W ~ N(0, 0.01²)), each sweep
-/// h ~ p(h|v) then v ~ p(v|h), submitted 25 sweeps at a time.
-pub fn gibbs(dev: &Arc<Device>, m: usize, n: usize, chains: usize, min_s: f64) -> Result<f64> {
+/// Gibbs sweeps a unit of [`gibbs_work`] runs.
+pub const GIBBS_SWEEPS_PER_UNIT: usize = 25;
+
+/// The Gibbs workload on an m×n model (W ~ N(0, 0.01²)) with `chains` chains: each call
+/// records [`GIBBS_SWEEPS_PER_UNIT`] sweeps (h ~ p(h|v) then v ~ p(v|h)) and submits them.
+pub fn gibbs_work(dev: &Arc<Device>, m: usize, n: usize, chains: usize) -> Result<impl FnMut()> {
     let model = GpuModel::upload(dev, &Rbm::random(m, n, 0.01, 1)?);
     let mut c = Gpu::chains(&model, &random_rows(chains, m, 0.5, 2), chains);
     let mut rng = GpuRng::new(1, 0);
-    let per = 25;
-    Ok(per as f64
-        * rate(dev, min_s, 4, || {
-            Gpu::sweeps(&model, &mut c, &mut rng, per);
-            dev.flush();
-        }))
+    let dev = dev.clone();
+    Ok(move || {
+        Gpu::sweeps(&model, &mut c, &mut rng, GIBBS_SWEEPS_PER_UNIT);
+        dev.flush();
+    })
 }
 
-/// PCD-1 training rows per second on an m×n model, batch `batch` with as many persistent
-/// chains, plain SGD (η = 0.05), through the PCD algorithm file on the GPU engine; batches
-/// cycle through 2 000 random 0/1 rows (20 % on) uploaded from the host each update.
-pub fn pcd1(dev: &Arc<Device>, m: usize, n: usize, batch: usize, min_s: f64) -> Result<f64> {
+/// Gibbs sweeps per second of `chains` chains on an m×n model ([`gibbs_work`]).
+pub fn gibbs(dev: &Arc<Device>, m: usize, n: usize, chains: usize, min_s: f64) -> Result<f64> {
+    let work = gibbs_work(dev, m, n, chains)?;
+    Ok(GIBBS_SWEEPS_PER_UNIT as f64 * rate(dev, min_s, 4, work))
+}
+
+/// The PCD-1 workload on an m×n model, batch `batch` with as many persistent chains, plain
+/// SGD (η = 0.05), through the PCD algorithm file on the GPU engine: each call is one update
+/// (submitted), its batch cycling through 2 000 random 0/1 rows (20 % on) uploaded from the
+/// host.
+pub fn pcd1_work(dev: &Arc<Device>, m: usize, n: usize, batch: usize) -> Result<impl FnMut()> {
     let rows = random_rows(2000, m, 0.2, 3);
     let data = Dataset::from_rows(
         "random",
@@ -90,7 +99,8 @@ pub fn pcd1(dev: &Arc<Device>, m: usize, n: usize, batch: usize, min_s: f64) -> 
     let mut rng = GpuRng::new(1, 0);
     let mut t = 0usize;
     let batches = 2000 / batch;
-    let per_s = rate(dev, min_s, 50, || {
+    let dev = dev.clone();
+    Ok(move || {
         let s = (t % batches) * batch * m;
         t += 1;
         let mut cx = Ctx::<Gpu> {
@@ -103,8 +113,34 @@ pub fn pcd1(dev: &Arc<Device>, m: usize, n: usize, batch: usize, min_s: f64) -> 
         };
         algo.update(&mut cx).expect("PCD's update does not fail");
         dev.flush();
-    });
-    Ok(per_s * batch as f64)
+    })
+}
+
+/// PCD-1 training rows per second on an m×n model at batch `batch` ([`pcd1_work`]).
+pub fn pcd1(dev: &Arc<Device>, m: usize, n: usize, batch: usize, min_s: f64) -> Result<f64> {
+    let work = pcd1_work(dev, m, n, batch)?;
+    Ok(rate(dev, min_s, 50, work) * batch as f64)
+}
+
+/// Where the GPU's time goes in `units` calls of `work`, after `warm` calls not counted
+/// ([`crate::profile`]: every pass timed; a profiled run is slower than a plain one, so its
+/// times say what is spent where, not how fast the workload runs).
+pub fn profile(
+    dev: &Arc<Device>,
+    warm: usize,
+    units: usize,
+    mut work: impl FnMut() -> Result<()>,
+) -> Result<crate::profile::Summary> {
+    for _ in 0..warm {
+        work()?;
+    }
+    dev.finish();
+    dev.start_profile()?;
+    for _ in 0..units {
+        work()?;
+    }
+    dev.finish();
+    Ok(crate::profile::summarize(&dev.take_profile()?))
 }
 
 /// Seconds for the exact log Z of an m×n model with W ~ N(0, 0.05²) (the peer's), after a
