@@ -6,7 +6,8 @@
 //!   momentum), FPCD's sums and ‖W‖ equal the CPU engine's within f32 rounding; a half-sweep's
 //!   draws equal the CPU's decisions for the same uniforms except within rounding of p;
 //! - law: Gibbs chains started from a small model's exact p(v) stay there (no drift);
-//! - training: the same algorithm files learn BAS 3×3 on the GPU as on the CPU.
+//! - training: the same algorithm files learn BAS 3×3 on the GPU as on the CPU;
+//! - profile (`engine/profile.rs`): timing every pass changes nothing computed.
 
 use rbm_core::data::Dataset;
 use rbm_core::engine::{Cpu, Engine};
@@ -21,6 +22,10 @@ use std::sync::Arc;
 
 mod common;
 use common::device;
+
+// In this binary (one link fewer in CI): it opens a device of its own, whose state a profile is.
+#[path = "engine/profile.rs"]
+mod profile;
 
 fn random_rows(rows: usize, m: usize, density: f32, seed: u64) -> Vec<f32> {
     let mut r = stream(seed, 0, Purpose::Aux);

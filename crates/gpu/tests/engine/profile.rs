@@ -1,6 +1,6 @@
 //! The GPU profile (`rbm speed --profile`, [`rbm_gpu::profile`]): every pass of a profiled
 //! stretch is timed under its kernel's name, the products carry their arithmetic, and timing
-//! changes nothing that is computed. A binary of its own: a profile is the device's state.
+//! changes nothing that is computed. On a device of its own: a profile is the device's state.
 
 use rbm_core::data::Dataset;
 use rbm_core::engine::Engine;
