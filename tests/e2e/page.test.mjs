@@ -1272,6 +1272,8 @@ test("a lane's worker that dies without a word is found, shown with its message 
   await page.waitForFunction(() => window.__rbm.lanes()[1].status === 'fatal', null, { timeout: 40_000, polling: 250 });
   const broken = (await lanes(page))[1];
   assert.match(broken.message, /the lane's worker failed: it stopped answering \(no reply in 10 s\)/);
+  // The card follows at the next frame (the hook reads the lane itself).
+  await page.waitForSelector('article[data-lane-id="1"][data-status="fatal"]', { timeout: 5_000 });
   assert.match(await page.textContent('article[data-lane-id="1"] .lane-error'), /stopped answering/);
   assert.ok(await page.isVisible('article[data-lane-id="1"] button.restart'));
   // The other lane trained on meanwhile, and still does.
