@@ -1255,6 +1255,7 @@ test("a preset's trials in the page are the CLI's trials bit for bit: records, b
   await enter(page, '#stop', '100');
   await page.click('#run');
   await page.waitForFunction(() => window.__rbm.study()?.status === 'done', null, { timeout: 120_000, polling: 250 });
+  await page.waitForFunction(() => window.__rbm.drawn());
   assert.match(await page.textContent('#claims-note'), /describe one trial per lane, not a median/);
   assert.deepEqual(errors, []);
   await page.close();
