@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FromWorker } from '../src/protocol/messages';
+import { asksForGpu, type FromWorker } from '../src/protocol/messages';
 import { type Clock, WatchedWorker } from '../src/workers/workerHealth';
 import { FakeWorker } from './fakeWorker';
 
@@ -38,7 +38,7 @@ class ManualClock implements Clock {
 function setup() {
   const clock = new ManualClock();
   const inner = new FakeWorker('lane 0');
-  const w = new WatchedWorker(inner, { interval: 1000, timeout: 5000 }, clock);
+  const w = new WatchedWorker(inner, { interval: 1000, timeout: 5000, gpuTimeout: 30_000 }, clock);
   const errors: string[] = [];
   const got: FromWorker[] = [];
   w.onerror = (e) => errors.push(e.message);
@@ -79,6 +79,37 @@ describe("a lane's watched worker", () => {
     expect(inner.terminated).toBe(true);
     clock.advance(60_000);
     expect(errors).toHaveLength(1);
+  });
+
+  it('a worker asked to work on the GPU may be silent for the GPU timeout; past it, it is ended', () => {
+    const { clock, inner, w, errors, answer } = setup();
+    w.postMessage({ type: 'configure', gen: 1, config: {} as never, dataset: 'bas3', compute: 'gpu' });
+    expect(inner.posted[0]).toMatchObject({ type: 'configure', compute: 'gpu' });
+    // Opening its device holds it for 20 s (a busy software GPU): no death.
+    clock.advance(20_000);
+    expect(errors).toEqual([]);
+    answer();
+    clock.advance(1000);
+    answer();
+    expect(errors).toEqual([]);
+    // It dies: the first ping never answered is sent at t = 22 s; at 52 s it is 30 s old, not more.
+    clock.advance(31_000);
+    expect(errors).toEqual([]);
+    expect(inner.terminated).toBe(false);
+    clock.advance(1000);
+    expect(errors).toEqual(['it stopped answering (no reply in 30 s): it was ended or is stuck']);
+    expect(inner.terminated).toBe(true);
+  });
+
+  it('which messages ask for the GPU: a GPU lane or trial, a study job, an AIS request', () => {
+    const config = {} as never;
+    expect(asksForGpu({ type: 'configure', gen: 1, config, dataset: 'd' })).toBe(false);
+    expect(asksForGpu({ type: 'configure', gen: 1, config, dataset: 'd', compute: 'gpu' })).toBe(true);
+    expect(asksForGpu({ type: 'trial', id: 1, config, dataset: 'd', seed: 1, trial: 0, until: 10 })).toBe(false);
+    expect(asksForGpu({ type: 'trial', id: 1, config, dataset: 'd', seed: 1, trial: 0, until: 10, compute: 'gpu' })).toBe(true);
+    expect(asksForGpu({ type: 'studyJob', id: 1, dataset: 'd', seed: 1, until: 10, every: 5, lanes: [] })).toBe(true);
+    expect(asksForGpu({ type: 'aisRequest', key: 1, request: {} as never })).toBe(true);
+    expect(asksForGpu({ type: 'start' })).toBe(false);
   });
 
   it('a throttled timer (one tick after a long pause) is not taken for a death', () => {

@@ -418,6 +418,23 @@ export function toNextRecord(iter: number, every: number): number {
   return e - (iter % e);
 }
 
+/** Whether `msg` sets its worker to work on the browser's GPU: a lane or a trial on WebGPU, a
+ * study's GPU job, or its AIS batches. Chromium runs a worker's WebGPU calls through its GPU
+ * process, and some wait for it (opening a device, for one): a software GPU on a busy machine
+ * holds such a worker for tens of seconds, alive (workerHealth.ts gives it longer). */
+export function asksForGpu(msg: ToWorker): boolean {
+  switch (msg.type) {
+    case 'configure':
+    case 'trial':
+      return msg.compute === 'gpu';
+    case 'studyJob':
+    case 'aisRequest':
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Whether a thrown value is the core's error object `{kind, key, message}`. */
 export function isErrorInfo(e: unknown): e is ErrorInfo {
   return typeof e === 'object' && e !== null && typeof (e as ErrorInfo).kind === 'string' && typeof (e as ErrorInfo).message === 'string';

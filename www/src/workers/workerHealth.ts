@@ -7,18 +7,24 @@
 // it kept and its "Restart lane" button (lane.ts, laneCard.ts); the study marks the trial that
 // worker ran failed, keeps every record so far and goes on with a new worker (trialPool.ts);
 // an evaluation worker's chunk fails its evaluation, and the lane trains on without that point
-// (evalPool.ts).
+// (evalPool.ts). A worker asked to work on the GPU (`asksForGpu`) gets `gpuTimeout`: Chromium
+// holds a worker's WebGPU calls while its GPU process is busy, and SwiftShader on a loaded
+// two-core machine kept every GPU worker of a page silent for 12–26 s while it compiled the
+// lanes' shaders and opened their devices (measured in the e2e tests) — alive all along.
 import type { WorkerFactory, WorkerLike } from '../app/lane';
-import type { FromWorker, ToWorker } from '../protocol/messages';
+import { asksForGpu, type FromWorker, type ToWorker } from '../protocol/messages';
 
-/** How often the page pings a lane's worker, and how long it waits for the answer (ms). */
+/** How often the page pings a lane's worker, and how long it waits for the answer (ms): a
+ * worker on the CPU, and one that was asked to work on the GPU. */
 export interface HealthSettings {
   interval: number;
   timeout: number;
+  gpuTimeout: number;
 }
 
-/** Generous: a loaded machine may delay a busy worker's answer by seconds, never by ten. */
-export const HEALTH: HealthSettings = { interval: 2000, timeout: 10_000 };
+/** Generous: a loaded machine may delay a busy worker's answer by seconds, never by ten; a
+ * busy software GPU holds a GPU worker for tens of seconds, never for sixty. */
+export const HEALTH: HealthSettings = { interval: 2000, timeout: 10_000, gpuTimeout: 60_000 };
 
 /** The timer and clock the watch uses (injectable for the unit tests). */
 export interface Clock {
@@ -42,6 +48,8 @@ export class WatchedWorker implements WorkerLike {
   /** The unanswered pings by id (ids increase): when each was sent, and at which tick. */
   private waiting = new Map<number, { at: number; tick: number }>();
   private stop: (() => void) | null;
+  /** Whether the worker was asked to work on the GPU (it keeps its device once opened). */
+  private gpu = false;
 
   constructor(
     private readonly inner: WorkerLike,
@@ -64,9 +72,10 @@ export class WatchedWorker implements WorkerLike {
     this.ticks += 1;
     const oldest = this.waiting.values().next().value;
     if (oldest) {
-      if (this.ticks - oldest.tick >= 2 && this.clock.now() - oldest.at > this.settings.timeout) {
+      const timeout = this.gpu ? this.settings.gpuTimeout : this.settings.timeout;
+      if (this.ticks - oldest.tick >= 2 && this.clock.now() - oldest.at > timeout) {
         this.end();
-        const seconds = Math.round(this.settings.timeout / 1000);
+        const seconds = Math.round(timeout / 1000);
         this.onerror?.({ message: `it stopped answering (no reply in ${seconds} s): it was ended or is stuck` } as ErrorEvent);
         return;
       }
@@ -76,6 +85,7 @@ export class WatchedWorker implements WorkerLike {
   }
 
   postMessage(msg: ToWorker): void {
+    if (asksForGpu(msg)) this.gpu = true;
     this.inner.postMessage(msg);
   }
 
