@@ -1290,7 +1290,12 @@ test("a lane's worker that dies without a word is found, shown with its message 
   assert.ok(shown.includes(`Kept: its curve, ${broken.iters.length} points to update ${end}`), shown);
   assert.match(shown, /Lost: its model at update [\d,]+, which lived in the worker \(no model download\)/);
   assert.equal(await page.isDisabled('article[data-lane-id="1"] button.export'), true);
-  const [file] = await Promise.all([page.waitForEvent('download'), page.click('article[data-lane-id="1"] button.export-curve')]);
+  // Clicked from the page's script, and waited for up to 60 s: the other lane trains on
+  // meanwhile, and on CI's two busy cores a pointer click's download once did not come in 30 s.
+  const [file] = await Promise.all([
+    page.waitForEvent('download', { timeout: 60_000 }),
+    page.evaluate(() => document.querySelector('article[data-lane-id="1"] button.export-curve').click()),
+  ]);
   assert.match(file.suggestedFilename(), /^rbm-pcd-seed1-lane1-curve\.csv$/);
   const rows = readFileSync(await file.path(), 'utf8')
     .trim()
