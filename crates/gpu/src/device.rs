@@ -20,6 +20,8 @@ const RING: usize = 8 << 20;
 const SPLIT_SCRATCH: usize = 264 * 128 * 128;
 /// Threads of an element-wise workgroup.
 const WG: u32 = 256;
+/// The untiled product's workgroup: TINY × TINY elements (gemm.wgsl's `gemm_tiny`).
+const TINY: u32 = 8;
 
 /// The kernels (WGSL entry points) of the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,6 +35,9 @@ pub enum Kernel {
     /// 64×64 tiles with depth tiles of 16, for products of many tiles (more workgroups per
     /// multiprocessor).
     GemmMany,
+    /// One thread per element, no tiles (gemm.wgsl's `gemm_tiny`), for products within one
+    /// 32×32 tile and a short summed index (BAS 3×3, the shifting bar).
+    GemmTiny,
     /// The parameter step.
     Step,
     /// out = a + b.
@@ -49,10 +54,11 @@ pub enum Kernel {
     Uniforms,
     /// The partial sums of a split product added, then its epilogue (product.rs).
     SplitSum,
-    /// The centered parameterisation (centered.wgsl): biases re-parameterised as offsets slide …
-    SlideShift,
-    /// … the offsets' slide …
+    /// The centered parameterisation (centered.wgsl): the offsets' slide towards the batch
+    /// means …
     SlideOffsets,
+    /// … the biases re-parameterised by how far they slid …
+    SlideShift,
     /// … h − λ …
     SubLambda,
     /// … the centered weights' sums …
@@ -62,12 +68,13 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// The product kernels (gemm.wgsl in its sizes).
-    pub const PRODUCTS: [Kernel; 4] = [
+    /// The product kernels (gemm.wgsl in its sizes, and untiled).
+    pub const PRODUCTS: [Kernel; 5] = [
         Kernel::GemmSmall,
         Kernel::Gemm,
         Kernel::GemmMany,
         Kernel::GemmLarge,
+        Kernel::GemmTiny,
     ];
 }
 
@@ -275,7 +282,7 @@ pub struct Device {
     /// The adapter the device was opened on.
     pub info: AdapterInfo,
     /// 1 + the index in [`Kernel::PRODUCTS`] of the kernel every product uses, or 0: chosen by
-    /// the product's size ([`Device::gemm_for`]). `RBM_GPU_TILE` (32, 64 or 128) in the
+    /// the product's size ([`Device::gemm_for`]). `RBM_GPU_TILE` (8: untiled, 32, 64 or 128) in the
     /// environment sets it (for benchmarks).
     forced_tile: AtomicUsize,
     device: wgpu::Device,
@@ -463,6 +470,14 @@ impl Device {
                 ..pipeline(&device, &pipeline_layout, &module, "gemm")
             };
             pipelines.insert(k, product);
+            if k == Kernel::GemmSmall {
+                let tiny = Pipeline {
+                    name: "GemmTiny".into(),
+                    product: true,
+                    ..pipeline(&device, &pipeline_layout, &module, "gemm_tiny")
+                };
+                pipelines.insert(Kernel::GemmTiny, tiny);
+            }
         }
         let ring = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ring"),
@@ -477,6 +492,7 @@ impl Device {
             Ok("32") => 1,
             Ok("64") => 2,
             Ok("128") => 4,
+            Ok("8") => 5,
             _ => 0,
         };
         Ok(Arc::new(Device {
@@ -537,15 +553,18 @@ impl Device {
             .store(i.map_or(0, |i| i + 1), Ordering::Relaxed);
     }
 
-    /// The kernel for a `rows × cols` product and its tile (rows, columns): 32×32 for
+    /// The kernel for a `rows × cols` product summing `depth` terms, and its tile (rows,
+    /// columns): untiled for products within one 32×32 tile summing at most 64 terms (on
+    /// lavapipe a 9×12 product took about 3× a plain pass with 32×32 tiles), 32×32 for
     /// products of fewer than 8 tiles of 64×64, 128×128 from 16 384 such tiles (on the H100
     /// 128×128 ran slower than 64×64 at 10 000 × 500: 483 against 570 sweeps/s), 64×64 between,
     /// with depth tiles of 16 from 512 tiles (on the H100, 10 000 × 500: 590 sweeps/s against
     /// 445 with 32; 1 000 × 500: 3 242 against 3 507). Products of few tiles also split their
     /// summed index (product.rs).
-    pub fn gemm_for(&self, rows: usize, cols: usize) -> (Kernel, u32, u32) {
+    pub fn gemm_for(&self, rows: usize, cols: usize, depth: usize) -> (Kernel, u32, u32) {
         let tiles = rows.div_ceil(64) * cols.div_ceil(64);
         let kernel = match self.forced_tile.load(Ordering::Relaxed) {
+            0 if rows <= 32 && cols <= 32 && depth <= 64 => Kernel::GemmTiny,
             0 if tiles < 8 => Kernel::GemmSmall,
             0 if tiles >= 16_384 => Kernel::GemmLarge,
             0 if tiles >= 512 => Kernel::GemmMany,
@@ -553,6 +572,7 @@ impl Device {
             i => Kernel::PRODUCTS[i - 1],
         };
         let tile = match kernel {
+            Kernel::GemmTiny => TINY,
             Kernel::GemmSmall => 32,
             Kernel::GemmLarge => 128,
             _ => 64,

@@ -118,6 +118,8 @@ pub struct GpuCentered {
     batch: Option<Buf>,
     hp: Option<Buf>,
     sums: Buf,
+    /// The batch means less the offsets before they slide, [μ_b − μ | λ_b − λ].
+    slid: Buf,
     /// h − λ of the rows being summed (batch or chains).
     centered_h: Option<Buf>,
 }
@@ -673,6 +675,7 @@ impl Engine for Gpu {
             batch: None,
             hp: None,
             sums: dev.zeros(model.m + model.n),
+            slid: dev.zeros(model.m + model.n),
             centered_h: None,
         })
     }
@@ -719,18 +722,18 @@ impl Engine for Gpu {
         };
         let dev = &c.params.dev;
         dev.elementwise(
-            Kernel::SlideShift,
-            &p,
-            m + n,
-            [Some(&c.offsets), Some(&c.sums), None],
-            [Some(&c.params.theta), None],
-        );
-        dev.elementwise(
             Kernel::SlideOffsets,
             &p,
             m + n,
             [None, Some(&c.sums), None],
-            [Some(&c.offsets), None],
+            [Some(&c.offsets), Some(&c.slid)],
+        );
+        dev.elementwise(
+            Kernel::SlideShift,
+            &p,
+            m + n,
+            [Some(&c.slid), None, None],
+            [Some(&c.params.theta), None],
         );
     }
 

@@ -71,7 +71,7 @@ fn params(g: &Product, epi: Epilogue) -> Params {
 
 /// Records the product into `out[c_off..]` (row-major, `cols` wide).
 pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: usize) {
-    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
+    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols, g.depth);
     let tiles = g.rows.div_ceil(tm as usize) * g.cols.div_ceil(tn as usize);
     let splits = (TARGET_GROUPS / tiles.max(1))
         .min(g.depth / MIN_CHUNK)
@@ -138,7 +138,7 @@ pub(crate) struct Batch {
 /// sums in the same order, the same uniforms under its own key), whatever the batch: its tile
 /// is chosen by one product's size, never by the batch's.
 pub(crate) fn run_batch(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, batch: Batch) {
-    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols);
+    let (kernel, tm, tn) = dev.gemm_for(g.rows, g.cols, g.depth);
     let p = Params {
         extra: g.depth.max(1) as u32,
         flags: if batch.keys.is_some() { 4 } else { 0 },

@@ -86,7 +86,7 @@ fn philox_uniforms_equal_the_cpus_bit_for_bit() {
 
 /// The statistics and steps on a 100×37 model (sizes not multiples of the tiles; a batch of
 /// 150 rows, whose sums split over two workgroups, and 45 chains, whose do not), with the
-/// products of each kernel (32×32, 64×64 with depth tiles of 32 and of 16, 128×128).
+/// products of each kernel (32×32, 64×64 with depth tiles of 32 and of 16, 128×128, untiled).
 #[test]
 fn statistics_and_steps_equal_the_cpu_engines_within_f32_rounding() {
     let dev = Device::open(None).unwrap();
@@ -167,6 +167,38 @@ fn statistics_and_steps(dev: &Arc<Device>) {
         let (a, b) = (Gpu::w_norm(&g_fast), Cpu::w_norm(&c_fast));
         assert!((a - b).abs() <= 1e-5 * b, "‖W_F‖ GPU {a} vs CPU {b}");
     }
+}
+
+/// The untiled product (BAS-sized products) sums in the tiled kernels' order: a 9×12 model's
+/// statistics and a sweep's draws on 9 rows equal the 32×32 kernel's bit for bit.
+#[test]
+fn the_untiled_product_equals_the_tiled_bit_for_bit() {
+    let dev = Device::open(None).unwrap();
+    let (m, n, rows) = (9, 12, 9);
+    let model = Rbm::random(m, n, 0.5, 3).unwrap();
+    let batch = random_rows(rows, m, 0.5, 6);
+    let mut got = Vec::new();
+    for kernel in [Kernel::GemmSmall, Kernel::GemmTiny] {
+        dev.force_product(Some(kernel));
+        let g_model = GpuModel::upload(&dev, &model);
+        let mut pos = Gpu::stats(&g_model);
+        Gpu::positive_phase(&g_model, &batch, &mut pos, None);
+        let mut chains = Gpu::chains(&g_model, &batch, rows);
+        Gpu::sweeps(&g_model, &mut chains, &mut GpuRng::new(5, 1), 3);
+        let mut neg = Gpu::stats(&g_model);
+        Gpu::chain_stats(&chains, &mut neg);
+        let bits = |x: Vec<f32>| x.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+        got.push((
+            bits(pos.download().0),
+            bits(neg.download().0),
+            bits(chains.hidden_states()),
+        ));
+    }
+    dev.force_product(None);
+    assert!(
+        got[0] == got[1],
+        "the untiled product differs from the 32×32 kernel"
+    );
 }
 
 /// Lanes on several threads share one device: each thread's statistics (150 rows, so its

@@ -138,3 +138,28 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         }
     }
 }
+
+// The untiled product (Kernel::GemmTiny) for products within one small tile and a short summed
+// index: one thread per element, no workgroup memory and no barriers. Its sums run over k in the
+// same order from the same zero as the tiled kernel's, and it places and finishes its elements
+// as they do (splits, batches, keys).
+@compute @workgroup_size(8, 8, 1)
+fn gemm_tiny(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let r = wid.y * 8u + lid.y;
+    let c = wid.x * 8u + lid.x;
+    if (r >= p.rows || c >= p.cols) { return; }
+    let splits = max(p.splits, 1u);
+    let batch = wid.z / splits;
+    let k_begin = (wid.z % splits) * p.extra;
+    let k_end = min(k_begin + p.extra, p.depth);
+    let a = p.a_off + batch * p.a_batch + r * p.a_row;
+    let b = p.b_off + batch * p.b_batch + c * p.b_col;
+    let a_k = p.a_k;
+    let b_k = p.b_k;
+    var acc = 0.0;
+    for (var k = k_begin; k < k_end; k++) {
+        acc += in0[a + k * a_k] * in1[b + k * b_k];
+    }
+    let at = place(wid.z);
+    finish_in(at.out + r * p.cols + c, r, c, acc, at.bias, at.key);
+}
