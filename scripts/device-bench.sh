@@ -30,10 +30,12 @@ step devices.jsonl 20 $B devices
 # Ours, then the peer's, on the same workloads.
 step ours.jsonl 100 $B speed
 step peer.jsonl 100 python3 .bench/gpu_peer.py
-# The product's kernels one by one on the large batches (RBM_GPU_TILE forces one).
+# The product's kernels one by one on the large batches (RBM_GPU_TILE forces one), and the
+# depth tiles' earlier layout (one float per load) against the vec4 one of ours.jsonl.
 for tile in 64 128; do
-  step "ours_tile$tile.jsonl" 30 env RBM_GPU_TILE=$tile $B speed --only gibbs,pcd
+  step "ours_tile$tile.jsonl" 20 env RBM_GPU_TILE=$tile $B speed --only gibbs,pcd
 done
+step ours_scalar_tiles.jsonl 20 env RBM_GPU_TILES=scalar $B speed --only gibbs,pcd
 # Where the GPU's time goes: every pass timed, by kernel (shares, not rates).
 step profile.jsonl 30 $B speed --profile
 # Whole studies: the small-data study as one job, and a paper-scale MNIST epoch.

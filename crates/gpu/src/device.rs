@@ -277,13 +277,55 @@ struct State {
     profile: Option<crate::profile::Recorder>,
 }
 
+/// How the product kernels are compiled and chosen: by default as the engine does, or (for
+/// benchmarks, [`Tuning::from_env`]) as the environment says; the products' sums are the
+/// same whichever is set (each forced in the tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// The kernel every product uses (one of [`Kernel::PRODUCTS`]; None: by size,
+    /// [`Device::gemm_for`]). `RBM_GPU_TILE` = 8 (untiled), 32, 64 or 128.
+    pub product: Option<Kernel>,
+    /// Depth tiles of at most 16 (`RBM_GPU_TK=16`).
+    pub short_depth: bool,
+    /// The depth tiles in workgroup memory as floats, read one per load
+    /// (`shaders/tiles_scalar.wgsl`, `RBM_GPU_TILES=scalar`), instead of vec4s
+    /// (`tiles_vec4.wgsl`).
+    pub scalar_tiles: bool,
+}
+
+/// [`Device`]'s `forced_tile` for `kernel`.
+fn forced(kernel: Option<Kernel>) -> usize {
+    kernel
+        .and_then(|k| Kernel::PRODUCTS.iter().position(|&p| p == k))
+        .map_or(0, |i| i + 1)
+}
+
+impl Tuning {
+    /// The tuning the environment asks for (benchmarks): `RBM_GPU_TILE`, `RBM_GPU_TK`,
+    /// `RBM_GPU_TILES`; the default where none is set (and in a browser).
+    pub fn from_env() -> Tuning {
+        let var = |name: &str| std::env::var(name).ok();
+        Tuning {
+            product: match var("RBM_GPU_TILE").as_deref() {
+                Some("8") => Some(Kernel::GemmTiny),
+                Some("32") => Some(Kernel::GemmSmall),
+                Some("64") => Some(Kernel::Gemm),
+                Some("128") => Some(Kernel::GemmLarge),
+                _ => None,
+            },
+            short_depth: var("RBM_GPU_TK").as_deref() == Some("16"),
+            scalar_tiles: var("RBM_GPU_TILES").as_deref() == Some("scalar"),
+        }
+    }
+}
+
 /// A GPU with the engine's kernels compiled for it.
 pub struct Device {
     /// The adapter the device was opened on.
     pub info: AdapterInfo,
     /// 1 + the index in [`Kernel::PRODUCTS`] of the kernel every product uses, or 0: chosen by
-    /// the product's size ([`Device::gemm_for`]). `RBM_GPU_TILE` (8: untiled, 32, 64 or 128) in the
-    /// environment sets it (for benchmarks).
+    /// the product's size ([`Device::gemm_for`]); set by [`Tuning::product`] and
+    /// [`Device::force_product`].
     forced_tile: AtomicUsize,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -313,12 +355,22 @@ impl Device {
     /// `index` into [`adapters`]; a clear error where none is there.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn open(index: Option<usize>) -> Result<Arc<Device>> {
-        pollster::block_on(Device::open_async(index))
+        Device::open_tuned(index, Tuning::from_env())
+    }
+
+    /// [`Device::open`] with the product kernels compiled and chosen as `tuning` says.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn open_tuned(index: Option<usize>, tuning: Tuning) -> Result<Arc<Device>> {
+        pollster::block_on(Device::open_async_tuned(index, tuning))
     }
 
     /// [`Device::open`] without waiting: the only way in a browser, whose GPU answers through
     /// the event loop (`index` must then be None: a page sees one adapter).
     pub async fn open_async(index: Option<usize>) -> Result<Arc<Device>> {
+        Device::open_async_tuned(index, Tuning::from_env()).await
+    }
+
+    async fn open_async_tuned(index: Option<usize>, tuning: Tuning) -> Result<Arc<Device>> {
         let (instance, backends) = instance();
         let adapter = match index {
             Some(i) => instance
@@ -341,10 +393,10 @@ impl Device {
                 .await
                 .map_err(|e| Error::Invalid(format!("no GPU found ({e}): {NO_GPU}")))?,
         };
-        Device::on(adapter).await
+        Device::on(adapter, tuning).await
     }
 
-    async fn on(adapter: wgpu::Adapter) -> Result<Arc<Device>> {
+    async fn on(adapter: wgpu::Adapter, tuning: Tuning) -> Result<Arc<Device>> {
         let info: AdapterInfo = adapter.get_info().into();
         let limits = adapter.limits();
         let (device, queue) = adapter
@@ -432,15 +484,21 @@ impl Device {
             let p = pipeline(&device, &pipeline_layout, &centered, entry);
             pipelines.insert(k, p);
         }
-        let gemm = include_str!("shaders/gemm.wgsl");
+        // The depth tiles' layout: whole vec4s (single 16-byte loads in the inner loop), or
+        // floats padded by one (`RBM_GPU_TILES=scalar`, for benchmarks); the same sums.
+        let (tiles, pad) = if tuning.scalar_tiles {
+            (include_str!("shaders/tiles_scalar.wgsl"), 1)
+        } else {
+            (include_str!("shaders/tiles_vec4.wgsl"), 4)
+        };
+        let gemm = format!("{}\n{tiles}", include_str!("shaders/gemm.wgsl"));
         // Depth tiles of 32 where both (padded) tiles fit the device's workgroup memory (half
         // the barriers of 16), else 16 (WebGPU's default 16 KiB); `RBM_GPU_TK=16` sets 16 (for
-        // benchmarks). Tile bytes: TK · (TM + 1 + TN + 1) · 4.
+        // benchmarks). Tile bytes: TK · (TM + pad + TN + pad) · 4.
         let room = device.limits().max_compute_workgroup_storage_size as usize;
-        let short = std::env::var("RBM_GPU_TK").as_deref() == Ok("16");
         let tk_for = |tm: usize, tn: usize, most: usize| {
-            let fits = |tk: usize| tk <= most && tk * (tm + tn + 2) * 4 <= room;
-            if fits(32) && !short {
+            let fits = |tk: usize| tk <= most && tk * (tm + tn + 2 * pad) * 4 <= room;
+            if fits(32) && !tuning.short_depth {
                 "32u"
             } else if fits(16) {
                 "16u"
@@ -488,16 +546,9 @@ impl Device {
             mapped_at_creation: false,
         });
         let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
-        let forced_tile = match std::env::var("RBM_GPU_TILE").as_deref() {
-            Ok("32") => 1,
-            Ok("64") => 2,
-            Ok("128") => 4,
-            Ok("8") => 5,
-            _ => 0,
-        };
         Ok(Arc::new(Device {
             info,
-            forced_tile: AtomicUsize::new(forced_tile),
+            forced_tile: AtomicUsize::new(forced(tuning.product)),
             dummy_ro: mk(&device),
             dummy_rw: [mk(&device), mk(&device)],
             device,
@@ -548,9 +599,7 @@ impl Device {
     /// Makes every product use `kernel` (one of [`Kernel::PRODUCTS`]; None: by size again), so
     /// the tests take every arm.
     pub fn force_product(&self, kernel: Option<Kernel>) {
-        let i = kernel.and_then(|k| Kernel::PRODUCTS.iter().position(|&p| p == k));
-        self.forced_tile
-            .store(i.map_or(0, |i| i + 1), Ordering::Relaxed);
+        self.forced_tile.store(forced(kernel), Ordering::Relaxed);
     }
 
     /// The kernel for a `rows × cols` product summing `depth` terms, and its tile (rows,

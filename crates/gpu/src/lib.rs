@@ -40,7 +40,7 @@ pub mod study;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::adapters;
-pub use device::{AdapterInfo, Device, Snapshot};
+pub use device::{AdapterInfo, Device, Snapshot, Tuning};
 pub use engine::{
     Gpu, GpuCentered, GpuChains, GpuModel, GpuOptimizer, GpuParams, GpuRng, GpuStats,
 };

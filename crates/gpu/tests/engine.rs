@@ -17,7 +17,7 @@ use rbm_core::rng::{philox, stream, uniform, Purpose};
 use rbm_core::train::{cd::Cd, cg::Cg, csdcp::Csdcp, fpcd::Fpcd, mfcd::MfCd, pcd::Pcd, sdcp::Sdcp};
 use rbm_core::train::{Algorithm, Ctx, LaneConfig, Optimizer, Setup};
 use rbm_gpu::device::{Kernel, Params};
-use rbm_gpu::{Device, Gpu, GpuModel, GpuOptimizer, GpuRng};
+use rbm_gpu::{Device, Gpu, GpuModel, GpuOptimizer, GpuRng, Tuning};
 use std::sync::Arc;
 
 mod common;
@@ -169,36 +169,68 @@ fn statistics_and_steps(dev: &Arc<Device>) {
     }
 }
 
+/// What a model's products make, as bits: the statistics of `rows` random rows (positive
+/// phase), and of chains started there after 3 sweeps, with the chains' hidden states.
+fn product_bits(dev: &Arc<Device>, m: usize, n: usize, rows: usize) -> [Vec<u32>; 3] {
+    let model = Rbm::random(m, n, 0.5, 3).unwrap();
+    let batch = random_rows(rows, m, 0.5, 6);
+    let g_model = GpuModel::upload(dev, &model);
+    let mut pos = Gpu::stats(&g_model);
+    Gpu::positive_phase(&g_model, &batch, &mut pos, None);
+    let mut chains = Gpu::chains(&g_model, &batch, rows);
+    Gpu::sweeps(&g_model, &mut chains, &mut GpuRng::new(5, 1), 3);
+    let mut neg = Gpu::stats(&g_model);
+    Gpu::chain_stats(&chains, &mut neg);
+    let bits = |x: Vec<f32>| x.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+    [
+        bits(pos.download().0),
+        bits(neg.download().0),
+        bits(chains.hidden_states()),
+    ]
+}
+
 /// The untiled product (BAS-sized products) sums in the tiled kernels' order: a 9×12 model's
 /// statistics and a sweep's draws on 9 rows equal the 32×32 kernel's bit for bit.
 #[test]
 fn the_untiled_product_equals_the_tiled_bit_for_bit() {
     let dev = Device::open(None).unwrap();
-    let (m, n, rows) = (9, 12, 9);
-    let model = Rbm::random(m, n, 0.5, 3).unwrap();
-    let batch = random_rows(rows, m, 0.5, 6);
-    let mut got = Vec::new();
-    for kernel in [Kernel::GemmSmall, Kernel::GemmTiny] {
+    let got = [Kernel::GemmSmall, Kernel::GemmTiny].map(|kernel| {
         dev.force_product(Some(kernel));
-        let g_model = GpuModel::upload(&dev, &model);
-        let mut pos = Gpu::stats(&g_model);
-        Gpu::positive_phase(&g_model, &batch, &mut pos, None);
-        let mut chains = Gpu::chains(&g_model, &batch, rows);
-        Gpu::sweeps(&g_model, &mut chains, &mut GpuRng::new(5, 1), 3);
-        let mut neg = Gpu::stats(&g_model);
-        Gpu::chain_stats(&chains, &mut neg);
-        let bits = |x: Vec<f32>| x.into_iter().map(f32::to_bits).collect::<Vec<_>>();
-        got.push((
-            bits(pos.download().0),
-            bits(neg.download().0),
-            bits(chains.hidden_states()),
-        ));
-    }
+        product_bits(&dev, 9, 12, 9)
+    });
     dev.force_product(None);
     assert!(
         got[0] == got[1],
         "the untiled product differs from the 32×32 kernel"
     );
+}
+
+/// The depth tiles' two layouts in workgroup memory — vec4s, and floats read one per load
+/// (`RBM_GPU_TILES=scalar`, kept for benchmarks) — make the same products bit for bit with
+/// each tiled kernel: a 100×37 model's statistics on 150 rows (whose sums split over
+/// workgroups) and its chains' after 3 sweeps.
+#[test]
+fn both_layouts_of_the_depth_tiles_give_the_same_products_bit_for_bit() {
+    let tuned = |scalar_tiles| {
+        let tuning = Tuning {
+            scalar_tiles,
+            ..Tuning::default()
+        };
+        Device::open_tuned(None, tuning).unwrap()
+    };
+    let (vec4, scalar) = (tuned(false), tuned(true));
+    for kernel in [
+        Kernel::GemmSmall,
+        Kernel::Gemm,
+        Kernel::GemmMany,
+        Kernel::GemmLarge,
+    ] {
+        let got = [&vec4, &scalar].map(|dev| {
+            dev.force_product(Some(kernel));
+            product_bits(dev, 100, 37, 150)
+        });
+        assert!(got[0] == got[1], "{kernel:?}: the two layouts differ");
+    }
 }
 
 /// Lanes on several threads share one device: each thread's statistics (150 rows, so its

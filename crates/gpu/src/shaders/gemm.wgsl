@@ -1,6 +1,7 @@
 // C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×RN
 // outputs (RM consecutive rows × RN consecutive columns, RM and RN 4 or 8) held in vec4
-// registers, depth tiles of TK (16 or 32) through workgroup memory. The engine compiles it in several
+// registers, depth tiles of TK (8, 16 or 32) through workgroup memory (laid out by
+// tiles_vec4.wgsl, or tiles_scalar.wgsl for benchmarks). The engine compiles it in several
 // sizes (device.rs): 64×64 tiles (16×16 threads, 4×4 each), 128×128 (16×16 threads, 8×8) for
 // the largest products, 32×32 (8×8 threads, 4×4) for the smallest.
 // No loop indexes a private array (drivers may then place it in slow memory): the
@@ -23,18 +24,20 @@ const TN: u32 = WX * RN;
 const TK: u32 = 16u;
 const THREADS: u32 = WX * WY;
 
-// Rows of the tiles padded by one: threads that store one row's consecutive k (a row-major
-// operand) write a column of the tile, which without the pad falls in one memory bank.
-const TMP: u32 = TM + 1u;
-const TNP: u32 = TN + 1u;
-var<workgroup> tile_a: array<f32, TK * TMP>; // [k][r]
-var<workgroup> tile_b: array<f32, TK * TNP>; // [k][c]
-
 // Workgroup z is split s = z % splits of product (batch) t = z / splits. Split s sums k in
 // [s·extra, (s + 1)·extra) and writes its partial sums (mode 0) at c_off + s·rows·cols.
 // Product t of a batch reads and writes at its strides' offsets (a_batch, b_batch,
 // bias_batch, c_batch), and with flags bit 2 draws under its own key (key_at(key_off + 4t)):
 // each product of a batch computes what it would alone, bit for bit.
+// What workgroup z sums: k in [k_begin, k_end) of product `batch`; and where it writes.
+struct Span { batch: u32, k_begin: u32, k_end: u32 };
+
+fn span(z: u32) -> Span {
+    let splits = max(p.splits, 1u);
+    let k_begin = (z % splits) * p.extra;
+    return Span(z / splits, k_begin, min(k_begin + p.extra, p.depth));
+}
+
 struct Place { out: u32, bias: u32, key: vec2<u32> };
 
 fn place(z: u32) -> Place {
@@ -55,23 +58,14 @@ fn epilogue(r: u32, c0: u32, at: Place, acc: vec4<f32>) {
     }
 }
 
-fn row4(base: u32) -> vec4<f32> {
-    return vec4<f32>(tile_a[base], tile_a[base + 1u], tile_a[base + 2u], tile_a[base + 3u]);
-}
-
-fn col4(base: u32) -> vec4<f32> {
-    return vec4<f32>(tile_b[base], tile_b[base + 1u], tile_b[base + 2u], tile_b[base + 3u]);
-}
-
 @compute @workgroup_size(WX, WY, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let t = lid.y * WX + lid.x;
-    let splits = max(p.splits, 1u);
-    let batch = wid.z / splits;
-    let a_off = p.a_off + batch * p.a_batch;
-    let b_off = p.b_off + batch * p.b_batch;
-    let k_begin = (wid.z % splits) * p.extra;
-    let k_end = min(k_begin + p.extra, p.depth);
+    let sp = span(wid.z);
+    let a_off = p.a_off + sp.batch * p.a_batch;
+    let b_off = p.b_off + sp.batch * p.b_batch;
+    let k_begin = sp.k_begin;
+    let k_end = sp.k_end;
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
     let ra = lid.y * RM; // this thread's first row in the tile
@@ -86,34 +80,17 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     var acc6_0 = vec4<f32>(0.0); var acc6_1 = vec4<f32>(0.0);
     var acc7_0 = vec4<f32>(0.0); var acc7_1 = vec4<f32>(0.0);
     for (var k0 = k_begin; k0 < k_end; k0 += TK) {
-        for (var idx = t; idx < TK * TM; idx += THREADS) {
-            var kk: u32; var rr: u32;
-            if (p.a_k == 1u) { kk = idx % TK; rr = idx / TK; } else { rr = idx % TM; kk = idx / TM; }
-            let r = r0 + rr; let k = k0 + kk;
-            var x = 0.0;
-            if (r < p.rows && k < k_end) { x = in0[a_off + r * p.a_row + k * p.a_k]; }
-            tile_a[kk * TMP + rr] = x;
-        }
-        for (var idx = t; idx < TK * TN; idx += THREADS) {
-            var kb: u32; var cc: u32;
-            if (p.b_col == 1u) { cc = idx % TN; kb = idx / TN; } else { kb = idx % TK; cc = idx / TK; }
-            let c = c0 + cc; let kc = k0 + kb;
-            var y = 0.0;
-            if (c < p.cols && kc < k_end) { y = in1[b_off + kc * p.b_k + c * p.b_col]; }
-            tile_b[kb * TNP + cc] = y;
-        }
+        load_tiles(t, r0, c0, k0, k_end, a_off, b_off);
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
-            let ab = kk * TMP + ra;
-            let bb = kk * TNP + cb;
-            let b0 = col4(bb);
-            let a = row4(ab);
+            let b0 = col4(kk, cb);
+            let a = row4(kk, ra);
             acc0_0 += a.x * b0; acc1_0 += a.y * b0; acc2_0 += a.z * b0; acc3_0 += a.w * b0;
             if (RM == 8u) {
-                let a2 = row4(ab + 4u);
+                let a2 = row4(kk, ra + 4u);
                 acc4_0 += a2.x * b0; acc5_0 += a2.y * b0; acc6_0 += a2.z * b0; acc7_0 += a2.w * b0;
                 if (RN == 8u) {
-                    let b1 = col4(bb + 4u);
+                    let b1 = col4(kk, cb + 4u);
                     acc0_1 += a.x * b1; acc1_1 += a.y * b1; acc2_1 += a.z * b1; acc3_1 += a.w * b1;
                     acc4_1 += a2.x * b1; acc5_1 += a2.y * b1; acc6_1 += a2.z * b1; acc7_1 += a2.w * b1;
                 }
@@ -143,21 +120,20 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 // index: one thread per element, no workgroup memory and no barriers. Its sums run over k in the
 // same order from the same zero as the tiled kernel's, and it places and finishes its elements
 // as they do (splits, batches, keys).
-@compute @workgroup_size(8, 8, 1)
+const TINY: u32 = 8u; // device.rs's TINY
+
+@compute @workgroup_size(TINY, TINY, 1)
 fn gemm_tiny(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
-    let r = wid.y * 8u + lid.y;
-    let c = wid.x * 8u + lid.x;
+    let r = wid.y * TINY + lid.y;
+    let c = wid.x * TINY + lid.x;
     if (r >= p.rows || c >= p.cols) { return; }
-    let splits = max(p.splits, 1u);
-    let batch = wid.z / splits;
-    let k_begin = (wid.z % splits) * p.extra;
-    let k_end = min(k_begin + p.extra, p.depth);
-    let a = p.a_off + batch * p.a_batch + r * p.a_row;
-    let b = p.b_off + batch * p.b_batch + c * p.b_col;
+    let sp = span(wid.z);
+    let a = p.a_off + sp.batch * p.a_batch + r * p.a_row;
+    let b = p.b_off + sp.batch * p.b_batch + c * p.b_col;
     let a_k = p.a_k;
     let b_k = p.b_k;
     var acc = 0.0;
-    for (var k = k_begin; k < k_end; k++) {
+    for (var k = sp.k_begin; k < sp.k_end; k++) {
         acc += in0[a + k * a_k] * in1[b + k * b_k];
     }
     let at = place(wid.z);
