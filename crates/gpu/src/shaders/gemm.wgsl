@@ -29,24 +29,22 @@ const THREADS: u32 = WX * WY;
 // Product t of a batch reads and writes at its strides' offsets (a_batch, b_batch,
 // bias_batch, c_batch), and with flags bit 2 draws under its own key (key_at(key_off + 4t)):
 // each product of a batch computes what it would alone, bit for bit.
-// What workgroup z sums: k in [k_begin, k_end) of product `batch`; and where it writes.
-struct Span { batch: u32, k_begin: u32, k_end: u32 };
+struct Span { batch: u32, split: u32, k_begin: u32, k_end: u32 };
 
 fn span(z: u32) -> Span {
     let splits = max(p.splits, 1u);
-    let k_begin = (z % splits) * p.extra;
-    return Span(z / splits, k_begin, min(k_begin + p.extra, p.depth));
+    let split = z % splits;
+    let k_begin = split * p.extra;
+    return Span(z / splits, split, k_begin, min(k_begin + p.extra, p.depth));
 }
 
 struct Place { out: u32, bias: u32, key: vec2<u32> };
 
-fn place(z: u32) -> Place {
-    let splits = max(p.splits, 1u);
-    let s = z % splits;
-    let t = z / splits;
+fn place(sp: Span) -> Place {
     var key = vec2<u32>(p.key0, p.key1);
-    if ((p.flags & 4u) != 0u) { key = key_at(p.key_off + 4u * t); }
-    return Place(p.c_off + t * p.c_batch + s * p.rows * p.cols, p.bias_off + t * p.bias_batch, key);
+    if ((p.flags & 4u) != 0u) { key = key_at(p.key_off + 4u * sp.batch); }
+    let out = p.c_off + sp.batch * p.c_batch + sp.split * p.rows * p.cols;
+    return Place(out, p.bias_off + sp.batch * p.bias_batch, key);
 }
 
 fn epilogue(r: u32, c0: u32, at: Place, acc: vec4<f32>) {
@@ -64,8 +62,6 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let sp = span(wid.z);
     let a_off = p.a_off + sp.batch * p.a_batch;
     let b_off = p.b_off + sp.batch * p.b_batch;
-    let k_begin = sp.k_begin;
-    let k_end = sp.k_end;
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
     let ra = lid.y * RM; // this thread's first row in the tile
@@ -79,8 +75,8 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     var acc5_0 = vec4<f32>(0.0); var acc5_1 = vec4<f32>(0.0);
     var acc6_0 = vec4<f32>(0.0); var acc6_1 = vec4<f32>(0.0);
     var acc7_0 = vec4<f32>(0.0); var acc7_1 = vec4<f32>(0.0);
-    for (var k0 = k_begin; k0 < k_end; k0 += TK) {
-        load_tiles(t, r0, c0, k0, k_end, a_off, b_off);
+    for (var k0 = sp.k_begin; k0 < sp.k_end; k0 += TK) {
+        load_tiles(t, r0, c0, k0, sp.k_end, a_off, b_off);
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
             let b0 = col4(kk, cb);
@@ -100,7 +96,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     }
     let r = r0 + ra;
     let c = c0 + cb;
-    let z = place(wid.z);
+    let z = place(sp);
     epilogue(r, c, z, acc0_0); epilogue(r + 1u, c, z, acc1_0);
     epilogue(r + 2u, c, z, acc2_0); epilogue(r + 3u, c, z, acc3_0);
     if (RM == 8u) {
@@ -136,6 +132,6 @@ fn gemm_tiny(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id
     for (var k = sp.k_begin; k < sp.k_end; k++) {
         acc += in0[a + k * a_k] * in1[b + k * b_k];
     }
-    let at = place(wid.z);
+    let at = place(sp);
     finish_in(at.out + r * p.cols + c, r, c, acc, at.bias, at.key);
 }
