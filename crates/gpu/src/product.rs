@@ -114,7 +114,7 @@ pub(crate) fn run(dev: &Device, g: &Product, epi: Epilogue, out: &Buf, c_off: us
             params: sum,
             inputs: [Some(&partial), None, g.bias.map(|b| b.0)],
             outputs: [Some(out), None],
-            groups: Device::element_groups(g.rows * g.cols),
+            groups: Device::element_groups((g.rows * g.cols).div_ceil(4)),
         },
     ]);
 }

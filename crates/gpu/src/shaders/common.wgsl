@@ -64,8 +64,27 @@ fn uniform01(index: u32) -> f32 {
 
 // Uniform `index` of this dispatch's draw under another key (a batch's model's own).
 fn uniform01_key(index: u32, key: vec2<u32>) -> f32 {
-    let block = philox(vec4<u32>(index >> 2u, p.draw_lo, p.draw_hi, 0u), key);
-    return f32(block[index & 3u] >> 8u) * (1.0 / 16777216.0);
+    return uniforms4_key(index >> 2u, key)[index & 3u];
+}
+
+// Uniforms 4q … 4q + 3 of this dispatch's draw under `key`: one Philox block gives four, so a
+// thread that draws four consecutive indices computes it once (about 400 integer operations
+// without 64-bit products: at large batches a product's draws would otherwise cost about half
+// as much as its multiply-adds).
+fn uniforms4_key(q: u32, key: vec2<u32>) -> vec4<f32> {
+    let block = philox(vec4<u32>(q, p.draw_lo, p.draw_hi, 0u), key);
+    return vec4<f32>(block >> vec4<u32>(8u)) * (1.0 / 16777216.0);
+}
+
+// Uniforms i … i + 3 under `key` for any i: from the one or two blocks that hold them.
+fn uniforms4_from(i: u32, key: vec2<u32>) -> vec4<f32> {
+    let lo = uniforms4_key(i >> 2u, key);
+    let s = i & 3u;
+    if (s == 0u) { return lo; }
+    let hi = uniforms4_key((i >> 2u) + 1u, key);
+    if (s == 1u) { return vec4<f32>(lo.yzw, hi.x); }
+    if (s == 2u) { return vec4<f32>(lo.zw, hi.xy); }
+    return vec4<f32>(lo.w, hi.xyz);
 }
 
 // The Philox key stored at in2[at..at + 4] as four 16-bit halves (high word first), each an
@@ -75,22 +94,31 @@ fn key_at(at: u32) -> vec2<u32> {
                      (u32(in2[at + 2u]) << 16u) | u32(in2[at + 3u]));
 }
 
-// The epilogue of a product's element (r, c) with sum x, into out0[o] (and out1[o]): by p.mode
-// 0: x; 1: 1/(1 + e^{−β(bias + x)}); 2: a Bernoulli draw of that, unit on iff
-// u·(1 + e^{−β(bias + x)}) < 1 with u = uniform01(r·cols + c); 3: as 2, the mean in out1;
-// 4: β(bias + x). β = f0, bias[c] = in2[bias_off + c].
-fn finish(o: u32, r: u32, c: u32, x: f32) {
-    finish_in(o, r, c, x, p.bias_off, vec2<u32>(p.key0, p.key1));
+// Whether this dispatch's epilogue draws (modes 2 and 3 of `finish_u`), i.e. reads uniforms.
+fn draws() -> bool {
+    return p.mode == 2u || p.mode == 3u;
 }
 
-// `finish` with the bias at in2[bias + c] and the draws under `key` (a batch's own).
+// The epilogue of a product's element (r, c) with sum x, into out0[o], the bias at
+// in2[bias + c] and the draws under `key` (a batch's own; else p.key0, p.key1): `finish_u`
+// with u = the draw's uniform r·cols + c.
 fn finish_in(o: u32, r: u32, c: u32, x: f32, bias: u32, key: vec2<u32>) {
+    var u = 0.0;
+    if (draws()) { u = uniform01_key(r * p.cols + c, key); }
+    finish_u(o, c, x, bias, u);
+}
+
+// The epilogue of an element in column c with sum x, into out0[o] (and out1[o]): by p.mode
+// 0: x; 1: 1/(1 + e^{−β(bias + x)}); 2: a Bernoulli draw of that, unit on iff
+// u·(1 + e^{−β(bias + x)}) < 1; 3: as 2, the mean in out1; 4: β(bias + x). β = f0, the bias
+// in2[bias + c]; u (read by modes 2 and 3 only) is the element's uniform, r·cols + c of the
+// dispatch's draw.
+fn finish_u(o: u32, c: u32, x: f32, bias: u32, u: f32) {
     if (p.mode == 0u) { out0[o] = x; return; }
     let a = p.f0 * (in2[bias + c] + x);
     if (p.mode == 4u) { out0[o] = a; return; }
     let one_plus = 1.0 + exp(-a);
     if (p.mode == 1u) { out0[o] = 1.0 / one_plus; return; }
-    let u = uniform01_key(r * p.cols + c, key);
     out0[o] = select(0.0, 1.0, u * one_plus < 1.0);
     if (p.mode == 3u) { out1[o] = 1.0 / one_plus; }
 }

@@ -72,15 +72,22 @@ fn uniforms(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 }
 
 // The end of a split product (product.rs): element e = r·cols + c of the rows × cols product is
-// the sum of the `count` partial sums in0[z·rows·cols + e], z in order, then `finish`.
+// the sum of the `count` partial sums in0[z·rows·cols + e], z in order, then `finish_u`. Thread q
+// takes elements 4q … 4q + 3, whose draws are uniforms 4q … 4q + 3: one Philox block.
 @compute @workgroup_size(256)
 fn split_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = element(gid, nwg);
+    let q = element(gid, nwg);
     let size = p.rows * p.cols;
-    if (e >= size) { return; }
-    var x = 0.0;
-    for (var z = 0u; z < p.count; z++) { x = x + in0[z * size + e]; }
-    finish(p.c_off + e, e / p.cols, e % p.cols, x);
+    if (4u * q >= size) { return; }
+    var u = vec4<f32>(0.0);
+    if (draws()) { u = uniforms4_key(q, vec2<u32>(p.key0, p.key1)); }
+    for (var j = 0u; j < 4u; j++) {
+        let e = 4u * q + j;
+        if (e >= size) { return; }
+        var x = 0.0;
+        for (var z = 0u; z < p.count; z++) { x = x + in0[z * size + e]; }
+        finish_u(p.c_off + e, e % p.cols, x, p.bias_off, u[j]);
+    }
 }
 
 // Σ in0[e]² over e < count into out0[c_off], by one workgroup (FPCD's ‖W_F‖², docs/gpu.md):

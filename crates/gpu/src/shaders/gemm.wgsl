@@ -13,7 +13,7 @@
 //   statistics sums         Σ_r v_r h_rᵀ (A = Vᵀ, B = H by strides).
 // A(r, k) = in0[a_off + r·a_row + k·a_k], B(k, c) = in1[b_off + k·b_k + c·b_col],
 // bias[c] = in2[bias_off + c]; element (r, c) goes to out0[c_off + r·cols + c] through
-// common.wgsl's `finish` (sums, means, Bernoulli draws or pre-activations, by p.mode).
+// common.wgsl's `finish_u` (sums, means, Bernoulli draws or pre-activations, by p.mode).
 
 const WX: u32 = 16u;
 const WY: u32 = 16u;
@@ -47,12 +47,16 @@ fn place(sp: Span) -> Place {
     return Place(out, p.bias_off + sp.batch * p.bias_batch, key);
 }
 
+// Row r's elements in columns c0 … c0 + 3, their draws' uniforms taken from one Philox block
+// (two where cols is not a multiple of 4): the uniforms of `finish_in`, a quarter of the work.
 fn epilogue(r: u32, c0: u32, at: Place, acc: vec4<f32>) {
     if (r >= p.rows) { return; }
+    var u = vec4<f32>(0.0);
+    if (draws()) { u = uniforms4_from(r * p.cols + c0, at.key); }
     for (var j = 0u; j < 4u; j++) {
         let c = c0 + j;
         if (c >= p.cols) { return; }
-        finish_in(at.out + r * p.cols + c, r, c, acc[j], at.bias, at.key);
+        finish_u(at.out + r * p.cols + c, c, acc[j], at.bias, u[j]);
     }
 }
 
