@@ -36,14 +36,16 @@ for tile in 64 128; do
   step "ours_tile$tile.jsonl" 20 env RBM_GPU_TILE=$tile $B speed --only gibbs,pcd
 done
 step ours_scalar_tiles.jsonl 20 env RBM_GPU_TILES=scalar $B speed --only gibbs,pcd
+# The product kernels without wgpu's runtime checks (index clamps, loop counters).
+step ours_unchecked.jsonl 20 env RBM_GPU_CHECKS=off $B speed --only gibbs,pcd
 # Where the GPU's time goes: every pass timed, by kernel (shares, not rates).
 step profile.jsonl 30 $B speed --profile
 # Whole studies: the small-data study as one job, and a paper-scale MNIST epoch.
 step shifting_bar_gpu.jsonl 50 $B reproduce sdcp-shifting-bar --seed 1 --device gpu
-step sdcp_mnist_1epoch_gpu.jsonl 60 $B reproduce sdcp-mnist --scale paper --epochs 1 --threads 40 --seed 1 --device gpu
+step sdcp_mnist_1epoch_gpu.jsonl 50 $B reproduce sdcp-mnist --scale paper --epochs 1 --threads 40 --seed 1 --device gpu
 # Correctness on the real GPU (lavapipe runs these in CI; the #[ignore]d ones need a GPU).
 for t in engine ais exact study; do
   step "tests_$t.txt" 25 ./.bench/$t-tests --test-threads 8 --include-ignored
 done
-step tests_cli.txt 40 ./.bench/cli-tests --test-threads 8 --include-ignored gpu
+step tests_cli.txt 30 ./.bench/cli-tests --test-threads 8 --include-ignored gpu
 cat "$OUT/steps.txt"

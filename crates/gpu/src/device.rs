@@ -291,6 +291,12 @@ pub struct Tuning {
     /// (`shaders/tiles_scalar.wgsl`, `RBM_GPU_TILES=scalar`), instead of vec4s
     /// (`tiles_vec4.wgsl`).
     pub scalar_tiles: bool,
+    /// The product kernels compiled without wgpu's runtime checks (`RBM_GPU_CHECKS=off`;
+    /// natively only): by default naga clamps every index into workgroup memory (two clamps
+    /// per step of the inner loop of a 4×4 thread) and bounds every loop with a counter.
+    /// Their indices are within their arrays by construction and their loops end; the knob
+    /// measures what the checks cost.
+    pub unchecked: bool,
 }
 
 /// [`Device`]'s `forced_tile` for `kernel`.
@@ -302,7 +308,7 @@ fn forced(kernel: Option<Kernel>) -> usize {
 
 impl Tuning {
     /// The tuning the environment asks for (benchmarks): `RBM_GPU_TILE`, `RBM_GPU_TK`,
-    /// `RBM_GPU_TILES`; the default where none is set (and in a browser).
+    /// `RBM_GPU_TILES`, `RBM_GPU_CHECKS`; the default where none is set (and in a browser).
     pub fn from_env() -> Tuning {
         let var = |name: &str| std::env::var(name).ok();
         Tuning {
@@ -315,6 +321,7 @@ impl Tuning {
             },
             short_depth: var("RBM_GPU_TK").as_deref() == Some("16"),
             scalar_tiles: var("RBM_GPU_TILES").as_deref() == Some("scalar"),
+            unchecked: var("RBM_GPU_CHECKS").as_deref() == Some("off"),
         }
     }
 }
@@ -518,10 +525,21 @@ impl Device {
                 .replace("const WY: u32 = 16u;", &format!("const WY: u32 = {w};"))
                 .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"))
                 .replace("const RN: u32 = 4u;", &format!("const RN: u32 = {r};"));
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            let desc = wgpu::ShaderModuleDescriptor {
                 label: Some("gemm"),
                 source: wgpu::ShaderSource::Wgsl(format!("{common}\n{tiled}").into()),
-            });
+            };
+            let module = if tuning.unchecked && cfg!(not(target_arch = "wasm32")) {
+                // SAFETY: every index of gemm.wgsl and its tiles file is within its array (the
+                // tiles' by their loops' bounds, the buffers' behind each read's and write's
+                // test of rows, columns and depth), and every loop ends (`Tuning::unchecked`).
+                unsafe {
+                    device
+                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+                }
+            } else {
+                device.create_shader_module(desc)
+            };
             let product = Pipeline {
                 name: format!("{k:?}").into(),
                 product: true,

@@ -206,30 +206,37 @@ fn the_untiled_product_equals_the_tiled_bit_for_bit() {
 }
 
 /// The depth tiles' two layouts in workgroup memory — vec4s, and floats read one per load
-/// (`RBM_GPU_TILES=scalar`, kept for benchmarks) — make the same products bit for bit with
-/// each tiled kernel: a 100×37 model's statistics on 150 rows (whose sums split over
-/// workgroups) and its chains' after 3 sweeps.
+/// (`RBM_GPU_TILES=scalar`, kept for benchmarks) — and the kernels compiled without wgpu's
+/// runtime checks (`RBM_GPU_CHECKS=off`) make the same products bit for bit with each tiled
+/// kernel: a 100×37 model's statistics on 150 rows (whose sums split over workgroups) and its
+/// chains' after 3 sweeps.
 #[test]
-fn both_layouts_of_the_depth_tiles_give_the_same_products_bit_for_bit() {
-    let tuned = |scalar_tiles| {
-        let tuning = Tuning {
-            scalar_tiles,
+fn every_compilation_of_the_product_kernels_gives_the_same_products_bit_for_bit() {
+    let devices = [
+        Tuning::default(),
+        Tuning {
+            scalar_tiles: true,
             ..Tuning::default()
-        };
-        Device::open_tuned(None, tuning).unwrap()
-    };
-    let (vec4, scalar) = (tuned(false), tuned(true));
+        },
+        Tuning {
+            unchecked: true,
+            ..Tuning::default()
+        },
+    ]
+    .map(|tuning| (tuning, Device::open_tuned(None, tuning).unwrap()));
     for kernel in [
         Kernel::GemmSmall,
         Kernel::Gemm,
         Kernel::GemmMany,
         Kernel::GemmLarge,
     ] {
-        let got = [&vec4, &scalar].map(|dev| {
+        let got = devices.each_ref().map(|(_, dev)| {
             dev.force_product(Some(kernel));
             product_bits(dev, 100, 37, 150)
         });
-        assert!(got[0] == got[1], "{kernel:?}: the two layouts differ");
+        for ((tuning, _), bits) in devices.iter().zip(&got).skip(1) {
+            assert!(bits == &got[0], "{kernel:?}: {tuning:?} differs");
+        }
     }
 }
 
