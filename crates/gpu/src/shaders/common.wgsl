@@ -68,9 +68,9 @@ fn uniform01_key(index: u32, key: vec2<u32>) -> f32 {
 }
 
 // Uniforms 4q … 4q + 3 of this dispatch's draw under `key`: one Philox block gives four, so a
-// thread that draws four consecutive indices computes it once (about 400 integer operations
-// without 64-bit products: at large batches a product's draws would otherwise cost about half
-// as much as its multiply-adds).
+// thread that draws four consecutive indices computes it once (a block is about 400 integer
+// operations without 64-bit products: one per element of a 784-deep product would be, by
+// count, half as many operations as its multiply-adds).
 fn uniforms4_key(q: u32, key: vec2<u32>) -> vec4<f32> {
     let block = philox(vec4<u32>(q, p.draw_lo, p.draw_hi, 0u), key);
     return vec4<f32>(block >> vec4<u32>(8u)) * (1.0 / 16777216.0);
