@@ -76,17 +76,6 @@ fn uniforms4_key(q: u32, key: vec2<u32>) -> vec4<f32> {
     return vec4<f32>(block >> vec4<u32>(8u)) * (1.0 / 16777216.0);
 }
 
-// Uniforms i … i + 3 under `key` for any i: from the one or two blocks that hold them.
-fn uniforms4_from(i: u32, key: vec2<u32>) -> vec4<f32> {
-    let lo = uniforms4_key(i >> 2u, key);
-    let s = i & 3u;
-    if (s == 0u) { return lo; }
-    let hi = uniforms4_key((i >> 2u) + 1u, key);
-    if (s == 1u) { return vec4<f32>(lo.yzw, hi.x); }
-    if (s == 2u) { return vec4<f32>(lo.zw, hi.xy); }
-    return vec4<f32>(lo.w, hi.xyz);
-}
-
 // The Philox key stored at in2[at..at + 4] as four 16-bit halves (high word first), each an
 // f32 integer below 2^16: exact, where a bit cast could meet a NaN pattern a driver rewrites.
 fn key_at(at: u32) -> vec2<u32> {
@@ -97,15 +86,6 @@ fn key_at(at: u32) -> vec2<u32> {
 // Whether this dispatch's epilogue draws (modes 2 and 3 of `finish_u`), i.e. reads uniforms.
 fn draws() -> bool {
     return p.mode == 2u || p.mode == 3u;
-}
-
-// The epilogue of a product's element (r, c) with sum x, into out0[o], the bias at
-// in2[bias + c] and the draws under `key` (a batch's own; else p.key0, p.key1): `finish_u`
-// with u = the draw's uniform r·cols + c.
-fn finish_in(o: u32, r: u32, c: u32, x: f32, bias: u32, key: vec2<u32>) {
-    var u = 0.0;
-    if (draws()) { u = uniform01_key(r * p.cols + c, key); }
-    finish_u(o, c, x, bias, u);
 }
 
 // The epilogue of an element in column c with sum x, into out0[o] (and out1[o]): by p.mode

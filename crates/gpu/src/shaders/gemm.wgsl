@@ -1,6 +1,7 @@
 // C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×RN
-// outputs (RM consecutive rows × RN consecutive columns, RM and RN 4 or 8) held in vec4
-// registers, depth tiles of TK (8, 16 or 32) through workgroup memory (laid out by
+// outputs (RM consecutive rows; RN columns in groups of four, TN/2 apart where RN is 8; RM
+// and RN 4 or 8) held in vec4 registers, depth tiles of TK (8, 16 or 32) through workgroup
+// memory (laid out by
 // tiles_vec4.wgsl, or tiles_scalar.wgsl for benchmarks). The engine compiles it in several
 // sizes (device.rs): 64×64 tiles (16×16 threads, 4×4 each), 128×128 (16×16 threads, 8×8) for
 // the largest products, 32×32 (8×8 threads, 4×4) for the smallest.
@@ -47,6 +48,17 @@ fn place(sp: Span) -> Place {
     return Place(out, p.bias_off + sp.batch * p.bias_batch, key);
 }
 
+// Uniforms i … i + 3 under `key` for any i: from the one or two blocks that hold them.
+fn uniforms4_from(i: u32, key: vec2<u32>) -> vec4<f32> {
+    let lo = uniforms4_key(i >> 2u, key);
+    let s = i & 3u;
+    if (s == 0u) { return lo; }
+    let hi = uniforms4_key((i >> 2u) + 1u, key);
+    if (s == 1u) { return vec4<f32>(lo.yzw, hi.x); }
+    if (s == 2u) { return vec4<f32>(lo.zw, hi.xy); }
+    return vec4<f32>(lo.w, hi.xyz);
+}
+
 // Row r's elements in columns c0 … c0 + 3, their draws' uniforms taken from one Philox block
 // (two where cols is not a multiple of 4): the uniforms of `finish_in`, a quarter of the work.
 fn epilogue(r: u32, c0: u32, at: Place, acc: vec4<f32>) {
@@ -60,16 +72,31 @@ fn epilogue(r: u32, c0: u32, at: Place, acc: vec4<f32>) {
     }
 }
 
+// Thread t's place (x, y) in the WX × WY grid of the tile's threads: each 32 consecutive t
+// (a warp on NVIDIA's GPUs) take 8 × 4 places, not a row of 16 × 2, so that one step of the
+// inner loop reads 8 + 4 distinct vec4s of the tiles instead of 16 + 2. Which thread sums
+// which elements changes no sum.
+fn place_of(t: u32) -> vec2<u32> {
+    let lane = t % 32u;
+    let warp = t / 32u;
+    let across = WX / 8u; // warps side by side
+    return vec2<u32>((warp % across) * 8u + lane % 8u, (warp / across) * 4u + lane / 8u);
+}
+
 @compute @workgroup_size(WX, WY, 1)
 fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let t = lid.y * WX + lid.x;
+    let xy = place_of(t);
     let sp = span(wid.z);
     let a_off = p.a_off + sp.batch * p.a_batch;
     let b_off = p.b_off + sp.batch * p.b_batch;
     let r0 = wid.y * TM;
     let c0 = wid.x * TN;
-    let ra = lid.y * RM; // this thread's first row in the tile
-    let cb = lid.x * RN; // and first column
+    let ra = xy.y * RM; // this thread's first row in the tile
+    // Its first column, and (RN = 8) the next four at cb + TN/2: the warp's 8 threads read
+    // 8 consecutive vec4s of a tile row, where 8 columns side by side would make them read
+    // every other vec4 over twice the memory banks.
+    let cb = xy.x * 4u;
     // acc_i_j: row i of the thread's rows, columns 4j … 4j + 3 of its columns.
     var acc0_0 = vec4<f32>(0.0); var acc0_1 = vec4<f32>(0.0);
     var acc1_0 = vec4<f32>(0.0); var acc1_1 = vec4<f32>(0.0);
@@ -90,7 +117,7 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
                 let a2 = row4(kk, ra + 4u);
                 acc4_0 += a2.x * b0; acc5_0 += a2.y * b0; acc6_0 += a2.z * b0; acc7_0 += a2.w * b0;
                 if (RN == 8u) {
-                    let b1 = col4(kk, cb + 4u);
+                    let b1 = col4(kk, cb + TN / 2u);
                     acc0_1 += a.x * b1; acc1_1 += a.y * b1; acc2_1 += a.z * b1; acc3_1 += a.w * b1;
                     acc4_1 += a2.x * b1; acc5_1 += a2.y * b1; acc6_1 += a2.z * b1; acc7_1 += a2.w * b1;
                 }
@@ -107,13 +134,22 @@ fn gemm(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         epilogue(r + 4u, c, z, acc4_0); epilogue(r + 5u, c, z, acc5_0);
         epilogue(r + 6u, c, z, acc6_0); epilogue(r + 7u, c, z, acc7_0);
         if (RN == 8u) {
-            let c4 = c + 4u;
+            let c4 = c + TN / 2u;
             epilogue(r, c4, z, acc0_1); epilogue(r + 1u, c4, z, acc1_1);
             epilogue(r + 2u, c4, z, acc2_1); epilogue(r + 3u, c4, z, acc3_1);
             epilogue(r + 4u, c4, z, acc4_1); epilogue(r + 5u, c4, z, acc5_1);
             epilogue(r + 6u, c4, z, acc6_1); epilogue(r + 7u, c4, z, acc7_1);
         }
     }
+}
+
+// The epilogue of a product's element (r, c) with sum x, into out0[o], the bias at
+// in2[bias + c] and the draws under `key` (a batch's own; else p.key0, p.key1): `finish_u`
+// with u = the draw's uniform r·cols + c.
+fn finish_in(o: u32, r: u32, c: u32, x: f32, bias: u32, key: vec2<u32>) {
+    var u = 0.0;
+    if (draws()) { u = uniform01_key(r * p.cols + c, key); }
+    finish_u(o, c, x, bias, u);
 }
 
 // The untiled product (Kernel::GemmTiny) for products within one small tile and a short summed
