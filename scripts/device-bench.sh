@@ -32,7 +32,7 @@ step ours.jsonl 100 $B speed
 step peer.jsonl 100 python3 .bench/gpu_peer.py
 # The product's kernels one by one on the large batches (RBM_GPU_TILE forces one), and the
 # depth tiles' earlier layout (one float per load) against the vec4 one of ours.jsonl.
-for tile in 64 128; do
+for tile in 64 128 128x64; do
   step "ours_tile$tile.jsonl" 20 env RBM_GPU_TILE=$tile $B speed --only gibbs,pcd
 done
 step ours_scalar_tiles.jsonl 20 env RBM_GPU_TILES=scalar $B speed --only gibbs,pcd
@@ -41,8 +41,8 @@ step ours_unchecked.jsonl 20 env RBM_GPU_CHECKS=off $B speed --only gibbs,pcd
 # Where the GPU's time goes: every pass timed, by kernel (shares, not rates).
 step profile.jsonl 30 $B speed --profile
 # Whole studies: the small-data study as one job, and a paper-scale MNIST epoch.
-step shifting_bar_gpu.jsonl 50 $B reproduce sdcp-shifting-bar --seed 1 --device gpu
-step sdcp_mnist_1epoch_gpu.jsonl 50 $B reproduce sdcp-mnist --scale paper --epochs 1 --threads 40 --seed 1 --device gpu
+step shifting_bar_gpu.jsonl 40 $B reproduce sdcp-shifting-bar --seed 1 --device gpu
+step sdcp_mnist_1epoch_gpu.jsonl 40 $B reproduce sdcp-mnist --scale paper --epochs 1 --threads 40 --seed 1 --device gpu
 # Correctness on the real GPU (lavapipe runs these in CI; the #[ignore]d ones need a GPU).
 for t in engine ais exact study; do
   step "tests_$t.txt" 25 ./.bench/$t-tests --test-threads 8 --include-ignored

@@ -32,6 +32,11 @@ pub enum Kernel {
     GemmSmall,
     /// The same with 128×128 tiles (8×8 per thread), for the largest products.
     GemmLarge,
+    /// 128×64 tiles (8×4 per thread, depth tiles of 16): twice the multiply-adds per load of
+    /// workgroup memory of 64×64 and twice the workgroups of 128×128 on a product (a large
+    /// GPU's last wave less empty). Not chosen by [`Device::gemm_for`] until measured on a
+    /// real GPU; `RBM_GPU_TILE=128x64` forces it.
+    GemmTall,
     /// 64×64 tiles with depth tiles of 16, for products of many tiles (more workgroups per
     /// multiprocessor).
     GemmMany,
@@ -69,11 +74,12 @@ pub enum Kernel {
 
 impl Kernel {
     /// The product kernels (gemm.wgsl in its sizes, and untiled).
-    pub const PRODUCTS: [Kernel; 5] = [
+    pub const PRODUCTS: [Kernel; 6] = [
         Kernel::GemmSmall,
         Kernel::Gemm,
         Kernel::GemmMany,
         Kernel::GemmLarge,
+        Kernel::GemmTall,
         Kernel::GemmTiny,
     ];
 }
@@ -283,7 +289,7 @@ struct State {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
     /// The kernel every product uses (one of [`Kernel::PRODUCTS`]; None: by size,
-    /// [`Device::gemm_for`]). `RBM_GPU_TILE` = 8 (untiled), 32, 64 or 128.
+    /// [`Device::gemm_for`]). `RBM_GPU_TILE` = 8 (untiled), 32, 64, 128 or 128x64.
     pub product: Option<Kernel>,
     /// Depth tiles of at most 16 (`RBM_GPU_TK=16`).
     pub short_depth: bool,
@@ -317,6 +323,7 @@ impl Tuning {
                 Some("32") => Some(Kernel::GemmSmall),
                 Some("64") => Some(Kernel::Gemm),
                 Some("128") => Some(Kernel::GemmLarge),
+                Some("128x64") => Some(Kernel::GemmTall),
                 _ => None,
             },
             short_depth: var("RBM_GPU_TK").as_deref() == Some("16"),
@@ -513,18 +520,20 @@ impl Device {
                 "8u"
             }
         };
-        for (k, w, r, tk) in [
-            (Kernel::Gemm, "16u", "4u", tk_for(64, 64, 32)),
-            (Kernel::GemmSmall, "8u", "4u", tk_for(32, 32, 32)),
-            (Kernel::GemmLarge, "16u", "8u", tk_for(128, 128, 16)),
-            (Kernel::GemmMany, "16u", "4u", tk_for(64, 64, 16)),
+        // (kernel, threads a side, rows and columns per thread, depth tile)
+        for (k, w, rm, rn, tk) in [
+            (Kernel::Gemm, "16u", "4u", "4u", tk_for(64, 64, 32)),
+            (Kernel::GemmSmall, "8u", "4u", "4u", tk_for(32, 32, 32)),
+            (Kernel::GemmLarge, "16u", "8u", "8u", tk_for(128, 128, 16)),
+            (Kernel::GemmTall, "16u", "8u", "4u", tk_for(128, 64, 16)),
+            (Kernel::GemmMany, "16u", "4u", "4u", tk_for(64, 64, 16)),
         ] {
             let tiled = gemm
                 .replace("const TK: u32 = 16u;", &format!("const TK: u32 = {tk};"))
                 .replace("const WX: u32 = 16u;", &format!("const WX: u32 = {w};"))
                 .replace("const WY: u32 = 16u;", &format!("const WY: u32 = {w};"))
-                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {r};"))
-                .replace("const RN: u32 = 4u;", &format!("const RN: u32 = {r};"));
+                .replace("const RM: u32 = 4u;", &format!("const RM: u32 = {rm};"))
+                .replace("const RN: u32 = 4u;", &format!("const RN: u32 = {rn};"));
             let desc = wgpu::ShaderModuleDescriptor {
                 label: Some("gemm"),
                 source: wgpu::ShaderSource::Wgsl(format!("{common}\n{tiled}").into()),
@@ -638,13 +647,14 @@ impl Device {
             0 => Kernel::Gemm,
             i => Kernel::PRODUCTS[i - 1],
         };
-        let tile = match kernel {
-            Kernel::GemmTiny => TINY,
-            Kernel::GemmSmall => 32,
-            Kernel::GemmLarge => 128,
-            _ => 64,
+        let (tm, tn) = match kernel {
+            Kernel::GemmTiny => (TINY, TINY),
+            Kernel::GemmSmall => (32, 32),
+            Kernel::GemmLarge => (128, 128),
+            Kernel::GemmTall => (128, 64),
+            _ => (64, 64),
         };
-        (kernel, tile, tile)
+        (kernel, tm, tn)
     }
 
     /// The buffer of split products' partial sums (every product is recorded in order, so one

@@ -189,20 +189,27 @@ fn product_bits(dev: &Arc<Device>, m: usize, n: usize, rows: usize) -> [Vec<u32>
     ]
 }
 
-/// The untiled product (BAS-sized products) sums in the tiled kernels' order: a 9×12 model's
-/// statistics and a sweep's draws on 9 rows equal the 32×32 kernel's bit for bit.
+/// Every product kernel sums in one order: where no product splits its summed index (every
+/// summed index under 128), the statistics and draws of a 9×12 model on 9 rows (BAS-sized, the
+/// untiled kernel's own) and of a 100×90 model on 70 rows (columns past 64: an 8×8 thread's
+/// second group of four) are the same bit for bit with each kernel.
 #[test]
-fn the_untiled_product_equals_the_tiled_bit_for_bit() {
+fn every_product_kernel_sums_in_the_same_order() {
     let dev = Device::open(None).unwrap();
-    let got = [Kernel::GemmSmall, Kernel::GemmTiny].map(|kernel| {
-        dev.force_product(Some(kernel));
-        product_bits(&dev, 9, 12, 9)
-    });
+    for (m, n, rows) in [(9, 12, 9), (100, 90, 70)] {
+        let got = Kernel::PRODUCTS.map(|kernel| {
+            dev.force_product(Some(kernel));
+            product_bits(&dev, m, n, rows)
+        });
+        for (kernel, bits) in Kernel::PRODUCTS.iter().zip(&got).skip(1) {
+            assert!(
+                bits == &got[0],
+                "{m}×{n} on {rows} rows: {kernel:?} differs from {:?}",
+                Kernel::PRODUCTS[0]
+            );
+        }
+    }
     dev.force_product(None);
-    assert!(
-        got[0] == got[1],
-        "the untiled product differs from the 32×32 kernel"
-    );
 }
 
 /// The depth tiles' two layouts in workgroup memory — vec4s, and floats read one per load
@@ -229,6 +236,7 @@ fn every_compilation_of_the_product_kernels_gives_the_same_products_bit_for_bit(
         Kernel::Gemm,
         Kernel::GemmMany,
         Kernel::GemmLarge,
+        Kernel::GemmTall,
     ] {
         let got = devices.each_ref().map(|(_, dev)| {
             dev.force_product(Some(kernel));
