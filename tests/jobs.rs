@@ -3,6 +3,7 @@
 //! each trial's records as `Study::trial` makes them, bit for bit — counters, exact ATLL and
 //! log Z — so an engine's job differs from the study only by its own arithmetic.
 
+use rbm_core::engine::Cpu;
 use rbm_core::experiments::jobs::CpuJob;
 use rbm_core::experiments::trials::{LaneOverrides, Study, StudyRequest};
 use rbm_core::experiments::{find_preset as preset_named, Preset};
@@ -37,7 +38,14 @@ fn a_job_of_every_group_records_what_its_trials_record_one_by_one() {
             "{name}: progress at each checkpoint"
         );
         for (p, got) in plans.iter().zip(&runs) {
-            let want = study.trial(p.group, p.trial, None).unwrap();
+            let mut alone = Vec::new();
+            let want = study
+                .trial_heard_on::<Cpu>(&(), p.group, p.trial, None, &mut |u| alone.push(u))
+                .unwrap();
+            assert_eq!(
+                alone, heard,
+                "{name}: a trial alone hears the same progress"
+            );
             assert_eq!(
                 got.records.len(),
                 4,

@@ -642,7 +642,21 @@ impl Study {
         dev: &E::Device,
         group: usize,
         trial: usize,
+        clock: Option<&mut dyn FnMut() -> f64>,
+    ) -> Result<TrialRun> {
+        self.trial_heard_on::<E>(dev, group, trial, clock, &mut |_| {})
+    }
+
+    /// [`Study::trial_on`], with `progress` hearing the updates done after each checkpoint
+    /// (its records and measurements made), as [`Study::run_job`]'s does: a shell's account of
+    /// a long study.
+    pub fn trial_heard_on<E: Engine>(
+        &self,
+        dev: &E::Device,
+        group: usize,
+        trial: usize,
         mut clock: Option<&mut dyn FnMut() -> f64>,
+        progress: &mut dyn FnMut(u64),
     ) -> Result<TrialRun> {
         if !self.trials().contains(&trial) || group >= self.groups.len() {
             return Err(Error::Invalid(format!(
@@ -679,6 +693,7 @@ impl Study {
             if self.eval.is_some() {
                 self.measure_into(&mut run, trial, seed, k, &lane.host_model())?;
             }
+            progress(at);
         }
         Ok(run)
     }

@@ -179,9 +179,14 @@ impl Progress {
 
     /// Notes that `done` items are done, printing a line when one is due.
     pub fn tick(&mut self, done: u64) {
-        if !done.is_multiple_of(self.stride) {
-            return;
+        if done.is_multiple_of(self.stride) {
+            self.at(done);
         }
+    }
+
+    /// [`Progress::tick`] for callers that report seldom (a study's checkpoints): looks at the
+    /// clock every time.
+    pub fn at(&mut self, done: u64) {
         let secs = self.t0.elapsed().as_secs_f64();
         if secs >= self.next {
             self.show(done, secs);

@@ -371,8 +371,8 @@ pub fn run(a: ExploreCmd, out: &mut Out) -> CliResult {
             let (c, work) = &works[w];
             let st = &studies[*c].2;
             let ran = match work {
-                Work::Job(dev, plans) => jobs::job(st, dev, plans, false),
-                Work::One(idx) => vec![(*idx, jobs::one(st, gpu.as_ref(), *idx, false))],
+                Work::Job(dev, plans) => jobs::job(st, dev, plans, false, None),
+                Work::One(idx) => vec![(*idx, jobs::one(st, gpu.as_ref(), *idx, false, None))],
             };
             ran.into_iter()
                 .map(|(idx, r)| (c * per_cell + idx, r.map(|t| t.run)))

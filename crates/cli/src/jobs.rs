@@ -3,8 +3,9 @@
 //! one workgroup per trial), beside the other trials, each alone (on the GPU engine where it
 //! runs the algorithm, else on the CPU).
 
+use super::progress::StudyProgress;
 use super::reproduce::Trial;
-use rbm_core::engine::Engine;
+use rbm_core::engine::{Cpu, Engine};
 use rbm_core::experiments::jobs::TrialPlan;
 use rbm_core::experiments::trials::Study;
 use std::sync::Arc;
@@ -69,20 +70,27 @@ pub fn works(study: &Study, gpu: Option<&Arc<rbm_gpu::Device>>, say: bool) -> Ve
 
 /// The trials of `plans` as one GPU job: each trial's records (by index group·runs + trial),
 /// timed by the job when `timed` (its training time to each checkpoint; its `seconds`, the
-/// job's wall time shared equally by its trials).
+/// job's wall time shared equally by its trials), its checkpoints told to `progress`.
 pub fn job(
     study: &Study,
     dev: &Arc<rbm_gpu::Device>,
     plans: &[TrialPlan],
     timed: bool,
+    progress: Option<&StudyProgress>,
 ) -> Vec<(usize, Result<Trial, rbm_core::Error>)> {
     let t = Instant::now();
     let mut clock = || t.elapsed().as_secs_f64();
     let mut job = rbm_gpu::study::StudyJob::new(dev.clone());
     let clock: Option<&mut dyn FnMut() -> f64> = if timed { Some(&mut clock) } else { None };
-    let runs = study.run_job(&mut job, plans, clock, &mut |_| {});
-    let share = t.elapsed().as_secs_f64() / plans.len().max(1) as f64;
     let index = |p: &TrialPlan| p.group * study.runs + p.trial - study.first;
+    let runs = study.run_job(&mut job, plans, clock, &mut |at| {
+        if let Some(g) = progress {
+            for p in plans {
+                g.heard(index(p), at);
+            }
+        }
+    });
+    let share = t.elapsed().as_secs_f64() / plans.len().max(1) as f64;
     match runs {
         Ok(runs) => plans
             .iter()
@@ -102,23 +110,30 @@ pub fn job(
 }
 
 /// Trial `idx` (group·runs + trial) alone: on the GPU engine where there is one and it runs
-/// the lane's algorithm, else on the CPU; timed when `timed`.
+/// the lane's algorithm, else on the CPU; timed when `timed`, its checkpoints told to
+/// `progress`.
 pub fn one(
     study: &Study,
     gpu: Option<&Arc<rbm_gpu::Device>>,
     idx: usize,
     timed: bool,
+    progress: Option<&StudyProgress>,
 ) -> Result<Trial, rbm_core::Error> {
     let (g, r) = (idx / study.runs, study.first + idx % study.runs);
     let t = Instant::now();
     let mut clock = || t.elapsed().as_secs_f64();
     let clock: Option<&mut dyn FnMut() -> f64> = if timed { Some(&mut clock) } else { None };
     let algo = study.preset.lanes[study.groups[g].0].algo;
+    let heard = &mut |at| {
+        if let Some(p) = progress {
+            p.heard(idx, at);
+        }
+    };
     let run = match gpu {
         Some(dev) if <rbm_gpu::Gpu as Engine>::runs(algo) => {
-            study.trial_on::<rbm_gpu::Gpu>(dev, g, r, clock)
+            study.trial_heard_on::<rbm_gpu::Gpu>(dev, g, r, clock, heard)
         }
-        _ => study.trial(g, r, clock),
+        _ => study.trial_heard_on::<Cpu>(&(), g, r, clock, heard),
     }?;
     Ok(Trial {
         run,

@@ -34,6 +34,7 @@ mod grad;
 mod jobs;
 mod loglik;
 mod mixing;
+mod progress;
 mod reproduce;
 mod sample;
 mod study_args;

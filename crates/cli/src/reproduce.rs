@@ -18,6 +18,7 @@
 
 use super::common::{entropy_seed, fail, load_data, parallel, threads, CliResult, Failure, Out};
 use super::jobs::{self, Work};
+use super::progress::StudyProgress;
 use clap::Args;
 use rbm_core::cost::{duration, CLI};
 use rbm_core::engine::Engine;
@@ -248,15 +249,18 @@ pub fn run(a: ReproduceCmd, out: &mut Out) -> CliResult {
     let mut next = 0;
     let mut failure: Option<Failure> = None;
     let works = jobs::works(&study, gpu.as_ref(), true);
+    let progress = StudyProgress::start(groups * runs, study.iters, cost.wall_secs);
+    let told = Some(&progress);
     parallel(
         works.len(),
         threads,
         |w| match &works[w] {
-            Work::Job(dev, plans) => jobs::job(&study, dev, plans, true),
-            Work::One(idx) => vec![(*idx, jobs::one(&study, gpu.as_ref(), *idx, true))],
+            Work::Job(dev, plans) => jobs::job(&study, dev, plans, true, told),
+            Work::One(idx) => vec![(*idx, jobs::one(&study, gpu.as_ref(), *idx, true, told))],
         },
         |_, results| {
             for (idx, res) in results {
+                progress.finished(idx);
                 match res {
                     Ok(t) => {
                         slots[idx] = Some(t);

@@ -1,11 +1,10 @@
 // C = A·B with its epilogue, tiled TM×TN per workgroup of WX×WY threads, each thread RM×RN
 // outputs (RM consecutive rows; RN columns in groups of four, TN/2 apart where RN is 8; RM
 // and RN 4 or 8) held in vec4 registers, depth tiles of TK (8, 16 or 32) through workgroup
-// memory (laid out by
-// tiles_vec4.wgsl, or tiles_scalar.wgsl for benchmarks). The engine compiles it in several
-// sizes (device.rs): 64×64 tiles (16×16 threads, 4×4 each), 128×128 (16×16 threads, 8×8) for
-// the largest products, 128×64 (16×16 threads, 8×4; a benchmark's choice so far), 32×32 (8×8
-// threads, 4×4) for the smallest.
+// memory (laid out by tiles_vec4.wgsl, or tiles_scalar.wgsl for benchmarks). The engine
+// compiles it in several sizes (device.rs): 64×64 tiles (16×16 threads, 4×4 each), 128×128
+// (16×16 threads, 8×8) for the largest products, 128×64 (16×16 threads, 8×4; a benchmark's
+// choice so far), 32×32 (8×8 threads, 4×4) for the smallest.
 // No loop indexes a private array (drivers may then place it in slow memory): the
 // accumulators are named vec4s, and the loops over them are written out.
 //
