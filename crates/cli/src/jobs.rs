@@ -40,8 +40,13 @@ pub fn works(study: &Study, gpu: Option<&Arc<rbm_gpu::Device>>, say: bool) -> Ve
                     *taken = true;
                 }
                 Err(e) if say && (g == 0 || study.groups[g].0 != study.groups[g - 1].0) => {
+                    // The reason alone: a lane left out of the job is no error of the input.
+                    let why = match e {
+                        rbm_core::Error::Invalid(why) => why,
+                        other => other.to_string(),
+                    };
                     eprintln!(
-                        "note: {} trains its trials one by one on the GPU: {e}",
+                        "note: {} trains its trials one by one on the GPU: {why}",
                         lane.label
                     )
                 }

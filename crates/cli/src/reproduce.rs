@@ -374,7 +374,8 @@ fn estimate_note(study: &Study, cost: &StudyCost, threads: usize, on_gpu: bool) 
         duration(cost.train_secs),
         duration(cost.eval_secs),
         if on_gpu {
-            ", training and measurements on the GPU not counted"
+            ", training and measurements on the GPU not counted: the progress lines on stderr give \
+             the time left at the pace so far"
         } else {
             ""
         },
