@@ -36,6 +36,7 @@ pub enum Kernel {
     /// of workgroup memory than 64×64 (32 per 3 against 16 per 2) and twice the workgroups of
     /// 128×128 on a product (a large GPU's last wave less empty). Not chosen by
     /// [`Device::gemm_for`] until measured on a real GPU; `RBM_GPU_TILE=128x64` forces it.
+    /// Compiled natively only (a page would compile it for nothing).
     GemmTall,
     /// 64×64 tiles with depth tiles of 16, for products of many tiles (more workgroups per
     /// multiprocessor).
@@ -528,6 +529,9 @@ impl Device {
             (Kernel::GemmTall, "16u", "8u", "4u", tk_for(128, 64, 16)),
             (Kernel::GemmMany, "16u", "4u", "4u", tk_for(64, 64, 16)),
         ] {
+            if k == Kernel::GemmTall && cfg!(target_arch = "wasm32") {
+                continue; // forced only: a page would compile it for nothing
+            }
             let tiled = gemm
                 .replace("const TK: u32 = 16u;", &format!("const TK: u32 = {tk};"))
                 .replace("const WX: u32 = 16u;", &format!("const WX: u32 = {w};"))
@@ -575,7 +579,9 @@ impl Device {
         let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
         Ok(Arc::new(Device {
             info,
-            forced_tile: AtomicUsize::new(forced(tuning.product)),
+            forced_tile: AtomicUsize::new(forced(
+                tuning.product.filter(|k| pipelines.contains_key(k)),
+            )),
             dummy_ro: mk(&device),
             dummy_rw: [mk(&device), mk(&device)],
             device,
@@ -624,8 +630,10 @@ impl Device {
     }
 
     /// Makes every product use `kernel` (one of [`Kernel::PRODUCTS`]; None: by size again), so
-    /// the tests take every arm.
+    /// the tests take every arm. A kernel this device has not compiled (`GemmTall` in a
+    /// browser) leaves the choice by size.
     pub fn force_product(&self, kernel: Option<Kernel>) {
+        let kernel = kernel.filter(|k| self.pipelines.contains_key(k));
         self.forced_tile.store(forced(kernel), Ordering::Relaxed);
     }
 
