@@ -577,11 +577,9 @@ impl Device {
             mapped_at_creation: false,
         });
         let mk = |d: &wgpu::Device| Buf::zeroed(d, 4);
-        Ok(Arc::new(Device {
+        let dev = Arc::new(Device {
             info,
-            forced_tile: AtomicUsize::new(forced(
-                tuning.product.filter(|k| pipelines.contains_key(k)),
-            )),
+            forced_tile: AtomicUsize::new(0),
             dummy_ro: mk(&device),
             dummy_rw: [mk(&device), mk(&device)],
             device,
@@ -601,7 +599,9 @@ impl Device {
             split: OnceLock::new(),
             compiled: Mutex::new(HashMap::new()),
             failure,
-        }))
+        });
+        dev.force_product(tuning.product);
+        Ok(dev)
     }
 
     /// `entry` of `wgsl` (after common.wgsl's parameters, bindings and Philox) as a pipeline on
