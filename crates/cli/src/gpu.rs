@@ -92,7 +92,10 @@ pub fn devices(_: DevicesCmd, out: &mut Out) -> CliResult {
         eprintln!("no GPU adapter found (a Vulkan, Metal or DX12 driver is needed; on Debian without a GPU: apt-get install mesa-vulkan-drivers)");
     }
     for (i, a) in list.iter().enumerate() {
-        out.line(&json!({"adapter": i, "name": a.name, "backend": a.backend, "type": a.kind, "driver": a.driver}))?;
+        out.line(&json!({
+            "adapter": i, "name": a.name, "backend": a.backend, "type": a.kind, "driver": a.driver,
+            "subgroups": [a.subgroups.0, a.subgroups.1], "f16": a.f16, "matrix_units": a.matrix_units,
+        }))?;
     }
     Ok(())
 }

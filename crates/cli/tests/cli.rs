@@ -1656,10 +1656,15 @@ fn a_study_run_with_gnu_parallel_summarizes_to_reproduce() {
 /// the GPU runs those lanes on the CPU and says so.
 #[test]
 fn the_gpu_engine_from_the_command_line() {
-    assert!(
-        !json_lines(&["devices"]).is_empty(),
-        "no GPU adapter (lavapipe in CI)"
-    );
+    let devices = json_lines(&["devices"]);
+    assert!(!devices.is_empty(), "no GPU adapter (lavapipe in CI)");
+    for d in &devices {
+        // What a real GPU's run needs to know of its adapter: its warp and its matrix units.
+        let sub = d["subgroups"].as_array().expect("subgroups");
+        let (lo, hi) = (sub[0].as_u64().unwrap(), sub[1].as_u64().unwrap());
+        assert!(lo <= hi && hi <= 128, "{d}");
+        assert!(d["f16"].is_boolean() && d["matrix_units"].is_array(), "{d}");
+    }
     let model = Temp::new("gpu-model.json", "");
     let train = |device: &str, save: Option<&str>| {
         let mut args = vec![

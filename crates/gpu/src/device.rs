@@ -236,15 +236,41 @@ pub struct AdapterInfo {
     pub kind: String,
     /// The driver and its version, where the API says.
     pub driver: String,
+    /// The smallest and largest subgroup (an NVIDIA warp: 32) the adapter reports; 0 where it
+    /// says nothing.
+    pub subgroups: (u32, u32),
+    /// Whether shaders may compute in f16 (`wgpu::Features::SHADER_F16`).
+    pub f16: bool,
+    /// The matrix tiles its matrix units multiply, as wgpu 30 offers them natively
+    /// (`wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX`; NVIDIA's tensor cores through
+    /// `VK_KHR_cooperative_matrix`): "M×N×K in→accumulator", e.g. "16×16×16 F16→F32". None of
+    /// the engine's kernels uses them (docs/gpu.md, "Speed on an H100"): listed so that a
+    /// real GPU's run says whether they are there.
+    pub matrix_units: Vec<String>,
 }
 
-impl From<wgpu::AdapterInfo> for AdapterInfo {
-    fn from(i: wgpu::AdapterInfo) -> Self {
+impl AdapterInfo {
+    fn of(adapter: &wgpu::Adapter) -> Self {
+        let i = adapter.get_info();
+        #[cfg(not(target_arch = "wasm32"))]
+        let matrix_units = adapter
+            .cooperative_matrix_properties()
+            .iter()
+            .map(|m| {
+                let (a, c) = (m.ab_type, m.cr_type);
+                format!("{}×{}×{} {a:?}→{c:?}", m.m_size, m.n_size, m.k_size)
+            })
+            .collect();
+        #[cfg(target_arch = "wasm32")]
+        let matrix_units = Vec::new();
         AdapterInfo {
             name: i.name,
             backend: format!("{:?}", i.backend),
             kind: format!("{:?}", i.device_type),
             driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
+            subgroups: (i.subgroup_min_size, i.subgroup_max_size),
+            f16: adapter.features().contains(wgpu::Features::SHADER_F16),
+            matrix_units,
         }
     }
 }
@@ -270,7 +296,7 @@ pub fn adapters() -> Vec<AdapterInfo> {
     let (instance, backends) = instance();
     pollster::block_on(instance.enumerate_adapters(backends))
         .into_iter()
-        .map(|a| a.get_info().into())
+        .map(|a| AdapterInfo::of(&a))
         .collect()
 }
 
@@ -412,7 +438,7 @@ impl Device {
     }
 
     async fn on(adapter: wgpu::Adapter, tuning: Tuning) -> Result<Arc<Device>> {
-        let info: AdapterInfo = adapter.get_info().into();
+        let info = AdapterInfo::of(&adapter);
         let limits = adapter.limits();
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
