@@ -250,6 +250,7 @@ pub struct AdapterInfo {
 }
 
 impl AdapterInfo {
+    /// What `adapter` is and offers (the device's label, `rbm devices`).
     fn of(adapter: &wgpu::Adapter) -> Self {
         let i = adapter.get_info();
         #[cfg(not(target_arch = "wasm32"))]
