@@ -236,8 +236,7 @@ pub struct AdapterInfo {
     pub kind: String,
     /// The driver and its version, where the API says.
     pub driver: String,
-    /// The smallest and largest subgroup (an NVIDIA warp: 32) the adapter reports; 0 where it
-    /// says nothing.
+    /// The smallest and largest subgroup (an NVIDIA warp: 32) the adapter reports.
     pub subgroups: (u32, u32),
     /// Whether shaders may compute in f16 (`wgpu::Features::SHADER_F16`).
     pub f16: bool,
