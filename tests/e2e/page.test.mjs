@@ -1487,11 +1487,21 @@ const BAD_INPUTS = [
 ];
 
 /** Clicks Pause mid-run (after `ms` of training): the lanes that were running, as they are once
- * none says it is running, and as they are a few frames later. How long the lanes take to
- * answer is measured by `npm run measure:page` (pause_reply_ms), not asserted here. */
+ * none says it is running, and as they are a few frames later, and every lane in words. The
+ * `ms` count from when every lane has answered Run (running, or at its end, or failed): one
+ * lane that diverges at once (η = 3·10³⁸) must not end the run before a lane whose worker is
+ * slower to answer has started. How long the lanes take to answer is measured by
+ * `npm run measure:page` (pause_reply_ms), not asserted here. */
 async function runThenPause(page, ms = 300) {
   if (!(await page.evaluate(() => window.__rbm.running()))) await page.click('#run');
-  await page.waitForFunction(() => window.__rbm.lanes().some((l) => l.status === 'running'), null, { timeout: 30_000, polling: 50 });
+  await page.waitForFunction(
+    () => {
+      const lanes = window.__rbm.lanes();
+      return lanes.every((l) => ['running', 'done', 'failed'].includes(l.status)) && lanes.some((l) => l.status === 'running');
+    },
+    null,
+    { timeout: 30_000, polling: 50 },
+  );
   await page.waitForTimeout(ms); // mid-run, possibly mid-evaluation
   return page.evaluate(async () => {
     const running = () => window.__rbm.lanes().filter((l) => l.status === 'running');
@@ -1501,7 +1511,8 @@ async function runThenPause(page, ms = 300) {
     const snap = () => window.__rbm.lanes().filter((l) => ids.includes(l.id));
     const at = snap();
     for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
-    return { at, later: snap() };
+    const word = (l) => `lane ${l.id} ${l.status} at update ${l.iter}${l.message ? ` (${l.message})` : ''}`;
+    return { at, later: snap(), seen: window.__rbm.lanes().map(word).join('; ') };
   });
 }
 
@@ -1519,8 +1530,8 @@ test(`each lane answers Pause after each of ${BAD_INPUTS.length} bad and oversiz
     await enter(page, input, text);
     // Every lane has its answer (built, or refused and kept its configuration).
     await page.waitForFunction(() => window.__rbm.lanes().every((l) => !l.pending), null, { timeout: 30_000, polling: 50 });
-    const { at, later } = await runThenPause(page);
-    assert.ok(at.length > 0, `${what}: no lane was running`);
+    const { at, later, seen } = await runThenPause(page);
+    assert.ok(at.length > 0, `${what}: no lane was running (${seen})`);
     for (const l of at) {
       // Paused, or stopped by its answer's own cause (its end, or a divergence).
       assert.ok(['paused', 'done', 'failed'].includes(l.status), `${what}: lane ${l.id} is ${l.status} (${l.message})`);
