@@ -1487,10 +1487,10 @@ const BAD_INPUTS = [
 ];
 
 /** Clicks Pause mid-run (after `ms` of training): the lanes that were running, as they are once
- * none says it is running, and as they are a few frames later, and every lane in words. The
- * `ms` count from when every lane has answered Run (running, or at its end, or failed): one
- * lane that diverges at once (η = 3·10³⁸) must not end the run before a lane whose worker is
- * slower to answer has started. How long the lanes take to answer is measured by
+ * none says it is running, and as they are a few frames later; and every lane in words as it was
+ * when Pause was due. The `ms` count from when every lane has answered Run (running, at its end,
+ * or failed): a lane that diverges at once (η = 3·10³⁸) must not end the run before a lane whose
+ * worker is slower to answer has started. How long the lanes take to answer is measured by
  * `npm run measure:page` (pause_reply_ms), not asserted here. */
 async function runThenPause(page, ms = 300) {
   if (!(await page.evaluate(() => window.__rbm.running()))) await page.click('#run');
@@ -1506,13 +1506,16 @@ async function runThenPause(page, ms = 300) {
   return page.evaluate(async () => {
     const running = () => window.__rbm.lanes().filter((l) => l.status === 'running');
     const ids = running().map((l) => l.id);
+    // Every lane as it was when Pause was due; with none running, #run would start them instead.
+    const word = (l) => `lane ${l.id} ${l.status} at update ${l.iter}${l.message ? ` (${l.message})` : ''}`;
+    const seen = window.__rbm.lanes().map(word).join('; ');
+    if (!ids.length) return { at: [], later: [], seen };
     document.querySelector('#run').click();
     while (running().length) await new Promise((r) => setTimeout(r, 1));
     const snap = () => window.__rbm.lanes().filter((l) => ids.includes(l.id));
     const at = snap();
     for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
-    const word = (l) => `lane ${l.id} ${l.status} at update ${l.iter}${l.message ? ` (${l.message})` : ''}`;
-    return { at, later: snap(), seen: window.__rbm.lanes().map(word).join('; ') };
+    return { at, later: snap(), seen };
   });
 }
 
